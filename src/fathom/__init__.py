@@ -1,0 +1,3 @@
+"""Fathom: self-hosted knowledge-base Q&A, visual workflows and tool-using agents."""
+
+__version__ = "0.1.0"

@@ -1,0 +1,114 @@
+"""Settings: one object built at start (from ``FATHOM_*`` variables) and passed down.
+
+No module reads the environment on its own; everything that needs a setting receives this object
+(or the few fields it needs) as an argument.
+"""
+
+from __future__ import annotations
+
+import os
+import secrets
+from pathlib import Path
+from typing import Literal
+
+from pydantic import Field, SecretStr, field_validator
+from pydantic_settings import BaseSettings, SettingsConfigDict
+
+SECRET_KEY_FILE = "secret_key"
+
+
+class ConfigError(Exception):
+    """A setting is wrong. The message is one line naming the setting and the fix."""
+
+
+class Settings(BaseSettings):
+    """Every knob of a Fathom process. Environment variables use the prefix ``FATHOM_``."""
+
+    model_config = SettingsConfigDict(env_prefix="FATHOM_", extra="ignore", env_file=None)
+
+    data_dir: Path = Field(default=Path("data"), description="Where the SQLite file, files and keys live.")
+    database_url: str | None = Field(
+        default=None,
+        description="SQLAlchemy URL. Default: SQLite file fathom.db in the data dir. "
+        "postgresql://user@host/db selects PostgreSQL (psycopg 3).",
+    )
+    redis_url: str | None = Field(default=None, description="Optional Redis for fan-out across replicas.")
+    models_file: Path | None = Field(default=None, description="YAML or JSON file listing model endpoints.")
+    host: str = "127.0.0.1"
+    port: int = Field(default=3000, ge=1, le=65535)
+    secret_key: SecretStr | None = Field(
+        default=None, description="Key for signing and encryption; generated into the data dir if unset."
+    )
+    log_level: Literal["debug", "info", "warning", "error"] = "info"
+    log_format: Literal["text", "json"] = "text"
+    max_body_bytes: int = Field(default=20 * 1024 * 1024, ge=1024, description="Request body size limit.")
+    workers: int = Field(default=2, ge=0, le=64, description="In-process background job workers.")
+    job_lease_seconds: float = Field(default=60.0, gt=0)
+    job_max_attempts: int = Field(default=3, ge=1)
+
+    # Model shortcuts for the common case (one OpenAI-compatible endpoint).
+    openai_base_url: str | None = None
+    openai_api_key: SecretStr | None = None
+    chat_model: str | None = None
+
+    # Egress guard (outbound HTTP). Private ranges are blocked unless listed here.
+    egress_allow_cidrs: list[str] = Field(default_factory=list)
+    egress_allow_hosts: list[str] = Field(default_factory=list)
+
+    # Code sandbox: refuse to run code without OS isolation unless this is set.
+    sandbox_allow_insecure: bool = False
+
+    @field_validator("log_level", mode="before")
+    @classmethod
+    def _lower_level(cls, value: object) -> object:
+        return value.lower() if isinstance(value, str) else value
+
+    @property
+    def resolved_database_url(self) -> str:
+        """The database URL with the SQLite default filled in."""
+        if self.database_url:
+            return self.database_url
+        return f"sqlite:///{(self.data_dir / 'fathom.db').resolve()}"
+
+    def ensure_data_dir(self) -> Path:
+        """Create the data dir if needed and prove it writable, else raise ConfigError."""
+        path = self.data_dir
+        try:
+            path.mkdir(parents=True, exist_ok=True)
+            probe = path / ".write-probe"
+            probe.write_text("ok")
+            probe.unlink()
+        except OSError as exc:
+            raise ConfigError(
+                f"FATHOM_DATA_DIR={path} is not writable ({exc.strerror or exc}); "
+                "point FATHOM_DATA_DIR at a directory this user can write."
+            ) from None
+        return path
+
+    def load_secret_key(self) -> str:
+        """The configured secret key, else the one stored in the data dir, else a new stored one."""
+        if self.secret_key is not None:
+            value = self.secret_key.get_secret_value()
+            if len(value) < 16:
+                raise ConfigError("FATHOM_SECRET_KEY is shorter than 16 characters; use a long random value.")
+            return value
+        path = self.ensure_data_dir() / SECRET_KEY_FILE
+        if path.exists():
+            return path.read_text().strip()
+        value = secrets.token_urlsafe(48)
+        fd = os.open(path, os.O_WRONLY | os.O_CREAT | os.O_EXCL, 0o600)
+        with os.fdopen(fd, "w") as handle:
+            handle.write(value)
+        return value
+
+
+def load_settings(**overrides: object) -> Settings:
+    """Build settings from the environment, turning validation errors into one-line ConfigErrors."""
+    from pydantic import ValidationError
+
+    try:
+        return Settings(**overrides)  # type: ignore[arg-type]
+    except ValidationError as exc:
+        first = exc.errors()[0]
+        field = ".".join(str(part) for part in first["loc"]) or "settings"
+        raise ConfigError(f"FATHOM_{field.upper()}: {first['msg']}") from None
