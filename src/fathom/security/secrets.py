@@ -23,7 +23,7 @@ from cryptography.hazmat.primitives.ciphers.aead import AESGCM
 from cryptography.hazmat.primitives.kdf.hkdf import HKDF
 
 TOKEN_PREFIX = "v1:"
-"""Version tag of the ciphertext format: ``v1:`` + urlsafe base64 of ``nonce(12) || ciphertext || tag(16)``."""
+"""Ciphertext format tag: ``v1:`` + urlsafe base64 of ``nonce(12) || ciphertext || tag(16)``."""
 
 HEADER_SECRET_BEARER = "Bearer"
 HEADER_SECRET_BASIC = "Basic"
@@ -153,7 +153,7 @@ class SecretBox:
     def decrypt(self, token: str) -> str:
         """Plaintext of a token from :meth:`encrypt`; :class:`SecretDecryptError` if it is not authentic."""
         if not isinstance(token, str) or not token.startswith(TOKEN_PREFIX):
-            raise SecretDecryptError("Secret value is not in the Fathom encrypted format (expected 'v1:...').")
+            raise SecretDecryptError("Secret value is not in the encrypted format (expected 'v1:...').")
         try:
             raw = base64.urlsafe_b64decode(token[len(TOKEN_PREFIX) :].encode("ascii"))
         except (binascii.Error, ValueError, UnicodeEncodeError):
@@ -164,7 +164,8 @@ class SecretBox:
             plain = self._aead.decrypt(raw[:_NONCE_BYTES], raw[_NONCE_BYTES:], None)
         except InvalidTag:
             raise SecretDecryptError(
-                "Secret value failed authentication: it was altered, or FATHOM_SECRET_KEY changed since it was stored."
+                "Secret value failed authentication: it was altered, "
+                "or FATHOM_SECRET_KEY changed since it was stored."
             ) from None
         text = plain.decode("utf-8")
         self.redactor.register(text)
