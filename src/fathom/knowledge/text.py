@@ -1,0 +1,44 @@
+"""Small text helpers shared by the splitter and the search stages.
+
+``valid_length`` is FastGPT's ``getTextValidLength``: chunk and index sizes are counted in
+non-whitespace characters, not tokens. ``normalize_text`` is the whitespace normalisation every
+chunk goes through (FastGPT's ``simpleText``, minus its lossy parts).
+"""
+
+from __future__ import annotations
+
+import re
+import unicodedata
+
+_WHITESPACE = re.compile(r"\s+")
+_C0_CONTROLS = re.compile(r"[\x00-\x08]")
+_MANY_NEWLINES = re.compile(r"\n[ \t]*\n(?:[ \t]*\n)+")
+_TRAILING_SPACE = re.compile(r"[ \t]+\n")
+
+
+def valid_length(text: str) -> int:
+    """Number of non-whitespace characters in ``text`` (the unit of every chunk and index size)."""
+    return len(text) - sum(1 for ch in text if ch.isspace())
+
+
+def strip_whitespace(text: str) -> str:
+    """``text`` with every whitespace character removed (used to compare texts modulo layout)."""
+    return _WHITESPACE.sub("", text)
+
+
+def normalize_text(text: str) -> str:
+    """Normalise layout: CRLF/CR to LF, C0 control characters (``\\x00``-``\\x08``) to spaces,
+    trailing spaces dropped, three or more line breaks collapsed to one blank line, ends trimmed.
+
+    Only whitespace changes (plus the control characters), so every other character survives.
+    """
+    text = text.replace("\r\n", "\n").replace("\r", "\n")
+    text = _C0_CONTROLS.sub(" ", text)
+    text = _TRAILING_SPACE.sub("\n", text)
+    text = _MANY_NEWLINES.sub("\n\n", text)
+    return text.strip()
+
+
+def letters_and_digits(text: str) -> str:
+    """Keep only letters and digits (Unicode categories L* and N*): the dedupe normalisation."""
+    return "".join(ch for ch in text if unicodedata.category(ch)[0] in "LN")
