@@ -1,1 +1,70 @@
-"""fathom.llm"""
+"""fathom.llm: model registry, OpenAI-compatible chat/embedding/rerank clients, token counting."""
+
+from fathom.llm.chat import ChatStream, OpenAIChatModel
+from fathom.llm.embedding import EmbeddingResult, OpenAIEmbeddingModel
+from fathom.llm.errors import ModelNotFoundError, ModelRequestError, ModelsFileError
+from fathom.llm.events import (
+    CompletionResult,
+    FinishEvent,
+    ReasoningDelta,
+    StreamEvent,
+    TextDelta,
+    ToolCall,
+    ToolCallStart,
+    ToolParamsDelta,
+    Usage,
+    UsageEvent,
+)
+from fathom.llm.health import check_model_endpoint
+from fathom.llm.model_config import ModelConfig, ModelType
+from fathom.llm.openai_client import make_openai_client
+from fathom.llm.protocols import ChatModel, EmbeddingModel, RerankModel
+from fathom.llm.registry import ModelRegistry, load_model_registry, parse_models_document
+from fathom.llm.rerank import OpenAIRerankModel, RerankHit, RerankResult
+from fathom.llm.retry import RetryPolicy
+from fathom.llm.tokens import (
+    count_message_tokens,
+    count_tokens,
+    count_tokens_by_chars,
+    get_encoder,
+    seed_tiktoken_cache,
+)
+
+__all__ = [
+    "ChatModel",
+    "ChatStream",
+    "CompletionResult",
+    "EmbeddingModel",
+    "EmbeddingResult",
+    "FinishEvent",
+    "ModelConfig",
+    "ModelNotFoundError",
+    "ModelRegistry",
+    "ModelRequestError",
+    "ModelType",
+    "ModelsFileError",
+    "OpenAIChatModel",
+    "OpenAIEmbeddingModel",
+    "OpenAIRerankModel",
+    "ReasoningDelta",
+    "RerankHit",
+    "RerankModel",
+    "RerankResult",
+    "RetryPolicy",
+    "StreamEvent",
+    "TextDelta",
+    "ToolCall",
+    "ToolCallStart",
+    "ToolParamsDelta",
+    "Usage",
+    "UsageEvent",
+    "check_model_endpoint",
+    "count_message_tokens",
+    "count_tokens",
+    "count_tokens_by_chars",
+    "get_encoder",
+    "load_model_registry",
+    "make_openai_client",
+    "parse_models_document",
+    "seed_tiktoken_cache",
+]

@@ -1,0 +1,242 @@
+"""OpenAI-compatible chat model client: streaming with incremental tool calls, retries, usage."""
+
+from __future__ import annotations
+
+import asyncio
+import uuid
+from collections.abc import AsyncIterator, Awaitable, Callable, Mapping, Sequence
+from types import TracebackType
+from typing import Any, TypeVar
+
+import openai
+
+from fathom.llm.errors import ModelRequestError
+from fathom.llm.events import CompletionResult, FinishEvent, StreamEvent, ToolCall, Usage
+from fathom.llm.model_config import ModelConfig
+from fathom.llm.openai_client import make_openai_client
+from fathom.llm.retry import RetryPolicy, retry_after_seconds, to_model_error
+from fathom.llm.stream_assembler import StreamAssembler, new_call_id, usage_from
+from fathom.llm.tokens import count_message_tokens, count_tokens, count_tool_call_tokens
+
+T = TypeVar("T")
+
+Sleep = Callable[[float], Awaitable[None]]
+
+
+class ChatStream:
+    """An async iterator of :data:`StreamEvent` that is also an async context manager.
+
+    Leaving the ``async with`` block (or ``aclose()``, or cancelling the consuming task) closes the
+    HTTP response, so the endpoint sees the disconnect. ``result`` holds the assembled completion once
+    the ``FinishEvent`` has been yielded.
+    """
+
+    def __init__(self, events: AsyncIterator[StreamEvent]) -> None:
+        self._events = events
+        self.result: CompletionResult | None = None
+
+    def __aiter__(self) -> ChatStream:
+        return self
+
+    async def __anext__(self) -> StreamEvent:
+        event = await self._events.__anext__()
+        if isinstance(event, FinishEvent):
+            self.result = event.result
+        return event
+
+    async def aclose(self) -> None:
+        """Stop the stream and close the connection."""
+        aclose = getattr(self._events, "aclose", None)
+        if aclose is not None:
+            await aclose()
+
+    async def __aenter__(self) -> ChatStream:
+        return self
+
+    async def __aexit__(
+        self, exc_type: type[BaseException] | None, exc: BaseException | None, tb: TracebackType | None
+    ) -> None:
+        await self.aclose()
+
+    async def collect(self) -> CompletionResult:
+        """Drain the stream and return the assembled result."""
+        async with self:
+            async for _ in self:
+                pass
+        if self.result is None:  # pragma: no cover - the generator always ends with FinishEvent
+            raise ModelRequestError("stream ended without a finish event")
+        return self.result
+
+
+def _local_usage(messages: Sequence[Any], tools: Sequence[Any] | None) -> Callable[[CompletionResult], Usage]:
+    def count(result: CompletionResult) -> Usage:
+        output = count_tokens(result.content) + count_tokens(result.reasoning)
+        if result.tool_calls:
+            output += count_tool_call_tokens([call.to_openai() for call in result.tool_calls])
+        return Usage(input_tokens=count_message_tokens(messages, tools), output_tokens=output, estimated=True)
+
+    return count
+
+
+class OpenAIChatModel:
+    """Chat completions against one configured OpenAI-compatible endpoint (async)."""
+
+    def __init__(
+        self,
+        config: ModelConfig,
+        *,
+        client: openai.AsyncOpenAI | None = None,
+        retry: RetryPolicy | None = None,
+        sleep: Sleep = asyncio.sleep,
+    ) -> None:
+        self.config = config
+        self.client = client or make_openai_client(config)
+        self.retry = retry or RetryPolicy()
+        self._sleep = sleep
+
+    @property
+    def max_retries(self) -> int:
+        """How many times a retryable failure is retried."""
+        return self.config.max_retries if self.retry.max_retries is None else self.retry.max_retries
+
+    def _body(
+        self,
+        messages: Sequence[Any],
+        tools: Sequence[Any] | None,
+        tool_choice: Any,
+        params: Mapping[str, Any],
+    ) -> dict[str, Any]:
+        extra = {**self.config.default_params, **params}
+        if isinstance(extra.get("max_tokens"), int):
+            extra["max_tokens"] = min(extra["max_tokens"], self.config.max_response)
+        body: dict[str, Any] = {
+            "model": self.config.request_model,
+            "messages": [_plain(message) for message in messages],
+            "extra_body": extra or None,
+        }
+        if tools:
+            body["tools"] = [_plain(tool) for tool in tools]
+            if tool_choice is not None:
+                body["tool_choice"] = tool_choice
+        return body
+
+    async def _with_retries(self, attempt_fn: Callable[[int], Awaitable[T]]) -> T:
+        attempt = 0
+        while True:
+            attempt += 1
+            try:
+                return await attempt_fn(attempt)
+            except (openai.OpenAIError, ModelRequestError) as exc:
+                error = to_model_error(exc, self.config.id, attempt)
+                if not error.retryable or attempt > self.max_retries:
+                    raise error from exc
+                await self._sleep(self.retry.delay(attempt, retry_after_seconds(exc)))
+
+    def stream(
+        self,
+        messages: Sequence[Any],
+        tools: Sequence[Any] | None = None,
+        tool_choice: Any = None,
+        **params: Any,
+    ) -> ChatStream:
+        """Stream a completion as typed events. ``params`` are extra request fields (temperature, ...)."""
+        return ChatStream(self._stream_events(messages, tools, tool_choice, params))
+
+    async def _stream_events(
+        self,
+        messages: Sequence[Any],
+        tools: Sequence[Any] | None,
+        tool_choice: Any,
+        params: Mapping[str, Any],
+    ) -> AsyncIterator[StreamEvent]:
+        body = self._body(messages, tools, tool_choice, params)
+        yielded = False
+        attempt = 0
+        while True:
+            attempt += 1
+            assembler = StreamAssembler()
+            stream: Any = None
+            try:
+                stream = await self.client.chat.completions.create(
+                    **body, stream=True, stream_options={"include_usage": True}
+                )
+                request_id = stream.response.headers.get("x-request-id")
+                async for chunk in stream:
+                    for event in assembler.feed(chunk):
+                        yielded = True
+                        yield event
+                for event in assembler.finish(
+                    request_id=request_id,
+                    model=self.config.request_model,
+                    count_usage=_local_usage(messages, tools),
+                ):
+                    yield event
+                return
+            except (openai.OpenAIError, ModelRequestError) as exc:
+                error = to_model_error(exc, self.config.id, attempt)
+                if yielded or not error.retryable or attempt > self.max_retries:
+                    raise error from exc
+                delay = self.retry.delay(attempt, retry_after_seconds(exc))
+            finally:
+                if stream is not None:
+                    await stream.close()
+            await self._sleep(delay)
+
+    async def complete(
+        self,
+        messages: Sequence[Any],
+        tools: Sequence[Any] | None = None,
+        tool_choice: Any = None,
+        **params: Any,
+    ) -> CompletionResult:
+        """One non-streamed completion, assembled into a :class:`CompletionResult`."""
+        body = self._body(messages, tools, tool_choice, params)
+
+        async def attempt(_: int) -> Any:
+            return await self.client.chat.completions.create(**body, stream=False)
+
+        completion = await self._with_retries(attempt)
+        return self._result_from_completion(completion, messages, tools)
+
+    def _result_from_completion(
+        self, completion: Any, messages: Sequence[Any], tools: Sequence[Any] | None
+    ) -> CompletionResult:
+        choice = completion.choices[0] if completion.choices else None
+        message = choice.message if choice is not None else None
+        calls = tuple(
+            ToolCall(
+                id=call.id or new_call_id(),
+                name=call.function.name or "",
+                arguments=call.function.arguments or "",
+            )
+            for call in ((message.tool_calls if message is not None else None) or [])
+            if getattr(call, "function", None) is not None
+        )
+        reasoning = getattr(message, "reasoning_content", None) or getattr(message, "reasoning", None) or ""
+        result = CompletionResult(
+            content=(message.content if message is not None else None) or "",
+            reasoning=reasoning if isinstance(reasoning, str) else "",
+            tool_calls=calls,
+            finish_reason=(choice.finish_reason if choice is not None else None)
+            or ("tool_calls" if calls else "stop"),
+            usage=Usage(estimated=True),
+            request_id=getattr(completion, "_request_id", None)
+            or completion.id
+            or f"req_{uuid.uuid4().hex[:24]}",
+            model=completion.model or self.config.request_model,
+            response_id=completion.id,
+        )
+        usage = usage_from(completion.usage)
+        from dataclasses import replace
+
+        return replace(result, usage=usage or _local_usage(messages, tools)(result))
+
+
+def _plain(item: Any) -> Any:
+    """Accept OpenAI-format dicts or pydantic models (dumped without ``None`` fields)."""
+    if isinstance(item, Mapping):
+        return dict(item)
+    dump = getattr(item, "model_dump", None)
+    if callable(dump):
+        return dump(exclude_none=True, by_alias=True)
+    return item

@@ -1,0 +1,92 @@
+"""OpenAI-compatible embeddings client (``POST {base_url}/embeddings``), batched."""
+
+from __future__ import annotations
+
+import asyncio
+from collections.abc import Sequence
+from dataclasses import dataclass
+
+import openai
+
+from fathom.llm.chat import Sleep
+from fathom.llm.model_config import ModelConfig
+from fathom.llm.openai_client import make_openai_client
+from fathom.llm.retry import RetryPolicy, retry_after_seconds, to_model_error
+
+
+@dataclass(frozen=True)
+class EmbeddingResult:
+    """Vectors in input order plus the prompt tokens the endpoint reported (0 when it did not)."""
+
+    vectors: list[list[float]]
+    input_tokens: int
+    model: str
+
+
+class OpenAIEmbeddingModel:
+    """Embeds texts through an OpenAI-compatible endpoint, ``config.batch_size`` inputs per request."""
+
+    def __init__(
+        self,
+        config: ModelConfig,
+        *,
+        client: openai.AsyncOpenAI | None = None,
+        retry: RetryPolicy | None = None,
+        sleep: Sleep = asyncio.sleep,
+    ) -> None:
+        self.config = config
+        self.client = client or make_openai_client(config)
+        self.retry = retry or RetryPolicy()
+        self._sleep = sleep
+
+    @property
+    def model_id(self) -> str:
+        """The id stored with every vector this model produced."""
+        return self.config.id
+
+    async def _batch(self, texts: list[str]) -> tuple[list[list[float]], int]:
+        max_retries = self.config.max_retries if self.retry.max_retries is None else self.retry.max_retries
+        attempt = 0
+        while True:
+            attempt += 1
+            try:
+                extra = dict(self.config.default_params)
+                if self.config.dimensions is not None:
+                    extra.setdefault("dimensions", self.config.dimensions)
+                response = await self.client.embeddings.create(
+                    model=self.config.request_model,
+                    input=texts,
+                    encoding_format="float",
+                    extra_body=extra or None,
+                )
+                break
+            except openai.OpenAIError as exc:
+                error = to_model_error(exc, self.config.id, attempt)
+                if not error.retryable or attempt > max_retries:
+                    raise error from exc
+                await self._sleep(self.retry.delay(attempt, retry_after_seconds(exc)))
+        ordered = sorted(response.data, key=lambda item: item.index)
+        if len(ordered) != len(texts):
+            raise to_model_error(
+                ValueError(f"endpoint returned {len(ordered)} vectors for {len(texts)} inputs"),
+                self.config.id,
+                attempt,
+            )
+        tokens = response.usage.prompt_tokens if response.usage is not None else 0
+        return [list(item.embedding) for item in ordered], int(tokens or 0)
+
+    async def embed(self, texts: Sequence[str]) -> EmbeddingResult:
+        """Vectors for ``texts`` in order (empty input gives an empty result, no request)."""
+        vectors: list[list[float]] = []
+        tokens = 0
+        size = self.config.batch_size
+        items = list(texts)
+        for start in range(0, len(items), size):
+            batch_vectors, batch_tokens = await self._batch(items[start : start + size])
+            vectors.extend(batch_vectors)
+            tokens += batch_tokens
+        return EmbeddingResult(vectors=vectors, input_tokens=tokens, model=self.config.id)
+
+    async def embed_query(self, text: str) -> list[float]:
+        """One vector for one text."""
+        return (await self.embed([text])).vectors[0]

@@ -1,0 +1,39 @@
+"""Errors of the model layer."""
+
+from __future__ import annotations
+
+from fathom.config import ConfigError
+
+
+class ModelsFileError(ConfigError):
+    """The models file (or a model shortcut setting) is wrong. One line naming file, model and field."""
+
+
+class ModelNotFoundError(LookupError):
+    """A model id is not in the registry (or no default of the asked type is configured)."""
+
+
+class ModelRequestError(Exception):
+    """A call to a model endpoint failed after any retries.
+
+    ``status_code`` is the HTTP status when the endpoint answered, ``retryable`` says whether the
+    failure was of a kind we retry (429, 5xx, timeouts, connection errors).
+    """
+
+    def __init__(
+        self,
+        message: str,
+        *,
+        model: str = "",
+        status_code: int | None = None,
+        retryable: bool = False,
+        request_id: str | None = None,
+        attempts: int = 1,
+    ) -> None:
+        super().__init__(message)
+        self.message = message
+        self.model = model
+        self.status_code = status_code
+        self.retryable = retryable
+        self.request_id = request_id
+        self.attempts = attempts
