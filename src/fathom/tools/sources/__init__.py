@@ -1,0 +1,39 @@
+"""Tool sources: HTTP tools from OpenAPI documents, MCP servers, and Fathom apps exposed as tools."""
+
+from fathom.tools.sources.http_request import (
+    HttpRequestSpec,
+    OpenApiRequestError,
+    build_openapi_request,
+    operation_request_schema,
+)
+from fathom.tools.sources.http_tools import (
+    HttpTool,
+    HttpToolError,
+    OpenApiToolSet,
+    SecretHeaderSource,
+    header_secret_headers,
+    model_tool_name,
+)
+from fathom.tools.sources.openapi import (
+    OpenApiOperation,
+    OpenApiSchema,
+    OpenApiSchemaError,
+    parse_openapi_document,
+)
+
+__all__ = [
+    "HttpRequestSpec",
+    "HttpTool",
+    "HttpToolError",
+    "OpenApiOperation",
+    "OpenApiRequestError",
+    "OpenApiSchema",
+    "OpenApiSchemaError",
+    "OpenApiToolSet",
+    "SecretHeaderSource",
+    "build_openapi_request",
+    "header_secret_headers",
+    "model_tool_name",
+    "operation_request_schema",
+    "parse_openapi_document",
+]
