@@ -112,6 +112,8 @@ def _parse_ipv4_part(part: str) -> int | None:
         return int(part[2:] or "0", 16)
     if _OCT_RE.match(part):
         return int(part, 8)
+    if part.startswith("0") and len(part) > 1:
+        return None  # "08": neither octal nor decimal for inet_aton
     if _DEC_RE.match(part):
         return int(part, 10)
     return None

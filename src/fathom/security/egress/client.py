@@ -16,14 +16,15 @@ from __future__ import annotations
 
 import ssl
 from http.cookiejar import CookieJar, DefaultCookiePolicy
-from typing import TYPE_CHECKING
+from typing import TYPE_CHECKING, Any
 
 import httpcore
 import httpx
 from httpx._client import USE_CLIENT_DEFAULT, UseClientDefault
 from httpx._types import AuthTypes
 
-from .errors import EgressRedirectError, EgressSizeError
+from .errors import EgressDenied, EgressRedirectError, EgressSizeError
+from .guard import reject_ambiguous_url
 from .redirects import build_redirect_request, is_redirect
 from .transport import GuardedTransport, request_max_bytes
 
@@ -65,6 +66,16 @@ class GuardedAsyncClient(httpx.AsyncClient):
             base_url=base_url,
         )
         self.cookies = httpx.Cookies(_no_cookie_jar())
+
+    def build_request(self, method: str, url: httpx.URL | str, **kwargs: Any) -> httpx.Request:
+        """As ``httpx``, but text URLs are screened like ``guard.check_url`` screens them, and a URL
+        httpx cannot parse becomes :class:`EgressDenied` (one parser, one verdict)."""
+        if isinstance(url, str):
+            reject_ambiguous_url(url)
+        try:
+            return super().build_request(method, url, **kwargs)
+        except httpx.InvalidURL as exc:
+            raise EgressDenied(f"Invalid URL {str(url)!r}: {exc}", url=str(url)) from None
 
     @property
     def guard(self) -> EgressGuard:

@@ -50,9 +50,12 @@ class CheckedTarget:
     addresses: tuple[str, ...]
 
 
-def _has_ambiguous_characters(url: str) -> bool:
-    """Backslashes, whitespace and control characters make parsers disagree on the host: refuse them."""
-    return any(ch == "\\" or ch.isspace() or ord(ch) < 0x20 or ord(ch) == 0x7F for ch in url)
+def reject_ambiguous_url(url: str) -> None:
+    """Refuse backslashes, whitespace and control characters: they make URL parsers disagree on the host."""
+    if any(ch == "\\" or ch.isspace() or ord(ch) < 0x20 or ord(ch) == 0x7F for ch in url):
+        raise EgressDenied(
+            f"Refused URL {url!r}: backslashes, spaces and control characters are not allowed", url=url
+        )
 
 
 def _describe(ip: IPAddress) -> str:
@@ -91,11 +94,7 @@ class EgressGuard:
         """Parse ``url`` as the client will, refusing ambiguous text and non-http(s) schemes."""
         text = str(url)
         if isinstance(url, str):
-            if _has_ambiguous_characters(url):
-                raise EgressDenied(
-                    f"Refused URL {url!r}: backslashes, spaces and control characters are not allowed",
-                    url=url,
-                )
+            reject_ambiguous_url(url)
             try:
                 url = httpx.URL(url)
             except httpx.InvalidURL as exc:
