@@ -1,0 +1,76 @@
+"""What a run returns (FastGPT ``DispatchFlowResponse`` plus the state Fathom exposes for tests
+and resumes: edge states, node outputs, run/skip order, stop and budget flags)."""
+
+from __future__ import annotations
+
+from dataclasses import dataclass, field
+from typing import Any
+
+from fathom.workflow.runtime import RuntimeEdge
+
+
+def merge_assistant_text(values: list[dict[str, Any]]) -> list[dict[str, Any]]:
+    """Join consecutive text values into one; an empty list becomes one empty text value."""
+    merged: list[dict[str, Any]] = []
+    for item in values:
+        if item.get("type") == "text" and merged:
+            last = merged[-1]
+            last_text = (last.get("text") or {}).get("content")
+            if last.get("type") == "text" and last_text:
+                last["text"] = {"content": last_text + ((item.get("text") or {}).get("content") or "")}
+                continue
+        if item.get("type") == "text":
+            item = {"type": "text", "text": dict(item.get("text") or {"content": ""})}
+        merged.append(item)
+    if not merged:
+        merged.append({"type": "text", "text": {"content": ""}})
+    return merged
+
+
+@dataclass
+class WorkflowRunResult:
+    """The outcome of one run."""
+
+    flow_responses: list[dict[str, Any]] = field(default_factory=list)
+    flow_usages: list[dict[str, Any]] = field(default_factory=list)
+    assistant_responses: list[dict[str, Any]] = field(default_factory=list)
+    tool_responses: Any = None
+    new_variables: dict[str, Any] = field(default_factory=dict)
+    run_times: float = 0
+    interactive: dict[str, Any] | None = None
+    debug_response: dict[str, Any] | None = None
+    duration_seconds: float = 0.0
+    system_memories: dict[str, Any] | None = None
+    edges: list[RuntimeEdge] = field(default_factory=list)
+    node_outputs: dict[str, dict[str, Any]] = field(default_factory=dict)
+    histories: list[dict[str, Any]] = field(default_factory=list)
+    run_node_ids: list[str] = field(default_factory=list)
+    skipped_node_ids: list[str] = field(default_factory=list)
+    error: str | None = None
+    stopped: bool = False
+    budget_exhausted: bool = False
+    depth_exceeded: bool = False
+
+    @property
+    def answer_text(self) -> str:
+        """All text values of the assistant responses, concatenated."""
+        return "".join(
+            (item.get("text") or {}).get("content") or ""
+            for item in self.assistant_responses
+            if item.get("type") == "text"
+        )
+
+    @property
+    def total_points(self) -> float:
+        """Sum of ``totalPoints`` over the node usages."""
+        return float(sum(usage.get("totalPoints") or 0 for usage in self.flow_usages))
+
+    def edge_states(self) -> dict[str, str]:
+        """``"source->target"`` (with handle when a pair repeats) → final status."""
+        states: dict[str, str] = {}
+        for edge in self.edges:
+            key = f"{edge.source}->{edge.target}"
+            if key in states:
+                key = f"{edge.source_handle}->{edge.target}"
+            states[key] = edge.status
+        return states

@@ -1,0 +1,190 @@
+"""Entry points: :func:`run_workflow` (fresh run or resume from an interactive record) and
+:func:`resume_workflow` (resume with the user's answer)."""
+
+from __future__ import annotations
+
+import json
+from datetime import UTC, datetime
+from typing import Any
+
+from fathom.workflow.constants import (
+    WORKFLOW_MAX_CONCURRENCY,
+    WORKFLOW_MAX_LOOP_TIMES,
+    WORKFLOW_MAX_RUN_TIMES,
+)
+from fathom.workflow.dispatch import NodeRegistry, WorkflowServices, default_registry
+from fathom.workflow.engine import StopSignal, UsageSink, WorkflowRun
+from fathom.workflow.events import EventSink
+from fathom.workflow.graph import WorkflowGraph, load_workflow
+from fathom.workflow.interactive import get_last_interactive_value, parse_interactive
+from fathom.workflow.result import WorkflowRunResult
+from fathom.workflow.runtime import (
+    build_runtime_edges,
+    build_runtime_nodes,
+    default_entry_node_ids,
+)
+from fathom.workflow.values import js_truthy, value_type_format
+from fathom.workflow.variables import text_query
+
+_WEEKDAYS = ("Monday", "Tuesday", "Wednesday", "Thursday", "Friday", "Saturday", "Sunday")
+
+
+def system_time(now: datetime | None = None) -> str:
+    """``cTime``: ``YYYY-MM-DD HH:mm:ss Weekday``."""
+    moment = now or datetime.now(UTC)
+    return f"{moment:%Y-%m-%d %H:%M:%S} {_WEEKDAYS[moment.weekday()]}"
+
+
+def build_variables(
+    chat_config: dict[str, Any] | None,
+    variables: dict[str, Any] | None,
+    *,
+    system: dict[str, Any],
+    external: dict[str, Any] | None = None,
+    secret_decoder: Any = None,
+) -> dict[str, Any]:
+    """The run's starting variables: external, then request variables typed by the app's variable
+    config (matched by label first, then key, else the default), then system variables."""
+    given = dict(variables or {})
+    typed: dict[str, Any] = {}
+    for item in (chat_config or {}).get("variables") or []:
+        key = item.get("key")
+        if not key:
+            continue
+        label = item.get("label")
+        value_type = item.get("valueType")
+        if item.get("type") == "password":
+            raw = given.get(label) or given.get(key) or item.get("defaultValue")
+            value = (
+                secret_decoder.any_value_decrypt(raw)
+                if secret_decoder is not None and raw is not None
+                else raw
+            )
+            typed[key] = value_type_format(value, value_type)
+        elif label is not None and given.get(label) is not None:
+            typed[key] = value_type_format(given[label], value_type)
+        elif given.get(key) is not None:
+            typed[key] = value_type_format(given[key], value_type)
+        else:
+            typed[key] = value_type_format(item.get("defaultValue"), value_type)
+    return {**(external or {}), **given, **typed, **system}
+
+
+async def run_workflow(
+    graph: WorkflowGraph | dict[str, Any] | str,
+    *,
+    query: Any = None,
+    variables: dict[str, Any] | None = None,
+    histories: list[dict[str, Any]] | None = None,
+    services: WorkflowServices | None = None,
+    registry: NodeRegistry | None = None,
+    emit: EventSink | None = None,
+    last_interactive: dict[str, Any] | None = None,
+    mode: str = "chat",
+    max_run_times: float = WORKFLOW_MAX_RUN_TIMES,
+    max_concurrency: int = WORKFLOW_MAX_CONCURRENCY,
+    max_loop_times: int = WORKFLOW_MAX_LOOP_TIMES,
+    stop: StopSignal | None = None,
+    chat_id: str | None = None,
+    response_chat_item_id: str | None = None,
+    app_id: str | None = None,
+    user_id: str | None = None,
+    stream: bool = True,
+    is_tool_call: bool = False,
+    usage_id: str | None = None,
+    usage_sink: UsageSink | None = None,
+    external_variables: dict[str, Any] | None = None,
+    entry_node_ids: list[str] | None = None,
+    default_skip_node_queue: list[dict[str, Any]] | None = None,
+    now: datetime | None = None,
+) -> WorkflowRunResult:
+    """Run a workflow graph (FastGPT JSON, dict or loaded graph) and return its result.
+
+    With ``last_interactive`` (or a pending interactive at the end of ``histories``) the run resumes:
+    it starts at the record's entry nodes, with its edge states, node outputs and skip queue.
+    """
+    loaded = graph if isinstance(graph, WorkflowGraph) else load_workflow(graph)
+    histories = list(histories or [])
+    if last_interactive is None and histories:
+        last_interactive = get_last_interactive_value(histories)
+    if isinstance(query, str):
+        query = text_query(query)
+    nodes = build_runtime_nodes(loaded)
+    services = services or WorkflowServices()
+    skip_queue = default_skip_node_queue
+    if last_interactive is not None:
+        record = parse_interactive(last_interactive)
+        entries = list(record.get("entryNodeIds") or []) or default_entry_node_ids(loaded)
+        memory = record.get("memoryEdges") or []
+        edges = build_runtime_edges(memory if memory else loaded.edges)
+        for item in record.get("nodeOutputs") or []:
+            node = nodes.get(item.get("nodeId", ""))
+            if node is None:
+                continue
+            for output in node.outputs:
+                if output.key == item.get("key") and js_truthy(item.get("value")):
+                    output.value = item["value"]
+        skip_queue = skip_queue or record.get("skipNodeQueue")
+        usage_id = record.get("usageId") or usage_id
+        last_interactive = record
+    else:
+        entries = entry_node_ids or default_entry_node_ids(loaded)
+        edges = build_runtime_edges(loaded.edges)
+        for edge in edges:
+            edge.status = "waiting"
+    system = {
+        "userId": user_id,
+        "appId": app_id,
+        "chatId": chat_id,
+        "responseChatItemId": response_chat_item_id,
+        "histories": histories,
+        "cTime": system_time(now),
+    }
+    run_variables = build_variables(
+        loaded.chat_config,
+        variables,
+        system=system,
+        external=external_variables,
+        secret_decoder=services.secrets,
+    )
+    run = WorkflowRun(
+        nodes=nodes,
+        edges=edges,
+        registry=registry or default_registry,
+        variables=run_variables,
+        histories=histories,
+        query=query,
+        services=services,
+        emit=emit,
+        last_interactive=last_interactive,
+        mode=mode,
+        max_run_times=max_run_times,
+        max_concurrency=max_concurrency,
+        max_loop_times=max_loop_times,
+        stop=stop,
+        is_tool_call=is_tool_call,
+        stream=stream,
+        usage_id=usage_id,
+        usage_sink=usage_sink,
+        external_variable_keys=tuple(external_variables or ()),
+        default_skip_node_queue=skip_queue,
+        run_info={"appId": app_id, "chatId": chat_id, "responseChatItemId": response_chat_item_id},
+    )
+    return await run.execute(entries)
+
+
+def answer_to_text(answer: Any) -> str:
+    """The query text of a resume: a string as is, form values as JSON."""
+    if isinstance(answer, str):
+        return answer
+    return json.dumps(answer, ensure_ascii=False)
+
+
+async def resume_workflow(
+    graph: WorkflowGraph | dict[str, Any] | str,
+    interactive: dict[str, Any],
+    answer: Any,
+    **options: Any,
+) -> WorkflowRunResult:
+    """Resume a paused run with the user's answer (a selected option value, or form values)."""
+    return await run_workflow(graph, query=answer_to_text(answer), last_interactive=interactive, **options)

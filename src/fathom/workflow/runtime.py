@@ -1,0 +1,176 @@
+"""Per-run mutable state built from a :class:`WorkflowGraph`: runtime nodes (with output values)
+and runtime edges (with ``waiting | active | skipped`` status).
+
+A graph is immutable and shared between runs; each run builds its own runtime copies.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Iterable
+from dataclasses import dataclass, field
+from typing import Any
+
+from fathom.workflow.constants import (
+    ENTRY_NODE_TYPES,
+    FlowNodeType,
+    NodeOutputKey,
+)
+from fathom.workflow.graph import WorkflowEdge, WorkflowGraph, WorkflowNode
+
+
+@dataclass(slots=True)
+class RuntimeInput:
+    """A node input during a run (``value`` may be rewritten, e.g. by the loop node)."""
+
+    key: str
+    value: Any
+    value_type: str | None
+    render_type_list: list[str]
+    can_edit: bool
+
+
+@dataclass(slots=True)
+class RuntimeOutput:
+    """A node output during a run; ``value`` is filled when the node runs."""
+
+    id: str
+    key: str
+    value_type: str | None
+    required: bool
+    default_value: Any
+    value: Any = None
+
+
+@dataclass(slots=True)
+class RuntimeNode:
+    """A node during a run."""
+
+    node_id: str
+    name: str
+    flow_node_type: str
+    inputs: list[RuntimeInput]
+    outputs: list[RuntimeOutput]
+    show_status: bool
+    catch_error: bool
+    plugin_id: str | None
+    version: str | None
+    parent_node_id: str | None
+    source: WorkflowNode
+    is_entry: bool = False
+    outputs_by_id: dict[str, RuntimeOutput] = field(default_factory=dict)
+
+    def __post_init__(self) -> None:
+        self.outputs_by_id = {output.id: output for output in self.outputs}
+
+    def input(self, key: str) -> RuntimeInput | None:
+        """The input with this key, if any."""
+        for item in self.inputs:
+            if item.key == key:
+                return item
+        return None
+
+    def output_values(self) -> dict[str, Any]:
+        """Current output values by key (unset outputs omitted)."""
+        return {output.key: output.value for output in self.outputs if output.value is not None}
+
+
+@dataclass(slots=True)
+class RuntimeEdge:
+    """An edge during a run."""
+
+    source: str
+    source_handle: str
+    target: str
+    target_handle: str
+    status: str = "waiting"
+
+    def to_dict(self) -> dict[str, Any]:
+        """FastGPT's runtime edge JSON."""
+        return {
+            "source": self.source,
+            "sourceHandle": self.source_handle,
+            "target": self.target,
+            "targetHandle": self.target_handle,
+            "status": self.status,
+        }
+
+    @classmethod
+    def from_any(cls, edge: Any) -> RuntimeEdge:
+        """Build from a stored edge model, a runtime edge or a FastGPT edge dict."""
+        if isinstance(edge, RuntimeEdge):
+            return cls(edge.source, edge.source_handle, edge.target, edge.target_handle, edge.status)
+        if isinstance(edge, WorkflowEdge):
+            return cls(
+                edge.source, edge.source_handle, edge.target, edge.target_handle, edge.status or "waiting"
+            )
+        return cls(
+            edge["source"],
+            edge.get("sourceHandle", ""),
+            edge["target"],
+            edge.get("targetHandle", ""),
+            edge.get("status") or "waiting",
+        )
+
+
+def is_control_edge(edge: RuntimeEdge) -> bool:
+    """False for ``selectedTools`` edges, which attach tools to a Tool Call node (not control flow)."""
+    return (
+        edge.source_handle != NodeOutputKey.selectedTools
+        and edge.target_handle != NodeOutputKey.selectedTools
+    )
+
+
+def build_runtime_node(node: WorkflowNode) -> RuntimeNode:
+    """A fresh runtime copy of a stored node."""
+    inputs = [
+        RuntimeInput(
+            key=item.key,
+            value=item.value,
+            value_type=item.value_type,
+            render_type_list=item.render_type_list,
+            can_edit=bool(item.can_edit),
+        )
+        for item in node.inputs
+    ]
+    outputs = [
+        RuntimeOutput(
+            id=item.ref_id,
+            key=item.key,
+            value_type=item.value_type,
+            required=bool(item.required),
+            default_value=item.default_value,
+            value=item.value,
+        )
+        for item in node.outputs
+    ]
+    return RuntimeNode(
+        node_id=node.node_id,
+        name=node.name,
+        flow_node_type=node.flow_node_type,
+        inputs=inputs,
+        outputs=outputs,
+        show_status=bool(node.show_status),
+        catch_error=bool(node.catch_error),
+        plugin_id=node.plugin_id,
+        version=node.version,
+        parent_node_id=node.parent_node_id,
+        source=node,
+    )
+
+
+def build_runtime_nodes(graph: WorkflowGraph) -> dict[str, RuntimeNode]:
+    """Runtime nodes of a graph, by id, in graph order."""
+    return {node.node_id: build_runtime_node(node) for node in graph.nodes}
+
+
+def build_runtime_edges(edges: Iterable[Any]) -> list[RuntimeEdge]:
+    """Runtime edges (status kept when given, else ``waiting``)."""
+    return [RuntimeEdge.from_any(edge) for edge in edges]
+
+
+def default_entry_node_ids(graph: WorkflowGraph) -> list[str]:
+    """Entry nodes of a fresh run: start-type nodes, else single ``tool`` nodes."""
+    entries = [node.node_id for node in graph.nodes if node.flow_node_type in ENTRY_NODE_TYPES]
+    if entries:
+        return entries
+    return [node.node_id for node in graph.nodes if node.flow_node_type == FlowNodeType.tool]
