@@ -1,1 +1,41 @@
-"""fathom.store"""
+"""Persistence: SQLAlchemy models, migrations, repositories, job queue (imports no database library here)."""
+
+from fathom.store.protocols import (
+    ApiKeyRecord,
+    ApiKeyRepository,
+    AppRecord,
+    AppRepository,
+    AppVersionRecord,
+    ChatItemRecord,
+    ChatRecord,
+    ChatRepository,
+    Conflict,
+    JobQueue,
+    JobRecord,
+    MemberRecord,
+    NotFound,
+    TeamRecord,
+    TeamRepository,
+    UsageRecord,
+    UsageRepository,
+)
+
+__all__ = [
+    "ApiKeyRecord",
+    "ApiKeyRepository",
+    "AppRecord",
+    "AppRepository",
+    "AppVersionRecord",
+    "ChatItemRecord",
+    "ChatRecord",
+    "ChatRepository",
+    "Conflict",
+    "JobQueue",
+    "JobRecord",
+    "MemberRecord",
+    "NotFound",
+    "TeamRecord",
+    "TeamRepository",
+    "UsageRecord",
+    "UsageRepository",
+]

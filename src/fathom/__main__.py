@@ -1,0 +1,5 @@
+"""``python -m fathom`` runs the CLI."""
+
+from fathom.cli import main
+
+main()

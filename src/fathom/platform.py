@@ -1,0 +1,148 @@
+"""The platform: settings, database, repositories and workers, built once at start and passed down."""
+
+from __future__ import annotations
+
+import asyncio
+import contextlib
+import logging
+from dataclasses import dataclass, field
+from typing import Any
+
+from fathom.config import ConfigError, Settings
+from fathom.store import migrate
+from fathom.store.db import Database
+from fathom.store.protocols import JobRecord
+from fathom.store.repositories import (
+    SqlApiKeyRepository,
+    SqlAppRepository,
+    SqlChatRepository,
+    SqlJobQueue,
+    SqlTeamRepository,
+    SqlUsageRepository,
+)
+from fathom.worker import JobHandler, JobWorker
+
+log = logging.getLogger("fathom")
+
+ROOT_TEAM_NAME = "Default team"
+ROOT_MEMBER_NAME = "admin"
+
+
+@dataclass
+class Bootstrap:
+    team_id: str
+    member_id: str
+    admin_key: str | None  # only when it was created just now
+
+
+@dataclass
+class Platform:
+    settings: Settings
+    db: Database
+    secret_key: str
+    teams: SqlTeamRepository = field(init=False)
+    api_keys: SqlApiKeyRepository = field(init=False)
+    jobs: SqlJobQueue = field(init=False)
+    apps: SqlAppRepository = field(init=False)
+    chats: SqlChatRepository = field(init=False)
+    usage: SqlUsageRepository = field(init=False)
+    _worker_tasks: list[asyncio.Task[None]] = field(default_factory=list, init=False)
+    _stop: asyncio.Event = field(default_factory=asyncio.Event, init=False)
+
+    def __post_init__(self) -> None:
+        self.teams = SqlTeamRepository(self.db)
+        self.api_keys = SqlApiKeyRepository(self.db)
+        self.jobs = SqlJobQueue(self.db)
+        self.apps = SqlAppRepository(self.db)
+        self.chats = SqlChatRepository(self.db)
+        self.usage = SqlUsageRepository(self.db)
+
+    @classmethod
+    def build(cls, settings: Settings) -> Platform:
+        """Check the data dir, load the secret key and open the database (nothing is connected yet)."""
+        if settings.database_url is None:
+            settings.ensure_data_dir()
+        secret = settings.load_secret_key()
+        return cls(settings=settings, db=Database(settings.resolved_database_url), secret_key=secret)
+
+    async def check_database(self) -> None:
+        """Raise ConfigError with one line if the database cannot be reached."""
+        try:
+            await asyncio.wait_for(self.db.ping(), timeout=10)
+        except Exception as exc:
+            reason = str(exc).strip().splitlines()[0] if str(exc).strip() else type(exc).__name__
+            raise ConfigError(
+                f"FATHOM_DATABASE_URL={self.db.describe()}: cannot connect ({reason}); "
+                "check that the database server is running and the URL is right."
+            ) from None
+
+    async def prepare(self) -> Bootstrap:
+        """Connect, migrate to the newest schema, and create the root team and admin key on first start."""
+        await self.check_database()
+        await migrate.upgrade(self.db)
+        return await self.bootstrap()
+
+    async def bootstrap(self) -> Bootstrap:
+        if await self.teams.count_teams() == 0:
+            team = await self.teams.create_team(ROOT_TEAM_NAME)
+            member = await self.teams.add_member(team.id, ROOT_MEMBER_NAME, "owner")
+            _, plain = await self.api_keys.create_key(team.id, member.id, name="admin")
+            return Bootstrap(team.id, member.id, plain)
+        team_id, member_id = await self.root_identity()
+        return Bootstrap(team_id, member_id, None)
+
+    async def root_identity(self) -> tuple[str, str]:
+        """The first team and its first owner: where CLI-made keys go by default."""
+        from sqlalchemy import select
+
+        from fathom.store.models import Member, Team
+
+        async with self.db.sessions() as session:
+            team = await session.scalar(select(Team).order_by(Team.created_at, Team.id).limit(1))
+            if team is None:
+                raise ConfigError(
+                    "the database has no team yet; run `fathom serve` once or `fathom db upgrade`."
+                )
+            member = await session.scalar(
+                select(Member)
+                .where(Member.team_id == team.id, Member.role == "owner")
+                .order_by(Member.created_at)
+                .limit(1)
+            )
+            if member is None:
+                raise ConfigError(f"team {team.id} has no owner")
+            return team.id, member.id
+
+    def job_handlers(self) -> dict[str, JobHandler]:
+        """Every job kind this platform knows how to run."""
+        return {"db.analyze": self._analyze_database}
+
+    async def _analyze_database(self, job: JobRecord) -> dict[str, Any]:
+        """Refresh the query planner's statistics (a maintenance job)."""
+        from sqlalchemy import text
+
+        async with self.db.engine.begin() as conn:
+            await conn.execute(text("ANALYZE"))
+        return {"analyzed": True, "dialect": self.db.dialect}
+
+    def new_worker(self, **kwargs: Any) -> JobWorker:
+        return JobWorker(
+            self.jobs, self.job_handlers(), lease_seconds=self.settings.job_lease_seconds, **kwargs
+        )
+
+    def start_workers(self, count: int | None = None) -> None:
+        """Start in-process workers on the running event loop."""
+        self._stop.clear()
+        for _ in range(self.settings.workers if count is None else count):
+            self._worker_tasks.append(asyncio.create_task(self.new_worker().run_forever(self._stop)))
+
+    async def stop_workers(self) -> None:
+        self._stop.set()
+        for task in self._worker_tasks:
+            with contextlib.suppress(Exception):
+                await asyncio.wait_for(task, timeout=5)
+        self._worker_tasks.clear()
+
+    async def close(self) -> None:
+        await self.stop_workers()
+        await self.db.close()

@@ -1,0 +1,51 @@
+"""The FastAPI application factory."""
+
+from __future__ import annotations
+
+from collections.abc import AsyncIterator
+from contextlib import asynccontextmanager
+
+from fastapi import Depends, FastAPI
+from fastapi.middleware.cors import CORSMiddleware
+
+from fathom import __version__
+from fathom.platform import Platform
+from fathom.server import health
+from fathom.server.auth import AuthContext, authenticate
+from fathom.server.body_limit import BodySizeLimitMiddleware
+from fathom.server.errors import envelope, install_error_handlers
+
+
+def create_app(platform: Platform, *, run_workers: bool = True) -> FastAPI:
+    """Build the HTTP app around a prepared platform (database migrated, root team present)."""
+
+    @asynccontextmanager
+    async def lifespan(_: FastAPI) -> AsyncIterator[None]:
+        if run_workers:
+            platform.start_workers()
+        try:
+            yield
+        finally:
+            await platform.stop_workers()
+
+    app = FastAPI(
+        title="Fathom",
+        version=__version__,
+        description="Knowledge-base Q&A, workflows and agents; speaks FastGPT's HTTP API.",
+        lifespan=lifespan,
+        docs_url="/docs",
+        openapi_url="/openapi.json",
+    )
+    app.state.platform = platform
+    install_error_handlers(app)
+    app.add_middleware(CORSMiddleware, allow_origins=["*"], allow_methods=["*"], allow_headers=["*"])
+    app.add_middleware(BodySizeLimitMiddleware, max_bytes=platform.settings.max_body_bytes)
+    app.include_router(health.router)
+
+    @app.get("/api/v1/whoami", summary="The identity behind the API key")
+    async def whoami(auth: AuthContext = Depends(authenticate)) -> dict[str, object]:
+        return envelope(
+            {"teamId": auth.team_id, "tmbId": auth.member_id, "role": auth.role, "appId": auth.app_id}
+        )
+
+    return app

@@ -1,0 +1,35 @@
+"""``GET /api/health``: version, database status and whether migrations are current."""
+
+from __future__ import annotations
+
+from typing import Any
+
+from fastapi import APIRouter, Request
+from fastapi.responses import JSONResponse
+
+from fathom import __version__
+from fathom.platform import Platform
+from fathom.server.errors import envelope
+from fathom.store import migrate
+
+router = APIRouter()
+
+
+@router.get("/api/health", summary="Liveness and readiness")
+async def health(request: Request) -> JSONResponse:
+    platform: Platform = request.app.state.platform
+    data: dict[str, Any] = {"version": __version__, "database": {"dialect": platform.db.dialect}}
+    healthy = True
+    try:
+        await platform.db.ping()
+        current = await migrate.current_revision(platform.db)
+        head = migrate.head_revision()
+        data["database"]["status"] = "ok"
+        data["migrations"] = {"current": current, "head": head, "upToDate": current == head}
+        healthy = current == head
+    except Exception as exc:
+        data["database"]["status"] = "error"
+        data["database"]["error"] = str(exc).splitlines()[0] if str(exc) else type(exc).__name__
+        healthy = False
+    data["status"] = "ok" if healthy else "degraded"
+    return JSONResponse(envelope(data), status_code=200 if healthy else 503)

@@ -1,0 +1,339 @@
+"""SQLAlchemy table models: one schema for SQLite and PostgreSQL.
+
+Identifiers are 24-character hex strings, the shape of FastGPT's Mongo ObjectIds, so ids coming from
+FastGPT clients look the same. JSON columns hold FastGPT wire data (workflow graphs, chat values) unchanged.
+"""
+
+from __future__ import annotations
+
+import secrets
+import time
+from datetime import UTC, datetime
+from typing import Any
+
+from sqlalchemy import (
+    JSON,
+    BigInteger,
+    Boolean,
+    DateTime,
+    Float,
+    ForeignKey,
+    Index,
+    Integer,
+    LargeBinary,
+    MetaData,
+    String,
+    Text,
+    UniqueConstraint,
+)
+from sqlalchemy.engine import Dialect
+from sqlalchemy.orm import DeclarativeBase, Mapped, mapped_column
+from sqlalchemy.types import TypeDecorator
+
+NAMING = {
+    "ix": "ix_%(column_0_label)s",
+    "uq": "uq_%(table_name)s_%(column_0_name)s",
+    "ck": "ck_%(table_name)s_%(constraint_name)s",
+    "fk": "fk_%(table_name)s_%(column_0_name)s_%(referred_table_name)s",
+    "pk": "pk_%(table_name)s",
+}
+
+
+def new_id() -> str:
+    """A new 24-hex-character id: 4 bytes of seconds then 8 random bytes, like a Mongo ObjectId."""
+    return f"{int(time.time()):08x}{secrets.token_hex(8)}"
+
+
+def utcnow() -> datetime:
+    return datetime.now(UTC)
+
+
+class UTCDateTime(TypeDecorator[datetime]):
+    """Timezone-aware UTC datetimes on both backends (SQLite stores naive UTC text)."""
+
+    impl = DateTime(timezone=True)
+    cache_ok = True
+
+    def process_bind_param(self, value: datetime | None, dialect: Dialect) -> datetime | None:
+        if value is None:
+            return None
+        value = value.astimezone(UTC) if value.tzinfo else value.replace(tzinfo=UTC)
+        return value.replace(tzinfo=None) if dialect.name == "sqlite" else value
+
+    def process_result_value(self, value: datetime | None, dialect: Dialect) -> datetime | None:
+        if value is not None and value.tzinfo is None:
+            return value.replace(tzinfo=UTC)
+        return value
+
+
+class Base(DeclarativeBase):
+    metadata = MetaData(naming_convention=NAMING)
+    type_annotation_map = {dict[str, Any]: JSON, list[Any]: JSON}
+
+
+def _id() -> Mapped[str]:
+    return mapped_column(String(24), primary_key=True, default=new_id)
+
+
+def _created() -> Mapped[datetime]:
+    return mapped_column(UTCDateTime(), default=utcnow, nullable=False)
+
+
+def _team_fk() -> Mapped[str]:
+    return mapped_column(String(24), ForeignKey("teams.id", ondelete="CASCADE"), index=True, nullable=False)
+
+
+class Team(Base):
+    __tablename__ = "teams"
+    id: Mapped[str] = _id()
+    name: Mapped[str] = mapped_column(String(200), nullable=False)
+    created_at: Mapped[datetime] = _created()
+
+
+class Member(Base):
+    """A person (or service identity) in a team, with a role: owner, admin or member."""
+
+    __tablename__ = "members"
+    __table_args__ = (UniqueConstraint("team_id", "name"),)
+    id: Mapped[str] = _id()
+    team_id: Mapped[str] = _team_fk()
+    name: Mapped[str] = mapped_column(String(200), nullable=False)
+    role: Mapped[str] = mapped_column(String(16), nullable=False, default="member")
+    created_at: Mapped[datetime] = _created()
+
+
+class ResourcePermission(Base):
+    """A member's permission on one app or dataset: read, write or manage."""
+
+    __tablename__ = "resource_permissions"
+    __table_args__ = (UniqueConstraint("member_id", "resource_type", "resource_id"),)
+    id: Mapped[str] = _id()
+    team_id: Mapped[str] = _team_fk()
+    member_id: Mapped[str] = mapped_column(
+        String(24), ForeignKey("members.id", ondelete="CASCADE"), index=True
+    )
+    resource_type: Mapped[str] = mapped_column(String(16), nullable=False)
+    resource_id: Mapped[str] = mapped_column(String(24), nullable=False)
+    permission: Mapped[str] = mapped_column(String(16), nullable=False)
+
+
+class ApiKey(Base):
+    """An API key. Only its SHA-256 hash is stored; the plain key is shown once at creation."""
+
+    __tablename__ = "api_keys"
+    id: Mapped[str] = _id()
+    team_id: Mapped[str] = _team_fk()
+    member_id: Mapped[str] = mapped_column(
+        String(24), ForeignKey("members.id", ondelete="CASCADE"), index=True
+    )
+    app_id: Mapped[str | None] = mapped_column(String(24), nullable=True)
+    name: Mapped[str] = mapped_column(String(200), nullable=False, default="")
+    key_hash: Mapped[str] = mapped_column(String(64), unique=True, nullable=False)
+    prefix: Mapped[str] = mapped_column(String(16), nullable=False)
+    usage_points: Mapped[float] = mapped_column(Float, nullable=False, default=0.0)
+    last_used_at: Mapped[datetime | None] = mapped_column(UTCDateTime(), nullable=True)
+    revoked_at: Mapped[datetime | None] = mapped_column(UTCDateTime(), nullable=True)
+    created_at: Mapped[datetime] = _created()
+
+
+class App(Base):
+    __tablename__ = "apps"
+    id: Mapped[str] = _id()
+    team_id: Mapped[str] = _team_fk()
+    member_id: Mapped[str | None] = mapped_column(String(24), nullable=True)
+    name: Mapped[str] = mapped_column(String(200), nullable=False)
+    type: Mapped[str] = mapped_column(String(32), nullable=False, default="simple")
+    intro: Mapped[str] = mapped_column(Text, nullable=False, default="")
+    avatar: Mapped[str] = mapped_column(String(500), nullable=False, default="")
+    draft: Mapped[dict[str, Any]] = mapped_column(JSON, nullable=False, default=dict)
+    published_version_id: Mapped[str | None] = mapped_column(String(24), nullable=True)
+    created_at: Mapped[datetime] = _created()
+    updated_at: Mapped[datetime] = mapped_column(UTCDateTime(), default=utcnow, onupdate=utcnow)
+
+
+class AppVersion(Base):
+    """A frozen snapshot of an app's graph and settings; published versions serve API runs."""
+
+    __tablename__ = "app_versions"
+    id: Mapped[str] = _id()
+    app_id: Mapped[str] = mapped_column(String(24), ForeignKey("apps.id", ondelete="CASCADE"), index=True)
+    team_id: Mapped[str] = _team_fk()
+    version_name: Mapped[str] = mapped_column(String(200), nullable=False, default="")
+    nodes: Mapped[list[Any]] = mapped_column(JSON, nullable=False, default=list)
+    edges: Mapped[list[Any]] = mapped_column(JSON, nullable=False, default=list)
+    chat_config: Mapped[dict[str, Any]] = mapped_column(JSON, nullable=False, default=dict)
+    is_publish: Mapped[bool] = mapped_column(Boolean, nullable=False, default=True)
+    created_at: Mapped[datetime] = _created()
+
+
+class Chat(Base):
+    __tablename__ = "chats"
+    __table_args__ = (UniqueConstraint("app_id", "chat_id"),)
+    id: Mapped[str] = _id()
+    chat_id: Mapped[str] = mapped_column(String(1024), nullable=False)
+    team_id: Mapped[str] = _team_fk()
+    app_id: Mapped[str] = mapped_column(String(24), ForeignKey("apps.id", ondelete="CASCADE"), index=True)
+    member_id: Mapped[str | None] = mapped_column(String(24), nullable=True)
+    title: Mapped[str] = mapped_column(String(500), nullable=False, default="")
+    custom_title: Mapped[str] = mapped_column(String(500), nullable=False, default="")
+    top: Mapped[bool] = mapped_column(Boolean, nullable=False, default=False)
+    source: Mapped[str] = mapped_column(String(32), nullable=False, default="api")
+    variables: Mapped[dict[str, Any]] = mapped_column(JSON, nullable=False, default=dict)
+    metadata_: Mapped[dict[str, Any]] = mapped_column("metadata", JSON, nullable=False, default=dict)
+    created_at: Mapped[datetime] = _created()
+    updated_at: Mapped[datetime] = mapped_column(UTCDateTime(), default=utcnow, onupdate=utcnow)
+
+
+class ChatItem(Base):
+    __tablename__ = "chat_items"
+    __table_args__ = (
+        UniqueConstraint("app_id", "chat_id", "data_id"),
+        Index("ix_chat_items_chat", "app_id", "chat_id", "seq"),
+    )
+    id: Mapped[str] = _id()
+    team_id: Mapped[str] = _team_fk()
+    app_id: Mapped[str] = mapped_column(String(24), ForeignKey("apps.id", ondelete="CASCADE"), nullable=False)
+    chat_id: Mapped[str] = mapped_column(String(1024), nullable=False)
+    data_id: Mapped[str] = mapped_column(String(64), nullable=False)
+    seq: Mapped[int] = mapped_column(BigInteger, nullable=False)
+    obj: Mapped[str] = mapped_column(String(16), nullable=False)
+    value: Mapped[list[Any]] = mapped_column(JSON, nullable=False, default=list)
+    response_data: Mapped[list[Any]] = mapped_column(JSON, nullable=False, default=list)
+    user_good_feedback: Mapped[str | None] = mapped_column(Text, nullable=True)
+    user_bad_feedback: Mapped[str | None] = mapped_column(Text, nullable=True)
+    duration_seconds: Mapped[float | None] = mapped_column(Float, nullable=True)
+    created_at: Mapped[datetime] = _created()
+
+
+class Dataset(Base):
+    __tablename__ = "datasets"
+    id: Mapped[str] = _id()
+    team_id: Mapped[str] = _team_fk()
+    member_id: Mapped[str | None] = mapped_column(String(24), nullable=True)
+    parent_id: Mapped[str | None] = mapped_column(String(24), nullable=True)
+    name: Mapped[str] = mapped_column(String(200), nullable=False)
+    intro: Mapped[str] = mapped_column(Text, nullable=False, default="")
+    type: Mapped[str] = mapped_column(String(32), nullable=False, default="dataset")
+    vector_model: Mapped[str] = mapped_column(String(200), nullable=False)
+    agent_model: Mapped[str] = mapped_column(String(200), nullable=False, default="")
+    created_at: Mapped[datetime] = _created()
+    updated_at: Mapped[datetime] = mapped_column(UTCDateTime(), default=utcnow, onupdate=utcnow)
+
+
+class Collection(Base):
+    """A source inside a dataset (a file, a URL, pasted text) and its ingestion state."""
+
+    __tablename__ = "collections"
+    id: Mapped[str] = _id()
+    team_id: Mapped[str] = _team_fk()
+    dataset_id: Mapped[str] = mapped_column(
+        String(24), ForeignKey("datasets.id", ondelete="CASCADE"), index=True
+    )
+    parent_id: Mapped[str | None] = mapped_column(String(24), nullable=True)
+    name: Mapped[str] = mapped_column(String(500), nullable=False)
+    type: Mapped[str] = mapped_column(String(32), nullable=False)
+    file_id: Mapped[str | None] = mapped_column(String(24), nullable=True)
+    raw_link: Mapped[str | None] = mapped_column(Text, nullable=True)
+    raw_text: Mapped[str | None] = mapped_column(Text, nullable=True)
+    training_type: Mapped[str] = mapped_column(String(32), nullable=False, default="chunk")
+    chunk_settings: Mapped[dict[str, Any]] = mapped_column(JSON, nullable=False, default=dict)
+    metadata_: Mapped[dict[str, Any]] = mapped_column("metadata", JSON, nullable=False, default=dict)
+    status: Mapped[str] = mapped_column(String(16), nullable=False, default="waiting")
+    error: Mapped[str | None] = mapped_column(Text, nullable=True)
+    chunks_total: Mapped[int] = mapped_column(Integer, nullable=False, default=0)
+    chunks_done: Mapped[int] = mapped_column(Integer, nullable=False, default=0)
+    created_at: Mapped[datetime] = _created()
+    updated_at: Mapped[datetime] = mapped_column(UTCDateTime(), default=utcnow, onupdate=utcnow)
+
+
+class DataChunk(Base):
+    """One chunk of a collection: the question/answer text (FastGPT's q/a) and its position."""
+
+    __tablename__ = "data_chunks"
+    __table_args__ = (Index("ix_data_chunks_collection", "collection_id", "chunk_index"),)
+    id: Mapped[str] = _id()
+    team_id: Mapped[str] = _team_fk()
+    dataset_id: Mapped[str] = mapped_column(
+        String(24), ForeignKey("datasets.id", ondelete="CASCADE"), index=True
+    )
+    collection_id: Mapped[str] = mapped_column(String(24), ForeignKey("collections.id", ondelete="CASCADE"))
+    chunk_index: Mapped[int] = mapped_column(Integer, nullable=False, default=0)
+    q: Mapped[str] = mapped_column(Text, nullable=False)
+    a: Mapped[str] = mapped_column(Text, nullable=False, default="")
+    created_at: Mapped[datetime] = _created()
+    updated_at: Mapped[datetime] = mapped_column(UTCDateTime(), default=utcnow, onupdate=utcnow)
+
+
+class DataIndex(Base):
+    """An index text of a chunk, with its embedding (float32 bytes) and the model that made it."""
+
+    __tablename__ = "data_indexes"
+    id: Mapped[str] = _id()
+    team_id: Mapped[str] = _team_fk()
+    dataset_id: Mapped[str] = mapped_column(
+        String(24), ForeignKey("datasets.id", ondelete="CASCADE"), index=True
+    )
+    data_id: Mapped[str] = mapped_column(
+        String(24), ForeignKey("data_chunks.id", ondelete="CASCADE"), index=True, nullable=False
+    )
+    type: Mapped[str] = mapped_column(String(16), nullable=False, default="default")
+    text: Mapped[str] = mapped_column(Text, nullable=False)
+    model: Mapped[str] = mapped_column(String(200), nullable=False)
+    vector: Mapped[bytes | None] = mapped_column(LargeBinary, nullable=True)
+
+
+class Job(Base):
+    """A durable background job: claimed with a lease, kept by heartbeats, retried boundedly."""
+
+    __tablename__ = "jobs"
+    __table_args__ = (Index("ix_jobs_claim", "status", "run_after"),)
+    id: Mapped[str] = _id()
+    team_id: Mapped[str | None] = mapped_column(String(24), index=True, nullable=True)
+    kind: Mapped[str] = mapped_column(String(64), nullable=False)
+    payload: Mapped[dict[str, Any]] = mapped_column(JSON, nullable=False, default=dict)
+    status: Mapped[str] = mapped_column(String(16), nullable=False, default="queued")
+    attempts: Mapped[int] = mapped_column(Integer, nullable=False, default=0)
+    max_attempts: Mapped[int] = mapped_column(Integer, nullable=False, default=3)
+    run_after: Mapped[datetime] = mapped_column(UTCDateTime(), default=utcnow, nullable=False)
+    lease_owner: Mapped[str | None] = mapped_column(String(100), nullable=True)
+    lease_expires_at: Mapped[datetime | None] = mapped_column(UTCDateTime(), nullable=True)
+    last_error: Mapped[str | None] = mapped_column(Text, nullable=True)
+    result: Mapped[dict[str, Any] | None] = mapped_column(JSON, nullable=True)
+    created_at: Mapped[datetime] = _created()
+    updated_at: Mapped[datetime] = mapped_column(UTCDateTime(), default=utcnow, onupdate=utcnow)
+
+
+class UsageRecord(Base):
+    """What a run cost: tokens and points per module, for usage per app and per day."""
+
+    __tablename__ = "usage_records"
+    __table_args__ = (Index("ix_usage_team_time", "team_id", "created_at"),)
+    id: Mapped[str] = _id()
+    team_id: Mapped[str] = _team_fk()
+    app_id: Mapped[str | None] = mapped_column(String(24), nullable=True, index=True)
+    api_key_id: Mapped[str | None] = mapped_column(String(24), nullable=True)
+    source: Mapped[str] = mapped_column(String(32), nullable=False, default="api")
+    module_name: Mapped[str] = mapped_column(String(200), nullable=False, default="")
+    model: Mapped[str] = mapped_column(String(200), nullable=False, default="")
+    input_tokens: Mapped[int] = mapped_column(Integer, nullable=False, default=0)
+    output_tokens: Mapped[int] = mapped_column(Integer, nullable=False, default=0)
+    total_points: Mapped[float] = mapped_column(Float, nullable=False, default=0.0)
+    created_at: Mapped[datetime] = _created()
+
+
+class StoredFile(Base):
+    """An uploaded file's metadata; the bytes live in the file store (a directory or object storage)."""
+
+    __tablename__ = "stored_files"
+    id: Mapped[str] = _id()
+    team_id: Mapped[str] = _team_fk()
+    member_id: Mapped[str | None] = mapped_column(String(24), nullable=True)
+    app_id: Mapped[str | None] = mapped_column(String(24), nullable=True)
+    chat_id: Mapped[str | None] = mapped_column(String(1024), nullable=True)
+    bucket: Mapped[str] = mapped_column(String(32), nullable=False, default="dataset")
+    name: Mapped[str] = mapped_column(String(500), nullable=False)
+    content_type: Mapped[str] = mapped_column(String(200), nullable=False, default="application/octet-stream")
+    size: Mapped[int] = mapped_column(BigInteger, nullable=False)
+    sha256: Mapped[str] = mapped_column(String(64), nullable=False)
+    storage_key: Mapped[str] = mapped_column(String(500), nullable=False)
+    created_at: Mapped[datetime] = _created()

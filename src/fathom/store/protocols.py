@@ -1,0 +1,263 @@
+"""Repositories named in domain terms, as Protocols over plain records.
+
+This module imports no database library: domain packages may depend on it. The SQL implementation
+(``fathom.store.repositories``) serves SQLite and PostgreSQL alike and passes the same conformance suite.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass, field
+from datetime import datetime
+from typing import Any, Literal, Protocol
+
+Role = Literal["owner", "admin", "member"]
+Permission = Literal["read", "write", "manage"]
+JobStatus = Literal["queued", "running", "done", "failed"]
+ROLES: tuple[Role, ...] = ("owner", "admin", "member")
+PERMISSIONS: tuple[Permission, ...] = ("read", "write", "manage")
+
+
+class NotFound(LookupError):
+    """The record does not exist (or is not visible to the caller)."""
+
+
+class Conflict(ValueError):
+    """The write would break a uniqueness rule; the message names it."""
+
+
+@dataclass(frozen=True)
+class TeamRecord:
+    id: str
+    name: str
+    created_at: datetime
+
+
+@dataclass(frozen=True)
+class MemberRecord:
+    id: str
+    team_id: str
+    name: str
+    role: Role
+    created_at: datetime
+
+
+@dataclass(frozen=True)
+class ApiKeyRecord:
+    id: str
+    team_id: str
+    member_id: str
+    app_id: str | None
+    name: str
+    prefix: str
+    usage_points: float
+    last_used_at: datetime | None
+    revoked_at: datetime | None
+    created_at: datetime
+
+
+@dataclass(frozen=True)
+class JobRecord:
+    id: str
+    team_id: str | None
+    kind: str
+    payload: dict[str, Any]
+    status: JobStatus
+    attempts: int
+    max_attempts: int
+    run_after: datetime
+    lease_owner: str | None
+    lease_expires_at: datetime | None
+    last_error: str | None
+    result: dict[str, Any] | None
+    created_at: datetime
+
+
+@dataclass(frozen=True)
+class AppRecord:
+    id: str
+    team_id: str
+    name: str
+    type: str
+    intro: str
+    avatar: str
+    draft: dict[str, Any]
+    published_version_id: str | None
+    created_at: datetime
+    updated_at: datetime
+
+
+@dataclass(frozen=True)
+class AppVersionRecord:
+    id: str
+    app_id: str
+    version_name: str
+    nodes: list[Any]
+    edges: list[Any]
+    chat_config: dict[str, Any]
+    is_publish: bool
+    created_at: datetime
+
+
+@dataclass(frozen=True)
+class ChatRecord:
+    chat_id: str
+    app_id: str
+    team_id: str
+    title: str
+    custom_title: str
+    top: bool
+    source: str
+    variables: dict[str, Any]
+    metadata: dict[str, Any]
+    created_at: datetime
+    updated_at: datetime
+
+
+@dataclass(frozen=True)
+class ChatItemRecord:
+    data_id: str
+    chat_id: str
+    app_id: str
+    obj: str
+    value: list[Any]
+    response_data: list[Any] = field(default_factory=list)
+    user_good_feedback: str | None = None
+    user_bad_feedback: str | None = None
+    duration_seconds: float | None = None
+    created_at: datetime | None = None
+
+
+@dataclass(frozen=True)
+class UsageRecord:
+    team_id: str
+    app_id: str | None
+    source: str
+    module_name: str
+    model: str
+    input_tokens: int
+    output_tokens: int
+    total_points: float
+    api_key_id: str | None = None
+    created_at: datetime | None = None
+
+
+@dataclass(frozen=True)
+class UsageSummaryRow:
+    day: str
+    app_id: str | None
+    input_tokens: int
+    output_tokens: int
+    total_points: float
+    records: int
+
+
+class TeamRepository(Protocol):
+    async def create_team(self, name: str) -> TeamRecord: ...
+    async def get_team(self, team_id: str) -> TeamRecord: ...
+    async def count_teams(self) -> int: ...
+    async def add_member(self, team_id: str, name: str, role: Role = "member") -> MemberRecord: ...
+    async def get_member(self, member_id: str) -> MemberRecord: ...
+    async def list_members(self, team_id: str) -> list[MemberRecord]: ...
+    async def set_permission(
+        self, member_id: str, resource_type: str, resource_id: str, permission: Permission | None
+    ) -> None: ...
+    async def get_permission(
+        self, member_id: str, resource_type: str, resource_id: str
+    ) -> Permission | None: ...
+
+
+class ApiKeyRepository(Protocol):
+    async def create_key(
+        self, team_id: str, member_id: str, *, name: str = "", app_id: str | None = None
+    ) -> tuple[ApiKeyRecord, str]: ...
+    async def find_by_plain_key(self, plain_key: str) -> ApiKeyRecord | None: ...
+    async def list_keys(self, team_id: str, app_id: str | None = None) -> list[ApiKeyRecord]: ...
+    async def revoke_key(self, team_id: str, key_id: str) -> None: ...
+    async def record_use(self, key_id: str, points: float = 0.0) -> None: ...
+
+
+class JobQueue(Protocol):
+    async def enqueue(
+        self,
+        kind: str,
+        payload: dict[str, Any],
+        *,
+        team_id: str | None = None,
+        max_attempts: int = 3,
+        run_after: datetime | None = None,
+    ) -> JobRecord: ...
+    async def claim(
+        self, worker_id: str, *, lease_seconds: float, kinds: list[str] | None = None
+    ) -> JobRecord | None: ...
+    async def heartbeat(self, job_id: str, worker_id: str, *, lease_seconds: float) -> bool: ...
+    async def complete(self, job_id: str, worker_id: str, result: dict[str, Any] | None = None) -> bool: ...
+    async def fail(
+        self, job_id: str, worker_id: str, error: str, *, retry_delay_seconds: float = 0
+    ) -> bool: ...
+    async def retry(self, job_id: str) -> JobRecord: ...
+    async def get(self, job_id: str) -> JobRecord: ...
+    async def list_jobs(
+        self, *, status: JobStatus | None = None, kind: str | None = None
+    ) -> list[JobRecord]: ...
+
+
+class AppRepository(Protocol):
+    async def create_app(
+        self,
+        team_id: str,
+        name: str,
+        *,
+        type: str = "simple",
+        intro: str = "",
+        draft: dict[str, Any] | None = None,
+    ) -> AppRecord: ...
+    async def get_app(self, team_id: str, app_id: str) -> AppRecord: ...
+    async def list_apps(self, team_id: str) -> list[AppRecord]: ...
+    async def update_app(self, team_id: str, app_id: str, **changes: Any) -> AppRecord: ...
+    async def delete_app(self, team_id: str, app_id: str) -> None: ...
+    async def publish(
+        self,
+        team_id: str,
+        app_id: str,
+        *,
+        nodes: list[Any],
+        edges: list[Any],
+        chat_config: dict[str, Any],
+        version_name: str = "",
+    ) -> AppVersionRecord: ...
+    async def list_versions(self, team_id: str, app_id: str) -> list[AppVersionRecord]: ...
+    async def get_version(self, team_id: str, app_id: str, version_id: str) -> AppVersionRecord: ...
+
+
+class ChatRepository(Protocol):
+    async def get_chat(self, team_id: str, app_id: str, chat_id: str) -> ChatRecord | None: ...
+    async def upsert_chat(
+        self,
+        team_id: str,
+        app_id: str,
+        chat_id: str,
+        *,
+        title: str | None = None,
+        variables: dict[str, Any] | None = None,
+        source: str = "api",
+        metadata: dict[str, Any] | None = None,
+    ) -> ChatRecord: ...
+    async def list_chats(
+        self, team_id: str, app_id: str, *, offset: int = 0, limit: int = 20
+    ) -> tuple[list[ChatRecord], int]: ...
+    async def delete_chat(self, team_id: str, app_id: str, chat_id: str) -> None: ...
+    async def add_item(self, team_id: str, item: ChatItemRecord) -> ChatItemRecord: ...
+    async def update_item(
+        self, team_id: str, app_id: str, chat_id: str, data_id: str, **changes: Any
+    ) -> None: ...
+    async def list_items(
+        self, team_id: str, app_id: str, chat_id: str, *, offset: int = 0, limit: int = 50
+    ) -> tuple[list[ChatItemRecord], int]: ...
+    async def delete_item(self, team_id: str, app_id: str, chat_id: str, data_id: str) -> None: ...
+
+
+class UsageRepository(Protocol):
+    async def record(self, usage: UsageRecord) -> None: ...
+    async def summarize(
+        self, team_id: str, *, app_id: str | None = None, days: int = 30
+    ) -> list[UsageSummaryRow]: ...

@@ -1,0 +1,19 @@
+"""SQL implementations of the repository Protocols, one class per domain term."""
+
+from fathom.store.repositories.api_keys import SqlApiKeyRepository, generate_api_key, hash_api_key
+from fathom.store.repositories.apps import SqlAppRepository
+from fathom.store.repositories.chats import SqlChatRepository
+from fathom.store.repositories.jobs import SqlJobQueue
+from fathom.store.repositories.teams import SqlTeamRepository
+from fathom.store.repositories.usage import SqlUsageRepository
+
+__all__ = [
+    "SqlApiKeyRepository",
+    "SqlAppRepository",
+    "SqlChatRepository",
+    "SqlJobQueue",
+    "SqlTeamRepository",
+    "SqlUsageRepository",
+    "generate_api_key",
+    "hash_api_key",
+]

@@ -1,0 +1,199 @@
+"""The durable job queue: rows claimed with a lease, kept by heartbeats, retried a bounded number of times.
+
+Claiming is one atomic ``UPDATE … WHERE id = (SELECT … LIMIT 1) RETURNING``. On PostgreSQL the inner
+select uses ``FOR UPDATE SKIP LOCKED`` so many ``fathom worker`` processes claim without blocking each
+other; SQLite serialises writers, which makes the same statement atomic there. A job whose lease has
+expired (its worker died) is claimable again. Among claimable jobs the team with the fewest running
+jobs goes first, so one huge upload cannot starve other teams.
+"""
+
+from __future__ import annotations
+
+from datetime import datetime, timedelta
+from typing import Any
+
+from sqlalchemy import and_, func, or_, select, update
+from sqlalchemy.orm import aliased
+
+from fathom.store.db import Database
+from fathom.store.models import Job, utcnow
+from fathom.store.protocols import JobRecord, JobStatus, NotFound
+
+
+def job_record(row: Job) -> JobRecord:
+    return JobRecord(
+        id=row.id,
+        team_id=row.team_id,
+        kind=row.kind,
+        payload=dict(row.payload or {}),
+        status=row.status,  # type: ignore[arg-type]
+        attempts=row.attempts,
+        max_attempts=row.max_attempts,
+        run_after=row.run_after,
+        lease_owner=row.lease_owner,
+        lease_expires_at=row.lease_expires_at,
+        last_error=row.last_error,
+        result=row.result,
+        created_at=row.created_at,
+    )
+
+
+class SqlJobQueue:
+    def __init__(self, db: Database) -> None:
+        self.db = db
+
+    async def enqueue(
+        self,
+        kind: str,
+        payload: dict[str, Any],
+        *,
+        team_id: str | None = None,
+        max_attempts: int = 3,
+        run_after: datetime | None = None,
+    ) -> JobRecord:
+        if not kind:
+            raise ValueError("job kind: must not be empty")
+        if max_attempts < 1:
+            raise ValueError("max_attempts: must be at least 1")
+        async with self.db.transaction() as session:
+            row = Job(
+                kind=kind,
+                payload=payload,
+                team_id=team_id,
+                max_attempts=max_attempts,
+                run_after=run_after or utcnow(),
+                status="queued",
+            )
+            session.add(row)
+            await session.flush()
+            return job_record(row)
+
+    async def claim(
+        self, worker_id: str, *, lease_seconds: float, kinds: list[str] | None = None
+    ) -> JobRecord | None:
+        """Lease the next runnable job to ``worker_id``; None when there is nothing to do."""
+        while True:
+            row = await self._claim_one(worker_id, lease_seconds, kinds)
+            if row is None:
+                return None
+            if row.attempts <= row.max_attempts:
+                return row
+            # Its lease expired more often than it may be tried: the worker keeps dying on it.
+            await self._finish(
+                row.id,
+                worker_id,
+                status="failed",
+                last_error=f"lease expired {row.max_attempts} times (worker stopped while running it)",
+            )
+
+    async def _claim_one(
+        self, worker_id: str, lease_seconds: float, kinds: list[str] | None
+    ) -> JobRecord | None:
+        now = utcnow()
+        candidate = aliased(Job)
+        running = aliased(Job)
+        running_in_team = (
+            select(func.count())
+            .select_from(running)
+            .where(
+                running.status == "running",
+                running.team_id == candidate.team_id,
+                running.lease_expires_at >= now,
+            )
+            .scalar_subquery()
+        )
+        claimable = or_(
+            and_(candidate.status == "queued", candidate.run_after <= now),
+            and_(candidate.status == "running", candidate.lease_expires_at < now),
+        )
+        query = select(candidate.id).where(claimable)
+        if kinds:
+            query = query.where(candidate.kind.in_(kinds))
+        query = query.order_by(running_in_team, candidate.run_after, candidate.created_at).limit(1)
+        if self.db.is_postgres:
+            query = query.with_for_update(skip_locked=True, of=candidate)
+        statement = (
+            update(Job)
+            .where(Job.id == query.scalar_subquery())
+            .values(
+                status="running",
+                attempts=Job.attempts + 1,
+                lease_owner=worker_id,
+                lease_expires_at=now + timedelta(seconds=lease_seconds),
+                updated_at=now,
+            )
+            .returning(Job)
+        )
+        async with self.db.transaction() as session:
+            row = (await session.execute(statement)).scalar_one_or_none()
+            return job_record(row) if row is not None else None
+
+    async def heartbeat(self, job_id: str, worker_id: str, *, lease_seconds: float) -> bool:
+        """Extend the lease; False means this worker no longer holds the job and must stop."""
+        now = utcnow()
+        async with self.db.transaction() as session:
+            result = await session.execute(
+                update(Job)
+                .where(Job.id == job_id, Job.lease_owner == worker_id, Job.status == "running")
+                .values(lease_expires_at=now + timedelta(seconds=lease_seconds), updated_at=now)
+            )
+            return bool(result.rowcount)  # type: ignore[attr-defined]
+
+    async def _finish(self, job_id: str, worker_id: str, **values: Any) -> bool:
+        async with self.db.transaction() as session:
+            result = await session.execute(
+                update(Job)
+                .where(Job.id == job_id, Job.lease_owner == worker_id, Job.status == "running")
+                .values(lease_owner=None, lease_expires_at=None, updated_at=utcnow(), **values)
+            )
+            return bool(result.rowcount)  # type: ignore[attr-defined]
+
+    async def complete(self, job_id: str, worker_id: str, result: dict[str, Any] | None = None) -> bool:
+        return await self._finish(job_id, worker_id, status="done", result=result, last_error=None)
+
+    async def fail(self, job_id: str, worker_id: str, error: str, *, retry_delay_seconds: float = 0) -> bool:
+        """Record the error; the job is queued again while attempts remain, else it is failed for good."""
+        async with self.db.sessions() as session:
+            row = await session.get(Job, job_id)
+            if row is None:
+                raise NotFound(f"job {job_id} not found")
+            attempts, max_attempts = row.attempts, row.max_attempts
+        if attempts < max_attempts:
+            return await self._finish(
+                job_id,
+                worker_id,
+                status="queued",
+                last_error=error,
+                run_after=utcnow() + timedelta(seconds=retry_delay_seconds),
+            )
+        return await self._finish(job_id, worker_id, status="failed", last_error=error)
+
+    async def retry(self, job_id: str) -> JobRecord:
+        """Queue a failed job again with a fresh attempt budget (its last error stays visible)."""
+        async with self.db.transaction() as session:
+            row = await session.get(Job, job_id)
+            if row is None:
+                raise NotFound(f"job {job_id} not found")
+            if row.status != "failed":
+                raise ValueError(f"job {job_id} is {row.status}; only failed jobs can be retried")
+            row.status = "queued"
+            row.attempts = 0
+            row.run_after = utcnow()
+            await session.flush()
+            return job_record(row)
+
+    async def get(self, job_id: str) -> JobRecord:
+        async with self.db.sessions() as session:
+            row = await session.get(Job, job_id)
+            if row is None:
+                raise NotFound(f"job {job_id} not found")
+            return job_record(row)
+
+    async def list_jobs(self, *, status: JobStatus | None = None, kind: str | None = None) -> list[JobRecord]:
+        query = select(Job)
+        if status is not None:
+            query = query.where(Job.status == status)
+        if kind is not None:
+            query = query.where(Job.kind == kind)
+        async with self.db.sessions() as session:
+            return [job_record(row) for row in await session.scalars(query.order_by(Job.created_at, Job.id))]

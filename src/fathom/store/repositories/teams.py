@@ -1,0 +1,119 @@
+"""Teams, members and per-resource permissions."""
+
+from __future__ import annotations
+
+from sqlalchemy import delete, func, select
+from sqlalchemy.exc import IntegrityError
+
+from fathom.store.db import Database
+from fathom.store.models import Member, ResourcePermission, Team
+from fathom.store.protocols import (
+    PERMISSIONS,
+    ROLES,
+    Conflict,
+    MemberRecord,
+    NotFound,
+    Permission,
+    Role,
+    TeamRecord,
+)
+
+
+def team_record(row: Team) -> TeamRecord:
+    return TeamRecord(id=row.id, name=row.name, created_at=row.created_at)
+
+
+def member_record(row: Member) -> MemberRecord:
+    role: Role = row.role  # type: ignore[assignment]
+    return MemberRecord(id=row.id, team_id=row.team_id, name=row.name, role=role, created_at=row.created_at)
+
+
+class SqlTeamRepository:
+    def __init__(self, db: Database) -> None:
+        self.db = db
+
+    async def create_team(self, name: str) -> TeamRecord:
+        if not name.strip():
+            raise ValueError("team name: must not be empty")
+        async with self.db.transaction() as session:
+            row = Team(name=name.strip())
+            session.add(row)
+            await session.flush()
+            return team_record(row)
+
+    async def get_team(self, team_id: str) -> TeamRecord:
+        async with self.db.sessions() as session:
+            row = await session.get(Team, team_id)
+            if row is None:
+                raise NotFound(f"team {team_id} not found")
+            return team_record(row)
+
+    async def count_teams(self) -> int:
+        async with self.db.sessions() as session:
+            return int(await session.scalar(select(func.count()).select_from(Team)) or 0)
+
+    async def add_member(self, team_id: str, name: str, role: Role = "member") -> MemberRecord:
+        if role not in ROLES:
+            raise ValueError(f"role: {role!r} is not one of {', '.join(ROLES)}")
+        try:
+            async with self.db.transaction() as session:
+                if await session.get(Team, team_id) is None:
+                    raise NotFound(f"team {team_id} not found")
+                row = Member(team_id=team_id, name=name, role=role)
+                session.add(row)
+                await session.flush()
+                return member_record(row)
+        except IntegrityError:
+            raise Conflict(f"member name {name!r} already exists in team {team_id}") from None
+
+    async def get_member(self, member_id: str) -> MemberRecord:
+        async with self.db.sessions() as session:
+            row = await session.get(Member, member_id)
+            if row is None:
+                raise NotFound(f"member {member_id} not found")
+            return member_record(row)
+
+    async def list_members(self, team_id: str) -> list[MemberRecord]:
+        async with self.db.sessions() as session:
+            rows = await session.scalars(
+                select(Member).where(Member.team_id == team_id).order_by(Member.created_at)
+            )
+            return [member_record(row) for row in rows]
+
+    async def set_permission(
+        self, member_id: str, resource_type: str, resource_id: str, permission: Permission | None
+    ) -> None:
+        if permission is not None and permission not in PERMISSIONS:
+            raise ValueError(f"permission: {permission!r} is not one of {', '.join(PERMISSIONS)}")
+        async with self.db.transaction() as session:
+            member = await session.get(Member, member_id)
+            if member is None:
+                raise NotFound(f"member {member_id} not found")
+            await session.execute(
+                delete(ResourcePermission).where(
+                    ResourcePermission.member_id == member_id,
+                    ResourcePermission.resource_type == resource_type,
+                    ResourcePermission.resource_id == resource_id,
+                )
+            )
+            if permission is not None:
+                session.add(
+                    ResourcePermission(
+                        team_id=member.team_id,
+                        member_id=member_id,
+                        resource_type=resource_type,
+                        resource_id=resource_id,
+                        permission=permission,
+                    )
+                )
+
+    async def get_permission(self, member_id: str, resource_type: str, resource_id: str) -> Permission | None:
+        async with self.db.sessions() as session:
+            value = await session.scalar(
+                select(ResourcePermission.permission).where(
+                    ResourcePermission.member_id == member_id,
+                    ResourcePermission.resource_type == resource_type,
+                    ResourcePermission.resource_id == resource_id,
+                )
+            )
+            return value  # type: ignore[return-value]
