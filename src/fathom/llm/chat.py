@@ -94,6 +94,10 @@ class OpenAIChatModel:
         self.retry = retry or RetryPolicy()
         self._sleep = sleep
 
+    async def aclose(self) -> None:
+        """Close the underlying HTTP client."""
+        await self.client.close()
+
     @property
     def max_retries(self) -> int:
         """How many times a retryable failure is retried."""

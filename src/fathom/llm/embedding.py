@@ -39,6 +39,10 @@ class OpenAIEmbeddingModel:
         self.retry = retry or RetryPolicy()
         self._sleep = sleep
 
+    async def aclose(self) -> None:
+        """Close the underlying HTTP client."""
+        await self.client.close()
+
     @property
     def model_id(self) -> str:
         """The id stored with every vector this model produced."""

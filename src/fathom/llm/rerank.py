@@ -48,6 +48,10 @@ class OpenAIRerankModel:
         self.retry = retry or RetryPolicy()
         self._sleep = sleep
 
+    async def aclose(self) -> None:
+        """Close the underlying HTTP client."""
+        await self.client.close()
+
     async def rerank(self, query: str, documents: Sequence[str], top_n: int | None = None) -> RerankResult:
         """Scores for ``documents`` against ``query``, best first (no request when there are none)."""
         if not documents:

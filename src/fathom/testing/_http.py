@@ -83,6 +83,8 @@ class BackgroundHttpServer:
         """Start listening; returns once the port is bound."""
         if self._thread is not None:
             return
+        self._ready.clear()
+        self._error = None
         self._thread = threading.Thread(target=self._run, name="fathom-scripted-http", daemon=True)
         self._thread.start()
         self._ready.wait()
