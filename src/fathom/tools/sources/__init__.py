@@ -1,5 +1,12 @@
 """Tool sources: HTTP tools from OpenAPI documents, MCP servers, and Fathom apps exposed as tools."""
 
+from fathom.tools.sources.app_tool import (
+    DEFAULT_APP_TOOL_PARAMETERS,
+    AppRunner,
+    AppRunRequest,
+    AppRunResponse,
+    app_tool,
+)
 from fathom.tools.sources.http_request import (
     HttpRequestSpec,
     OpenApiRequestError,
@@ -14,6 +21,13 @@ from fathom.tools.sources.http_tools import (
     header_secret_headers,
     model_tool_name,
 )
+from fathom.tools.sources.mcp import (
+    McpServer,
+    McpToolError,
+    McpToolInfo,
+    McpToolSet,
+    mcp_result_to_tool_result,
+)
 from fathom.tools.sources.openapi import (
     OpenApiOperation,
     OpenApiSchema,
@@ -22,6 +36,16 @@ from fathom.tools.sources.openapi import (
 )
 
 __all__ = [
+    "DEFAULT_APP_TOOL_PARAMETERS",
+    "AppRunRequest",
+    "AppRunResponse",
+    "AppRunner",
+    "McpServer",
+    "McpToolError",
+    "McpToolInfo",
+    "McpToolSet",
+    "app_tool",
+    "mcp_result_to_tool_result",
     "HttpRequestSpec",
     "HttpTool",
     "HttpToolError",
