@@ -87,7 +87,7 @@ class LoopbackServer:
         self._server.daemon_threads = True
         self.host = host
         self.port = int(self._server.server_address[1])
-        self._thread = threading.Thread(target=self._server.serve_forever, daemon=True)
+        self._thread = threading.Thread(target=self._server.serve_forever, args=(0.02,), daemon=True)
 
     def url(self, path: str = "/", host: str | None = None) -> str:
         return f"http://{host or self.host}:{self.port}{path}"

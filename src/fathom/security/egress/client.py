@@ -65,7 +65,7 @@ class GuardedAsyncClient(httpx.AsyncClient):
             trust_env=False,
             base_url=base_url,
         )
-        self.cookies = httpx.Cookies(_no_cookie_jar())
+        self.cookies = _no_cookie_jar()
 
     def build_request(self, method: str, url: httpx.URL | str, **kwargs: Any) -> httpx.Request:
         """As ``httpx``, but text URLs are screened like ``guard.check_url`` screens them, and a URL

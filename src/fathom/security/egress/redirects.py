@@ -46,11 +46,11 @@ def build_redirect_request(request: httpx.Request, response: httpx.Response) -> 
         status == 303 and method not in ("GET", "HEAD")
     )
     cross_origin = _origin(url) != _origin(request.url)
-    kept: list[tuple[str, str]] = []
+    kept: list[tuple[str, str]] = [("Host", url.netloc.decode("ascii"))]
     for key, value in request.headers.multi_items():
         name = key.lower()
         if name == "host":
-            continue
+            continue  # replaced by the new URL's host
         if switch_to_get and (name.startswith("content-") or name == "transfer-encoding"):
             continue
         if cross_origin and name in SENSITIVE_HEADERS:

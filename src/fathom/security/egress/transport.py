@@ -9,6 +9,7 @@ each other's pins. A connection attempted without a matching pin is refused (fai
 
 from __future__ import annotations
 
+import functools
 import ssl
 import typing
 from collections.abc import AsyncIterator, Iterable
@@ -91,6 +92,12 @@ def request_max_bytes(request: httpx.Request, default: int | None) -> int | None
     return value if value is None else int(value)
 
 
+@functools.cache
+def _ssl_context(verify: bool) -> ssl.SSLContext:
+    """One shared context per verify mode: loading the CA bundle costs tens of milliseconds."""
+    return httpx.create_ssl_context(verify)
+
+
 class GuardedTransport(httpx.AsyncHTTPTransport):
     """An ``httpx`` transport that runs every request through an :class:`EgressGuard`.
 
@@ -107,8 +114,8 @@ class GuardedTransport(httpx.AsyncHTTPTransport):
         limits: httpx.Limits = httpx.Limits(max_connections=100, max_keepalive_connections=20),
         network_backend: httpcore.AsyncNetworkBackend | None = None,
     ) -> None:
-        super().__init__(verify=verify, trust_env=False, limits=limits)
-        ssl_context = verify if isinstance(verify, ssl.SSLContext) else httpx.create_ssl_context(verify)
+        ssl_context = verify if isinstance(verify, ssl.SSLContext) else _ssl_context(verify)
+        super().__init__(verify=ssl_context, trust_env=False, limits=limits)
         self._pool = httpcore.AsyncConnectionPool(
             ssl_context=ssl_context,
             max_connections=limits.max_connections,
