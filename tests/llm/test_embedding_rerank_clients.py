@@ -33,7 +33,7 @@ def config(server: ScriptedOpenAIServer, **options: object) -> ModelConfig:
 async def test_embeddings_are_batched_and_returned_in_input_order(server: ScriptedOpenAIServer) -> None:
     texts = [f"passage number {i} about topic {i % 3}" for i in range(7)]
     model = OpenAIEmbeddingModel(config(server, batch_size=3))
-    result = await model.embed(texts)
+    result = await model.embed_with_usage(texts)
     assert [len(r["input"]) for r in server.embedding_requests] == [3, 3, 1]
     assert all(r["encoding_format"] == "float" for r in server.embedding_requests)
     assert len(result.vectors) == 7
@@ -51,8 +51,8 @@ async def test_embedding_dimensions_are_requested_when_configured(server: Script
 
 
 async def test_empty_embedding_input_sends_no_request(server: ScriptedOpenAIServer) -> None:
-    result = await OpenAIEmbeddingModel(config(server)).embed([])
-    assert result.vectors == [] and server.requests == []
+    assert await OpenAIEmbeddingModel(config(server)).embed([]) == []
+    assert server.requests == []
 
 
 async def test_rerank_sends_jina_format_and_sorts_by_score(server: ScriptedOpenAIServer) -> None:
@@ -98,7 +98,7 @@ async def test_embedding_auth_failure_is_a_clear_error() -> None:
         with pytest.raises(ModelRequestError, match="HTTP 401: Incorrect API key provided"):
             await model.embed(["x"])
         good = OpenAIEmbeddingModel(config(server, api_key="sk-right"))
-        assert len((await good.embed(["x"])).vectors) == 1
+        assert len(await good.embed(["x"])) == 1
 
 
 async def test_check_model_endpoint_reports_reachable_model(server: ScriptedOpenAIServer) -> None:

@@ -16,6 +16,12 @@ from fathom.llm.events import (
     UsageEvent,
 )
 from fathom.llm.health import check_model_endpoint
+from fathom.llm.local_embedding import (
+    LOCAL_EMBEDDING_DIMENSIONS,
+    LOCAL_EMBEDDING_MODEL_ID,
+    LocalEmbedder,
+    LocalEmbeddingUnavailable,
+)
 from fathom.llm.model_config import ModelConfig, ModelType
 from fathom.llm.openai_client import make_openai_client
 from fathom.llm.protocols import ChatModel, EmbeddingModel, RerankModel
@@ -31,6 +37,10 @@ from fathom.llm.tokens import (
 )
 
 __all__ = [
+    "LOCAL_EMBEDDING_DIMENSIONS",
+    "LOCAL_EMBEDDING_MODEL_ID",
+    "LocalEmbedder",
+    "LocalEmbeddingUnavailable",
     "ChatModel",
     "ChatStream",
     "CompletionResult",

@@ -79,8 +79,17 @@ class OpenAIEmbeddingModel:
         tokens = response.usage.prompt_tokens if response.usage is not None else 0
         return [list(item.embedding) for item in ordered], int(tokens or 0)
 
-    async def embed(self, texts: Sequence[str]) -> EmbeddingResult:
-        """Vectors for ``texts`` in order (empty input gives an empty result, no request)."""
+    @property
+    def dimensions(self) -> int | None:
+        """The configured vector size (None when the endpoint decides)."""
+        return self.config.dimensions
+
+    async def embed(self, texts: Sequence[str]) -> list[list[float]]:
+        """Vectors for ``texts`` in input order (same shape as the local embedder's ``embed``)."""
+        return (await self.embed_with_usage(texts)).vectors
+
+    async def embed_with_usage(self, texts: Sequence[str]) -> EmbeddingResult:
+        """Vectors plus reported tokens (empty input gives an empty result and sends no request)."""
         vectors: list[list[float]] = []
         tokens = 0
         size = self.config.batch_size
@@ -93,4 +102,4 @@ class OpenAIEmbeddingModel:
 
     async def embed_query(self, text: str) -> list[float]:
         """One vector for one text."""
-        return (await self.embed([text])).vectors[0]
+        return (await self.embed([text]))[0]

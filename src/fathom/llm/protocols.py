@@ -6,7 +6,6 @@ from collections.abc import Sequence
 from typing import Any, Protocol
 
 from fathom.llm.chat import ChatStream
-from fathom.llm.embedding import EmbeddingResult
 from fathom.llm.events import CompletionResult
 from fathom.llm.model_config import ModelConfig
 from fathom.llm.rerank import RerankResult
@@ -40,7 +39,7 @@ class EmbeddingModel(Protocol):
     @property
     def model_id(self) -> str: ...
 
-    async def embed(self, texts: Sequence[str]) -> EmbeddingResult: ...
+    async def embed(self, texts: Sequence[str]) -> list[list[float]]: ...
 
 
 class RerankModel(Protocol):
