@@ -1,1 +1,26 @@
-"""fathom.sandbox"""
+"""fathom.sandbox: run untrusted Python/JavaScript in an isolated, resource-limited process (spec §6.8).
+
+This package sits beside ``fathom.security`` and never imports it: the parent process injects the
+egress-guarded HTTP callable behind the sandbox's ``http_request`` helper.
+"""
+
+from fathom.sandbox.isolation import IsolationInfo, detect_isolation
+from fathom.sandbox.runner import SandboxRunner
+from fathom.sandbox.types import (
+    HttpRequestHandler,
+    SandboxError,
+    SandboxLimits,
+    SandboxResult,
+    SandboxUnavailable,
+)
+
+__all__ = [
+    "HttpRequestHandler",
+    "IsolationInfo",
+    "SandboxError",
+    "SandboxLimits",
+    "SandboxResult",
+    "SandboxRunner",
+    "SandboxUnavailable",
+    "detect_isolation",
+]

@@ -1,0 +1,398 @@
+"""The program that runs INSIDE the sandbox (standard library only; never imports fathom).
+
+The parent passes this file's source to ``python -I -S -c`` with one argument, a JSON launch config.
+Inside the new network and PID namespaces it runs as namespace PID 1: it forks a worker and reaps
+until the worker exits. The worker applies the resource limits, enters its work dir, drops to the run
+uid, sets ``no_new_privs`` and then either execs Node with the JavaScript runner or runs the Python
+code itself under the language guards. Messages to the parent are JSON lines on stdout; replies
+(``http_request`` results) come back as JSON lines on stdin.
+"""
+
+from __future__ import annotations
+
+import json
+import os
+import resource
+import sys
+from typing import Any
+
+PRELOAD = [
+    "base64",
+    "binascii",
+    "bisect",
+    "calendar",
+    "cmath",
+    "collections",
+    "collections.abc",
+    "copy",
+    "csv",
+    "dataclasses",
+    "datetime",
+    "decimal",
+    "enum",
+    "fractions",
+    "functools",
+    "hashlib",
+    "heapq",
+    "hmac",
+    "inspect",
+    "itertools",
+    "json",
+    "math",
+    "numbers",
+    "operator",
+    "random",
+    "re",
+    "statistics",
+    "string",
+    "struct",
+    "textwrap",
+    "time",
+    "typing",
+    "unicodedata",
+    "urllib.parse",
+    "uuid",
+]
+ALLOWED_IMPORTS = frozenset(PRELOAD) - {"inspect"}
+REMOVED_BUILTINS = ("eval", "exec", "compile", "globals", "locals", "vars", "breakpoint", "input", "help")
+BLOCKED_EVENTS = (
+    "os.system",
+    "os.exec",
+    "os.posix_spawn",
+    "os.spawn",
+    "os.fork",
+    "os.forkpty",
+    "os.kill",
+    "os.killpg",
+    "subprocess.Popen",
+    "_posixsubprocess",
+    "socket.",
+    "ctypes.",
+    "os.chmod",
+    "os.chown",
+    "os.link",
+    "os.symlink",
+    "os.rename",
+    "os.remove",
+    "os.rmdir",
+    "os.truncate",
+    "os.listdir",
+    "os.scandir",
+    "shutil.",
+    "sys.settrace",
+    "sys.setprofile",
+    "mmap.",
+    "fcntl.",
+)
+
+
+def _send(message: dict[str, Any]) -> None:
+    sys.stdout.write(json.dumps(message, ensure_ascii=False, default=str) + "\n")
+    sys.stdout.flush()
+
+
+def _apply_limits(cfg: dict[str, Any]) -> None:
+    cpu = int(cfg["cpu_seconds"])
+    resource.setrlimit(resource.RLIMIT_CPU, (cpu, cpu + 1))
+    mem = int(cfg["memory_bytes"])
+    # Node reserves large address ranges it never touches: cap its data segment instead.
+    kind = resource.RLIMIT_DATA if cfg["language"] == "javascript" else resource.RLIMIT_AS
+    resource.setrlimit(kind, (mem, mem))
+    resource.setrlimit(resource.RLIMIT_FSIZE, (int(cfg["file_bytes"]),) * 2)
+    resource.setrlimit(resource.RLIMIT_NOFILE, (int(cfg["open_files"]),) * 2)
+    resource.setrlimit(resource.RLIMIT_CORE, (0, 0))
+    resource.setrlimit(resource.RLIMIT_NPROC, (int(cfg["processes"]),) * 2)
+
+
+def _no_new_privs() -> None:
+    import ctypes
+
+    libc = ctypes.CDLL(None, use_errno=True)
+    if libc.prctl(38, 1, 0, 0, 0) != 0:  # PR_SET_NO_NEW_PRIVS
+        raise OSError(ctypes.get_errno(), "prctl(PR_SET_NO_NEW_PRIVS) failed")
+
+
+def _drop_privileges(cfg: dict[str, Any]) -> None:
+    uid = cfg.get("uid")
+    if uid is None:
+        return
+    os.setgroups([])
+    os.setgid(int(cfg["gid"]))
+    os.setuid(int(uid))
+    if os.getuid() != int(uid) or os.geteuid() != int(uid):
+        raise OSError("could not drop privileges")
+
+
+def _worker(cfg: dict[str, Any]) -> None:
+    os.umask(0o077)
+    os.chdir(cfg["work_dir"])
+    os.environ.clear()
+    os.environ.update({"PATH": "/usr/bin:/bin", "HOME": cfg["work_dir"], "LANG": "C.UTF-8", "TMPDIR": "."})
+    if cfg["language"] == "python":
+        for name in PRELOAD:
+            __import__(name)
+    _apply_limits(cfg)
+    if cfg.get("no_new_privs", True):
+        _no_new_privs()
+    _drop_privileges(cfg)
+    if cfg["language"] == "javascript":
+        node = cfg["node"]
+        heap_mb = max(16, int(cfg["memory_bytes"]) // (1024 * 1024) * 3 // 4)
+        args = [node, f"--max-old-space-size={heap_mb}"]
+        if cfg.get("guards", True):
+            args.append("--disallow-code-generation-from-strings")
+            # Node's permission model: no fs outside the work dir, no child processes, no workers.
+            work = cfg["work_dir"].rstrip("/") + "/"
+            args += ["--experimental-permission", "--no-warnings"]
+            args += [f"--allow-fs-read={work}", f"--allow-fs-write={work}"]
+        env = dict(os.environ)
+        env["FATHOM_SANDBOX_CFG"] = json.dumps(
+            {k: cfg[k] for k in ("output_bytes", "max_requests", "guards")}
+        )
+        os.execve(node, [*args, "-e", cfg["js_runner"]], env)
+    _run_python(cfg)
+
+
+# ---------------------------------------------------------------------------------------------------
+# Python runner: FastGPT contract main() / main(variables) / main(a, b) -> {codeReturn, log}
+
+
+class _OutputLimit(Exception):
+    pass
+
+
+class _Log:
+    def __init__(self, limit: int) -> None:
+        self.lines: list[str] = []
+        self.size = 0
+        self.limit = limit
+
+    def print(self, *args: Any, sep: str | None = " ", end: str | None = "\n", **_: Any) -> None:
+        text = (" " if sep is None else sep).join(str(a) for a in args)
+        self.size += len(text) + 1
+        if self.size > self.limit:
+            raise _OutputLimit(f"Output limit exceeded ({self.limit} bytes)")
+        self.lines.append(text)
+
+
+class _Helpers:
+    """``SystemHelper``: count_token, str_to_base64, create_hmac, delay, http_request."""
+
+    def __init__(self, max_requests: int) -> None:
+        self._count = 0
+        self._max = max_requests
+        self._next_id = 0
+
+    def count_token(self, text: Any) -> int:
+        import math
+
+        return math.ceil(len(text if isinstance(text, str) else str(text)) / 4)
+
+    def str_to_base64(self, text: str, prefix: str = "") -> str:
+        import base64
+
+        return prefix + base64.b64encode(text.encode("utf-8")).decode("utf-8")
+
+    def create_hmac(self, algorithm: str, secret: str) -> dict[str, str]:
+        import base64
+        import hmac
+        import time
+        import urllib.parse
+
+        timestamp = str(int(time.time() * 1000))
+        digest = hmac.new(secret.encode(), f"{timestamp}\n{secret}".encode(), algorithm).digest()
+        return {"timestamp": timestamp, "sign": urllib.parse.quote(base64.b64encode(digest).decode())}
+
+    def delay(self, ms: float) -> None:
+        import time
+
+        if ms > 10000:
+            raise ValueError("Delay must be <= 10000ms")
+        time.sleep(max(0, ms) / 1000)
+
+    def http_request(
+        self,
+        url: str,
+        method: str = "GET",
+        headers: dict[str, str] | None = None,
+        body: Any = None,
+        timeout: float | None = None,
+    ) -> dict[str, Any]:
+        self._count += 1
+        if self._count > self._max:
+            raise RuntimeError(f"Request limit exceeded: max {self._max}")
+        self._next_id += 1
+        request = {"url": url, "method": method, "headers": headers or {}, "body": body, "timeout": timeout}
+        _send({"type": "http_request", "id": self._next_id, "request": request})
+        line = sys.stdin.readline()
+        if not line:
+            raise RuntimeError("HTTP request failed: the sandbox parent closed the channel")
+        reply = json.loads(line)
+        if not reply.get("ok"):
+            raise RuntimeError(str(reply.get("error") or "HTTP request failed"))
+        response: dict[str, Any] = reply["response"]
+        return response
+
+
+def _install_guards(work_dir: str, builtins_ns: dict[str, Any]) -> None:
+    import builtins
+
+    real_import = builtins.__import__
+    real_open = builtins.open
+    root = os.path.realpath(work_dir)
+
+    def inside(path: Any) -> bool:
+        if isinstance(path, bytes):
+            path = path.decode(errors="replace")
+        if not isinstance(path, str):
+            return False
+        full = os.path.realpath(os.path.join(root, path))
+        return full == root or full.startswith(root + os.sep)
+
+    def guarded_import(
+        name: str, globals: Any = None, locals: Any = None, fromlist: Any = (), level: int = 0
+    ) -> Any:
+        if level == 0 and (globals or {}).get("__name__") == "__sandbox__":
+            wanted = [name] + [f"{name}.{item}" for item in (fromlist or ()) if item != "*"]
+            for full in wanted:
+                top_ok = full in ALLOWED_IMPORTS or any(full.startswith(a + ".") for a in ALLOWED_IMPORTS)
+                if not top_ok and not (
+                    fromlist and full == name and any(w in ALLOWED_IMPORTS for w in wanted[1:])
+                ):
+                    raise ImportError(f"Import of module '{full}' is not allowed in the sandbox")
+        return real_import(name, globals, locals, fromlist, level)
+
+    def guarded_open(file: Any, mode: str = "r", *args: Any, **kwargs: Any) -> Any:
+        if not inside(file):
+            raise PermissionError(f"File access outside the sandbox work dir is not allowed: {file!r}")
+        return real_open(file, mode, *args, **kwargs)
+
+    def audit(event: str, args: tuple[Any, ...]) -> None:
+        if event == "open":
+            if not inside(args[0]):
+                raise PermissionError(f"File access outside the sandbox work dir is not allowed: {args[0]!r}")
+            return
+        if event.startswith(BLOCKED_EVENTS):
+            raise PermissionError(f"Operation '{event}' is not allowed in the sandbox")
+
+    for name in REMOVED_BUILTINS:
+        builtins_ns.pop(name, None)
+    builtins_ns["__import__"] = guarded_import
+    builtins_ns["open"] = guarded_open
+    sys.addaudithook(audit)
+
+
+def _call_main(user_main: Any, variables: dict[str, Any]) -> Any:
+    import inspect
+
+    sig = inspect.signature(user_main)
+    params = list(sig.parameters)
+    if not params:
+        return user_main()
+    if len(params) == 1:
+        return user_main(variables)
+    call_args = []
+    for name in params:
+        if name in variables:
+            call_args.append(variables[name])
+        elif sig.parameters[name].default is not inspect.Parameter.empty:
+            break
+        else:
+            raise TypeError(f"Missing required argument: '{name}'")
+    return user_main(*call_args)
+
+
+def _run_python(cfg: dict[str, Any]) -> None:
+    import builtins
+
+    _send({"type": "ready"})
+    job = json.loads(sys.stdin.readline() or "{}")
+    variables = job.get("variables") or {}
+    log = _Log(int(cfg["output_bytes"]))
+    helpers = _Helpers(int(cfg["max_requests"]))
+    safe_builtins = dict(vars(builtins))
+    safe_builtins["print"] = log.print
+    env: dict[str, Any] = {
+        "__name__": "__sandbox__",
+        "__builtins__": safe_builtins,
+        "variables": variables,
+        "SystemHelper": helpers,
+        "system_helper": helpers,
+        "count_token": helpers.count_token,
+        "str_to_base64": helpers.str_to_base64,
+        "create_hmac": helpers.create_hmac,
+        "delay": helpers.delay,
+        "http_request": helpers.http_request,
+        "json": sys.modules["json"],
+        "math": sys.modules["math"],
+        "time": sys.modules["time"],
+    }
+    if isinstance(variables, dict):
+        env.update({k: v for k, v in variables.items() if isinstance(k, str) and k.isidentifier()})
+    try:
+        code = compile(job.get("code", ""), "<sandbox>", "exec")
+        if cfg.get("guards", True):
+            _install_guards(cfg["work_dir"], safe_builtins)
+        exec(code, env)  # noqa: S102 - this is the sandbox
+        user_main = env.get("main")
+        if user_main is None:
+            raise RuntimeError("No 'main' function defined")
+        result = _call_main(user_main, variables if isinstance(variables, dict) else {})
+        payload = json.dumps(result, ensure_ascii=False, default=str)
+        _send(
+            {
+                "type": "result",
+                "success": True,
+                "data": {"codeReturn": json.loads(payload), "log": "\n".join(log.lines)},
+            }
+        )
+    except MemoryError:
+        _send({"type": "result", "success": False, "message": "Memory limit exceeded", "reason": "memory"})
+    except _OutputLimit as exc:
+        _send({"type": "result", "success": False, "message": str(exc), "reason": "output"})
+    except RecursionError:
+        _send({"type": "result", "success": False, "message": "maximum recursion depth exceeded"})
+    except BaseException as exc:  # noqa: BLE001 - every user error becomes a result
+        _send({"type": "result", "success": False, "message": str(exc) or type(exc).__name__})
+
+
+# ---------------------------------------------------------------------------------------------------
+
+
+def _init(cfg: dict[str, Any]) -> None:
+    """Namespace PID 1: fork the worker, reap every child, exit with the worker's status."""
+    worker = os.fork()
+    if worker == 0:
+        try:
+            _worker(cfg)
+        except BaseException as exc:  # noqa: BLE001
+            sys.stderr.write(f"fathom-sandbox: setup failed: {exc}\n")
+            sys.stderr.flush()
+            os._exit(70)
+        sys.stdout.flush()
+        os._exit(0)
+    for fd in (0, 1):
+        os.close(fd)
+    status = 0
+    while True:
+        try:
+            pid, raw = os.waitpid(-1, 0)
+        except ChildProcessError:
+            break
+        if pid == worker:
+            status = raw
+            break
+    if os.WIFSIGNALED(status):
+        sig = os.WTERMSIG(status)
+        sys.stderr.write(f"fathom-sandbox: worker killed by signal {sig}\n")
+        sys.stderr.flush()
+        os._exit(128 + sig)
+    os._exit(os.WEXITSTATUS(status))
+
+
+if __name__ == "__main__":
+    _config = json.loads(sys.argv[1])
+    if _config.get("fork_init", True):
+        _init(_config)
+    else:
+        _worker(_config)

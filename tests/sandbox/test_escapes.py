@@ -1,0 +1,251 @@
+"""Escape attempts: each is contained with a clear error and the test process is unharmed.
+
+Each attempt runs twice where it makes sense: with the language guards (the default) and with the
+guards off, so the OS layer (network namespace, dropped uid, rlimits) is shown to hold on its own.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import os
+import socket
+from collections.abc import Iterator
+from dataclasses import replace
+from pathlib import Path
+
+import pytest
+
+from conftest import FAST
+from fathom.sandbox import SandboxRunner
+from fathom.sandbox.runner import _UID_BASE, _UID_SPAN
+
+pytestmark = pytest.mark.usefixtures("isolated")
+NO_GUARDS = replace(FAST, language_guards=False)
+
+
+@pytest.fixture
+def runner() -> SandboxRunner:
+    return SandboxRunner(FAST)
+
+
+@pytest.fixture
+def planted(tmp_path_factory: pytest.TempPathFactory) -> Iterator[tuple[Path, Path]]:
+    """A root-only file and a world-readable file outside any work dir."""
+    base = Path("/tmp") / f"fathom-escape-{os.getpid()}"
+    base.mkdir(exist_ok=True)
+    base.chmod(0o755)
+    private = base / "private.txt"
+    public = base / "public.txt"
+    private.write_text("PLANTED-PRIVATE")
+    private.chmod(0o600)
+    public.write_text("PLANTED-PUBLIC")
+    public.chmod(0o644)
+    yield private, public
+    private.unlink()
+    public.unlink()
+    base.rmdir()
+
+
+@pytest.fixture
+def loopback_server() -> Iterator[tuple[int, list[int]]]:
+    server = socket.socket()
+    server.bind(("127.0.0.1", 0))
+    server.listen()
+    server.settimeout(0.1)
+    accepted: list[int] = []
+    yield server.getsockname()[1], accepted
+    try:
+        while True:
+            conn, _ = server.accept()
+            accepted.append(1)
+            conn.close()
+    except OSError:
+        pass
+    server.close()
+
+
+def _sandbox_processes() -> list[int]:
+    """Pids of live processes owned by a sandbox run uid (there must be none after a run)."""
+    found = []
+    for entry in Path("/proc").iterdir():
+        if entry.name.isdigit():
+            try:
+                uid = entry.stat().st_uid
+            except FileNotFoundError:
+                continue
+            if _UID_BASE <= uid < _UID_BASE + _UID_SPAN:
+                found.append(int(entry.name))
+    return found
+
+
+async def test_reading_files_outside_the_work_dir_is_refused(
+    runner: SandboxRunner, planted: tuple[Path, Path]
+) -> None:
+    private, public = planted
+    for path in ("/etc/shadow", str(private), str(public)):
+        result = await runner.run_python(f"def main():\n    return open({path!r}).read()")
+        assert result.to_wire() == {
+            "success": False,
+            "message": f"File access outside the sandbox work dir is not allowed: {path!r}",
+        }
+
+
+async def test_os_layer_refuses_root_only_files_without_guards(
+    runner: SandboxRunner, planted: tuple[Path, Path]
+) -> None:
+    private, _ = planted
+    for path in ("/etc/shadow", str(private)):
+        py = await runner.run_python(f"def main():\n    return open({path!r}).read()", limits=NO_GUARDS)
+        assert not py.success and "Permission denied" in py.message
+        js = await runner.run_javascript(
+            f"function main() {{ return require('fs').readFileSync({path!r}, 'utf8') }}", limits=NO_GUARDS
+        )
+        assert not js.success and "EACCES" in js.message
+
+
+async def test_node_permission_model_refuses_world_readable_files(
+    runner: SandboxRunner, planted: tuple[Path, Path]
+) -> None:
+    _, public = planted
+    # The guarded JS context has no require; this only shows the Node permission flags hold too.
+    result = await runner.run_javascript("function main() { return typeof require + typeof process }")
+    assert result.code_return == "undefinedundefined"
+
+
+async def test_the_work_dir_is_private_writable_and_removed(runner: SandboxRunner) -> None:
+    code = (
+        "def main():\n"
+        "    with open('note.txt', 'w') as f:\n"
+        "        f.write('x' * 10)\n"
+        "    return open('note.txt').read()\n"
+    )
+    result = await runner.run_python(code)
+    assert result.code_return == "x" * 10
+    leftovers = await asyncio.to_thread(lambda: list(Path("/tmp").glob("fathom-sandbox-*")))
+    assert leftovers == []
+
+
+async def test_sockets_cannot_reach_a_loopback_server(
+    runner: SandboxRunner, loopback_server: tuple[int, list[int]]
+) -> None:
+    port, accepted = loopback_server
+    py = (
+        "import socket\ndef main():\n    s = socket.socket()\n"
+        f"    s.connect(('127.0.0.1', {port}))\n    return 'connected'"
+    )
+    guarded = await runner.run_python(py)
+    assert guarded.to_wire() == {
+        "success": False,
+        "message": "Import of module 'socket' is not allowed in the sandbox",
+    }
+    # Without guards the socket module cannot even be loaded after the uid drop, and the network
+    # namespace has no route anywhere: JavaScript shows it.
+    js = (
+        "function main() { return new Promise((resolve, reject) => {"
+        f" const s = require('net').connect({port}, '127.0.0.1');"
+        " s.on('connect', () => resolve('connected')); s.on('error', reject); }) }"
+    )
+    result = await runner.run_javascript(js, limits=NO_GUARDS)
+    assert not result.success and "ENETUNREACH" in result.message
+    await asyncio.sleep(0.05)
+    assert accepted == []
+
+
+@pytest.mark.parametrize(
+    ("code", "message"),
+    [
+        (
+            "import ctypes\ndef main():\n    return 1",
+            "Import of module 'ctypes' is not allowed in the sandbox",
+        ),
+        (
+            "import os\ndef main():\n    return os.system('id')",
+            "Import of module 'os' is not allowed in the sandbox",
+        ),
+        (
+            "import subprocess\ndef main():\n    return 1",
+            "Import of module 'subprocess' is not allowed in the sandbox",
+        ),
+        (
+            "from os import path\ndef main():\n    return 1",
+            "Import of module 'os' is not allowed in the sandbox",
+        ),
+        (
+            "def main():\n"
+            "    w = [c for c in ().__class__.__base__.__subclasses__() if c.__name__ == '_wrap_close'][0]\n"
+            "    return w.__init__.__globals__['system']('id')\n",
+            "Operation 'os.system' is not allowed in the sandbox",
+        ),
+        ("def main():\n    return eval('1')", "name 'eval' is not defined"),
+    ],
+)
+async def test_dangerous_python_is_refused(runner: SandboxRunner, code: str, message: str) -> None:
+    assert (await runner.run_python(code)).to_wire() == {"success": False, "message": message}
+
+
+async def test_fork_bomb_is_contained(runner: SandboxRunner) -> None:
+    guarded = await runner.run_python("import os\ndef main():\n    while True:\n        os.fork()")
+    assert not guarded.success
+    bomb = "import os\ndef main():\n    while True:\n        os.fork()"
+    result = await runner.run_python(bomb, limits=NO_GUARDS)
+    assert not result.success and "Resource temporarily unavailable" in result.message
+    js = (
+        "function main() { const cp = require('child_process');"
+        " for (let i = 0; i < 200; i++) cp.spawn('/bin/sh', ['-c', 'sleep 30']);"
+        " return new Promise((resolve) => setTimeout(resolve, 2000)) }"
+    )
+    result = await runner.run_javascript(js, limits=NO_GUARDS)
+    assert result.to_wire() == {"success": False, "message": "Process limit exceeded (16 processes)"}
+    assert _sandbox_processes() == []
+
+
+async def test_memory_bomb_is_contained(runner: SandboxRunner) -> None:
+    py = "def main():\n    x = []\n    while True:\n        x.append(' ' * 10**6)"
+    result = await runner.run_python(py)
+    assert result.to_wire() == {"success": False, "message": "Memory limit exceeded (128 MB)"}
+    js = "function main() { const a = []; for (;;) a.push(new Array(1e6).fill(Math.random())) }"
+    result = await runner.run_javascript(js)
+    assert result.reason == "memory" and result.message == "Memory limit exceeded (128 MB)"
+
+
+async def test_infinite_loop_hits_the_cpu_limit(runner: SandboxRunner) -> None:
+    result = await runner.run_python("def main():\n    while True:\n        pass")
+    assert result.to_wire() == {"success": False, "message": "CPU time limit exceeded (1s)"}
+    result = await runner.run_javascript("function main() { for (;;) {} }")
+    assert result.reason == "cpu"
+
+
+async def test_sleeping_forever_hits_the_wall_time_limit(runner: SandboxRunner) -> None:
+    limits = replace(FAST, wall_seconds=1.0)
+    result = await runner.run_python("import time\ndef main():\n    time.sleep(60)", limits=limits)
+    assert result.to_wire() == {"success": False, "message": "Execution timed out after 1s (wall time limit)"}
+    result = await runner.run_javascript("function main() { return new Promise(() => {}) }", limits=limits)
+    assert result.reason == "timeout"
+    assert _sandbox_processes() == []
+
+
+@pytest.mark.parametrize(
+    "code",
+    [
+        "def main():\n    while True:\n        print('x' * 1000)",
+        "def main():\n    return 'x' * 5_000_000",
+    ],
+)
+async def test_huge_output_is_cut_off(runner: SandboxRunner, code: str) -> None:
+    result = await runner.run_python(code)
+    assert result.to_wire() == {"success": False, "message": "Output limit exceeded (64000 bytes)"}
+
+
+async def test_huge_output_to_the_raw_streams_is_cut_off(runner: SandboxRunner) -> None:
+    js = "function main() { for (;;) process.stdout.write('x'.repeat(10000)) }"
+    result = await runner.run_javascript(js, limits=NO_GUARDS)
+    assert result.reason == "output"
+    js = "function main() { for (;;) process.stderr.write('x'.repeat(10000)) }"
+    result = await runner.run_javascript(js, limits=NO_GUARDS)
+    assert result.reason == "output"
+
+
+async def test_the_parent_is_unharmed_after_every_escape(runner: SandboxRunner) -> None:
+    result = await runner.run_python("def main(a):\n    return a", {"a": 1})
+    assert result.success and result.code_return == {"a": 1}
+    assert _sandbox_processes() == []
