@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import ssl
 import threading
 from collections.abc import Callable, Iterable, Iterator
 from contextlib import contextmanager
@@ -38,7 +39,9 @@ Route = Callable[[Received], Reply]
 class LoopbackServer:
     """A threaded HTTP/1.1 server on a loopback address that records every request."""
 
-    def __init__(self, route: Route, host: str = "127.0.0.1", port: int = 0) -> None:
+    def __init__(
+        self, route: Route, host: str = "127.0.0.1", port: int = 0, tls: ssl.SSLContext | None = None
+    ) -> None:
         self.received: list[Received] = []
         owner = self
 
@@ -85,6 +88,8 @@ class LoopbackServer:
 
         self._server = ThreadingHTTPServer((host, port), Handler)
         self._server.daemon_threads = True
+        if tls is not None:
+            self._server.socket = tls.wrap_socket(self._server.socket, server_side=True)
         self.host = host
         self.port = int(self._server.server_address[1])
         self._thread = threading.Thread(target=self._server.serve_forever, args=(0.02,), daemon=True)
