@@ -86,6 +86,7 @@ class ScriptedOpenAIServer:
         rerank_fn: Callable[[str, str], float] | None = None,
         api_key: str | None = None,
         host: str = "127.0.0.1",
+        port: int = 0,
     ) -> None:
         self._lock = threading.Lock()
         self._turns: list[TurnSource] = []
@@ -99,7 +100,7 @@ class ScriptedOpenAIServer:
         self.api_key = api_key
         self.requests: list[RecordedRequest] = []
         self.turns_used = 0
-        self._http = BackgroundHttpServer(self._handle, host=host)
+        self._http = BackgroundHttpServer(self._handle, host=host, port=port)
         self._host = host
 
     # -- script -----------------------------------------------------------------------------------

@@ -98,6 +98,17 @@ def error_turn(status: int, message: str = "", *, retry_after: float | None = No
     )
 
 
+def turn_from_dict(data: dict[str, Any] | str) -> Turn:
+    """A turn from plain data (a script file): a string, or Turn's fields with ``tool_calls`` as dicts."""
+    if isinstance(data, str):
+        return text_turn(data)
+    fields = dict(data)
+    calls = fields.pop("tool_calls", None) or []
+    if "usage" in fields and fields["usage"] is not None:
+        fields["usage"] = tuple(fields["usage"])
+    return Turn(tool_calls=tuple(_as_call(call) for call in calls), **fields)
+
+
 def _pieces(text: str, size: int) -> list[str]:
     size = max(1, size)
     return [text[i : i + size] for i in range(0, len(text), size)]
