@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import asyncio
 import ipaddress
+import re
 from dataclasses import dataclass
 from typing import TYPE_CHECKING
 
@@ -50,9 +51,12 @@ class CheckedTarget:
     addresses: tuple[str, ...]
 
 
+_AMBIGUOUS = re.compile(r"[\\\s\x00-\x1f\x7f]")
+
+
 def reject_ambiguous_url(url: str) -> None:
     """Refuse backslashes, whitespace and control characters: they make URL parsers disagree on the host."""
-    if any(ch == "\\" or ch.isspace() or ord(ch) < 0x20 or ord(ch) == 0x7F for ch in url):
+    if _AMBIGUOUS.search(url):
         raise EgressDenied(
             f"Refused URL {url!r}: backslashes, spaces and control characters are not allowed", url=url
         )
