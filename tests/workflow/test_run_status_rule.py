@@ -1,0 +1,91 @@
+"""The run / skip / wait rule (spec §4.2): common edges, recursive (loop) edge groups."""
+
+from __future__ import annotations
+
+import pytest
+
+from fathom.workflow import EdgeClassifier, RuntimeEdge, check_node_run_status
+
+
+def edges_of(*specs: tuple[str, str, str]) -> list[RuntimeEdge]:
+    return [RuntimeEdge(s, f"{s}-source-right", t, f"{t}-target-left", status) for s, t, status in specs]
+
+
+TYPES = {"S": "workflowStart", "A": "answerNode", "B": "answerNode", "C": "answerNode", "D": "answerNode"}
+
+
+@pytest.mark.parametrize(
+    ("edges", "expected"),
+    [
+        # §4.2.6: A→B active, C→B waiting ⇒ wait
+        ((("S", "A", "active"), ("S", "C", "active"), ("A", "B", "active"), ("C", "B", "waiting")), "wait"),
+        # both active ⇒ run
+        ((("S", "A", "active"), ("S", "C", "active"), ("A", "B", "active"), ("C", "B", "active")), "run"),
+        # A→B skipped, C→B active ⇒ run
+        ((("S", "A", "active"), ("S", "C", "active"), ("A", "B", "skipped"), ("C", "B", "active")), "run"),
+        # all incoming skipped ⇒ skip
+        ((("S", "A", "active"), ("S", "C", "active"), ("A", "B", "skipped"), ("C", "B", "skipped")), "skip"),
+        # no incoming edges ⇒ run (entry)
+        ((("S", "A", "active"),), "run"),
+    ],
+    ids=["one-waiting", "all-active", "skipped-and-active", "all-skipped", "entry"],
+)
+def test_spec_vectors(edges: tuple[tuple[str, str, str], ...], expected: str) -> None:
+    node = "B" if any(t == "B" for _, t, _ in edges) else "S"
+    assert check_node_run_status(node, TYPES, edges_of(*edges)) == expected
+
+
+def loop_edges(common: str, back: str) -> list[RuntimeEdge]:
+    # S → B → C → D → B (back edge D→B closes a cycle through B)
+    return edges_of(("S", "B", common), ("B", "C", "waiting"), ("C", "D", "waiting"), ("D", "B", back))
+
+
+def test_back_edge_is_recursive_and_start_edge_is_common() -> None:
+    classifier = EdgeClassifier(TYPES, loop_edges("waiting", "waiting"))
+    common, groups = classifier.classify("B")
+    assert common == (0,)
+    assert groups == ((3,),)
+
+
+@pytest.mark.parametrize(
+    ("common", "back", "expected"),
+    [
+        ("active", "waiting", "run"),  # first pass: common group ready, loop group still waiting
+        ("waiting", "active", "run"),  # loop fires again through the recursive group
+        ("skipped", "active", "run"),  # spec: recursive group active while common is non-waiting but skipped
+        ("waiting", "skipped", "skip"),  # loop group all skipped ⇒ skip
+        ("waiting", "waiting", "wait"),
+    ],
+)
+def test_loop_back_edge_groups(common: str, back: str, expected: str) -> None:
+    assert check_node_run_status("B", TYPES, loop_edges(common, back)) == expected
+
+
+def test_self_loop_edge_is_its_own_recursive_group() -> None:
+    edges = edges_of(("S", "A", "waiting"), ("A", "A", "active"))
+    classifier = EdgeClassifier(TYPES, edges)
+    assert classifier.classify("A") == ((0,), ((1,),))
+    assert check_node_run_status("A", TYPES, edges) == "run"
+
+
+def test_selected_tools_edges_are_not_control_flow() -> None:
+    edges = [
+        RuntimeEdge("S", "S-source-right", "A", "A-target-left", "active"),
+        RuntimeEdge("A", "selectedTools", "B", "selectedTools", "waiting"),
+    ]
+    assert EdgeClassifier(TYPES, edges).classify("B") == ((), ())
+
+
+def test_edge_unreachable_from_any_start_is_neither_common_nor_recursive() -> None:
+    # D → B where D has no path from a start node and is not on a cycle with B: FastGPT's walk
+    # finds neither a start node nor B, so the edge is ignored by the rule.
+    edges = edges_of(("S", "B", "active"), ("D", "B", "waiting"))
+    assert EdgeClassifier(TYPES, edges).classify("B") == ((0,), ())
+    assert check_node_run_status("B", TYPES, edges) == "run"
+
+
+def test_long_chain_classifies_without_walking_upstream() -> None:
+    types = {"S": "workflowStart", **{f"n{i}": "answerNode" for i in range(3000)}}
+    specs = [("S", "n0", "waiting")] + [(f"n{i}", f"n{i + 1}", "waiting") for i in range(2999)]
+    classifier = EdgeClassifier(types, edges_of(*specs))
+    assert classifier.classify("n2999") == ((2999,), ())
