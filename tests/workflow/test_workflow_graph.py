@@ -225,7 +225,8 @@ def test_loading_accepts_a_dict_or_a_loaded_graph() -> None:
         (workflow([start(), answer("a", "1"), answer("a", "2")], []), "duplicate node id 'a'"),
         (
             workflow([start(), answer("a", "1")], [edge("start", "ghost")]),
-            "edge #0 (start:start-source-right -> ghost:ghost-target-left): target node 'ghost' does not exist",
+            "edge #0 (start:start-source-right -> ghost:ghost-target-left): "
+            "target node 'ghost' does not exist",
         ),
         (
             workflow([start(), answer("a", "1")], [edge("a", "start"), edge("nobody", "a")]),
