@@ -377,3 +377,28 @@ def test_param_filters_keep_generated_keys_for_the_model_and_the_rest_for_config
         "z": 4,
     }
     assert filter_tool_configured_params(params, inputs) == {"n": 2, "p": 3, "z": 4}
+
+
+def test_root_definitions_stay_for_refs_but_root_combinators_stay_server_side() -> None:
+    schema = {
+        "$schema": "https://json-schema.org/draft/2020-12/schema",
+        "type": "object",
+        "properties": {"q": {"$ref": "#/$defs/query"}, "n": {"type": "integer"}},
+        "$defs": {"query": {"type": "string", "title": "Query", "minLength": 1}},
+        "additionalProperties": False,
+        "oneOf": [{"required": ["q"]}, {"required": ["n"]}],
+    }
+    inputs = [
+        {"key": "q", "renderTypeList": ["agentGenerated"]},
+        {"key": "n", "renderTypeList": ["numberInput"]},
+    ]
+    parameters = compile_tool_runtime(tool_id="t", name="T", inputs=inputs, json_schema=schema).model_tool[
+        "function"
+    ]["parameters"]
+    assert parameters == {
+        "$schema": "https://json-schema.org/draft/2020-12/schema",
+        "type": "object",
+        "properties": {"q": {"$ref": "#/$defs/query"}},
+        "$defs": {"query": {"type": "string", "minLength": 1}},
+        "additionalProperties": False,
+    }
