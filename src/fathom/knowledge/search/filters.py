@@ -1,0 +1,151 @@
+"""Recall limits and the post-fusion filters (spec §5.3.3, §5.6), as pure functions.
+
+Every filter returns ``(kept, cut)``: the kept items carry a trace entry of the stage, the cut ones
+also carry ``trace.cutBy``.
+"""
+
+from __future__ import annotations
+
+import hashlib
+import json
+from collections.abc import Callable, Sequence
+
+from fathom.knowledge.search.types import SEARCH_MODES, ScoreType, SearchDataItem, SearchMode, TraceEntry
+from fathom.knowledge.text import letters_and_digits
+
+TokenCounter = Callable[[str], int]
+FilterResult = tuple[list[SearchDataItem], list[SearchDataItem]]
+
+
+def normalize_search_mode(mode: str | None) -> SearchMode:
+    """An unknown search mode falls back to ``embedding`` (spec §5.3.1)."""
+    for known in SEARCH_MODES:
+        if mode == known:
+            return known
+    return "embedding"
+
+
+def count_recall_limit(mode: str | None) -> tuple[int, int]:
+    """Candidate pool sizes ``(embedding, fullText)``: 100/0, 0/100, mixed 80/60."""
+    search_mode = normalize_search_mode(mode)
+    if search_mode == "fullTextRecall":
+        return 0, 100
+    if search_mode == "mixedRecall":
+        return 80, 60
+    return 100, 0
+
+
+def dedupe_key(item: SearchDataItem) -> str:
+    """Hash of ``[q + a with every non-letter/non-digit removed, imageId or '']``."""
+    payload = json.dumps(
+        [letters_and_digits(item.q + (item.a or "")), item.image_id or ""], ensure_ascii=False
+    )
+    return hashlib.sha256(payload.encode()).hexdigest()
+
+
+def dedupe_results(items: Sequence[SearchDataItem]) -> FilterResult:
+    """Keep the first item of each dedupe key (distinct images never collapse)."""
+    seen: dict[str, str] = {}
+    kept: list[SearchDataItem] = []
+    cut: list[SearchDataItem] = []
+    for item in items:
+        key = dedupe_key(item)
+        if key in seen:
+            entry = TraceEntry(stage="dedupe", passed=False, detail=f"same text as {seen[key]}")
+            cut.append(item.traced(entry, cut=True))
+            continue
+        seen[key] = item.id
+        kept.append(item)
+    return kept, cut
+
+
+def similarity_score_type(search_mode: str | None, using_re_rank: bool) -> ScoreType | None:
+    """The score type the similarity threshold applies to: ``reRank`` when rerank was used; else
+    ``embedding`` in embedding mode only; otherwise none (no filter)."""
+    if using_re_rank:
+        return "reRank"
+    if normalize_search_mode(search_mode) == "embedding":
+        return "embedding"
+    return None
+
+
+def filter_by_similarity(
+    items: Sequence[SearchDataItem], similarity: float | None, score_type: ScoreType | None
+) -> FilterResult:
+    """Keep items whose ``score_type`` value is >= ``similarity``; items without that score type are
+    kept. ``similarity`` 0 is a real threshold (negative scores are cut); ``None`` disables the filter."""
+    if similarity is None or score_type is None:
+        return list(items), []
+    kept: list[SearchDataItem] = []
+    cut: list[SearchDataItem] = []
+    for item in items:
+        value = item.score_of(score_type)
+        if value is None:
+            kept.append(item.traced(TraceEntry(stage="similarity", detail=f"no {score_type} score")))
+            continue
+        passed = value >= similarity
+        entry = TraceEntry(
+            stage="similarity", score=value, passed=passed, detail=f"{score_type} >= {similarity:g}"
+        )
+        (kept if passed else cut).append(item.traced(entry, cut=not passed))
+    return kept, cut
+
+
+def _item_tokens(item: SearchDataItem, count_tokens: TokenCounter) -> int:
+    return count_tokens(item.q + (item.a or ""))
+
+
+def filter_by_max_tokens(
+    items: Sequence[SearchDataItem], max_tokens: int, count_tokens: TokenCounter
+) -> FilterResult:
+    """Search budget (``filterDatasetDataByMaxTokens``): walk in order, include each item and add its
+    tokens (``q + a``); stop once the total exceeds ``max_tokens`` (the crossing item is included)."""
+    kept: list[SearchDataItem] = []
+    total = 0
+    stopped_at = len(items)
+    for i, item in enumerate(items):
+        total += _item_tokens(item, count_tokens)
+        kept.append(item.traced(TraceEntry(stage="tokenBudget", score=float(total), rank=i)))
+        if total > max_tokens:
+            stopped_at = i + 1
+            break
+    if not kept and items:
+        kept = [items[0]]
+        stopped_at = 1
+    cut = [
+        item.traced(
+            TraceEntry(stage="tokenBudget", passed=False, detail=f"over {max_tokens} tokens"), cut=True
+        )
+        for item in items[stopped_at:]
+    ]
+    return kept, cut
+
+
+def filter_search_results_by_max_chars(
+    items: Sequence[SearchDataItem], max_tokens: int, count_tokens: TokenCounter
+) -> FilterResult:
+    """Workflow budget (``filterSearchResultsByMaxChars``): an item that would push the total past
+    ``max_tokens + 500`` is left out and the walk stops; otherwise the item is included and the walk
+    stops once the total exceeds ``max_tokens``. Nothing included: the first item only."""
+    kept: list[SearchDataItem] = []
+    total = 0
+    stopped_at = len(items)
+    for i, item in enumerate(items):
+        total += _item_tokens(item, count_tokens)
+        if total > max_tokens + 500:
+            stopped_at = i
+            break
+        kept.append(item.traced(TraceEntry(stage="tokenBudget", score=float(total), rank=i)))
+        if total > max_tokens:
+            stopped_at = i + 1
+            break
+    if not kept and items:
+        kept = [items[0].traced(TraceEntry(stage="tokenBudget", rank=0, detail="first item always kept"))]
+        stopped_at = 1
+    cut = [
+        item.traced(
+            TraceEntry(stage="tokenBudget", passed=False, detail=f"over {max_tokens} tokens"), cut=True
+        )
+        for item in items[stopped_at:]
+    ]
+    return kept, cut

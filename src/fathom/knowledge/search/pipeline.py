@@ -1,0 +1,122 @@
+"""``search_dataset_data``: the text search pipeline in the normative order of spec §5.3.
+
+queries -> embedding recall and full-text recall (pools from ``count_recall_limit``) -> weighted RRF
+(``embeddingWeight``) -> optional rerank fused by ``rerankWeight`` (fallback on failure) -> dedupe ->
+similarity filter (on the score type ``similarity_score_type`` names) -> token budget (``limit``).
+"""
+
+from __future__ import annotations
+
+from collections.abc import Callable, Mapping
+from typing import Any
+
+from fathom.knowledge.ports import ChunkStore, FullTextIndex, SearchScope, VectorIndex
+from fathom.knowledge.search.filters import (
+    count_recall_limit,
+    dedupe_results,
+    filter_by_max_tokens,
+    filter_by_similarity,
+    normalize_search_mode,
+    similarity_score_type,
+)
+from fathom.knowledge.search.recall import embed_texts, embedding_recall, full_text_recall
+from fathom.knowledge.search.rerank import rerank_search_results
+from fathom.knowledge.search.rrf import RrfInput, dataset_search_result_concat
+from fathom.knowledge.search.types import SearchDataItem, SearchDatasetDataParams, SearchDatasetDataResponse
+
+
+def approximate_token_count(text: str) -> int:
+    """Rough token count when no tokenizer is passed: a CJK character is about one token, other text
+    about four characters per token. Pass ``fathom.llm.count_tokens`` for the real count."""
+    cjk = sum(1 for ch in text if "\u3000" <= ch <= "\u9fff" or "\uac00" <= ch <= "\ud7af")
+    return cjk + -(-(len(text) - cjk) // 4)
+
+
+async def search_dataset_data(
+    params: SearchDatasetDataParams | Mapping[str, Any],
+    *,
+    embedder: Any,
+    full_text_index: FullTextIndex,
+    vector_index: VectorIndex,
+    chunk_store: ChunkStore,
+    reranker: Any | None = None,
+    count_tokens: Callable[[str], int] | None = None,
+) -> SearchDatasetDataResponse:
+    """Search knowledge bases for ``params.queries`` and return the ranked, filtered, budgeted chunks.
+
+    ``embedder`` follows ``fathom.knowledge.ports.Embedder`` (or returns ``fathom.llm.EmbeddingResult``);
+    ``reranker`` follows ``ports.Reranker`` (or returns ``fathom.llm.RerankResult``). Every returned item
+    carries its score trace; items removed by a stage are in ``cutRes`` with ``trace.cutBy`` set.
+    """
+    p = (
+        params
+        if isinstance(params, SearchDatasetDataParams)
+        else SearchDatasetDataParams.model_validate(params)
+    )
+    counter = count_tokens or approximate_token_count
+    mode = normalize_search_mode(p.search_mode)
+    rerank_query = p.re_rank_query.strip()
+    wants_rerank = p.using_re_rank and bool(rerank_query) and reranker is not None
+    queries = [q.strip() for q in p.queries if q and q.strip()]
+    response = SearchDatasetDataResponse(
+        searchMode=mode, limit=p.limit, similarity=p.similarity, queries=queries
+    )
+
+    forbidden = set(p.forbid_collection_ids)
+    allowed = None if p.collection_ids is None else [c for c in p.collection_ids if c not in forbidden]
+    if (allowed is not None and not allowed) or not queries or not p.dataset_ids:
+        return response
+    scope = SearchScope(
+        dataset_ids=frozenset(p.dataset_ids),
+        collection_ids=None if allowed is None else frozenset(allowed),
+        exclude_collection_ids=frozenset(forbidden),
+    )
+
+    embedding_limit, full_text_limit = count_recall_limit(mode)
+    cut: list[SearchDataItem] = []
+    embedding_items: list[SearchDataItem] = []
+    if embedding_limit > 0:
+        vectors, reported = await embed_texts(embedder, queries)
+        response.embedding_tokens = reported if reported is not None else sum(counter(q) for q in queries)
+        embedding_items, dropped = await embedding_recall(
+            queries, vectors, vector_index, chunk_store, scope, embedding_limit
+        )
+        cut += dropped
+    full_text_items, dropped = await full_text_recall(
+        queries, full_text_index, chunk_store, scope, full_text_limit
+    )
+    cut += dropped
+
+    weight = p.embedding_weight
+    results = dataset_search_result_concat(
+        [
+            entry
+            for entry in (
+                RrfInput(weight=weight, items=embedding_items, name="embedding"),
+                RrfInput(weight=1 - weight, items=full_text_items, name="fullText"),
+            )
+            if entry.weight > 0
+        ]
+    )
+
+    using_re_rank = False
+    if wants_rerank and results:
+        deduped, dropped = dedupe_results(results)
+        cut += dropped
+        outcome = await rerank_search_results(deduped, rerank_query, reranker, p.rerank_weight, counter)
+        results, using_re_rank = outcome.items, outcome.using_re_rank
+        response.re_rank_input_tokens = outcome.input_tokens
+
+    results, dropped = dedupe_results(results)
+    cut += dropped
+    score_type = similarity_score_type(mode, using_re_rank)
+    results, dropped = filter_by_similarity(results, p.similarity, score_type)
+    cut += dropped
+    results, dropped = filter_by_max_tokens(results, p.limit, counter)
+    cut += dropped
+
+    response.search_res = results
+    response.cut_res = cut
+    response.using_re_rank = using_re_rank
+    response.using_similarity_filter = score_type is not None and p.similarity is not None
+    return response

@@ -1,0 +1,130 @@
+"""Query extension (spec §5.7): parse the LLM's rewrites, keep up to 3 diverse relevant ones.
+
+Selection is FastGPT's lazy greedy (``useTextCosine``): with ``alpha = 0.3``,
+``gain(c) = alpha * cos(c, original)`` while nothing is selected, else
+``alpha * cos(c, original) + (1 - max cos(c, selected))``. Candidates sit in a priority queue by a
+possibly stale gain; the top one is recomputed and accepted when the fresh gain is at least the stored
+one, else pushed back with the fresh gain. The diversity term starts from 0 (negative similarities
+do not count).
+
+Note (kept for fidelity with FastGPT): the diversity term only ever adds to the initial gain, so a
+fresh gain is never below its stale value and the first candidate popped is always accepted: the
+selection equals the top ``k`` candidates by relevance. The tests pin this.
+"""
+
+from __future__ import annotations
+
+import heapq
+import json
+import math
+import re
+from collections.abc import Sequence
+from dataclasses import dataclass
+from typing import Any
+
+from fathom.knowledge.text import letters_and_digits
+
+MAX_SELECTED_QUERIES = 3
+RELEVANCE_ALPHA = 0.3
+
+
+def cosine(a: Sequence[float], b: Sequence[float]) -> float:
+    """Cosine similarity; 0 when either vector is all zeros."""
+    dot = sum(x * y for x, y in zip(a, b, strict=False))
+    norm = math.sqrt(sum(x * x for x in a)) * math.sqrt(sum(y * y for y in b))
+    return 0.0 if norm == 0 else dot / norm
+
+
+def lazy_greedy_select(
+    original: Sequence[float],
+    candidates: Sequence[Sequence[float]],
+    k: int = MAX_SELECTED_QUERIES,
+    alpha: float = RELEVANCE_ALPHA,
+) -> list[int]:
+    """Indexes of the chosen candidates, in selection order (at most ``min(k, len(candidates))``)."""
+    k = min(k, len(candidates))
+    if k <= 0:
+        return []
+    relevance = [alpha * cosine(c, original) for c in candidates]
+    selected: list[int] = []
+
+    def gain(i: int) -> float:
+        if not selected:
+            return relevance[i]
+        closest = max([0.0, *(cosine(candidates[i], candidates[j]) for j in selected)])
+        return relevance[i] + (1 - closest)
+
+    heap = [(-relevance[i], i) for i in range(len(candidates))]
+    heapq.heapify(heap)
+    while heap and len(selected) < k:
+        stored, i = heapq.heappop(heap)
+        fresh = gain(i)
+        if fresh >= -stored:
+            selected.append(i)
+        else:
+            heapq.heappush(heap, (-fresh, i))
+    return selected
+
+
+def parse_query_extension_output(text: str) -> list[str]:
+    """The rewrites in an LLM answer: the JSON array between the first ``[`` and the last ``]``.
+
+    Escaped newlines and backslashes and double spaces are removed first; single-quoted strings and
+    trailing commas (JSON5) are tolerated. Anything unparsable or not a non-empty array gives ``[]``.
+    """
+    start, end = text.find("["), text.rfind("]")
+    if start < 0 or end <= start:
+        return []
+    body = text[start : end + 1].replace("\\n", "").replace("\\", "")
+    body = re.sub(r" {2,}", " ", body)
+    parsed: Any = None
+    for candidate in (body, _json5_to_json(body)):
+        try:
+            parsed = json.loads(candidate)
+            break
+        except ValueError:
+            continue
+    if not isinstance(parsed, list):
+        return []
+    return [str(item).strip() for item in parsed if isinstance(item, str | int | float) and str(item).strip()]
+
+
+def _json5_to_json(body: str) -> str:
+    body = re.sub(r",\s*]", "]", body)
+    return re.sub(r"'([^']*)'", lambda m: json.dumps(m.group(1), ensure_ascii=False), body)
+
+
+@dataclass(frozen=True)
+class ExtendedQueries:
+    """``searchQueries`` (the original first) and the ``reRankQuery`` built from them."""
+
+    search_queries: list[str]
+    re_rank_query: str
+
+
+def build_extended_queries(query: str, selected: Sequence[str]) -> ExtendedQueries:
+    """Dedupe ``[query, *selected]`` by their letters and digits; join them by ``\\n`` for rerank."""
+    seen: set[str] = set()
+    queries: list[str] = []
+    for text in [query, *selected]:
+        key = letters_and_digits(text)
+        if key in seen or not text.strip():
+            continue
+        seen.add(key)
+        queries.append(text)
+    return ExtendedQueries(queries, "\n".join(queries) if len(queries) > 1 else query)
+
+
+async def select_extension_queries(
+    query: str, candidates: Sequence[str], embedder: Any, k: int = MAX_SELECTED_QUERIES
+) -> ExtendedQueries:
+    """Embed ``[query, *candidates]`` in one call, pick up to ``k`` by lazy greedy, build the queries.
+
+    ``embedder.embed`` may return vectors or an object with ``vectors``."""
+    candidates = [c for c in candidates if c.strip()]
+    if not candidates:
+        return build_extended_queries(query, [])
+    result = await embedder.embed([query, *candidates])
+    vectors = result.vectors if hasattr(result, "vectors") else result
+    chosen = lazy_greedy_select(vectors[0], vectors[1:], k)
+    return build_extended_queries(query, [candidates[i] for i in chosen])

@@ -1,0 +1,134 @@
+"""Public vocabulary of the search pipeline: result items, scores and the score trace.
+
+Wire names keep FastGPT's camelCase (``datasetId``, ``score: [{type, value, index}]``); Python code
+uses snake_case attributes. Plain dicts are accepted wherever an item is (``SearchDataItem.of``).
+
+The *score trace* is Fathom's addition: every stage that looks at an item appends one
+``TraceEntry`` (its score and 0-based rank at that stage), and the stage that removes an item sets
+``trace.cutBy``. So a user can see why a chunk ranked where it did, or why it is missing.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Mapping
+from datetime import datetime
+from typing import Any, Literal
+
+from pydantic import BaseModel, ConfigDict, Field
+
+ScoreType = Literal["embedding", "fullText", "reRank", "rrf"]
+SearchMode = Literal["embedding", "fullTextRecall", "mixedRecall"]
+SEARCH_MODES: tuple[SearchMode, ...] = ("embedding", "fullTextRecall", "mixedRecall")
+
+TraceStage = Literal[
+    "embeddingRecall",
+    "fullTextRecall",
+    "rrf",
+    "reRank",
+    "reRankFusion",
+    "dedupe",
+    "similarity",
+    "tokenBudget",
+]
+
+
+class _Wire(BaseModel):
+    model_config = ConfigDict(populate_by_name=True, serialize_by_alias=True, extra="ignore")
+
+
+class SearchScore(_Wire):
+    """One stage's score of an item: ``{type, value, index}`` (``index`` is the 0-based rank)."""
+
+    type: ScoreType
+    value: float
+    index: int
+
+
+class TraceEntry(_Wire):
+    """What one stage did with an item."""
+
+    stage: TraceStage
+    score: float | None = None
+    rank: int | None = None
+    passed: bool = True
+    detail: str | None = None
+
+
+class ScoreTrace(_Wire):
+    """Every stage's verdict on an item, in pipeline order; ``cutBy`` names the stage that removed it."""
+
+    stages: list[TraceEntry] = Field(default_factory=list)
+    cut_by: TraceStage | None = Field(default=None, alias="cutBy")
+
+
+class SearchDataItem(_Wire):
+    """A chunk as a search returns it (FastGPT ``SearchDataResponseItemType``) plus its trace."""
+
+    id: str
+    q: str
+    a: str = ""
+    dataset_id: str = Field(default="", alias="datasetId")
+    collection_id: str = Field(default="", alias="collectionId")
+    source_name: str = Field(default="", alias="sourceName")
+    source_id: str | None = Field(default=None, alias="sourceId")
+    chunk_index: int = Field(default=0, alias="chunkIndex")
+    update_time: datetime | None = Field(default=None, alias="updateTime")
+    image_id: str | None = Field(default=None, alias="imageId")
+    indexes: list[dict[str, Any]] | None = None
+    metadata: dict[str, Any] | None = None
+    score: list[SearchScore] = Field(default_factory=list)
+    trace: ScoreTrace = Field(default_factory=ScoreTrace)
+
+    @classmethod
+    def of(cls, value: SearchDataItem | Mapping[str, Any]) -> SearchDataItem:
+        """Accept a model or a plain (camelCase or snake_case) dict."""
+        return value if isinstance(value, SearchDataItem) else cls.model_validate(dict(value))
+
+    def score_of(self, score_type: ScoreType) -> float | None:
+        """The value of this item's score of ``score_type``, or None."""
+        for entry in self.score:
+            if entry.type == score_type:
+                return entry.value
+        return None
+
+    def traced(self, entry: TraceEntry, *, cut: bool = False) -> SearchDataItem:
+        """A copy with ``entry`` appended to the trace (and ``cutBy`` set when ``cut``)."""
+        trace = ScoreTrace(
+            stages=[*self.trace.stages, entry], cutBy=entry.stage if cut else self.trace.cut_by
+        )
+        return self.model_copy(update={"trace": trace})
+
+    def with_scores(self, scores: list[SearchScore]) -> SearchDataItem:
+        """A copy with a new score list."""
+        return self.model_copy(update={"score": scores})
+
+
+class SearchDatasetDataParams(_Wire):
+    """Inputs of ``search_dataset_data`` (FastGPT ``SearchDatasetDataProps``, text part)."""
+
+    queries: list[str]
+    re_rank_query: str = Field(default="", alias="reRankQuery")
+    dataset_ids: list[str] = Field(default_factory=list, alias="datasetIds")
+    similarity: float | None = 0
+    limit: int = 1500
+    search_mode: str = Field(default="embedding", alias="searchMode")
+    embedding_weight: float = Field(default=0.5, alias="embeddingWeight")
+    using_re_rank: bool = Field(default=False, alias="usingReRank")
+    rerank_weight: float = Field(default=0.5, alias="rerankWeight")
+    collection_ids: list[str] | None = Field(default=None, alias="collectionIds")
+    forbid_collection_ids: list[str] = Field(default_factory=list, alias="forbidCollectionIds")
+
+
+class SearchDatasetDataResponse(_Wire):
+    """Output of ``search_dataset_data``; ``cutRes`` holds the items a stage removed, with traces."""
+
+    search_res: list[SearchDataItem] = Field(default_factory=list, alias="searchRes")
+    cut_res: list[SearchDataItem] = Field(default_factory=list, alias="cutRes")
+    embedding_tokens: int = Field(default=0, alias="embeddingTokens")
+    re_rank_input_tokens: int = Field(default=0, alias="reRankInputTokens")
+    search_mode: SearchMode = Field(default="embedding", alias="searchMode")
+    limit: int = 1500
+    similarity: float | None = 0
+    using_re_rank: bool = Field(default=False, alias="usingReRank")
+    using_similarity_filter: bool = Field(default=False, alias="usingSimilarityFilter")
+    queries: list[str] = Field(default_factory=list)

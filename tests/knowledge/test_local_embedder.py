@@ -1,0 +1,56 @@
+"""The local MiniLM embedder: shape, normalisation, truncation, semantic sanity."""
+
+from __future__ import annotations
+
+import numpy as np
+import pytest
+
+from fathom.knowledge.ports import Embedder
+from fathom.llm.local_embedding import LOCAL_EMBEDDING_MODEL_ID, LocalEmbedder
+
+
+@pytest.fixture
+def embedder(local_embedder: LocalEmbedder) -> LocalEmbedder:
+    return local_embedder
+
+
+def test_local_embedder_satisfies_the_knowledge_protocol(embedder: LocalEmbedder) -> None:
+    assert isinstance(embedder, Embedder)
+    assert embedder.model_id == LOCAL_EMBEDDING_MODEL_ID == "local/all-MiniLM-L6-v2-int8"
+    assert embedder.dimensions == 384
+
+
+async def test_vectors_are_unit_length_and_384_wide(embedder: LocalEmbedder) -> None:
+    vectors = await embedder.embed(["A cat sits on the mat.", "", "x" * 3000])
+    array = np.asarray(vectors)
+    assert array.shape == (3, 384)
+    assert np.allclose(np.linalg.norm(array, axis=1), 1.0, atol=1e-5)
+
+
+async def test_related_sentences_are_closer_than_unrelated_ones(embedder: LocalEmbedder) -> None:
+    a, b, c = await embedder.embed(
+        [
+            "How do I reset my account password?",
+            "Steps to recover a forgotten login password",
+            "The recipe needs two cups of flour and an egg.",
+        ]
+    )
+    related = float(np.dot(a, b))
+    unrelated = float(np.dot(a, c))
+    assert related > unrelated + 0.2
+
+
+async def test_batching_and_padding_do_not_change_a_vector(embedder: LocalEmbedder) -> None:
+    short = "Vitamin D deficiency and bone health."
+    alone = (await embedder.embed([short]))[0]
+    padded = (await embedder.embed([short, "A much longer sentence " * 20]))[0]
+    assert float(np.dot(alone, padded)) > 0.9999
+
+
+def test_truncation_is_256_not_the_shipped_128(embedder: LocalEmbedder) -> None:
+    base = "word " * 140
+    first = embedder.embed_sync([base + "apple banana cherry"])[0]
+    second = embedder.embed_sync([base + "quantum chromodynamics lattice"])[0]
+    # with truncation at 128 both inputs would be cut before their last words and be identical
+    assert float(np.dot(first, second)) < 0.9999
+    assert embedder.count_tokens("word " * 300) == 300
