@@ -277,8 +277,10 @@ class WorkflowRun:
                 edge.status = "waiting"
             self.max_run_times -= SKIP_RUN_COST
             skipped.add(node.node_id)
+            # A skip costs SKIP_RUN_COST only (FastGPT also pushes the default runTimes of 1 here).
             result = DispatchResponse(
-                skip_handle_ids=[e.source_handle for e in self._outgoing_all.get(node.node_id, ())]
+                skip_handle_ids=[e.source_handle for e in self._outgoing_all.get(node.node_id, ())],
+                run_times=0,
             )
             self.result.skipped_node_ids.append(node.node_id)
         else:

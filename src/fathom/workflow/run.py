@@ -95,6 +95,8 @@ async def run_workflow(
     usage_sink: UsageSink | None = None,
     external_variables: dict[str, Any] | None = None,
     entry_node_ids: list[str] | None = None,
+    runtime_edges: list[dict[str, Any]] | None = None,
+    node_outputs: dict[str, dict[str, Any]] | None = None,
     default_skip_node_queue: list[dict[str, Any]] | None = None,
     now: datetime | None = None,
 ) -> WorkflowRunResult:
@@ -102,6 +104,9 @@ async def run_workflow(
 
     With ``last_interactive`` (or a pending interactive at the end of ``histories``) the run resumes:
     it starts at the record's entry nodes, with its edge states, node outputs and skip queue.
+    A debug step continues from a previous step's ``debug_response`` via ``entry_node_ids``,
+    ``runtime_edges`` (its ``memoryEdges``), ``node_outputs`` (the previous result's) and
+    ``default_skip_node_queue``.
     """
     loaded = graph if isinstance(graph, WorkflowGraph) else load_workflow(graph)
     histories = list(histories or [])
@@ -110,6 +115,11 @@ async def run_workflow(
     if isinstance(query, str):
         query = text_query(query)
     nodes = build_runtime_nodes(loaded)
+    for node_id, values in (node_outputs or {}).items():
+        if node_id in nodes:
+            for output in nodes[node_id].outputs:
+                if output.key in values:
+                    output.value = values[output.key]
     services = services or WorkflowServices()
     skip_queue = default_skip_node_queue
     if last_interactive is not None:
@@ -129,9 +139,12 @@ async def run_workflow(
         last_interactive = record
     else:
         entries = entry_node_ids or default_entry_node_ids(loaded)
-        edges = build_runtime_edges(loaded.edges)
-        for edge in edges:
-            edge.status = "waiting"
+        if runtime_edges is not None:
+            edges = build_runtime_edges(runtime_edges)
+        else:
+            edges = build_runtime_edges(loaded.edges)
+            for edge in edges:
+                edge.status = "waiting"
     system = {
         "userId": user_id,
         "appId": app_id,
