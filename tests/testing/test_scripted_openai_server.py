@@ -236,3 +236,16 @@ def test_hash_embedding_puts_texts_sharing_words_closer() -> None:
     related = hash_embedding("search in a vector database")
     unrelated = hash_embedding("banana bread recipe")
     assert cos(query, related) > cos(query, unrelated)
+
+
+async def test_chat_model_helper_targets_the_server_and_requests_expose_messages_and_tools() -> None:
+    tools = [{"type": "function", "function": {"name": "search", "parameters": {"type": "object"}}}]
+    async with ScriptedOpenAIServer([error_turn(503), "ok"]) as server:
+        model = server.chat_model(max_response=50)
+        assert model.config.base_url == server.base_url and model.config.max_response == 50
+        result = await model.stream(USER, tools=tools).collect()
+    assert result.content == "ok"
+    recorded = server.requests_to("/chat/completions")
+    assert len(recorded) == 2
+    assert recorded[1].messages == USER
+    assert recorded[1].tool_names == ["search"]

@@ -22,6 +22,9 @@ from dataclasses import dataclass
 from types import TracebackType
 from typing import Any
 
+from fathom.llm.chat import OpenAIChatModel
+from fathom.llm.model_config import ModelConfig
+from fathom.llm.retry import RetryPolicy
 from fathom.llm.tokens import count_message_tokens, count_tokens
 from fathom.testing._http import BackgroundHttpServer, HttpRequest, HttpResponse
 from fathom.testing.fake_vectors import hash_embedding, overlap_score
@@ -55,6 +58,19 @@ class RecordedRequest:
     def disconnected(self) -> bool:
         """True when the client hung up before the (streamed) response ended."""
         return self.raw.disconnected.is_set()
+
+    @property
+    def messages(self) -> list[Any]:
+        """The chat ``messages`` of the request body (empty for other routes)."""
+        return list(self.json.get("messages") or []) if isinstance(self.json, dict) else []
+
+    @property
+    def tool_names(self) -> list[str]:
+        """Names of the function tools offered to the model in this request."""
+        tools = self.json.get("tools") if isinstance(self.json, dict) else None
+        return [
+            str((tool.get("function") or {}).get("name")) for tool in tools or [] if isinstance(tool, dict)
+        ]
 
     def wait_disconnected(self, timeout: float = 5.0) -> bool:
         """Block until the client hung up (True) or ``timeout`` seconds passed (False)."""
@@ -181,6 +197,22 @@ class ScriptedOpenAIServer:
     def base_url(self) -> str:
         """``http://127.0.0.1:{port}/v1``, what the ``openai`` client wants as ``base_url``."""
         return f"http://{self._host}:{self.port}/v1"
+
+    def model_config(self, model_id: str | None = None, **overrides: Any) -> ModelConfig:
+        """A :class:`ModelConfig` pointing at this server (type llm unless ``type=`` is given)."""
+        fields: dict[str, Any] = {
+            "id": model_id or self.model,
+            "base_url": self.base_url,
+            "max_context": 128000,
+        }
+        fields.update(overrides)
+        return ModelConfig.model_validate(fields)
+
+    def chat_model(self, model_id: str | None = None, **overrides: Any) -> OpenAIChatModel:
+        """An :class:`OpenAIChatModel` on this server with near-instant retry backoff (for tests)."""
+        return OpenAIChatModel(
+            self.model_config(model_id, **overrides), retry=RetryPolicy(initial_delay=0.01)
+        )
 
     # -- recorded traffic -------------------------------------------------------------------------
 
