@@ -173,3 +173,12 @@ def test_no_address_python_calls_non_global_is_public(
 @given(st.ip_addresses(v=4, network="127.0.0.0/8") | st.ip_addresses(v=6, network="::1/128"))
 def test_loopback_addresses_are_loopback(ip: ipaddress.IPv4Address | ipaddress.IPv6Address) -> None:
     assert classify(ip) is AddressKind.LOOPBACK
+
+
+@given(st.ip_addresses(v=6, network="fc00::/7"))
+def test_unique_local_ipv6_in_any_text_form_is_private(ip: ipaddress.IPv6Address) -> None:
+    expected = AddressKind.METADATA if str(ip) in ("fd00:ec2::254", "fd20:ce::254") else AddressKind.PRIVATE
+    for form in (str(ip), ip.exploded, f"[{ip}]", ip.exploded.upper()):
+        parsed = parse_host(form)
+        assert parsed.ip == ip, form
+        assert classify(parsed.ip) is expected, form

@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import asyncio
 import errno
 import threading
 from collections.abc import Iterator
@@ -354,3 +355,17 @@ async def test_ambiguous_text_urls_are_refused_before_parsing() -> None:
             await client.get("http://127.1.1.1:80\\@127.2.2.2:80/")
         with pytest.raises(EgressDenied, match="Invalid URL"):
             await client.get("http://0177.00.00.01/")
+
+
+async def test_concurrent_requests_each_connect_to_their_own_checked_address(
+    twins: tuple[LoopbackServer, LoopbackServer],
+) -> None:
+    first, second = twins
+    resolver = StaticResolver({"one.test": ["127.0.0.1"], "two.test": ["127.0.0.2"]})
+    guard = make_guard(resolver, allow_hosts=["one.test", "two.test"])
+    async with guard.client() as client:
+        urls = [f"http://{name}:{first.port}/" for name in ("one.test", "two.test") * 10]
+        responses = await asyncio.gather(*(client.get(url) for url in urls))
+    assert [r.text for r in responses] == ["first", "second"] * 10
+    assert {r.headers["host"] for r in first.received} == {f"one.test:{first.port}"}
+    assert {r.headers["host"] for r in second.received} == {f"two.test:{first.port}"}
