@@ -216,6 +216,8 @@ class Dataset(Base):
     type: Mapped[str] = mapped_column(String(32), nullable=False, default="dataset")
     vector_model: Mapped[str] = mapped_column(String(200), nullable=False)
     agent_model: Mapped[str] = mapped_column(String(200), nullable=False, default="")
+    chunk_settings: Mapped[dict[str, Any]] = mapped_column(JSON, nullable=False, default=dict)
+    index_version: Mapped[int] = mapped_column(BigInteger, nullable=False, default=0)
     created_at: Mapped[datetime] = _created()
     updated_at: Mapped[datetime] = mapped_column(UTCDateTime(), default=utcnow, onupdate=utcnow)
 
@@ -278,7 +280,11 @@ class DataIndex(Base):
     )
     type: Mapped[str] = mapped_column(String(16), nullable=False, default="default")
     text: Mapped[str] = mapped_column(Text, nullable=False)
+    collection_id: Mapped[str] = mapped_column(String(24), nullable=False, index=True)
     model: Mapped[str] = mapped_column(String(200), nullable=False)
+    dims: Mapped[int] = mapped_column(Integer, nullable=False, default=0)
+    # float32 little-endian, L2-normalised. PostgreSQL also keeps a pgvector copy in the column
+    # ``embedding`` (added by migration 0002, outside these models) for HNSW search.
     vector: Mapped[bytes | None] = mapped_column(LargeBinary, nullable=True)
 
 

@@ -261,3 +261,65 @@ class UsageRepository(Protocol):
     async def summarize(
         self, team_id: str, *, app_id: str | None = None, days: int = 30
     ) -> list[UsageSummaryRow]: ...
+
+
+CollectionStatus = Literal["waiting", "parsing", "indexing", "ready", "error"]
+
+
+@dataclass(frozen=True)
+class DatasetRecord:
+    id: str
+    team_id: str
+    name: str
+    intro: str
+    type: str
+    vector_model: str
+    agent_model: str
+    chunk_settings: dict[str, Any]
+    created_at: datetime
+    updated_at: datetime
+
+
+@dataclass(frozen=True)
+class CollectionRecord:
+    id: str
+    team_id: str
+    dataset_id: str
+    name: str
+    type: str
+    file_id: str | None
+    raw_link: str | None
+    training_type: str
+    chunk_settings: dict[str, Any]
+    metadata: dict[str, Any]
+    status: CollectionStatus
+    error: str | None
+    chunks_total: int
+    chunks_done: int
+    created_at: datetime
+    updated_at: datetime
+
+
+@dataclass(frozen=True)
+class ChunkToWrite:
+    """A chunk and its index texts with their vectors (one per index text), written in one transaction."""
+
+    q: str
+    a: str
+    chunk_index: int
+    index_texts: list[str]
+    vectors: list[list[float]]
+    index_types: list[str] = field(default_factory=list)
+
+
+@dataclass(frozen=True)
+class ChunkRow:
+    id: str
+    dataset_id: str
+    collection_id: str
+    chunk_index: int
+    q: str
+    a: str
+    source_name: str
+    updated_at: datetime
+    indexes: list[dict[str, Any]] = field(default_factory=list)

@@ -2,7 +2,7 @@
 
 Revision ID: 0001
 Revises:
-Create Date: 2026-11-29 20:08:36.635576
+Create Date: 2026-11-29 20:16:22.347519
 """
 
 from __future__ import annotations
@@ -79,6 +79,8 @@ def upgrade() -> None:
         sa.Column("type", sa.String(length=32), nullable=False),
         sa.Column("vector_model", sa.String(length=200), nullable=False),
         sa.Column("agent_model", sa.String(length=200), nullable=False),
+        sa.Column("chunk_settings", sa.JSON(), nullable=False),
+        sa.Column("index_version", sa.BigInteger(), nullable=False),
         sa.Column("created_at", sa.DateTime(timezone=True), nullable=False),
         sa.Column("updated_at", sa.DateTime(timezone=True), nullable=False),
         sa.ForeignKeyConstraint(
@@ -357,7 +359,9 @@ def upgrade() -> None:
         sa.Column("data_id", sa.String(length=24), nullable=False),
         sa.Column("type", sa.String(length=16), nullable=False),
         sa.Column("text", sa.Text(), nullable=False),
+        sa.Column("collection_id", sa.String(length=24), nullable=False),
         sa.Column("model", sa.String(length=200), nullable=False),
+        sa.Column("dims", sa.Integer(), nullable=False),
         sa.Column("vector", sa.LargeBinary(), nullable=True),
         sa.ForeignKeyConstraint(
             ["data_id"],
@@ -377,6 +381,7 @@ def upgrade() -> None:
         sa.PrimaryKeyConstraint("id", name=op.f("pk_data_indexes")),
     )
     with op.batch_alter_table("data_indexes", schema=None) as batch_op:
+        batch_op.create_index(batch_op.f("ix_data_indexes_collection_id"), ["collection_id"], unique=False)
         batch_op.create_index(batch_op.f("ix_data_indexes_data_id"), ["data_id"], unique=False)
         batch_op.create_index(batch_op.f("ix_data_indexes_dataset_id"), ["dataset_id"], unique=False)
         batch_op.create_index(batch_op.f("ix_data_indexes_team_id"), ["team_id"], unique=False)
@@ -388,6 +393,7 @@ def downgrade() -> None:
         batch_op.drop_index(batch_op.f("ix_data_indexes_team_id"))
         batch_op.drop_index(batch_op.f("ix_data_indexes_dataset_id"))
         batch_op.drop_index(batch_op.f("ix_data_indexes_data_id"))
+        batch_op.drop_index(batch_op.f("ix_data_indexes_collection_id"))
 
     op.drop_table("data_indexes")
     with op.batch_alter_table("data_chunks", schema=None) as batch_op:

@@ -1,0 +1,254 @@
+"""Chunks and their index rows: written (chunk row, full-text row, vectors) in one transaction."""
+
+from __future__ import annotations
+
+from collections.abc import Callable, Sequence
+from typing import Any
+
+import numpy as np
+from sqlalchemy import delete, func, select, text, update
+from sqlalchemy.ext.asyncio import AsyncSession
+
+from fathom.store.db import Database
+from fathom.store.knowledge.datasets import bump_index_version
+from fathom.store.models import Collection, DataChunk, DataIndex, utcnow
+from fathom.store.protocols import ChunkRow, ChunkToWrite, NotFound
+
+Segmenter = Callable[[str], str]
+
+
+def _plain(text_: str) -> str:
+    return text_.lower()
+
+
+def normalised_vector(vector: Sequence[float]) -> np.ndarray:
+    array = np.asarray(vector, dtype=np.float32)
+    norm = float(np.linalg.norm(array))
+    return array / norm if norm > 0 else array
+
+
+def pgvector_literal(array: np.ndarray) -> str:
+    return "[" + ",".join(f"{float(x):.7g}" for x in array) + "]"
+
+
+async def ensure_hnsw_index(session: AsyncSession, dims: int) -> None:
+    """PostgreSQL: an HNSW (cosine) index for vectors of this dimension, created on first use."""
+    await session.execute(
+        text(
+            f"CREATE INDEX IF NOT EXISTS ix_data_indexes_hnsw_{dims} ON data_indexes "
+            f"USING hnsw ((embedding::vector({dims})) vector_cosine_ops) WHERE dims = {dims}"
+        )
+    )
+
+
+class SqlChunkRepository:
+    """Writes and reads chunks; the ``segment`` function must be the one the full-text index queries with."""
+
+    def __init__(self, db: Database, segment: Segmenter = _plain) -> None:
+        self.db = db
+        self.segment = segment
+        self._hnsw_dims: set[int] = set()
+
+    async def _write_fulltext(
+        self, session: AsyncSession, chunk_id: str, dataset_id: str, collection_id: str, content: str
+    ) -> None:
+        params = {"d": chunk_id, "ds": dataset_id, "c": collection_id, "t": self.segment(content)}
+        if self.db.is_postgres:
+            await session.execute(
+                text(
+                    "INSERT INTO data_fts (data_id, dataset_id, collection_id, tsv) "
+                    "VALUES (:d, :ds, :c, to_tsvector('simple', :t)) "
+                    "ON CONFLICT (data_id) DO UPDATE SET tsv = excluded.tsv"
+                ),
+                params,
+            )
+        else:
+            await session.execute(text("DELETE FROM data_fts WHERE data_id = :d"), {"d": chunk_id})
+            await session.execute(
+                text(
+                    "INSERT INTO data_fts (text, data_id, dataset_id, collection_id) VALUES (:t, :d, :ds, :c)"
+                ),
+                params,
+            )
+
+    async def _write_indexes(
+        self,
+        session: AsyncSession,
+        row: DataChunk,
+        texts: Sequence[str],
+        vectors: Sequence[Sequence[float]],
+        types: Sequence[str],
+        model: str,
+    ) -> None:
+        if len(texts) != len(vectors):
+            raise ValueError(f"chunk {row.chunk_index}: {len(texts)} index texts but {len(vectors)} vectors")
+        for position, (index_text, vector) in enumerate(zip(texts, vectors, strict=True)):
+            array = normalised_vector(vector)
+            index = DataIndex(
+                team_id=row.team_id,
+                dataset_id=row.dataset_id,
+                collection_id=row.collection_id,
+                data_id=row.id,
+                type=types[position] if position < len(types) else "default",
+                text=index_text,
+                model=model,
+                dims=int(array.shape[0]),
+                vector=array.astype("<f4").tobytes(),
+            )
+            session.add(index)
+            if self.db.is_postgres:
+                await session.flush()
+                if index.dims not in self._hnsw_dims:
+                    await ensure_hnsw_index(session, index.dims)
+                    self._hnsw_dims.add(index.dims)
+                await session.execute(
+                    text("UPDATE data_indexes SET embedding = CAST(:v AS vector) WHERE id = :i"),
+                    {"v": pgvector_literal(array), "i": index.id},
+                )
+
+    async def write_chunks(
+        self, team_id: str, dataset_id: str, collection_id: str, chunks: Sequence[ChunkToWrite], *, model: str
+    ) -> list[str]:
+        """Insert chunks with their index rows, vectors and full-text rows, and advance the collection's
+        progress, all in one transaction: a crash leaves none of the batch behind."""
+        ids: list[str] = []
+        async with self.db.transaction() as session:
+            for chunk in chunks:
+                row = DataChunk(
+                    team_id=team_id,
+                    dataset_id=dataset_id,
+                    collection_id=collection_id,
+                    chunk_index=chunk.chunk_index,
+                    q=chunk.q,
+                    a=chunk.a,
+                )
+                session.add(row)
+                await session.flush()
+                await self._write_indexes(
+                    session, row, chunk.index_texts, chunk.vectors, chunk.index_types, model
+                )
+                await self._write_fulltext(
+                    session, row.id, dataset_id, collection_id, f"{chunk.q}\n{chunk.a}"
+                )
+                ids.append(row.id)
+            await session.execute(
+                update(Collection)
+                .where(Collection.id == collection_id)
+                .values(chunks_done=Collection.chunks_done + len(chunks), updated_at=utcnow())
+            )
+            await bump_index_version(session, [dataset_id])
+        return ids
+
+    async def update_chunk(
+        self,
+        team_id: str,
+        data_id: str,
+        *,
+        q: str,
+        a: str,
+        index_texts: Sequence[str],
+        vectors: Sequence[Sequence[float]],
+        model: str,
+    ) -> None:
+        """Replace a chunk's text, index rows and full-text row in one transaction."""
+        async with self.db.transaction() as session:
+            row = await session.get(DataChunk, data_id)
+            if row is None or row.team_id != team_id:
+                raise NotFound(f"data {data_id} not found")
+            row.q, row.a, row.updated_at = q, a, utcnow()
+            await session.execute(delete(DataIndex).where(DataIndex.data_id == data_id))
+            await self._write_indexes(session, row, index_texts, vectors, [], model)
+            await self._write_fulltext(session, row.id, row.dataset_id, row.collection_id, f"{q}\n{a}")
+            await bump_index_version(session, [row.dataset_id])
+
+    async def delete_chunk(self, team_id: str, data_id: str) -> None:
+        """Remove a chunk from the chunk table and both indexes in one transaction."""
+        async with self.db.transaction() as session:
+            row = await session.get(DataChunk, data_id)
+            if row is None or row.team_id != team_id:
+                raise NotFound(f"data {data_id} not found")
+            await session.execute(text("DELETE FROM data_fts WHERE data_id = :d"), {"d": data_id})
+            await session.execute(delete(DataIndex).where(DataIndex.data_id == data_id))
+            await session.delete(row)
+            await session.execute(
+                update(Collection)
+                .where(Collection.id == row.collection_id, Collection.chunks_done > 0)
+                .values(chunks_done=Collection.chunks_done - 1, chunks_total=Collection.chunks_total - 1)
+            )
+            await bump_index_version(session, [row.dataset_id])
+
+    async def get_many(self, data_ids: Sequence[str]) -> dict[str, ChunkRow]:
+        """Chunk rows (with their collection's name as source) for the ids a search recalled."""
+        if not data_ids:
+            return {}
+        async with self.db.sessions() as session:
+            rows = (
+                await session.execute(
+                    select(DataChunk, Collection.name)
+                    .join(Collection, Collection.id == DataChunk.collection_id)
+                    .where(DataChunk.id.in_(list(data_ids)))
+                )
+            ).all()
+            indexes = await self._indexes_of(session, [r[0].id for r in rows])
+        return {
+            chunk.id: ChunkRow(
+                id=chunk.id,
+                dataset_id=chunk.dataset_id,
+                collection_id=chunk.collection_id,
+                chunk_index=chunk.chunk_index,
+                q=chunk.q,
+                a=chunk.a,
+                source_name=name,
+                updated_at=chunk.updated_at,
+                indexes=indexes.get(chunk.id, []),
+            )
+            for chunk, name in rows
+        }
+
+    async def _indexes_of(
+        self, session: AsyncSession, data_ids: list[str]
+    ) -> dict[str, list[dict[str, Any]]]:
+        result: dict[str, list[dict[str, Any]]] = {}
+        if not data_ids:
+            return result
+        rows = await session.execute(
+            select(DataIndex.data_id, DataIndex.id, DataIndex.type, DataIndex.text).where(
+                DataIndex.data_id.in_(data_ids)
+            )
+        )
+        for data_id, index_id, type_, index_text in rows:
+            result.setdefault(data_id, []).append({"dataId": index_id, "type": type_, "text": index_text})
+        return result
+
+    async def list_chunks(
+        self, team_id: str, collection_id: str, *, offset: int = 0, limit: int = 30, search: str = ""
+    ) -> tuple[list[ChunkRow], int]:
+        where = [DataChunk.team_id == team_id, DataChunk.collection_id == collection_id]
+        if search:
+            where.append(DataChunk.q.contains(search) | DataChunk.a.contains(search))
+        async with self.db.sessions() as session:
+            total = int(await session.scalar(select(func.count()).select_from(DataChunk).where(*where)) or 0)
+            rows = list(
+                await session.scalars(
+                    select(DataChunk)
+                    .where(*where)
+                    .order_by(DataChunk.chunk_index, DataChunk.id)
+                    .offset(offset)
+                    .limit(limit)
+                )
+            )
+            indexes = await self._indexes_of(session, [r.id for r in rows])
+        return [
+            ChunkRow(
+                r.id,
+                r.dataset_id,
+                r.collection_id,
+                r.chunk_index,
+                r.q,
+                r.a,
+                "",
+                r.updated_at,
+                indexes.get(r.id, []),
+            )
+            for r in rows
+        ], total

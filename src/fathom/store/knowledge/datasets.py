@@ -1,0 +1,246 @@
+"""Datasets (knowledge bases) and their collections, with ingestion state and progress."""
+
+from __future__ import annotations
+
+from typing import Any
+
+from sqlalchemy import delete, func, select, text, update
+from sqlalchemy.ext.asyncio import AsyncSession
+
+from fathom.store.db import Database
+from fathom.store.models import Collection, Dataset, utcnow
+from fathom.store.protocols import CollectionRecord, CollectionStatus, DatasetRecord, NotFound
+
+COLLECTION_STATES: tuple[CollectionStatus, ...] = ("waiting", "parsing", "indexing", "ready", "error")
+
+
+def dataset_record(row: Dataset) -> DatasetRecord:
+    return DatasetRecord(
+        id=row.id,
+        team_id=row.team_id,
+        name=row.name,
+        intro=row.intro,
+        type=row.type,
+        vector_model=row.vector_model,
+        agent_model=row.agent_model,
+        chunk_settings=dict(row.chunk_settings or {}),
+        created_at=row.created_at,
+        updated_at=row.updated_at,
+    )
+
+
+def collection_record(row: Collection) -> CollectionRecord:
+    status: CollectionStatus = row.status  # type: ignore[assignment]
+    return CollectionRecord(
+        id=row.id,
+        team_id=row.team_id,
+        dataset_id=row.dataset_id,
+        name=row.name,
+        type=row.type,
+        file_id=row.file_id,
+        raw_link=row.raw_link,
+        training_type=row.training_type,
+        chunk_settings=dict(row.chunk_settings or {}),
+        metadata=dict(row.metadata_ or {}),
+        status=status,
+        error=row.error,
+        chunks_total=row.chunks_total,
+        chunks_done=row.chunks_done,
+        created_at=row.created_at,
+        updated_at=row.updated_at,
+    )
+
+
+async def purge_collection_rows(session: AsyncSession, collection_ids: list[str]) -> None:
+    """Remove the chunks, index rows and full-text rows of collections (inside the caller's transaction)."""
+    from fathom.store.models import DataChunk, DataIndex
+
+    if not collection_ids:
+        return
+    for collection_id in collection_ids:  # the full-text table has no foreign keys (FTS5 cannot)
+        await session.execute(text("DELETE FROM data_fts WHERE collection_id = :c"), {"c": collection_id})
+    await session.execute(delete(DataIndex).where(DataIndex.collection_id.in_(collection_ids)))
+    await session.execute(delete(DataChunk).where(DataChunk.collection_id.in_(collection_ids)))
+
+
+async def bump_index_version(session: AsyncSession, dataset_ids: list[str]) -> None:
+    """Tell every process's in-memory vector cache that these datasets changed."""
+    if dataset_ids:
+        await session.execute(
+            update(Dataset).where(Dataset.id.in_(dataset_ids)).values(index_version=Dataset.index_version + 1)
+        )
+
+
+class SqlDatasetRepository:
+    def __init__(self, db: Database) -> None:
+        self.db = db
+
+    async def create_dataset(
+        self,
+        team_id: str,
+        name: str,
+        *,
+        vector_model: str,
+        intro: str = "",
+        agent_model: str = "",
+        chunk_settings: dict[str, Any] | None = None,
+    ) -> DatasetRecord:
+        if not name.strip():
+            raise ValueError("name: must not be empty")
+        if not vector_model:
+            raise ValueError("vectorModel: must name an embedding model")
+        async with self.db.transaction() as session:
+            row = Dataset(
+                team_id=team_id,
+                name=name.strip(),
+                intro=intro,
+                vector_model=vector_model,
+                agent_model=agent_model,
+                chunk_settings=chunk_settings or {},
+            )
+            session.add(row)
+            await session.flush()
+            return dataset_record(row)
+
+    async def _dataset(self, session: AsyncSession, team_id: str, dataset_id: str) -> Dataset:
+        row = await session.get(Dataset, dataset_id)
+        if row is None or row.team_id != team_id:
+            raise NotFound(f"dataset {dataset_id} not found")
+        return row
+
+    async def get_dataset(self, team_id: str, dataset_id: str) -> DatasetRecord:
+        async with self.db.sessions() as session:
+            return dataset_record(await self._dataset(session, team_id, dataset_id))
+
+    async def list_datasets(self, team_id: str) -> list[DatasetRecord]:
+        async with self.db.sessions() as session:
+            rows = await session.scalars(
+                select(Dataset).where(Dataset.team_id == team_id).order_by(Dataset.created_at, Dataset.id)
+            )
+            return [dataset_record(row) for row in rows]
+
+    async def update_dataset(self, team_id: str, dataset_id: str, **changes: Any) -> DatasetRecord:
+        allowed = {"name", "intro", "agent_model", "chunk_settings", "vector_model"}
+        unknown = set(changes) - allowed
+        if unknown:
+            raise ValueError(f"cannot change {', '.join(sorted(unknown))}")
+        async with self.db.transaction() as session:
+            row = await self._dataset(session, team_id, dataset_id)
+            for key, value in changes.items():
+                setattr(row, key, value)
+            row.updated_at = utcnow()
+            await session.flush()
+            return dataset_record(row)
+
+    async def delete_dataset(self, team_id: str, dataset_id: str) -> None:
+        """Delete the dataset with every collection, chunk, index and full-text row, in one transaction."""
+        async with self.db.transaction() as session:
+            row = await self._dataset(session, team_id, dataset_id)
+            ids = list(
+                await session.scalars(select(Collection.id).where(Collection.dataset_id == dataset_id))
+            )
+            await purge_collection_rows(session, ids)
+            await session.execute(delete(Collection).where(Collection.dataset_id == dataset_id))
+            await session.delete(row)
+
+    async def create_collection(
+        self,
+        team_id: str,
+        dataset_id: str,
+        name: str,
+        *,
+        type: str,
+        raw_text: str | None = None,
+        raw_link: str | None = None,
+        file_id: str | None = None,
+        training_type: str = "chunk",
+        chunk_settings: dict[str, Any] | None = None,
+        metadata: dict[str, Any] | None = None,
+    ) -> CollectionRecord:
+        async with self.db.transaction() as session:
+            await self._dataset(session, team_id, dataset_id)
+            row = Collection(
+                team_id=team_id,
+                dataset_id=dataset_id,
+                name=name,
+                type=type,
+                raw_text=raw_text,
+                raw_link=raw_link,
+                file_id=file_id,
+                training_type=training_type,
+                chunk_settings=chunk_settings or {},
+                status="waiting",
+            )
+            row.metadata_ = metadata or {}
+            session.add(row)
+            await session.flush()
+            return collection_record(row)
+
+    async def _collection(self, session: AsyncSession, team_id: str | None, collection_id: str) -> Collection:
+        row = await session.get(Collection, collection_id)
+        if row is None or (team_id is not None and row.team_id != team_id):
+            raise NotFound(f"collection {collection_id} not found")
+        return row
+
+    async def get_collection(self, team_id: str | None, collection_id: str) -> CollectionRecord:
+        """A collection; ``team_id=None`` only for background jobs that already hold the id."""
+        async with self.db.sessions() as session:
+            return collection_record(await self._collection(session, team_id, collection_id))
+
+    async def get_collection_source(self, collection_id: str) -> tuple[str | None, str | None, str | None]:
+        """(raw_text, raw_link, file_id) for the ingestion job."""
+        async with self.db.sessions() as session:
+            row = await self._collection(session, None, collection_id)
+            return row.raw_text, row.raw_link, row.file_id
+
+    async def list_collections(
+        self, team_id: str, dataset_id: str, *, offset: int = 0, limit: int = 30, search: str = ""
+    ) -> tuple[list[CollectionRecord], int]:
+        where = [Collection.team_id == team_id, Collection.dataset_id == dataset_id]
+        if search:
+            where.append(Collection.name.contains(search))
+        async with self.db.sessions() as session:
+            total = int(await session.scalar(select(func.count()).select_from(Collection).where(*where)) or 0)
+            rows = await session.scalars(
+                select(Collection)
+                .where(*where)
+                .order_by(Collection.created_at.desc(), Collection.id.desc())
+                .offset(offset)
+                .limit(limit)
+            )
+            return [collection_record(row) for row in rows], total
+
+    async def set_collection_state(
+        self,
+        collection_id: str,
+        status: CollectionStatus,
+        *,
+        error: str | None = None,
+        chunks_total: int | None = None,
+        chunks_done: int | None = None,
+    ) -> None:
+        if status not in COLLECTION_STATES:
+            raise ValueError(f"status: {status!r} is not one of {', '.join(COLLECTION_STATES)}")
+        values: dict[str, Any] = {"status": status, "error": error, "updated_at": utcnow()}
+        if chunks_total is not None:
+            values["chunks_total"] = chunks_total
+        if chunks_done is not None:
+            values["chunks_done"] = chunks_done
+        async with self.db.transaction() as session:
+            await session.execute(update(Collection).where(Collection.id == collection_id).values(**values))
+
+    async def reset_collection_chunks(self, collection_id: str) -> None:
+        """Remove what an earlier (interrupted) run wrote, so a re-run cannot duplicate chunks."""
+        async with self.db.transaction() as session:
+            row = await self._collection(session, None, collection_id)
+            await purge_collection_rows(session, [collection_id])
+            await bump_index_version(session, [row.dataset_id])
+            row.chunks_done = 0
+
+    async def delete_collection(self, team_id: str, collection_id: str) -> None:
+        """Delete a collection and its chunks from both indexes, in one transaction."""
+        async with self.db.transaction() as session:
+            row = await self._collection(session, team_id, collection_id)
+            await purge_collection_rows(session, [collection_id])
+            await bump_index_version(session, [row.dataset_id])
+            await session.delete(row)

@@ -1,0 +1,203 @@
+"""Vector search by cosine similarity.
+
+SQLite: every dataset's vectors are held in memory as one float32 matrix and searched exactly with numpy;
+a per-dataset ``index_version`` (bumped in the same transaction as every write) tells each process when its
+copy is stale, so many processes can share one database. PostgreSQL: pgvector HNSW indexes, one per vector
+dimension (``embedding::vector(N)`` where ``dims = N``), with iterative scans so filters cannot starve
+results.
+"""
+
+from __future__ import annotations
+
+import asyncio
+from collections.abc import Collection, Sequence
+from dataclasses import dataclass
+
+import numpy as np
+from sqlalchemy import delete, select, text
+
+from fathom.store.db import Database
+from fathom.store.knowledge.chunks import ensure_hnsw_index, normalised_vector, pgvector_literal
+from fathom.store.knowledge.scope import ScopeLike, VectorRecordLike, scope_clauses
+from fathom.store.models import DataChunk, DataIndex, Dataset
+
+Hit = tuple[str, float]
+
+
+class VectorDimensionMismatch(ValueError):
+    """The query vector does not fit the dataset's vectors (another embedding model made them)."""
+
+
+@dataclass
+class _Matrix:
+    version: int
+    data_ids: np.ndarray
+    collection_ids: np.ndarray
+    vectors: np.ndarray  # (n, dims) float32, rows L2-normalised
+
+
+def _best_per_data(data_ids: Sequence[str], scores: Sequence[float], limit: int) -> list[Hit]:
+    best: dict[str, float] = {}
+    for data_id, score in zip(data_ids, scores, strict=True):
+        if score > best.get(data_id, -np.inf):
+            best[data_id] = float(score)
+    return sorted(best.items(), key=lambda hit: (-hit[1], hit[0]))[:limit]
+
+
+class SqlVectorIndex:
+    def __init__(self, db: Database) -> None:
+        self.db = db
+        self._matrices: dict[str, _Matrix] = {}
+        self._lock = asyncio.Lock()
+
+    async def add(self, records: Sequence[VectorRecordLike]) -> None:
+        """Add index vectors for chunks that already exist (``data_id`` must name a chunk row)."""
+        from fathom.store.knowledge.datasets import bump_index_version
+
+        async with self.db.transaction() as session:
+            for record in records:
+                chunk = await session.get(DataChunk, record.data_id)
+                if chunk is None:
+                    raise ValueError(f"vector {record.index_id}: chunk {record.data_id} does not exist")
+                array = normalised_vector(record.vector)
+                row = DataIndex(
+                    id=record.index_id,
+                    team_id=chunk.team_id,
+                    dataset_id=record.dataset_id,
+                    collection_id=record.collection_id,
+                    data_id=record.data_id,
+                    text="",
+                    model=record.model_id,
+                    dims=int(array.shape[0]),
+                    vector=array.astype("<f4").tobytes(),
+                )
+                session.add(row)
+                if self.db.is_postgres:
+                    await session.flush()
+                    await ensure_hnsw_index(session, row.dims)
+                    await session.execute(
+                        text("UPDATE data_indexes SET embedding = CAST(:v AS vector) WHERE id = :i"),
+                        {"v": pgvector_literal(array), "i": row.id},
+                    )
+            await bump_index_version(session, sorted({r.dataset_id for r in records}))
+
+    async def delete(
+        self, *, data_ids: Collection[str] | None = None, collection_ids: Collection[str] | None = None
+    ) -> int:
+        from fathom.store.knowledge.datasets import bump_index_version
+
+        conditions = []
+        if data_ids:
+            conditions.append(DataIndex.data_id.in_(list(data_ids)))
+        if collection_ids:
+            conditions.append(DataIndex.collection_id.in_(list(collection_ids)))
+        if not conditions:
+            return 0
+        from sqlalchemy import or_
+
+        async with self.db.transaction() as session:
+            affected = list(
+                await session.scalars(select(DataIndex.dataset_id).where(or_(*conditions)).distinct())
+            )
+            result = await session.execute(delete(DataIndex).where(or_(*conditions)))
+            await bump_index_version(session, affected)
+            return int(result.rowcount)  # type: ignore[attr-defined]
+
+    async def search(self, vector: Sequence[float], limit: int, scope: ScopeLike) -> list[Hit]:
+        if limit <= 0 or not scope.dataset_ids:
+            return []
+        query = normalised_vector(vector)
+        if self.db.is_postgres:
+            return await self._search_postgres(query, limit, scope)
+        return await self._search_memory(query, limit, scope)
+
+    async def _current(self, dataset_ids: Collection[str]) -> dict[str, _Matrix]:
+        async with self.db.sessions() as session:
+            versions = dict(
+                (
+                    await session.execute(
+                        select(Dataset.id, Dataset.index_version).where(Dataset.id.in_(list(dataset_ids)))
+                    )
+                )
+                .tuples()
+                .all()
+            )
+        async with self._lock:
+            for dataset_id, version in versions.items():
+                cached = self._matrices.get(dataset_id)
+                if cached is None or cached.version != version:
+                    self._matrices[dataset_id] = await self._load(dataset_id, version)
+            return {d: self._matrices[d] for d in versions}
+
+    async def _load(self, dataset_id: str, version: int) -> _Matrix:
+        async with self.db.sessions() as session:
+            rows = (
+                await session.execute(
+                    select(DataIndex.data_id, DataIndex.collection_id, DataIndex.vector).where(
+                        DataIndex.dataset_id == dataset_id, DataIndex.vector.is_not(None)
+                    )
+                )
+            ).all()
+        if not rows:
+            return _Matrix(
+                version, np.array([], dtype=object), np.array([], dtype=object), np.zeros((0, 0), "f4")
+            )
+        vectors = np.vstack([np.frombuffer(bytes(row[2] or b""), dtype="<f4") for row in rows])
+        return _Matrix(
+            version,
+            np.array([row[0] for row in rows], dtype=object),
+            np.array([row[1] for row in rows], dtype=object),
+            vectors,
+        )
+
+    async def _search_memory(self, query: np.ndarray, limit: int, scope: ScopeLike) -> list[Hit]:
+        ids: list[str] = []
+        scores: list[float] = []
+        for dataset_id, matrix in (await self._current(scope.dataset_ids)).items():
+            if matrix.vectors.shape[0] == 0:
+                continue
+            if matrix.vectors.shape[1] != query.shape[0]:
+                raise VectorDimensionMismatch(
+                    f"dataset {dataset_id} holds {matrix.vectors.shape[1]}-dimensional vectors but the query "
+                    f"has {query.shape[0]}: search it with the embedding model it was built with"
+                )
+            mask = np.ones(matrix.vectors.shape[0], dtype=bool)
+            if scope.collection_ids is not None:
+                mask &= np.isin(matrix.collection_ids, list(scope.collection_ids))
+            if scope.exclude_collection_ids:
+                mask &= ~np.isin(matrix.collection_ids, list(scope.exclude_collection_ids))
+            if not mask.any():
+                continue
+            similarity = matrix.vectors[mask] @ query
+            take = min(len(similarity), limit * 4)
+            top = (
+                np.argpartition(-similarity, take - 1)[:take]
+                if take < len(similarity)
+                else np.arange(len(similarity))
+            )
+            ids.extend(matrix.data_ids[mask][top].tolist())
+            scores.extend(similarity[top].tolist())
+        return _best_per_data(ids, scores, limit)
+
+    async def _search_postgres(self, query: np.ndarray, limit: int, scope: ScopeLike) -> list[Hit]:
+        dims = int(query.shape[0])
+        where, params = scope_clauses(scope, "data_indexes")
+        params.update({"q": pgvector_literal(query), "k": limit * 2})
+        distance = f"(embedding::vector({dims}) <=> CAST(:q AS vector({dims})))"
+        sql = (
+            f"SELECT data_id, 1 - {distance} AS score FROM data_indexes "
+            f"WHERE dims = {dims} AND embedding IS NOT NULL AND {where} ORDER BY {distance} LIMIT :k"
+        )
+        async with self.db.engine.begin() as conn:
+            others = await conn.execute(
+                text(f"SELECT count(*) FROM data_indexes WHERE dims <> {dims} AND {where}"), params
+            )
+            if int(others.scalar() or 0):
+                raise VectorDimensionMismatch(
+                    f"the datasets searched hold vectors that are not {dims}-dimensional: "
+                    "search them with the embedding model they were built with"
+                )
+            await conn.execute(text(f"SET LOCAL hnsw.ef_search = {max(40, min(1000, limit * 2))}"))
+            await conn.execute(text("SET LOCAL hnsw.iterative_scan = relaxed_order"))
+            rows = (await conn.execute(text(sql), params)).all()
+        return _best_per_data([str(r[0]) for r in rows], [float(r[1]) for r in rows], limit)
