@@ -9,7 +9,7 @@ from __future__ import annotations
 import asyncio
 from typing import Protocol, runtime_checkable
 
-__all__ = ["CancelSignal", "SignalLike"]
+__all__ = ["NEVER", "CancelSignal", "SignalLike"]
 
 
 @runtime_checkable
@@ -56,6 +56,24 @@ class CancelSignal:
 
     async def wait(self) -> bool:
         return await self._event.wait()
+
+
+class _NeverSignal:
+    """A signal that is never set; waiting on it waits forever (bound to no loop, safe to share)."""
+
+    __slots__ = ()
+    reason = None
+
+    def is_set(self) -> bool:
+        return False
+
+    async def wait(self) -> bool:
+        await asyncio.get_running_loop().create_future()
+        return True  # pragma: no cover - never reached
+
+
+NEVER: SignalLike = _NeverSignal()
+"""The signal tools receive when their caller gave none."""
 
 
 def signal_reason(signal: SignalLike) -> str:

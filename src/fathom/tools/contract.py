@@ -10,7 +10,7 @@ of one tool call and accepts plain dicts and the ``openai`` SDK's objects.
 from __future__ import annotations
 
 import json
-from collections.abc import Awaitable, Callable, Mapping, Sequence
+from collections.abc import Callable, Mapping, Sequence
 from dataclasses import dataclass, field
 from typing import TYPE_CHECKING, Any, Literal, Protocol, runtime_checkable
 
@@ -347,6 +347,6 @@ def to_tool_result(value: Any) -> ToolResult:
 
 async def maybe_await(value: Any) -> Any:
     """Await ``value`` if it is awaitable (sync and async callbacks are both accepted)."""
-    if isinstance(value, Awaitable):
+    if hasattr(value, "__await__"):
         return await value
     return value

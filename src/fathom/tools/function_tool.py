@@ -109,6 +109,13 @@ def _build(
     field_names = tuple(fields)
 
     def parse_params(raw: str) -> ParseResult:
+        if raw and raw.lstrip().startswith("{"):
+            try:  # fast path: pydantic-core parses and validates the JSON in one pass
+                parsed = model.model_validate_json(raw)
+                return ParseResult.ok({key: getattr(parsed, key) for key in field_names})
+            except ValidationError as exc:
+                if not any(err["type"] == "json_invalid" for err in exc.errors(include_url=False)):
+                    return ParseResult.fail(_format_errors(tool_name, exc))
         decoded = parse_json_args(raw)
         if not decoded.success:
             return decoded

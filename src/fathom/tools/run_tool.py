@@ -15,7 +15,7 @@ import asyncio
 from collections.abc import Iterable, Mapping, Sequence
 from typing import Any
 
-from fathom.tools.cancel import CancelSignal, SignalLike, signal_reason
+from fathom.tools.cancel import NEVER, SignalLike, signal_reason
 from fathom.tools.contract import (
     ToolCall,
     ToolContext,
@@ -92,7 +92,7 @@ async def execute_tool(
         call=call,
         messages=messages,
         params=params,
-        signal=signal if signal is not None else CancelSignal(),
+        signal=signal if signal is not None else NEVER,
         app=app,
         tool=definition,
     )
