@@ -5,6 +5,7 @@ from __future__ import annotations
 import asyncio
 import uuid
 from collections.abc import AsyncIterator, Awaitable, Callable, Mapping, Sequence
+from dataclasses import replace
 from types import TracebackType
 from typing import Any, TypeVar
 
@@ -124,6 +125,13 @@ class OpenAIChatModel:
                 body["tool_choice"] = tool_choice
         return body
 
+    def _retry_delay(self, exc: BaseException, attempt: int, *, retry_allowed: bool = True) -> float:
+        """Seconds to wait before retrying after ``exc``, or raise it as a ModelRequestError."""
+        error = to_model_error(exc, self.config.id, attempt)
+        if not retry_allowed or not error.retryable or attempt > self.max_retries:
+            raise error from exc
+        return self.retry.delay(attempt, retry_after_seconds(exc))
+
     async def _with_retries(self, attempt_fn: Callable[[int], Awaitable[T]]) -> T:
         attempt = 0
         while True:
@@ -131,10 +139,8 @@ class OpenAIChatModel:
             try:
                 return await attempt_fn(attempt)
             except (openai.OpenAIError, ModelRequestError) as exc:
-                error = to_model_error(exc, self.config.id, attempt)
-                if not error.retryable or attempt > self.max_retries:
-                    raise error from exc
-                await self._sleep(self.retry.delay(attempt, retry_after_seconds(exc)))
+                delay = self._retry_delay(exc, attempt)
+            await self._sleep(delay)
 
     def stream(
         self,
@@ -177,10 +183,8 @@ class OpenAIChatModel:
                     yield event
                 return
             except (openai.OpenAIError, ModelRequestError) as exc:
-                error = to_model_error(exc, self.config.id, attempt)
-                if yielded or not error.retryable or attempt > self.max_retries:
-                    raise error from exc
-                delay = self.retry.delay(attempt, retry_after_seconds(exc))
+                # Only a stream that has not produced anything yet may be retried.
+                delay = self._retry_delay(exc, attempt, retry_allowed=not yielded)
             finally:
                 if stream is not None:
                     await stream.close()
@@ -231,8 +235,6 @@ class OpenAIChatModel:
             response_id=completion.id,
         )
         usage = usage_from(completion.usage)
-        from dataclasses import replace
-
         return replace(result, usage=usage or _local_usage(messages, tools)(result))
 
 

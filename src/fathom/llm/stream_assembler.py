@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import uuid
 from collections.abc import Callable
-from dataclasses import dataclass, field
+from dataclasses import dataclass, field, replace
 from typing import Any
 
 from fathom.llm.events import (
@@ -166,13 +166,7 @@ class StreamAssembler:
             response_id=self.response_id,
         )
         if self.usage is None:
-            result = _replace_usage(result, count_usage(result))
+            result = replace(result, usage=count_usage(result))
         events.append(UsageEvent(result.usage))
         events.append(FinishEvent(result))
         return events
-
-
-def _replace_usage(result: CompletionResult, usage: Usage) -> CompletionResult:
-    from dataclasses import replace
-
-    return replace(result, usage=usage)
