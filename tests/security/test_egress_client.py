@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import asyncio
 import errno
+import gzip
 import threading
 from collections.abc import Iterator
 
@@ -369,3 +370,16 @@ async def test_concurrent_requests_each_connect_to_their_own_checked_address(
     assert [r.text for r in responses] == ["first", "second"] * 10
     assert {r.headers["host"] for r in first.received} == {f"one.test:{first.port}"}
     assert {r.headers["host"] for r in second.received} == {f"two.test:{first.port}"}
+
+
+async def test_buffered_read_counts_decoded_bytes_so_a_gzip_bomb_stops_at_the_limit() -> None:
+    bomb = gzip.compress(b"\0" * 1_000_000)
+    assert len(bomb) < 4096
+
+    def route(request: Received) -> Reply:
+        return Reply(200, {"Content-Encoding": "gzip"}, bomb)
+
+    with serve(route) as server:
+        async with make_guard(allow_cidrs=["127.0.0.1/32"]).client(max_bytes=65536) as client:
+            with pytest.raises(EgressSizeError, match=r"\(65536 bytes\)"):
+                await client.get(server.url("/bomb"))
