@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import asyncio
 import json
 import math
 
@@ -249,3 +250,17 @@ async def test_chat_model_helper_targets_the_server_and_requests_expose_messages
     assert len(recorded) == 2
     assert recorded[1].messages == USER
     assert recorded[1].tool_names == ["search"]
+
+
+async def test_concurrent_streams_are_served_independently() -> None:
+    def by_question(request: RecordedRequest) -> Turn:
+        return text_turn(f"answer to {request.messages[-1]['content']}", delay=0.01)
+
+    async with ScriptedOpenAIServer(by_question) as server:
+        model = server.chat_model()
+        questions = [f"q{i}" for i in range(6)]
+        results = await asyncio.gather(
+            *(model.stream([{"role": "user", "content": q}]).collect() for q in questions)
+        )
+    assert [r.content for r in results] == [f"answer to {q}" for q in questions]
+    assert len({r.request_id for r in results}) == 6
