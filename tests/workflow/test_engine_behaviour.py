@@ -376,3 +376,14 @@ async def test_pending_interactive_in_history_turns_a_run_into_a_resume() -> Non
     second = await run_workflow(graph, query="B", histories=histories)
     assert second.run_node_ids[0] == "loop"
     assert second.interactive is not None and second.interactive["params"]["loopResult"] == ["B-x"]
+
+
+async def test_answered_record_is_no_longer_pending() -> None:
+    from fathom.workflow import is_pending_interactive, mark_interactive_answered
+
+    first = await run_workflow(loop_with_select(), query="go")
+    record = first.interactive
+    assert record is not None and is_pending_interactive(record)
+    inner = mark_interactive_answered(record["params"]["childrenResponse"], "A")
+    assert inner["params"]["userSelectedVal"] == "A" and not is_pending_interactive(inner)
+    assert record["params"]["childrenResponse"].get("params", {}).get("userSelectedVal") is None

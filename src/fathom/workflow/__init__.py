@@ -62,6 +62,7 @@ from fathom.workflow.interactive import (
     InteractiveRecord,
     get_last_interactive_value,
     is_pending_interactive,
+    mark_interactive_answered,
     parse_interactive,
 )
 from fathom.workflow.result import WorkflowRunResult
@@ -130,6 +131,7 @@ __all__ = [
     "get_reference_variable_value",
     "is_pending_interactive",
     "load_workflow",
+    "mark_interactive_answered",
     "parse_interactive",
     "register_node",
     "remove_system_variable",

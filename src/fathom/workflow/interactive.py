@@ -84,3 +84,29 @@ def extract_deepest_interactive(interactive: dict[str, Any]) -> dict[str, Any]:
             break
         current = child
     return current
+
+
+def mark_interactive_answered(interactive: dict[str, Any], answer: Any) -> dict[str, Any]:
+    """A copy of a stored record marked as answered (what the chat layer writes back on resume):
+    ``userSelectedVal`` for a select, ``submitted`` + ``inputForm`` values for a form; child records
+    are marked at the innermost level."""
+    record = dict(interactive)
+    params = dict(record.get("params") or {})
+    child = params.get("childrenResponse")
+    if record.get("type") in CHILD_INTERACTIVE_TYPES and isinstance(child, dict):
+        params["childrenResponse"] = mark_interactive_answered(child, answer)
+    elif record.get("type") == "userSelect":
+        params["userSelectedVal"] = answer
+    elif record.get("type") == "userInput":
+        values = answer if isinstance(answer, dict) else {}
+        params["inputForm"] = [
+            {**item, "value": values.get(item.get("key"), item.get("value"))}
+            if isinstance(item, dict)
+            else item
+            for item in params.get("inputForm") or []
+        ]
+        params["submitted"] = True
+    elif record.get("type") == "paymentPause":
+        params["continue"] = True
+    record["params"] = params
+    return record
