@@ -13,6 +13,31 @@ from fathom.security.egress import (
     StaticResolver,
     system_resolver,
 )
+from fathom.security.files import (
+    FileLimits,
+    FileOwnerLookup,
+    FileScope,
+    FileUrlWhitelist,
+    PreviewUrlError,
+    PreviewUrlSigner,
+    WorkflowFileContext,
+    WorkflowFileError,
+    WorkflowFileRef,
+    WorkflowFileRegistrar,
+    WorkflowFileStore,
+    derive_workflow_files,
+    prepare_workflow_file_context,
+    run_with_derived_workflow_file_context,
+)
+from fathom.security.secrets import (
+    SecretBox,
+    SecretDecryptError,
+    SecretMaskingFilter,
+    SecretRedactor,
+    any_value_decrypt,
+    is_secret_value,
+    mask_secret,
+)
 
 __all__ = [
     "EgressDenied",
@@ -26,4 +51,26 @@ __all__ = [
     "GuardedTransport",
     "StaticResolver",
     "system_resolver",
+    # file contexts and secrets
+    "FileLimits",
+    "FileOwnerLookup",
+    "FileScope",
+    "FileUrlWhitelist",
+    "PreviewUrlError",
+    "PreviewUrlSigner",
+    "SecretBox",
+    "SecretDecryptError",
+    "SecretMaskingFilter",
+    "SecretRedactor",
+    "WorkflowFileContext",
+    "WorkflowFileError",
+    "WorkflowFileRef",
+    "WorkflowFileRegistrar",
+    "WorkflowFileStore",
+    "any_value_decrypt",
+    "derive_workflow_files",
+    "is_secret_value",
+    "mask_secret",
+    "prepare_workflow_file_context",
+    "run_with_derived_workflow_file_context",
 ]

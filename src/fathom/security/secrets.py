@@ -226,3 +226,8 @@ class SecretBox:
 def is_secret_value(value: Any) -> bool:
     """Whether ``value`` is a stored secret object (a mapping with a non-empty ``secret``)."""
     return isinstance(value, Mapping) and bool(value.get("secret"))
+
+
+def any_value_decrypt(value: Any, box: SecretBox) -> Any:
+    """Function form of :meth:`SecretBox.any_value_decrypt` (FastGPT's ``anyValueDecrypt``)."""
+    return box.any_value_decrypt(value)
