@@ -33,6 +33,7 @@ def config(server: ScriptedOpenAIServer, **options: object) -> ModelConfig:
 async def test_embeddings_are_batched_and_returned_in_input_order(server: ScriptedOpenAIServer) -> None:
     texts = [f"passage number {i} about topic {i % 3}" for i in range(7)]
     model = OpenAIEmbeddingModel(config(server, batch_size=3))
+    assert model.dimensions == 0  # unknown until the endpoint answered
     result = await model.embed_with_usage(texts)
     assert [len(r["input"]) for r in server.embedding_requests] == [3, 3, 1]
     assert all(r["encoding_format"] == "float" for r in server.embedding_requests)
@@ -41,10 +42,12 @@ async def test_embeddings_are_batched_and_returned_in_input_order(server: Script
         assert vector == pytest.approx(hash_embedding(text, 64), abs=1e-6)
         assert math.isclose(sum(v * v for v in vector), 1.0, rel_tol=1e-6)
     assert result.input_tokens > 0 and result.model == "emb"
+    assert model.dimensions == 64
 
 
 async def test_embedding_dimensions_are_requested_when_configured(server: ScriptedOpenAIServer) -> None:
     model = OpenAIEmbeddingModel(config(server, dimensions=32))
+    assert model.dimensions == 32
     vector = await model.embed_query("hello")
     assert len(vector) == 32
     assert server.embedding_requests[0]["dimensions"] == 32

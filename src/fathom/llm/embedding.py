@@ -38,6 +38,7 @@ class OpenAIEmbeddingModel:
         self.client = client or make_openai_client(config)
         self.retry = retry or RetryPolicy()
         self._sleep = sleep
+        self._seen_dimensions = 0
 
     async def aclose(self) -> None:
         """Close the underlying HTTP client."""
@@ -77,12 +78,19 @@ class OpenAIEmbeddingModel:
                 attempt,
             )
         tokens = response.usage.prompt_tokens if response.usage is not None else 0
+        if ordered:
+            self._seen_dimensions = len(ordered[0].embedding)
         return [list(item.embedding) for item in ordered], int(tokens or 0)
 
     @property
-    def dimensions(self) -> int | None:
-        """The configured vector size (None when the endpoint decides)."""
-        return self.config.dimensions
+    def dimensions(self) -> int:
+        """Vector size: the configured one, else the size seen in the last response, else 0 (unknown yet)."""
+        return self.config.dimensions or self._seen_dimensions
+
+    @property
+    def max_tokens(self) -> int:
+        """Most tokens one input may have (the model's ``max_context``)."""
+        return self.config.max_context
 
     async def embed(self, texts: Sequence[str]) -> list[list[float]]:
         """Vectors for ``texts`` in input order (same shape as the local embedder's ``embed``)."""

@@ -39,6 +39,9 @@ class EmbeddingModel(Protocol):
     @property
     def model_id(self) -> str: ...
 
+    @property
+    def dimensions(self) -> int: ...
+
     async def embed(self, texts: Sequence[str]) -> list[list[float]]: ...
 
 
