@@ -7,9 +7,11 @@ import threading
 from collections.abc import AsyncIterator, Iterator
 from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
 from typing import Any
-from urllib.parse import parse_qsl, urlsplit
+from urllib.parse import parse_qsl, unquote, urlsplit
 
 import pytest
+from hypothesis import given, settings
+from hypothesis import strategies as st
 
 from fathom.security.egress import EgressGuard, EgressPolicy
 from fathom.tools import ToolInputValidationError, run_tool
@@ -429,3 +431,25 @@ def test_header_arrays_and_objects_are_serialised() -> None:
     spec = build_openapi_request(op, {"X-Tags": ["a", "b"], "X-Flags": {"active": False, "count": 0}})
     assert spec.headers == {"X-Tags": "a,b", "X-Flags": "active=false,count=0"}
     assert spec.has_body is False
+
+
+@settings(max_examples=80, deadline=None)
+@given(value=st.text(min_size=1, max_size=30).filter(lambda s: s not in (".", "..")))
+def test_path_parameters_round_trip_through_percent_encoding(value: str) -> None:
+    doc = {
+        "openapi": "3.0.0",
+        "paths": {
+            "/files/{name}/raw": {
+                "get": {
+                    "parameters": [
+                        {"in": "path", "name": "name", "required": True, "schema": {"type": "string"}}
+                    ]
+                }
+            }
+        },
+    }
+    op = parse_openapi_document(doc).operations[0]
+    path = build_openapi_request(op, {"name": value}).path
+    prefix, segment, suffix = path.split("/")[1], path.split("/")[2], path.split("/")[3]
+    assert (prefix, suffix) == ("files", "raw")
+    assert unquote(segment) == value

@@ -239,3 +239,25 @@ def test_run_tool_never_raises(name: str, arguments: str | None) -> None:
     result = asyncio.run(run_tool(call(name, arguments), [], tools))
     assert isinstance(result, ToolResult)
     assert isinstance(result.response, str)
+
+
+json_values = st.recursive(
+    st.none() | st.booleans() | st.integers() | st.floats(allow_nan=False) | st.text(max_size=10),
+    lambda children: (
+        st.lists(children, max_size=3) | st.dictionaries(st.text(max_size=5), children, max_size=3)
+    ),
+    max_leaves=10,
+)
+
+
+@settings(max_examples=100, deadline=None)
+@given(value=json_values)
+def test_default_parser_accepts_exactly_json_objects(value: Any) -> None:
+    from fathom.tools import parse_json_args
+
+    parsed = parse_json_args(json.dumps(value))
+    if isinstance(value, dict):
+        assert parsed.success and parsed.data == value
+    else:
+        assert not parsed.success
+        assert parsed.error_message.startswith("Tool arguments must be a JSON object, got ")
