@@ -3,6 +3,7 @@
 
 from . import (  # noqa: F401  (imported for registration)
     answer,
+    chat,
     custom_feedback,
     form_input,
     http_request,

@@ -1,0 +1,186 @@
+"""``chatNode``: one LLM completion with system prompt, selected history and dataset quotes.
+
+The model comes from ``services.chat_model_factory(model_id)`` (a :class:`fathom.llm.ChatModel`).
+Quotes are cut to the model's quote budget with the workflow budget rule
+(``filterSearchResultsByMaxChars``), rendered with the quote template and placed in the system prompt
+(or, for the ``user`` quote role or a prompt containing ``{{question}}``, in the user message).
+Text and reasoning deltas stream as ``answer`` events.
+"""
+
+from __future__ import annotations
+
+from typing import Any
+
+from fathom.knowledge.search import SearchDataItem, filter_search_results_by_max_chars
+from fathom.llm import ChatModel, ReasoningDelta, TextDelta, count_tokens
+from fathom.workflow.constants import FlowNodeType, NodeInputKey, NodeOutputKey
+from fathom.workflow.dispatch import DispatchResponse, NodeContext, ServiceUnavailableError, register_node
+from fathom.workflow.events import AnswerEvent
+from fathom.workflow.prompts import (
+    DEFAULT_QUOTE_TEMPLATE,
+    SYSTEM_PROMPT_SEPARATOR,
+    default_quote_prompt,
+    format_quote_time,
+)
+from fathom.workflow.variables import chat_value_to_text, get_histories, replace_variable
+
+DEFAULT_QUOTE_BUDGET = 13000
+
+
+def node_error(message: str) -> DispatchResponse:
+    """FastGPT ``getNodeErrResponse``: error output, node response error, tool response error."""
+    return DispatchResponse(
+        error={NodeOutputKey.errorText: message},
+        response_data={"error": message},
+        tool_responses={"error": message},
+    )
+
+
+def chat_items_to_messages(items: list[dict[str, Any]]) -> list[dict[str, Any]]:
+    """FastGPT chat items (``obj`` + ``value`` list) as OpenAI messages (text parts only)."""
+    roles = {"System": "system", "Human": "user", "AI": "assistant"}
+    messages: list[dict[str, Any]] = []
+    for item in items:
+        role = roles.get(str(item.get("obj")))
+        if role is None:
+            continue
+        value = item.get("value")
+        if isinstance(value, str):
+            text = value
+        elif role == "system":
+            text = "\n".join(
+                (v.get("text") or {}).get("content", "") for v in value or [] if isinstance(v, dict)
+            )
+        else:
+            text = chat_value_to_text(value)[0]
+        if text:
+            messages.append({"role": role, "content": text})
+    return messages
+
+
+def render_quotes(quotes: list[SearchDataItem], template: str) -> str:
+    """Each quote through the template, trimmed, joined by ``\\n------\\n``."""
+    rendered = []
+    for index, item in enumerate(quotes):
+        values = {
+            "id": item.id,
+            "q": item.q,
+            "a": item.a or "",
+            "updateTime": format_quote_time(item.update_time),
+            "source": item.source_name,
+            "sourceId": str(item.source_id or ""),
+            "index": index + 1,
+        }
+        rendered.append(str(replace_variable(template, values)).strip())
+    return "\n------\n".join(rendered)
+
+
+def quote_budget(model: ChatModel) -> int:
+    """Tokens of quotes a model takes: ``default_params.quoteMaxToken`` or half its context (≤ 13k)."""
+    configured = model.config.default_params.get("quoteMaxToken")
+    if isinstance(configured, int) and configured > 0:
+        return configured
+    return min(DEFAULT_QUOTE_BUDGET, model.config.max_context // 2)
+
+
+@register_node(FlowNodeType.chatNode)
+async def dispatch_chat_completion(ctx: NodeContext) -> DispatchResponse:
+    """Outputs ``answerText`` (trimmed), ``reasoningText`` and ``history`` (selected history + this round)."""
+    params = ctx.params
+    factory = ctx.services.chat_model_factory
+    if factory is None:
+        raise ServiceUnavailableError("The AI chat node needs a chat model service")
+    model_id = str(params.get("model") or "")
+    try:
+        model: ChatModel | None = factory(model_id)
+    except LookupError:
+        model = None
+    if model is None:
+        return node_error(f"Model {model_id} is undefined, you need to select a chat model.")
+    history_setting = params.get(NodeInputKey.history, 6)
+    chat_histories = get_histories(history_setting, ctx.histories)
+    question = str(params.get(NodeInputKey.userChatInput) or "")
+    if not question:
+        return node_error("AI input is empty")
+    raw_quotes = params.get("quoteQA")
+    use_quotes = isinstance(raw_quotes, list)
+    quotes = [SearchDataItem.of(item) for item in raw_quotes or [] if isinstance(item, dict)]
+    kept, _ = filter_search_results_by_max_chars(quotes, quote_budget(model), count_tokens)
+    quote_text = render_quotes(kept, str(params.get("quoteTemplate") or DEFAULT_QUOTE_TEMPLATE))
+    custom_prompt = str(params.get("quotePrompt") or "")
+    quote_role = (
+        "user" if params.get("aiChatQuoteRole") == "user" or "{{question}}" in custom_prompt else "system"
+    )
+    prompt_template = custom_prompt or default_quote_prompt(quote_role)
+    user_text = question
+    if use_quotes and quote_role == "user":
+        user_text = str(replace_variable(prompt_template, {"quote": quote_text, "question": question}))
+    system_parts = [
+        str(params.get("systemPrompt") or ""),
+        str(replace_variable(prompt_template, {"quote": quote_text}))
+        if use_quotes and quote_role == "system"
+        else "",
+    ]
+    system_prompt = SYSTEM_PROMPT_SEPARATOR.join(part for part in system_parts if part)
+    messages = [
+        *([{"role": "system", "content": system_prompt}] if system_prompt else []),
+        *chat_items_to_messages(chat_histories),
+        {"role": "user", "content": user_text},
+    ]
+    stream_answer = params.get("isResponseAnswerText", True) is not False
+    show_reasoning = params.get("aiChatReasoning", True) is not False and model.config.reasoning
+    request: dict[str, Any] = {}
+    if params.get("temperature") is not None:
+        request["temperature"] = params["temperature"]
+    if params.get("maxToken"):
+        request["max_tokens"] = min(int(params["maxToken"]), model.config.max_response)
+    stream = model.stream(messages, **request)
+    async with stream:
+        async for event in stream:
+            if isinstance(event, TextDelta) and stream_answer and event.text:
+                ctx.emit(AnswerEvent(text=event.text, node_id=ctx.node_id))
+            elif isinstance(event, ReasoningDelta) and show_reasoning and event.text:
+                ctx.emit(AnswerEvent(text="", reasoning=event.text, node_id=ctx.node_id))
+    result = stream.result
+    if result is None or (not result.content and not result.reasoning):
+        return node_error("The model returned an empty response")
+    answer = result.content.strip()
+    usage = result.usage
+    points = model.config.price(usage.input_tokens, usage.output_tokens)
+    history = [
+        *chat_histories,
+        {"obj": "Human", "value": [{"type": "text", "text": {"content": user_text}}]},
+        {"obj": "AI", "value": [{"type": "text", "text": {"content": answer}}]},
+    ]
+    return DispatchResponse(
+        data={
+            NodeOutputKey.answerText: answer,
+            NodeOutputKey.reasoningText: result.reasoning,
+            "history": history,
+        },
+        answer_text=answer if stream_answer else None,
+        reasoning_text=result.reasoning if show_reasoning else None,
+        response_data={
+            "totalPoints": points,
+            "model": model.config.display_name,
+            "inputTokens": usage.input_tokens,
+            "outputTokens": usage.output_tokens,
+            "query": question,
+            "maxToken": request.get("max_tokens"),
+            "reasoningText": result.reasoning,
+            "historyPreview": [{"obj": m["role"], "value": m["content"][:1000]} for m in messages[-10:]],
+            "contextTotalLen": len(messages) + 1,
+            "finishReason": result.finish_reason,
+            "quoteList": [item.model_dump(by_alias=True, mode="json", exclude={"trace"}) for item in kept],
+        },
+        node_dispatch_usages=[
+            {
+                "moduleName": ctx.node.name,
+                "totalPoints": points,
+                "model": model.config.display_name,
+                "inputTokens": usage.input_tokens,
+                "outputTokens": usage.output_tokens,
+            }
+        ],
+        tool_responses=answer,
+    )
