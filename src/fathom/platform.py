@@ -9,8 +9,15 @@ from dataclasses import dataclass, field
 from typing import Any
 
 from fathom.config import ConfigError, Settings
+from fathom.datasets import DatasetSearchService, EmbedderResolver, IngestionService
+from fathom.datasets.ingest import INGEST_JOB_KIND
+from fathom.knowledge.tokenize import segment_for_index
+from fathom.llm import ModelRegistry, load_model_registry
+from fathom.security import EgressGuard, EgressPolicy
 from fathom.store import migrate
 from fathom.store.db import Database
+from fathom.store.files import LocalFileStore
+from fathom.store.knowledge import SqlChunkRepository, SqlDatasetRepository, SqlFullTextIndex, SqlVectorIndex
 from fathom.store.protocols import JobRecord
 from fathom.store.repositories import (
     SqlApiKeyRepository,
@@ -40,12 +47,20 @@ class Platform:
     settings: Settings
     db: Database
     secret_key: str
+    models: ModelRegistry | None = None
     teams: SqlTeamRepository = field(init=False)
     api_keys: SqlApiKeyRepository = field(init=False)
     jobs: SqlJobQueue = field(init=False)
     apps: SqlAppRepository = field(init=False)
     chats: SqlChatRepository = field(init=False)
     usage: SqlUsageRepository = field(init=False)
+    datasets: SqlDatasetRepository = field(init=False)
+    chunks: SqlChunkRepository = field(init=False)
+    files: LocalFileStore = field(init=False)
+    egress: EgressGuard = field(init=False)
+    embedders: EmbedderResolver = field(init=False)
+    ingestion: IngestionService = field(init=False)
+    search: DatasetSearchService = field(init=False)
     _worker_tasks: list[asyncio.Task[None]] = field(default_factory=list, init=False)
     _stop: asyncio.Event = field(default_factory=asyncio.Event, init=False)
 
@@ -56,6 +71,27 @@ class Platform:
         self.apps = SqlAppRepository(self.db)
         self.chats = SqlChatRepository(self.db)
         self.usage = SqlUsageRepository(self.db)
+        self.datasets = SqlDatasetRepository(self.db)
+        self.chunks = SqlChunkRepository(self.db, segment_for_index)
+        self.files = LocalFileStore(self.db, self.settings.data_dir / "files")
+        self.egress = EgressGuard(EgressPolicy.from_settings(self.settings))
+        self.embedders = EmbedderResolver(self.models)
+        self.ingestion = IngestionService(
+            self.datasets,
+            self.chunks,
+            self.jobs,
+            self.embedders,
+            self.files,
+            self.egress.client,
+            max_attempts=self.settings.job_max_attempts,
+        )
+        self.search = DatasetSearchService(
+            self.datasets,
+            self.chunks,
+            SqlFullTextIndex(self.db, segment_for_index),
+            SqlVectorIndex(self.db),
+            self.embedders,
+        )
 
     @classmethod
     def build(cls, settings: Settings) -> Platform:
@@ -63,7 +99,10 @@ class Platform:
         if settings.database_url is None:
             settings.ensure_data_dir()
         secret = settings.load_secret_key()
-        return cls(settings=settings, db=Database(settings.resolved_database_url), secret_key=secret)
+        models = load_model_registry(settings)
+        return cls(
+            settings=settings, db=Database(settings.resolved_database_url), secret_key=secret, models=models
+        )
 
     async def check_database(self) -> None:
         """Raise ConfigError with one line if the database cannot be reached."""
@@ -115,7 +154,7 @@ class Platform:
 
     def job_handlers(self) -> dict[str, JobHandler]:
         """Every job kind this platform knows how to run."""
-        return {"db.analyze": self._analyze_database}
+        return {"db.analyze": self._analyze_database, INGEST_JOB_KIND: self.ingestion.run}
 
     async def _analyze_database(self, job: JobRecord) -> dict[str, Any]:
         """Refresh the query planner's statistics (a maintenance job)."""

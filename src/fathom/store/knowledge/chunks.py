@@ -220,6 +220,14 @@ class SqlChunkRepository:
             result.setdefault(data_id, []).append({"dataId": index_id, "type": type_, "text": index_text})
         return result
 
+    async def written_chunk_indexes(self, collection_id: str) -> set[int]:
+        """Chunk positions of a collection already written (by an earlier, interrupted run)."""
+        async with self.db.sessions() as session:
+            rows = await session.scalars(
+                select(DataChunk.chunk_index).where(DataChunk.collection_id == collection_id)
+            )
+            return set(rows)
+
     async def list_chunks(
         self, team_id: str, collection_id: str, *, offset: int = 0, limit: int = 30, search: str = ""
     ) -> tuple[list[ChunkRow], int]:

@@ -1,0 +1,7 @@
+"""The knowledge-base application service: collections in, ingestion jobs, search over the stored indexes."""
+
+from fathom.datasets.embedders import EmbedderResolver
+from fathom.datasets.ingest import INGEST_JOB_KIND, IngestionService
+from fathom.datasets.search import DatasetSearchService
+
+__all__ = ["INGEST_JOB_KIND", "DatasetSearchService", "EmbedderResolver", "IngestionService"]

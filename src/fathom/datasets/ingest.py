@@ -1,0 +1,152 @@
+"""Ingestion: a collection's source → parse → chunk → embed in batches → write, as a durable job.
+
+States: ``waiting → parsing → indexing → ready | error``. Each batch (chunk rows, full-text rows,
+vectors and the progress counter) is one transaction. A job that is run again (its worker died, or
+it failed and is retried) skips the chunks an earlier run already wrote, so nothing is lost and
+nothing is written twice.
+"""
+
+from __future__ import annotations
+
+import logging
+from collections.abc import Callable
+from dataclasses import dataclass
+from typing import Any
+
+from fathom.datasets.embedders import EmbedderResolver
+from fathom.knowledge.chunk import split_text_to_chunks
+from fathom.knowledge.chunk_settings import ChunkSettings, compute_chunk_settings, split_chunk_indexes
+from fathom.knowledge.parse import parse_document
+from fathom.store.files import LocalFileStore
+from fathom.store.knowledge import SqlChunkRepository, SqlDatasetRepository
+from fathom.store.protocols import ChunkToWrite, CollectionRecord, JobQueue, JobRecord
+
+INGEST_JOB_KIND = "dataset.ingest"
+EMBED_BATCH_SIZE = 32
+
+log = logging.getLogger("fathom.ingest")
+
+HttpClientFactory = Callable[[], Any]
+
+
+@dataclass(frozen=True)
+class IngestionOutcome:
+    chunks: int
+    skipped: int
+
+
+class IngestionService:
+    def __init__(
+        self,
+        datasets: SqlDatasetRepository,
+        chunks: SqlChunkRepository,
+        jobs: JobQueue,
+        embedders: EmbedderResolver,
+        files: LocalFileStore,
+        http_client: HttpClientFactory | None = None,
+        *,
+        max_attempts: int = 3,
+    ) -> None:
+        self.datasets = datasets
+        self.chunks = chunks
+        self.jobs = jobs
+        self.embedders = embedders
+        self.files = files
+        self.http_client = http_client
+        self.max_attempts = max_attempts
+
+    async def enqueue(self, collection: CollectionRecord) -> JobRecord:
+        """Queue the ingestion of a collection (its status stays ``waiting`` until a worker claims it)."""
+        return await self.jobs.enqueue(
+            INGEST_JOB_KIND,
+            {"collectionId": collection.id},
+            team_id=collection.team_id,
+            max_attempts=self.max_attempts,
+        )
+
+    async def _source_text(self, collection: CollectionRecord) -> str:
+        raw_text, raw_link, file_id = await self.datasets.get_collection_source(collection.id)
+        if raw_text is not None:
+            return raw_text
+        if file_id is not None:
+            record, data = await self.files.read(file_id)
+            return parse_document(data, record.name).text
+        if raw_link is not None:
+            if self.http_client is None:
+                raise RuntimeError("link import needs an outbound HTTP client (the egress guard)")
+            async with self.http_client() as client:
+                response = await client.get(raw_link)
+                response.raise_for_status()
+                body = response.content
+            return parse_document(body, "page.html", fmt="html").text
+        raise ValueError(f"collection {collection.id} has no text, file or link to ingest")
+
+    def _settings(
+        self, collection: CollectionRecord, model_id: str, dataset_settings: dict[str, Any]
+    ) -> ChunkSettings:
+        chosen = {**dataset_settings, **collection.chunk_settings}
+        separators = chosen.get("chunkSplitter") or chosen.get("customSeparators") or ()
+        if isinstance(separators, str):
+            separators = (separators,)
+        return compute_chunk_settings(
+            mode="custom" if chosen.get("chunkSize") else "auto",
+            chunk_size=chosen.get("chunkSize"),
+            index_size=chosen.get("indexSize"),
+            custom_separators=tuple(separators),
+            embedding_max_tokens=self.embedders.max_tokens(model_id),
+        )
+
+    async def run(self, job: JobRecord) -> dict[str, Any]:
+        """The job handler."""
+        collection_id = str(job.payload["collectionId"])
+        collection = await self.datasets.get_collection(None, collection_id)
+        final_attempt = job.attempts >= job.max_attempts
+        try:
+            outcome = await self._ingest(collection)
+        except Exception as exc:
+            message = f"{type(exc).__name__}: {exc}"
+            if final_attempt:
+                await self.datasets.set_collection_state(collection.id, "error", error=message)
+            else:
+                await self.datasets.set_collection_state(
+                    collection.id, "waiting", error=f"retrying after: {message}"
+                )
+            raise
+        return {"chunks": outcome.chunks, "skipped": outcome.skipped}
+
+    async def _ingest(self, collection: CollectionRecord) -> IngestionOutcome:
+        dataset = await self.datasets.get_dataset(collection.team_id, collection.dataset_id)
+        await self.datasets.set_collection_state(collection.id, "parsing")
+        text = await self._source_text(collection)
+        settings = self._settings(collection, dataset.vector_model, dataset.chunk_settings)
+        pieces = [piece for piece in split_text_to_chunks(text, settings.split_options()) if piece.strip()]
+        done = await self.chunks.written_chunk_indexes(collection.id)
+        await self.datasets.set_collection_state(
+            collection.id, "indexing", chunks_total=len(pieces), chunks_done=len(done)
+        )
+        embedder = self.embedders.get(dataset.vector_model)
+        todo = [(i, piece) for i, piece in enumerate(pieces) if i not in done]
+        for start in range(0, len(todo), EMBED_BATCH_SIZE):
+            batch = todo[start : start + EMBED_BATCH_SIZE]
+            index_texts = [split_chunk_indexes(piece, "", settings) or [piece] for _, piece in batch]
+            flat = [t for texts in index_texts for t in texts]
+            vectors = await embedder.embed(flat)
+            writes, cursor = [], 0
+            for (position, piece), texts in zip(batch, index_texts, strict=True):
+                writes.append(
+                    ChunkToWrite(
+                        q=piece,
+                        a="",
+                        chunk_index=position,
+                        index_texts=texts,
+                        vectors=vectors[cursor : cursor + len(texts)],
+                    )
+                )
+                cursor += len(texts)
+            await self.chunks.write_chunks(
+                collection.team_id, collection.dataset_id, collection.id, writes, model=embedder.model_id
+            )
+        await self.datasets.set_collection_state(
+            collection.id, "ready", chunks_total=len(pieces), chunks_done=len(pieces)
+        )
+        return IngestionOutcome(chunks=len(todo), skipped=len(done))

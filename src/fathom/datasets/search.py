@@ -1,0 +1,84 @@
+"""Search over the stored knowledge bases: the domain pipeline wired to the SQL indexes."""
+
+from __future__ import annotations
+
+from collections.abc import Mapping, Sequence
+from typing import Any
+
+from fathom.datasets.embedders import EmbedderResolver
+from fathom.knowledge.search import search_dataset_data
+from fathom.knowledge.search.types import SearchDataItem, SearchDatasetDataParams
+from fathom.store.knowledge import SqlChunkRepository, SqlDatasetRepository, SqlFullTextIndex, SqlVectorIndex
+
+
+class ChunkStoreAdapter:
+    """``ChunkStore`` over the chunk table: rows become the search's ``SearchDataItem``s."""
+
+    def __init__(self, chunks: SqlChunkRepository) -> None:
+        self.chunks = chunks
+
+    async def get_many(self, data_ids: Sequence[str]) -> Mapping[str, SearchDataItem]:
+        rows = await self.chunks.get_many(data_ids)
+        return {
+            data_id: SearchDataItem(
+                id=row.id,
+                q=row.q,
+                a=row.a,
+                datasetId=row.dataset_id,
+                collectionId=row.collection_id,
+                sourceName=row.source_name,
+                sourceId=row.collection_id,
+                chunkIndex=row.chunk_index,
+                updateTime=row.updated_at,
+                indexes=row.indexes,
+            )
+            for data_id, row in rows.items()
+        }
+
+
+class SearchModelMismatch(ValueError):
+    """The datasets searched together were embedded by different models."""
+
+
+class DatasetSearchService:
+    def __init__(
+        self,
+        datasets: SqlDatasetRepository,
+        chunks: SqlChunkRepository,
+        full_text: SqlFullTextIndex,
+        vectors: SqlVectorIndex,
+        embedders: EmbedderResolver,
+        reranker: Any | None = None,
+        count_tokens: Any | None = None,
+    ) -> None:
+        self.datasets = datasets
+        self.chunk_store = ChunkStoreAdapter(chunks)
+        self.full_text = full_text
+        self.vectors = vectors
+        self.embedders = embedders
+        self.reranker = reranker
+        self.count_tokens = count_tokens
+
+    async def search(self, team_id: str, params: SearchDatasetDataParams | Mapping[str, Any]) -> Any:
+        """Run the pipeline over the team's datasets (another team's dataset id is NotFound)."""
+        p = (
+            params
+            if isinstance(params, SearchDatasetDataParams)
+            else SearchDatasetDataParams.model_validate(params)
+        )
+        models = {(await self.datasets.get_dataset(team_id, d)).vector_model for d in p.dataset_ids}
+        if len(models) > 1:
+            raise SearchModelMismatch(
+                "datasetIds: these knowledge bases use different embedding models "
+                f"({', '.join(sorted(models))}); search them separately"
+            )
+        model_id = next(iter(models)) if models else self.embedders.default_model_id
+        return await search_dataset_data(
+            p,
+            embedder=self.embedders.get(model_id),
+            full_text_index=self.full_text,
+            vector_index=self.vectors,
+            chunk_store=self.chunk_store,
+            reranker=self.reranker if p.using_re_rank else None,
+            count_tokens=self.count_tokens,
+        )
