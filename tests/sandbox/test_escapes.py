@@ -90,26 +90,44 @@ async def test_reading_files_outside_the_work_dir_is_refused(
         }
 
 
-async def test_os_layer_refuses_root_only_files_without_guards(
+async def test_os_layer_hides_the_host_filesystem_without_guards(
     runner: SandboxRunner, planted: tuple[Path, Path]
 ) -> None:
-    private, _ = planted
-    for path in ("/etc/shadow", str(private)):
+    private, public = planted
+    for path in ("/etc/shadow", str(private), str(public), "/work/main/pyproject.toml"):
         py = await runner.run_python(f"def main():\n    return open({path!r}).read()", limits=NO_GUARDS)
-        assert not py.success and "Permission denied" in py.message
+        assert not py.success and "No such file or directory" in py.message
         js = await runner.run_javascript(
             f"function main() {{ return require('fs').readFileSync({path!r}, 'utf8') }}", limits=NO_GUARDS
         )
-        assert not js.success and "EACCES" in js.message
+        assert not js.success and "ENOENT" in js.message
+    listing = await runner.run_javascript(
+        "function main() { return require('fs').readdirSync('/').sort() }", limits=NO_GUARDS
+    )
+    assert set(listing.code_return) <= {"bin", "dev", "lib", "lib64", "proc", "sbin", "tmp", "usr", "work"}
 
 
-async def test_node_permission_model_refuses_world_readable_files(
-    runner: SandboxRunner, planted: tuple[Path, Path]
-) -> None:
-    _, public = planted
-    # The guarded JS context has no require; this only shows the Node permission flags hold too.
-    result = await runner.run_javascript("function main() { return typeof require + typeof process }")
-    assert result.code_return == "undefinedundefined"
+async def test_os_layer_runs_code_as_an_unprivileged_uid(runner: SandboxRunner) -> None:
+    js = (
+        "function main() { const fs = require('fs'); let environ;"
+        " try { fs.readFileSync('/proc/1/environ'); environ = 'read' } catch (e) { environ = e.code }"
+        " let write; try { fs.writeFileSync('/usr/x', 'x'); write = 'ok' } catch (e) { write = e.code }"
+        " return {uid: process.getuid(), environ, write, cwd: process.cwd()} }"
+    )
+    result = await runner.run_javascript(js, limits=NO_GUARDS)
+    assert result.success, result.message
+    assert result.code_return["uid"] >= 1_000_000
+    assert result.code_return["environ"] == "EACCES"  # the namespace's init is still root
+    assert result.code_return["write"] in ("EROFS", "EACCES")
+    assert result.code_return["cwd"] == "/work"
+
+
+async def test_guarded_javascript_has_no_require_process_or_eval(runner: SandboxRunner) -> None:
+    result = await runner.run_javascript("function main() { return typeof require + ',' + typeof process }")
+    assert result.code_return == "undefined,undefined"
+    escape = "function main() { return this.constructor.constructor('return process')().pid }"
+    result = await runner.run_javascript(escape)
+    assert not result.success and "Code generation from strings disallowed" in result.message
 
 
 async def test_the_work_dir_is_private_writable_and_removed(runner: SandboxRunner) -> None:

@@ -123,14 +123,78 @@ def _drop_privileges(cfg: dict[str, Any]) -> None:
         raise OSError("could not drop privileges")
 
 
+_MS_RDONLY, _MS_NOSUID, _MS_NODEV, _MS_NOEXEC = 1, 2, 4, 8
+_MS_REMOUNT, _MS_BIND, _MS_REC, _MS_PRIVATE = 32, 4096, 16384, 1 << 18
+ROOT_LINKS = ("bin", "lib", "lib64", "sbin")
+DEVICES = ("null", "zero", "random", "urandom")
+
+
+def _mount(source: str | None, target: str, fstype: str | None, flags: int, data: str | None = None) -> None:
+    import ctypes
+
+    libc = ctypes.CDLL(None, use_errno=True)
+    enc = [None if v is None else v.encode() for v in (source, target, fstype, data)]
+    if libc.mount(enc[0], enc[1], enc[2], ctypes.c_ulong(flags), enc[3]) != 0:
+        errno = ctypes.get_errno()
+        raise OSError(errno, f"mount {source} on {target} failed: {os.strerror(errno)}")
+
+
+def _bind(source: str, target: str, *, read_only: bool = True) -> None:
+    _mount(source, target, None, _MS_BIND | _MS_REC)
+    flags = _MS_REMOUNT | _MS_BIND | _MS_NOSUID | _MS_NODEV | (_MS_RDONLY if read_only else 0)
+    _mount(None, target, None, flags)
+
+
+def _enter_root(cfg: dict[str, Any]) -> None:
+    """In the private mount namespace: build a minimal read-only root and chroot into it.
+
+    The new root holds /usr (read-only), the merged-usr links, a few device nodes, a fresh /proc of
+    the PID namespace, extra read-only binds (e.g. a Node install outside /usr) and the work dir
+    as /work. Nothing else of the host filesystem (data dirs, /root, /home, /tmp, /etc) is visible.
+    """
+    root = cfg["root_dir"]
+    _mount(None, "/", None, _MS_REC | _MS_PRIVATE)
+    _mount("tmpfs", root, "tmpfs", _MS_NOSUID | _MS_NODEV, "size=1m,mode=0755")
+    os.mkdir(f"{root}/usr")
+    _bind("/usr", f"{root}/usr")
+    for name in ROOT_LINKS:
+        host = f"/{name}"
+        if os.path.islink(host):
+            os.symlink(os.readlink(host), f"{root}/{name}")
+        elif os.path.isdir(host):
+            os.mkdir(f"{root}/{name}")
+            _bind(host, f"{root}/{name}")
+    for extra in cfg.get("ro_binds") or []:
+        os.makedirs(f"{root}{extra}", exist_ok=True)
+        _bind(extra, f"{root}{extra}")
+    os.mkdir(f"{root}/dev")
+    for dev in DEVICES:
+        open(f"{root}/dev/{dev}", "w").close()
+        _bind(f"/dev/{dev}", f"{root}/dev/{dev}", read_only=False)
+    os.mkdir(f"{root}/proc")
+    _mount("proc", f"{root}/proc", "proc", _MS_NOSUID | _MS_NODEV | _MS_NOEXEC)
+    os.mkdir(f"{root}/work")
+    _bind(cfg["work_dir"], f"{root}/work", read_only=False)
+    os.mkdir(f"{root}/tmp")
+    os.chmod(f"{root}/tmp", 0o755)
+    _mount(None, root, None, _MS_REMOUNT | _MS_RDONLY | _MS_NOSUID | _MS_NODEV)
+    os.chroot(root)
+    cfg["work_dir"] = "/work"
+
+
 def _worker(cfg: dict[str, Any]) -> None:
     os.umask(0o077)
-    os.chdir(cfg["work_dir"])
-    os.environ.clear()
-    os.environ.update({"PATH": "/usr/bin:/bin", "HOME": cfg["work_dir"], "LANG": "C.UTF-8", "TMPDIR": "."})
+    import ctypes  # noqa: F401 - loaded while the standard library is still reachable
+
     if cfg["language"] == "python":
         for name in PRELOAD:
             __import__(name)
+    if cfg.get("root_dir"):
+        _enter_root(cfg)
+    os.chdir(cfg["work_dir"])
+    os.environ.clear()
+    os.environ.update({"PATH": "/usr/bin:/bin", "HOME": cfg["work_dir"], "LANG": "C.UTF-8", "TZ": "UTC"})
+    os.environ["TMPDIR"] = cfg["work_dir"]
     _apply_limits(cfg)
     if cfg.get("no_new_privs", True):
         _no_new_privs()

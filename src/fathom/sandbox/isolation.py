@@ -29,10 +29,10 @@ class IsolationInfo:
 
 
 def _probe_unshare(unshare: str) -> str:
-    """Empty string when ``unshare --net --pid --fork --kill-child`` works, else the reason."""
+    """Empty string when ``unshare --net --pid --mount --fork --kill-child`` works, else the reason."""
     try:
         proc = subprocess.run(
-            [unshare, "--net", "--pid", "--fork", "--kill-child", "--", "true"],
+            [unshare, "--net", "--pid", "--mount", "--fork", "--kill-child", "--", "true"],
             capture_output=True,
             timeout=10,
             check=False,
@@ -41,7 +41,7 @@ def _probe_unshare(unshare: str) -> str:
         return f"unshare could not run: {exc}"
     if proc.returncode != 0:
         detail = proc.stderr.decode(errors="replace").strip().splitlines()
-        return f"unshare --net --pid failed: {detail[-1] if detail else proc.returncode}"
+        return f"unshare --net --pid --mount failed: {detail[-1] if detail else proc.returncode}"
     return ""
 
 

@@ -127,10 +127,18 @@ class SandboxRunner:
                 self._uids_in_use.add(uid)
                 return uid
 
+    def _ro_binds(self, language: Language) -> list[str]:
+        """Host dirs outside /usr the runtime needs inside the minimal root (a Node install elsewhere)."""
+        if language != "javascript" or not self.isolation.node:
+            return []
+        prefix = os.path.dirname(os.path.dirname(os.path.realpath(self.isolation.node)))
+        return [] if prefix == "/usr" or prefix.startswith("/usr/") else [prefix]
+
     def _command(self, cfg: dict[str, Any]) -> list[str]:
         inner = [self._python, "-I", "-S", "-c", self._bootstrap, json.dumps(cfg)]
         if self.isolation.available and self.isolation.unshare:
-            return [self.isolation.unshare, "--net", "--pid", "--fork", "--kill-child", "--", *inner]
+            flags = ["--net", "--pid", "--mount", "--fork", "--kill-child"]
+            return [self.isolation.unshare, *flags, "--", *inner]
         return inner
 
     async def _run(
@@ -138,15 +146,21 @@ class SandboxRunner:
     ) -> SandboxResult:
         self.check_available(language)
         async with self._slots:
-            work_dir = tempfile.mkdtemp(prefix="fathom-sandbox-", dir=self._temp_root)
+            base_dir = tempfile.mkdtemp(prefix="fathom-sandbox-", dir=self._temp_root)
+            work_dir = os.path.join(base_dir, "work")
+            root_dir = os.path.join(base_dir, "root")
             uid = self._allocate_uid() if os.geteuid() == 0 else None
             try:
+                os.mkdir(work_dir, 0o700)
+                os.mkdir(root_dir, 0o755)
                 if uid is not None:
                     os.chown(work_dir, uid, uid)
-                os.chmod(work_dir, 0o700)
+                isolated = self.isolation.available
                 cfg = {
                     "language": language,
                     "work_dir": work_dir,
+                    "root_dir": root_dir if isolated else None,
+                    "ro_binds": self._ro_binds(language) if isolated else [],
                     "uid": uid,
                     "gid": uid,
                     "cpu_seconds": max(1, int(limits.cpu_seconds)),
@@ -164,7 +178,7 @@ class SandboxRunner:
             finally:
                 if uid is not None:
                     self._uids_in_use.discard(uid)
-                shutil.rmtree(work_dir, ignore_errors=True)
+                shutil.rmtree(base_dir, ignore_errors=True)
 
     async def _spawn_and_talk(
         self, cfg: dict[str, Any], code: str, variables: dict[str, Any], limits: SandboxLimits
