@@ -5,6 +5,7 @@ from . import (  # noqa: F401  (imported for registration)
     answer,
     chat,
     custom_feedback,
+    dataset,
     form_input,
     http_request,
     if_else,
