@@ -16,7 +16,7 @@ import httpx
 import pytest
 
 from conftest import FAST
-from fathom.sandbox import SandboxRunner
+from fathom.sandbox import SandboxRunner, client_request_handler
 
 pytestmark = pytest.mark.usefixtures("isolated")
 
@@ -141,22 +141,21 @@ def echo_server() -> Iterator[str]:
     server.server_close()
 
 
-def _handler(seen: list[dict[str, Any]]) -> Any:
-    async def http_request(request: dict[str, Any]) -> dict[str, Any]:
-        seen.append(request)
-        async with httpx.AsyncClient() as client:
-            body = request["body"]
-            response = await client.request(
-                request["method"], request["url"], headers=request["headers"], json=body, timeout=5
-            )
-        return {"status": response.status_code, "headers": dict(response.headers), "data": response.text}
+class _RecordingClient(httpx.AsyncClient):
+    """A real httpx client that remembers the URLs it was asked for."""
 
-    return http_request
+    def __init__(self) -> None:
+        super().__init__()
+        self.seen: list[str] = []
+
+    async def request(self, method: str, url: Any, **kwargs: Any) -> httpx.Response:  # type: ignore[override]
+        self.seen.append(str(url))
+        return await super().request(method, url, **kwargs)
 
 
 async def test_http_request_goes_through_the_injected_parent_callable(echo_server: str) -> None:
-    seen: list[dict[str, Any]] = []
-    runner = SandboxRunner(FAST, http_request=_handler(seen))
+    client = _RecordingClient()
+    runner = SandboxRunner(FAST, http_request=client_request_handler(client))
     code = (
         "def main(variables):\n"
         "    r = http_request(variables['url'] + '/py', method='POST', body={'n': 1})\n"
@@ -173,7 +172,20 @@ async def test_http_request_goes_through_the_injected_parent_callable(echo_serve
     )
     result = await runner.run_javascript(js, {"url": echo_server})
     assert result.code_return == {"status": 201, "data": {"path": "/js", "got": {"n": 2}}}
-    assert [r["url"] for r in seen] == [echo_server + "/py", echo_server + "/js"]
+    assert client.seen == [echo_server + "/py", echo_server + "/js"]
+    await client.aclose()
+
+
+async def test_http_request_sends_text_bodies_and_refuses_large_responses(echo_server: str) -> None:
+    async with httpx.AsyncClient() as client:
+        handler = client_request_handler(client, max_response_bytes=10)
+        with pytest.raises(RuntimeError, match="Response too large"):
+            await handler({"url": echo_server + "/t", "method": "post", "body": '"text"', "headers": {}})
+        handler = client_request_handler(client)
+        response = await handler({"url": echo_server + "/t", "method": "POST", "body": "[1]", "timeout": 99})
+        assert response["status"] == 201 and json.loads(response["data"])["got"] == [1]
+        with pytest.raises(ValueError, match="needs a URL"):
+            await handler({"url": ""})
 
 
 async def test_http_request_errors_and_request_limit_reach_the_code() -> None:

@@ -1,0 +1,60 @@
+"""Adapter from an httpx-style async client to the sandbox's ``http_request`` handler.
+
+The server builds it from the egress guard's client (``client_request_handler(guard.client())``), so
+every request made by sandboxed code is checked, pinned and size-limited by the guard. This module
+does not import the guard: the client is passed in.
+"""
+
+from __future__ import annotations
+
+import json
+from typing import Any, Protocol
+
+from fathom.sandbox.types import HttpRequestHandler
+
+MAX_RESPONSE_BYTES = 2 * 1024 * 1024
+MAX_TIMEOUT_SECONDS = 10.0
+
+
+class AsyncHttpClient(Protocol):
+    """The part of ``httpx.AsyncClient`` the adapter uses."""
+
+    async def request(self, method: str, url: str, **kwargs: Any) -> Any: ...
+
+
+def client_request_handler(
+    client: AsyncHttpClient,
+    *,
+    max_response_bytes: int = MAX_RESPONSE_BYTES,
+    max_timeout: float = MAX_TIMEOUT_SECONDS,
+) -> HttpRequestHandler:
+    """A handler for ``http_request(url, method, headers, body, timeout)`` calls from the sandbox.
+
+    Dict and list bodies are sent as JSON (``Content-Type: application/json`` unless set); timeouts
+    are capped at ``max_timeout``; responses over ``max_response_bytes`` are refused with
+    ``Response too large``. Returns ``{status, headers, data}`` (``data`` is the text body).
+    """
+
+    async def handle(request: dict[str, Any]) -> dict[str, Any]:
+        url = request.get("url")
+        if not isinstance(url, str) or not url:
+            raise ValueError("http_request needs a URL")
+        method = str(request.get("method") or "GET").upper()
+        headers = {str(k): str(v) for k, v in (request.get("headers") or {}).items()}
+        body = request.get("body")
+        content: bytes | None = None
+        if isinstance(body, dict | list):
+            content = json.dumps(body, ensure_ascii=False).encode()
+            if not any(k.lower() == "content-type" for k in headers):
+                headers["Content-Type"] = "application/json"
+        elif body is not None:
+            content = body.encode() if isinstance(body, str) else str(body).encode()
+        raw_timeout = request.get("timeout")
+        timeout = min(float(raw_timeout), max_timeout) if raw_timeout else max_timeout
+        response = await client.request(method, url, headers=headers, content=content, timeout=timeout)
+        data = response.content
+        if len(data) > max_response_bytes:
+            raise RuntimeError("Response too large")
+        return {"status": response.status_code, "headers": dict(response.headers), "data": response.text}
+
+    return handle
