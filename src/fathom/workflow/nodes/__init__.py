@@ -4,6 +4,7 @@
 from . import (  # noqa: F401  (imported for registration)
     answer,
     chat,
+    code,
     custom_feedback,
     dataset,
     form_input,
