@@ -65,3 +65,15 @@ async def test_vector_search_is_exact_cosine_best_index_per_chunk() -> None:
     assert [h[0] for h in await index.search([0.0, 1.0], 10, excluded)] == ["a"]
     assert await index.delete(data_ids={"a"}) == 2
     assert len(index) == 2
+
+
+async def test_memory_full_text_index_passes_the_conformance_checks() -> None:
+    from fathom.knowledge.conformance import check_full_text_index
+
+    await check_full_text_index(MemoryFullTextIndex())
+
+
+async def test_memory_vector_index_passes_the_conformance_checks() -> None:
+    from fathom.knowledge.conformance import check_vector_index
+
+    await check_vector_index(MemoryVectorIndex())
