@@ -9,6 +9,21 @@ from fathom.knowledge.parse.tables import rows_to_markdown
 from fathom.knowledge.parse.types import DocumentParseError, ParsedDocument
 
 _W_NS = "{http://schemas.openxmlformats.org/wordprocessingml/2006/main}"
+_MC_FALLBACK = "{http://schemas.openxmlformats.org/markup-compatibility/2006}Fallback"
+
+
+def _textbox_lines(element: Any) -> list[str]:
+    """Text of text boxes and shapes anchored in a paragraph (the ``mc:Fallback`` copies skipped)."""
+    lines: list[str] = []
+    for box in element.iter(f"{_W_NS}txbxContent"):
+        ancestors = {a.tag for a in box.iterancestors()}
+        if _MC_FALLBACK in ancestors or f"{_W_NS}txbxContent" in ancestors:
+            continue
+        for paragraph in box.iter(f"{_W_NS}p"):
+            text = "".join(t.text or "" for t in paragraph.iter(f"{_W_NS}t")).strip()
+            if text:
+                lines.append(text)
+    return lines
 
 
 def _docx_paragraph(paragraph: Any) -> str:
@@ -52,6 +67,7 @@ def parse_docx(data: bytes, filename: str) -> ParsedDocument:
     for element in document.element.body.iterchildren():
         if element.tag == f"{_W_NS}p":
             blocks.append(_docx_paragraph(Paragraph(element, document)))
+            blocks.extend(_textbox_lines(element))
         elif element.tag == f"{_W_NS}tbl":
             blocks.append(_docx_table(Table(element, document)))
     metadata: dict[str, object] = {"tables": len(document.tables)}
