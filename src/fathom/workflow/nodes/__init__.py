@@ -3,6 +3,7 @@
 
 from . import (  # noqa: F401  (imported for registration)
     answer,
+    app_module,
     chat,
     code,
     custom_feedback,
