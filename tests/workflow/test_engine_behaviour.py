@@ -387,3 +387,27 @@ async def test_answered_record_is_no_longer_pending() -> None:
     inner = mark_interactive_answered(record["params"]["childrenResponse"], "A")
     assert inner["params"]["userSelectedVal"] == "A" and not is_pending_interactive(inner)
     assert record["params"]["childrenResponse"].get("params", {}).get("userSelectedVal") is None
+
+
+def test_dispatch_response_uses_fastgpt_keys() -> None:
+    wire = {
+        "data": {"out": 1},
+        "answerText": "a",
+        "reasoningText": "r",
+        "skipHandleId": ["h"],
+        "responseData": {"x": 1},
+        "nodeDispatchUsages": [{"totalPoints": 1}],
+        "childrenResponses": [],
+        "toolResponses": "t",
+        "assistantResponses": [],
+        "rewriteHistories": [],
+        "INTERACTIVE": {"type": "userSelect"},
+        "runTimes": 2,
+        "newVariables": {"v": 1},
+        "system_memories": {"m": 1},
+    }
+    parsed = DispatchResponse.from_any(wire)
+    assert parsed.skip_handle_ids == ["h"] and parsed.interactive == {"type": "userSelect"}
+    assert parsed.to_wire() == wire
+    legacy = DispatchResponse.from_any({"selectResult": "A", "nodeResponse": {"k": 1}})
+    assert legacy.data == {"selectResult": "A"} and legacy.response_data == {"k": 1}
