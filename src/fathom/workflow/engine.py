@@ -15,14 +15,11 @@ from typing import Any
 
 from fathom.workflow.constants import (
     KEEP_ENTRY_NODE_TYPES,
-    RAW_INPUT_KEYS,
-    RENDER_ADD_INPUT_PARAM,
     SKIP_RUN_COST,
     WORKFLOW_MAX_CONCURRENCY,
     WORKFLOW_MAX_DEPTH,
     WORKFLOW_MAX_LOOP_TIMES,
     WORKFLOW_MAX_RUN_TIMES,
-    FlowNodeType,
     error_handle_id,
 )
 from fathom.workflow.dispatch import (
@@ -39,14 +36,14 @@ from fathom.workflow.events import (
     WorkflowDurationEvent,
     WorkflowEvent,
 )
+from fathom.workflow.interactive import build_interactive_record
+from fathom.workflow.params import get_node_params
 from fathom.workflow.result import WorkflowRunResult, merge_assistant_text
 from fathom.workflow.runtime import RuntimeEdge, RuntimeNode, is_control_edge
 from fathom.workflow.status import EdgeClassifier, decide_run_status
-from fathom.workflow.values import js_truthy, value_type_format
+from fathom.workflow.values import value_type_format
 from fathom.workflow.variables import (
-    get_reference_variable_value,
     remove_system_variable,
-    replace_editor_variable,
 )
 
 StopSignal = asyncio.Event | Callable[[], bool]
@@ -312,30 +309,7 @@ class WorkflowRun:
 
     def get_node_params(self, node: RuntimeNode) -> dict[str, Any]:
         """Resolve a node's inputs: templates, then references, then ``valueTypeFormat``."""
-        if node.flow_node_type == FlowNodeType.pluginInput:
-            return {item.key: value_type_format(item.value, item.value_type) for item in node.inputs}
-        dynamic = next(
-            (
-                i
-                for i in node.inputs
-                if i.render_type_list and i.render_type_list[0] == RENDER_ADD_INPUT_PARAM
-            ),
-            None,
-        )
-        params: dict[str, Any] = {dynamic.key: {}} if dynamic else {}
-        for item in node.inputs:
-            if dynamic is not None and item.key == dynamic.key:
-                continue
-            if item.key in RAW_INPUT_KEYS:
-                params[item.key] = item.value
-                continue
-            value = replace_editor_variable(item.value, self.nodes, self.variables)
-            value = get_reference_variable_value(value, self.nodes, self.variables)
-            formatted = value_type_format(value, item.value_type)
-            if item.can_edit and dynamic is not None:
-                params[dynamic.key][item.key] = formatted
-            params[item.key] = formatted
-        return params
+        return get_node_params(node, self.nodes, self.variables)
 
     async def _run_node(self, node: RuntimeNode) -> DispatchResponse:
         if node.show_status and not self.is_tool_call:
@@ -454,20 +428,14 @@ class WorkflowRun:
         result = self.result
         if self._interactive is not None:
             entry_ids, response = self._interactive
-            record = {
-                **response,
-                "skipNodeQueue": self._skip_queue_wire(),
-                "entryNodeIds": entry_ids,
-                "memoryEdges": self._memory_edges(entry_ids),
-                "nodeOutputs": [
-                    {"nodeId": node.node_id, "key": output.key, "value": output.value}
-                    for node in self.nodes.values()
-                    for output in node.outputs
-                    if js_truthy(output.value)
-                ],
-                "usageId": self.usage_id,
-                "recordVersion": 1,
-            }
+            record = build_interactive_record(
+                response,
+                entry_ids=entry_ids,
+                memory_edges=self._memory_edges(entry_ids),
+                nodes=self.nodes.values(),
+                skip_node_queue=self._skip_queue_wire(),
+                usage_id=self.usage_id,
+            )
             if not self.is_tool_call and self.depth == 1:
                 self.emit(InteractiveEvent(interactive=record))
             if self.depth == 1:

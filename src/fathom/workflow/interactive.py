@@ -6,6 +6,7 @@ A record is a plain JSON object so it can be stored in a chat item and sent to A
 
 from __future__ import annotations
 
+from collections.abc import Iterable
 from typing import Any
 
 from pydantic import BaseModel, ConfigDict, Field
@@ -110,3 +111,30 @@ def mark_interactive_answered(interactive: dict[str, Any], answer: Any) -> dict[
         params["continue"] = True
     record["params"] = params
     return record
+
+
+def build_interactive_record(
+    response: dict[str, Any],
+    *,
+    entry_ids: list[str],
+    memory_edges: list[dict[str, Any]],
+    nodes: Iterable[Any],
+    skip_node_queue: list[dict[str, Any]],
+    usage_id: str | None,
+) -> dict[str, Any]:
+    """The stored record of a pause: the node's ``{type, params}`` plus what a resume needs
+    (entry nodes, edge states, every truthy node output, the skip queue, the usage id)."""
+    return {
+        **response,
+        "skipNodeQueue": skip_node_queue,
+        "entryNodeIds": entry_ids,
+        "memoryEdges": memory_edges,
+        "nodeOutputs": [
+            {"nodeId": node.node_id, "key": output.key, "value": output.value}
+            for node in nodes
+            for output in node.outputs
+            if js_truthy(output.value)
+        ],
+        "usageId": usage_id,
+        "recordVersion": INTERACTIVE_RECORD_VERSION,
+    }
