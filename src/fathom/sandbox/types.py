@@ -47,6 +47,8 @@ class SandboxResult:
     startup_ms: float | None = None
     """Milliseconds from spawn to the runner's first message (cold-start cost), when measured."""
     isolation: str = ""
+    warm: bool = False
+    """Whether a pre-started process from the warm pool ran the code (no cold start)."""
     stderr_tail: str = field(default="", repr=False)
 
     def to_wire(self) -> dict[str, Any]:
