@@ -41,7 +41,7 @@ def _prose(draw: st.DrawFn, max_words: int = 120) -> str:
 def _markdown(draw: st.DrawFn) -> str:
     blocks: list[str] = []
     for _ in range(draw(st.integers(min_value=1, max_value=8))):
-        kind = draw(st.sampled_from(["heading", "prose", "prose", "table", "code", "long"]))
+        kind = draw(st.sampled_from(["heading", "prose", "prose", "table", "code", "long", "html"]))
         if kind == "heading":
             level = draw(st.integers(min_value=1, max_value=3))
             blocks.append("#" * level + " " + draw(st.sampled_from(["Intro", "用法", "API", "Notes"])))
@@ -49,6 +49,10 @@ def _markdown(draw: st.DrawFn) -> str:
             blocks.append(draw(_prose(40)))
         elif kind == "long":
             blocks.append(draw(st.text(alphabet="abcxyz数据", min_size=50, max_size=400)))
+        elif kind == "html":
+            rows = draw(st.integers(min_value=1, max_value=20))
+            cells = "\n".join(f"<tr><td>{draw(_WORDS)}</td><td>{i}</td></tr>" for i in range(rows))
+            blocks.append(f"<table>\n<tr><th>k</th><th>v</th></tr>\n{cells}\n</table>")
         elif kind == "table":
             rows = draw(st.integers(min_value=1, max_value=25))
             cells = draw(st.lists(_WORDS.filter(lambda w: "|" not in w), min_size=rows, max_size=rows))

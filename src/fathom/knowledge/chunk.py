@@ -102,9 +102,9 @@ def _split_oversized_block(
     if block.kind == "code":
         pieces = split_code_block(block.text, structured_room)
     elif block.kind == "table":
-        pieces = split_markdown_table(block.text, structured_room, opts.overlap_len)
+        pieces = split_markdown_table(block.text, structured_room)
     elif block.kind == "html_table":
-        pieces = split_html_table(block.text, structured_room, opts.overlap_len)
+        pieces = split_html_table(block.text, structured_room)
     if pieces is not None:
         return [_Piece((), (), piece) for piece in pieces]
     spans = split_prose(block.text, budget, opts.overlap_len, opts.chunk_size * MAX_OVERLAP_RATIO)

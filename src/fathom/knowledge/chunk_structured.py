@@ -2,19 +2,18 @@
 
 - Code: split by line, the opening fence (with its language) and the closing fence repeated on every
   piece; a single line longer than the room is cut by characters.
-- Markdown tables: split by row, the header row and the ``| --- |`` separator repeated on every piece;
-  a single row longer than the room is split as prose (it cannot be a row any more).
+- Markdown tables: split by row, the header row and the ``| --- |`` separator repeated on every piece.
 - HTML tables: split by ``<tr>``, the ``<thead>`` (or the first row) repeated on every piece.
 
-Every function returns ``None`` when the block cannot be split this way (then the caller treats it
-as prose), else pieces of at most ``limit`` non-whitespace characters.
+Every function returns ``None`` when the block cannot be split this way — e.g. a row that does not
+fit beside the repeated header — and the caller then splits it as prose; else pieces of at most
+``limit`` non-whitespace characters.
 """
 
 from __future__ import annotations
 
 import re
 
-from fathom.knowledge.chunk_prose import split_prose
 from fathom.knowledge.text import valid_length
 
 _TR = re.compile(r"<tr[\s>].*?</tr>", re.IGNORECASE | re.DOTALL)
@@ -73,7 +72,7 @@ def split_code_block(text: str, limit: int) -> list[str] | None:
     ] or [text]
 
 
-def split_markdown_table(text: str, limit: int, overlap_len: int) -> list[str] | None:
+def split_markdown_table(text: str, limit: int) -> list[str] | None:
     """Split a Markdown table by rows, repeating the header and separator rows on every piece."""
     lines = [line for line in text.split("\n") if line.strip()]
     if len(lines) < 2:
@@ -85,15 +84,10 @@ def split_markdown_table(text: str, limit: int, overlap_len: int) -> list[str] |
     pieces: list[str] = []
     rows: list[str] = []
     size = 0
+    if any(valid_length(row) > room for row in lines[2:]):
+        return None  # a row that cannot fit beside the header: split the table as prose
     for row in lines[2:]:
         row_size = valid_length(row)
-        if row_size > room:
-            if rows:
-                pieces.append("\n".join([header, *rows]))
-                rows, size = [], 0
-            spans = split_prose(row, limit, overlap_len, limit * 0.4)
-            pieces.extend(row[s.start : s.end] for s in spans)
-            continue
         if rows and size + row_size > room:
             pieces.append("\n".join([header, *rows]))
             rows, size = [], 0
@@ -104,7 +98,7 @@ def split_markdown_table(text: str, limit: int, overlap_len: int) -> list[str] |
     return pieces
 
 
-def split_html_table(text: str, limit: int, overlap_len: int) -> list[str] | None:
+def split_html_table(text: str, limit: int) -> list[str] | None:
     """Split an HTML table by ``<tr>``, repeating ``<thead>`` (or the first row) on every piece."""
     opening = _TABLE_OPEN.match(text)
     if opening is None:
@@ -129,15 +123,10 @@ def split_html_table(text: str, limit: int, overlap_len: int) -> list[str] | Non
     pieces: list[str] = []
     current: list[str] = []
     size = 0
+    if any(valid_length(row) > room for row in rows):
+        return None  # a row that cannot fit beside the header: split the table as prose
     for row in rows:
         row_size = valid_length(row)
-        if row_size > room:
-            if current:
-                pieces.append("\n".join([head, *current, tail]))
-                current, size = [], 0
-            spans = split_prose(row, limit, overlap_len, limit * 0.4)
-            pieces.extend(row[s.start : s.end] for s in spans)
-            continue
         if current and size + row_size > room:
             pieces.append("\n".join([head, *current, tail]))
             current, size = [], 0
