@@ -70,3 +70,11 @@ def start_live_server(settings: Settings) -> Iterator[LiveServer]:
 def live_server(tmp_path: Path) -> Iterator[LiveServer]:
     settings = Settings(data_dir=tmp_path / "data", port=_free_port(), max_body_bytes=64 * 1024, workers=1)
     yield from start_live_server(settings)
+
+
+@pytest.fixture(scope="module")
+def module_live_server(tmp_path_factory: pytest.TempPathFactory) -> Iterator[LiveServer]:
+    """One server for a whole module whose tests do not change what the others see."""
+    root = tmp_path_factory.mktemp("server")
+    settings = Settings(data_dir=root / "data", port=_free_port(), max_body_bytes=64 * 1024, workers=1)
+    yield from start_live_server(settings)

@@ -84,6 +84,7 @@ class SqlDatasetRepository:
         intro: str = "",
         agent_model: str = "",
         chunk_settings: dict[str, Any] | None = None,
+        member_id: str | None = None,
     ) -> DatasetRecord:
         if not name.strip():
             raise ValueError("name: must not be empty")
@@ -97,10 +98,16 @@ class SqlDatasetRepository:
                 vector_model=vector_model,
                 agent_model=agent_model,
                 chunk_settings=chunk_settings or {},
+                member_id=member_id,
             )
             session.add(row)
             await session.flush()
             return dataset_record(row)
+
+    async def owner_of(self, dataset_id: str) -> str | None:
+        """The member who created the dataset (they may manage it whatever their role)."""
+        async with self.db.sessions() as session:
+            return await session.scalar(select(Dataset.member_id).where(Dataset.id == dataset_id))
 
     async def _dataset(self, session: AsyncSession, team_id: str, dataset_id: str) -> Dataset:
         row = await session.get(Dataset, dataset_id)

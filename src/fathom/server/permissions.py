@@ -1,0 +1,58 @@
+"""Who may do what: team roles, per-resource permissions, app-scoped keys.
+
+- A resource of another team is answered as "not found" (404), so its existence never leaks.
+- Owners and admins may do everything in their team. A member may read, write or manage a resource
+  when a permission row grants it, or when the member created the resource (manage).
+- A key limited to one app may use that app (chat, its history) and nothing else: other apps and every
+  knowledge base are 403 for it.
+"""
+
+from __future__ import annotations
+
+from typing import Literal
+
+from fathom.platform import Platform
+from fathom.server.auth import AuthContext
+from fathom.server.errors import ApiError
+
+Need = Literal["read", "write", "manage"]
+_RANK = {"read": 1, "write": 2, "manage": 3}
+
+
+def forbidden(what: str) -> ApiError:
+    return ApiError(403, "unAuth", f"无权操作: this key may not {what}")
+
+
+def require_team_key(auth: AuthContext, what: str) -> None:
+    """Refuse keys limited to one app for team-wide routes."""
+    if auth.key_app_bound:
+        raise forbidden(f"{what} (it is limited to app {auth.app_id})")
+
+
+async def require_permission(
+    platform: Platform,
+    auth: AuthContext,
+    resource_type: str,
+    resource_id: str,
+    owner_member_id: str | None,
+    need: Need,
+) -> None:
+    """Raise 403 unless the caller's role or a permission grants ``need`` on the resource."""
+    if auth.role in ("owner", "admin") or owner_member_id == auth.member_id:
+        return
+    granted = await platform.teams.get_permission(auth.member_id, resource_type, resource_id)
+    if granted is None or _RANK[granted] < _RANK[need]:
+        raise forbidden(f"{need} {resource_type} {resource_id}")
+
+
+def permission_view(auth: AuthContext, owner_member_id: str | None) -> dict[str, object]:
+    """FastGPT's permission object for a resource the caller can at least read."""
+    is_owner = auth.role == "owner" or owner_member_id == auth.member_id
+    manage = is_owner or auth.role == "admin"
+    return {
+        "value": 4294967295 if manage else 4,
+        "isOwner": is_owner,
+        "hasManagePer": manage,
+        "hasWritePer": manage,
+        "hasReadPer": True,
+    }

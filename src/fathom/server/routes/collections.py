@@ -1,0 +1,246 @@
+"""Collections over FastGPT's paths: create from text / link / file, list with ingestion status, detail,
+delete, and retrying a failed ingestion."""
+
+from __future__ import annotations
+
+import json
+from typing import Any
+
+from fastapi import APIRouter, Depends, File, Form, Request, UploadFile
+
+from fathom.server.auth import AuthContext, authenticate
+from fathom.server.errors import ApiError, envelope
+from fathom.server.pagination import page_window
+from fathom.server.permissions import Need
+from fathom.server.routes.common import ANY_METHOD, iso, object_id, params, platform_of, required
+from fathom.server.routes.datasets import load_dataset
+from fathom.store.protocols import CollectionRecord
+
+router = APIRouter(tags=["collections"])
+
+TRAINING_TYPES = ("chunk", "qa", "auto")
+_CHUNK_FIELDS = ("chunkSettingMode", "chunkSplitMode", "chunkSize", "indexSize", "chunkSplitter")
+
+
+def chunk_settings_of(values: dict[str, Any]) -> dict[str, Any]:
+    settings = {field: values[field] for field in _CHUNK_FIELDS if values.get(field) not in (None, "")}
+    if settings.get("chunkSettingMode") == "auto":
+        return {}
+    for field in ("chunkSize", "indexSize"):
+        if field in settings:
+            try:
+                settings[field] = int(settings[field])
+            except (TypeError, ValueError):
+                raise ApiError(400, "invalidParams", f"{field}: must be a whole number") from None
+            if not 64 <= settings[field] <= 30000:
+                raise ApiError(400, "invalidParams", f"{field}: must be between 64 and 30000")
+    return settings
+
+
+def training_amount(collection: CollectionRecord) -> int:
+    """FastGPT's ``trainingAmount``: queue entries still attached (0 means ready)."""
+    if collection.status == "ready":
+        return 0
+    if collection.status == "indexing":
+        return max(collection.chunks_total - collection.chunks_done, 1)
+    return 1
+
+
+def collection_view(collection: CollectionRecord) -> dict[str, Any]:
+    return {
+        "_id": collection.id,
+        "parentId": None,
+        "datasetId": collection.dataset_id,
+        "teamId": collection.team_id,
+        "name": collection.name,
+        "type": collection.type,
+        "forbid": False,
+        "createTime": iso(collection.created_at),
+        "updateTime": iso(collection.updated_at),
+        "trainingType": collection.training_type,
+        "fileId": collection.file_id,
+        "rawLink": collection.raw_link,
+        "tags": [],
+        "metadata": collection.metadata,
+        "sourceName": collection.name,
+        "sourceId": collection.file_id or collection.raw_link or collection.id,
+        "dataAmount": collection.chunks_done,
+        "trainingAmount": training_amount(collection),
+        "hasError": collection.status == "error",
+        # Fathom's ingestion state, beyond FastGPT's fields
+        "status": collection.status,
+        "errorMsg": collection.error,
+        "chunksTotal": collection.chunks_total,
+        "chunksDone": collection.chunks_done,
+    }
+
+
+async def load_collection(
+    request: Request, auth: AuthContext, collection_id: str, need: Need
+) -> CollectionRecord:
+    collection = await platform_of(request).datasets.get_collection(auth.team_id, collection_id)
+    await load_dataset(request, auth, collection.dataset_id, need)
+    return collection
+
+
+async def _create(
+    request: Request, auth: AuthContext, values: dict[str, Any], *, name: str, type: str, **source: Any
+) -> dict[str, Any]:
+    platform = platform_of(request)
+    dataset, _ = await load_dataset(request, auth, object_id(values, "datasetId"), "write")
+    training_type = values.get("trainingType") or "chunk"
+    if training_type not in TRAINING_TYPES:
+        raise ApiError(
+            400, "invalidParams", f"trainingType: {training_type!r} is not one of {', '.join(TRAINING_TYPES)}"
+        )
+    metadata = values.get("metadata") or {}
+    if not isinstance(metadata, dict):
+        raise ApiError(400, "invalidParams", "metadata: must be an object")
+    collection = await platform.datasets.create_collection(
+        auth.team_id,
+        dataset.id,
+        name,
+        type=type,
+        training_type="chunk" if training_type == "auto" else training_type,
+        chunk_settings=chunk_settings_of(values),
+        metadata=metadata,
+        **source,
+    )
+    await platform.ingestion.enqueue(collection)
+    return envelope(
+        {
+            "collectionId": collection.id,
+            "results": {"insertLen": 0, "overToken": [], "repeat": [], "error": []},
+        }
+    )
+
+
+@router.api_route("/api/core/dataset/collection/create/text", methods=ANY_METHOD, summary="Import text")
+async def create_text(request: Request, auth: AuthContext = Depends(authenticate)) -> dict[str, Any]:
+    values = await params(request)
+    name = str(required(values, "name"))
+    text = values.get("text")
+    if not isinstance(text, str) or not text.strip():
+        raise ApiError(400, "missingParams", "text: is required and must not be empty")
+    return await _create(request, auth, values, name=name, type="virtual", raw_text=text)
+
+
+@router.api_route("/api/core/dataset/collection/create/link", methods=ANY_METHOD, summary="Import a web page")
+async def create_link(request: Request, auth: AuthContext = Depends(authenticate)) -> dict[str, Any]:
+    values = await params(request)
+    link = str(required(values, "link")).strip()
+    if not link.startswith(("http://", "https://")):
+        raise ApiError(400, "invalidParams", "link: must be an http:// or https:// URL")
+    return await _create(request, auth, values, name=link, type="link", raw_link=link)
+
+
+@router.post("/api/core/dataset/collection/create/localFile", summary="Import an uploaded file (multipart)")
+async def create_local_file(
+    request: Request,
+    file: UploadFile = File(...),
+    data: str = Form("{}"),
+    auth: AuthContext = Depends(authenticate),
+) -> dict[str, Any]:
+    try:
+        values = json.loads(data or "{}")
+    except json.JSONDecodeError:
+        raise ApiError(
+            400, "invalidParams", "data: must be a JSON string of the creation parameters"
+        ) from None
+    if not isinstance(values, dict):
+        raise ApiError(400, "invalidParams", "data: must be a JSON object")
+    content = await file.read()
+    if not content:
+        raise ApiError(400, "invalidParams", "file is empty")
+    from fathom.knowledge.parse import SUPPORTED_FORMATS, detect_format
+
+    name = file.filename or "upload"
+    if detect_format(name) not in SUPPORTED_FORMATS:
+        raise ApiError(
+            400,
+            "invalidParams",
+            f"file: {name!r} has an unsupported type; supported: {', '.join(SUPPORTED_FORMATS)}",
+        )
+    dataset, _ = await load_dataset(request, auth, object_id(values, "datasetId"), "write")
+    stored = await platform_of(request).files.save(
+        auth.team_id,
+        name,
+        content,
+        content_type=file.content_type or "application/octet-stream",
+        member_id=auth.member_id,
+    )
+    return await _create(request, auth, values, name=name, type="file", file_id=stored.id)
+
+
+@router.api_route("/api/core/dataset/collection/listV2", methods=ANY_METHOD, summary="List collections")
+@router.api_route("/api/core/dataset/collection/list", methods=ANY_METHOD, include_in_schema=False)
+async def list_collections(request: Request, auth: AuthContext = Depends(authenticate)) -> dict[str, Any]:
+    values = await params(request)
+    dataset, _ = await load_dataset(request, auth, object_id(values, "datasetId"), "read")
+    offset, size = page_window(values, dict(request.query_params))
+    items, total = await platform_of(request).datasets.list_collections(
+        auth.team_id, dataset.id, offset=offset, limit=size, search=str(values.get("searchText") or "")
+    )
+    return envelope({"list": [collection_view(item) for item in items], "total": total})
+
+
+@router.api_route("/api/core/dataset/collection/detail", methods=ANY_METHOD, summary="A collection")
+async def collection_detail(request: Request, auth: AuthContext = Depends(authenticate)) -> dict[str, Any]:
+    values = await params(request)
+    return envelope(collection_view(await load_collection(request, auth, object_id(values, "id"), "read")))
+
+
+@router.api_route(
+    "/api/core/dataset/collection/trainingDetail",
+    methods=ANY_METHOD,
+    summary="Ingestion progress of a collection",
+)
+async def training_detail(request: Request, auth: AuthContext = Depends(authenticate)) -> dict[str, Any]:
+    values = await params(request)
+    collection = await load_collection(request, auth, object_id(values, "collectionId"), "read")
+    modes = ("parse", "chunk", "qa", "auto", "image", "imageParse")
+    counts = dict.fromkeys(modes, 0)
+    training = dict(counts)
+    errors = dict(counts)
+    if collection.status in ("waiting", "parsing"):
+        training["parse"] = 1
+    elif collection.status == "indexing":
+        training["chunk"] = training_amount(collection)
+    elif collection.status == "error":
+        errors["parse"] = 1
+    return envelope(
+        {
+            "trainingType": collection.training_type,
+            "advancedTraining": {"customPdfParse": False, "imageIndex": False, "autoIndexes": False},
+            "queuedCounts": counts,
+            "trainingCounts": training,
+            "errorCounts": errors,
+            "trainedCount": collection.chunks_done,
+            "status": collection.status,
+            "errorMsg": collection.error,
+        }
+    )
+
+
+@router.api_route("/api/core/dataset/collection/delete", methods=ANY_METHOD, summary="Delete a collection")
+async def delete_collection(request: Request, auth: AuthContext = Depends(authenticate)) -> dict[str, Any]:
+    values = await params(request)
+    collection = await load_collection(request, auth, object_id(values, "id"), "write")
+    await platform_of(request).datasets.delete_collection(auth.team_id, collection.id)
+    return envelope(None)
+
+
+@router.api_route(
+    "/api/core/dataset/training/updateTrainingData", methods=ANY_METHOD, summary="Retry a failed ingestion"
+)
+async def retry_training(request: Request, auth: AuthContext = Depends(authenticate)) -> dict[str, Any]:
+    values = await params(request)
+    collection = await load_collection(request, auth, object_id(values, "collectionId"), "write")
+    if collection.status != "error":
+        raise ApiError(
+            400, "invalidParams", f"collection {collection.id} is {collection.status}; only failed ones retry"
+        )
+    platform = platform_of(request)
+    await platform.datasets.set_collection_state(collection.id, "waiting", error=None)
+    await platform.ingestion.enqueue(collection)
+    return envelope(None)

@@ -1,0 +1,155 @@
+"""Data rows (chunks) over FastGPT's paths: push, list, detail, update, delete."""
+
+from __future__ import annotations
+
+from typing import Any
+
+from fastapi import APIRouter, Depends, Request
+
+from fathom.knowledge.chunk_settings import compute_chunk_settings, split_chunk_indexes
+from fathom.server.auth import AuthContext, authenticate
+from fathom.server.errors import ApiError, envelope
+from fathom.server.pagination import page_window
+from fathom.server.permissions import Need
+from fathom.server.routes.collections import load_collection
+from fathom.server.routes.common import ANY_METHOD, iso, object_id, params, platform_of
+from fathom.store.protocols import ChunkRow, ChunkToWrite
+
+router = APIRouter(tags=["data"])
+
+PUSH_MAX = 200
+MAX_CUSTOM_INDEXES = 5
+
+
+def data_view(row: ChunkRow, team_id: str) -> dict[str, Any]:
+    return {
+        "_id": row.id,
+        "id": row.id,
+        "teamId": team_id,
+        "datasetId": row.dataset_id,
+        "collectionId": row.collection_id,
+        "q": row.q,
+        "a": row.a,
+        "chunkIndex": row.chunk_index,
+        "indexes": row.indexes,
+        "sourceName": row.source_name,
+        "sourceId": row.collection_id,
+        "updateTime": iso(row.updated_at),
+    }
+
+
+async def _index_texts(request: Request, dataset_model: str, q: str, a: str, custom: Any) -> list[str]:
+    """The default indexes (q and a split to the index size) plus up to 5 custom index texts."""
+    if custom is not None and not isinstance(custom, list):
+        raise ApiError(400, "invalidParams", "indexes: must be a list of {text, type?}")
+    extra = []
+    for entry in custom or []:
+        text = entry.get("text") if isinstance(entry, dict) else None
+        if not isinstance(text, str) or not text.strip():
+            raise ApiError(400, "invalidParams", "indexes[].text: must be a non-empty string")
+        if entry.get("type", "custom") != "default":
+            extra.append(text)
+    if len(extra) > MAX_CUSTOM_INDEXES:
+        raise ApiError(400, "invalidParams", f"indexes: at most {MAX_CUSTOM_INDEXES} custom indexes per row")
+    platform = platform_of(request)
+    settings = compute_chunk_settings(embedding_max_tokens=platform.embedders.max_tokens(dataset_model))
+    return (split_chunk_indexes(q, a, settings) or [q]) + extra
+
+
+@router.api_route("/api/core/dataset/data/pushData", methods=ANY_METHOD, summary="Add rows to a collection")
+async def push_data(request: Request, auth: AuthContext = Depends(authenticate)) -> dict[str, Any]:
+    values = await params(request)
+    items = values.get("data")
+    if not values.get("collectionId") or not isinstance(items, list) or not items:
+        raise ApiError(400, "invalidParams", "collectionId or data is empty")
+    if len(items) > PUSH_MAX:
+        raise ApiError(400, "invalidParams", f"Data is too long, max {PUSH_MAX}")
+    collection = await load_collection(request, auth, object_id(values, "collectionId"), "write")
+    platform = platform_of(request)
+    dataset = await platform.datasets.get_dataset(auth.team_id, collection.dataset_id)
+    embedder = platform.embedders.get(dataset.vector_model)
+    start = max(await platform.chunks.written_chunk_indexes(collection.id), default=-1) + 1
+    writes: list[ChunkToWrite] = []
+    for position, item in enumerate(items):
+        if not isinstance(item, dict):
+            raise ApiError(400, "invalidParams", f"data[{position}]: must be an object with q (and a)")
+        q, a = str(item.get("q") or "").strip(), str(item.get("a") or "").strip()
+        if not q:
+            continue  # FastGPT drops rows with an empty q
+        texts = await _index_texts(request, dataset.vector_model, q, a, item.get("indexes"))
+        writes.append(ChunkToWrite(q=q, a=a, chunk_index=start + len(writes), index_texts=texts, vectors=[]))
+    flat = [text for write in writes for text in write.index_texts]
+    vectors = await embedder.embed(flat) if flat else []
+    cursor, ready = 0, []
+    for write in writes:
+        count = len(write.index_texts)
+        ready.append(
+            ChunkToWrite(
+                write.q, write.a, write.chunk_index, write.index_texts, vectors[cursor : cursor + count]
+            )
+        )
+        cursor += count
+    if ready:
+        await platform.chunks.write_chunks(
+            auth.team_id, collection.dataset_id, collection.id, ready, model=embedder.model_id
+        )
+        done = collection.chunks_done + len(ready)
+        await platform.datasets.set_collection_state(
+            collection.id, "ready", chunks_total=done, chunks_done=done
+        )
+    return envelope({"insertLen": len(ready), "overToken": [], "repeat": [], "error": []})
+
+
+@router.api_route("/api/core/dataset/data/v2/list", methods=ANY_METHOD, summary="List a collection's rows")
+@router.api_route("/api/core/dataset/data/list", methods=ANY_METHOD, include_in_schema=False)
+async def list_data(request: Request, auth: AuthContext = Depends(authenticate)) -> dict[str, Any]:
+    values = await params(request)
+    collection = await load_collection(request, auth, object_id(values, "collectionId"), "read")
+    offset, size = page_window(values, dict(request.query_params))
+    rows, total = await platform_of(request).chunks.list_chunks(
+        auth.team_id, collection.id, offset=offset, limit=size, search=str(values.get("searchText") or "")
+    )
+    return envelope({"list": [data_view(row, auth.team_id) for row in rows], "total": total})
+
+
+async def _load_row(request: Request, auth: AuthContext, data_id: str, need: Need) -> ChunkRow:
+    rows = await platform_of(request).chunks.get_many([data_id])
+    row = rows.get(data_id)
+    if row is None:
+        raise ApiError(404, "unExist", f"data {data_id} not found")
+    await load_collection(request, auth, row.collection_id, need)  # team and permission check
+    return row
+
+
+@router.api_route("/api/core/dataset/data/detail", methods=ANY_METHOD, summary="A row")
+async def data_detail(request: Request, auth: AuthContext = Depends(authenticate)) -> dict[str, Any]:
+    values = await params(request)
+    row = await _load_row(request, auth, object_id(values, "id"), "read")
+    return envelope(data_view(row, auth.team_id))
+
+
+@router.api_route("/api/core/dataset/data/update", methods=ANY_METHOD, summary="Edit a row (re-embeds it)")
+async def update_data(request: Request, auth: AuthContext = Depends(authenticate)) -> dict[str, Any]:
+    values = await params(request)
+    row = await _load_row(request, auth, object_id(values, "dataId"), "write")
+    if not values.get("q") and not values.get("a") and not values.get("indexes"):
+        return envelope(None)
+    q = str(values.get("q") or row.q)
+    a = str(values.get("a") if values.get("a") is not None else row.a)
+    platform = platform_of(request)
+    dataset = await platform.datasets.get_dataset(auth.team_id, row.dataset_id)
+    texts = await _index_texts(request, dataset.vector_model, q, a, values.get("indexes"))
+    embedder = platform.embedders.get(dataset.vector_model)
+    vectors = await embedder.embed(texts)
+    await platform.chunks.update_chunk(
+        auth.team_id, row.id, q=q, a=a, index_texts=texts, vectors=vectors, model=embedder.model_id
+    )
+    return envelope(None)
+
+
+@router.api_route("/api/core/dataset/data/delete", methods=ANY_METHOD, summary="Delete a row")
+async def delete_data(request: Request, auth: AuthContext = Depends(authenticate)) -> dict[str, Any]:
+    values = await params(request)
+    row = await _load_row(request, auth, object_id(values, "id"), "write")
+    await platform_of(request).chunks.delete_chunk(auth.team_id, row.id)
+    return envelope("success")
