@@ -268,3 +268,22 @@ async def test_the_parent_is_unharmed_after_every_escape(runner: SandboxRunner) 
     result = await runner.run_python("def main(a):\n    return a", {"a": 1})
     assert result.success and result.code_return == {"a": 1}
     assert _sandbox_processes() == []
+
+
+async def test_files_larger_than_the_limit_cannot_be_written(runner: SandboxRunner) -> None:
+    limits = replace(FAST, file_bytes=1_000_000)
+    py = "def main():\n    with open('big.bin', 'wb') as f:\n        f.write(b'x' * 2_000_000)"
+    result = await runner.run_python(py, limits=limits)
+    assert result.to_wire() == {"success": False, "message": "[Errno 27] File too large"}
+    js = (
+        "function main() { require('fs').writeFileSync('big.bin', "
+        "require('buffer').Buffer.alloc(2000000)); return 1 }"
+    )
+    result = await runner.run_javascript(js, limits=replace(limits, language_guards=False))
+    assert not result.success and "EFBIG" in result.message
+
+
+async def test_only_the_runs_own_processes_are_visible(runner: SandboxRunner) -> None:
+    js = "function main() { return require('fs').readdirSync('/proc').filter((x) => /^[0-9]+$/.test(x)) }"
+    result = await runner.run_javascript(js, limits=NO_GUARDS)
+    assert sorted(result.code_return) == ["1", "2"]  # the namespace's init and the runner itself
