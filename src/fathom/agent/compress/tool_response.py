@@ -1,0 +1,216 @@
+"""Tool-response compression (spec §3.12): local light processing first, an LLM only when needed."""
+
+from __future__ import annotations
+
+import asyncio
+import json
+import math
+import re
+import time
+from dataclasses import dataclass, field
+from typing import Any
+
+from fathom.agent.compress.constants import (
+    APPROX_CHARS_PER_TOKEN,
+    CHUNK_SIZE_RATIO,
+    FINAL_HEAD_RATIO,
+    TOOL_RESPONSE_DIRECT_RETURN_CONTEXT_RATIO,
+    TOOL_RESPONSE_LIGHT_PROCESS_CONTEXT_RATIO,
+    TRUNCATED_MARKER,
+    get_compression_token_limit,
+)
+from fathom.agent.compress.llm_text import call_for_text
+from fathom.agent.usage import TOOL_RESPONSE_COMPRESS_MODULE, AgentLoopUsage
+from fathom.llm import count_tokens
+from fathom.llm.protocols import ChatModel
+
+PRIORITY_KEYS = (
+    "id",
+    "name",
+    "type",
+    "function",
+    "arguments",
+    "tool_calls",
+    "tools",
+    "messages",
+    "role",
+    "content",
+)
+MAX_SCALARS = 80
+MAX_SCALAR_CHARS = 100
+MAX_DEPTH = 6
+MAX_CHILD_KEYS = 12
+
+_IMAGE = re.compile(r"!\[([^\]]*)\]\([^)]*\)")
+_URL = re.compile(r"https?://[^\s)\]>\"']+")
+_BASE64 = re.compile(r"(?:data:[\w/+.-]+;base64,)?[A-Za-z0-9+/]{100,}={0,2}")
+_PATH = re.compile(r"(?<![\w.])(?:/[\w.-]+){2,}/([\w.-]+)")
+_HEX_ID = re.compile(r"\b[0-9a-fA-F]{32,}\b")
+_UUID = re.compile(r"\b[0-9a-fA-F]{8}-[0-9a-fA-F]{4}-[0-9a-fA-F]{4}-[0-9a-fA-F]{4}-[0-9a-fA-F]{12}\b")
+_ISO_TIME = re.compile(r"\b\d{4}-\d{2}-\d{2}[T ]\d{2}:\d{2}(?::\d{2}(?:\.\d+)?)?(?:Z|[+-]\d{2}:?\d{2})?\b")
+_SPACES = re.compile(r"[ \t]+")
+_NEWLINES = re.compile(r"\n{3,}")
+
+TOOL_COMPRESS_SYSTEM_PROMPT = (
+    "Compress this tool output for an agent that will act on it. Keep every fact the agent may need: "
+    "names, numbers, ids, error messages, structure. Drop repetition and boilerplate. Answer with the "
+    "compressed content only."
+)
+
+
+def regex_cleanup(text: str) -> str:
+    """Images → ``[alt]``, URLs removed, long base64 → ``[BASE64_DATA]``, paths → basename, long hex ids,
+    UUIDs and ISO timestamps removed, spaces collapsed, 3+ newlines → 2."""
+    value = _IMAGE.sub(lambda m: f"[{m.group(1)}]", text)
+    value = _BASE64.sub("[BASE64_DATA]", value)
+    value = _URL.sub("", value)
+    value = _PATH.sub(lambda m: m.group(1), value)
+    value = _UUID.sub("", value)
+    value = _HEX_ID.sub("", value)
+    value = _ISO_TIME.sub("", value)
+    value = _SPACES.sub(" ", value)
+    value = "\n".join(line.rstrip() for line in value.split("\n"))
+    return _NEWLINES.sub("\n\n", value).strip()
+
+
+def _ordered_keys(obj: dict[str, Any]) -> list[str]:
+    keys = list(obj)
+    return sorted(keys, key=lambda k: PRIORITY_KEYS.index(k) if k in PRIORITY_KEYS else len(PRIORITY_KEYS))
+
+
+def json_structural_summary(value: Any) -> str:
+    """A JSON summary: important scalars (``key=value``), structure lines and sampled arrays."""
+    scalars: list[str] = []
+    structure: list[str] = []
+
+    def walk(node: Any, path: str, depth: int) -> None:
+        if depth > MAX_DEPTH:
+            return
+        if isinstance(node, dict):
+            keys = _ordered_keys(node)
+            structure.append(f"{path or '$'} keys: {', '.join(keys[:MAX_CHILD_KEYS])}")
+            for key in keys[:MAX_CHILD_KEYS]:
+                walk(node[key], f"{path}.{key}" if path else key, depth + 1)
+        elif isinstance(node, list):
+            structure.append(f"{path or '$'}: array(length={len(node)})")
+            sample = [0, len(node) - 1] if len(node) > 1 else [0] if node else []
+            for index in sample:
+                walk(node[index], f"{path}[{index}]", depth + 1)
+        elif len(scalars) < MAX_SCALARS:
+            text = json.dumps(node, ensure_ascii=False) if not isinstance(node, str) else node
+            if len(text) <= MAX_SCALAR_CHARS:
+                scalars.append(f"{path}={text}")
+
+    walk(value, "", 0)
+    return json.dumps(
+        {"summaryType": "JSON structural summary", "values": scalars, "structure": structure},
+        ensure_ascii=False,
+        separators=(",", ":"),
+    )
+
+
+def light_process(text: str, target_tokens: int) -> str:
+    """Local clean-up: JSON is minified (then summarised if still too big and the summary fits);
+    other text goes through :func:`regex_cleanup`."""
+    try:
+        value = json.loads(text)
+    except ValueError:
+        return regex_cleanup(text)
+    if not isinstance(value, dict | list):
+        return regex_cleanup(text)
+    minified = json.dumps(value, ensure_ascii=False, separators=(",", ":"))
+    if count_tokens(minified) <= target_tokens:
+        return minified
+    summary = json_structural_summary(value)
+    if len(summary) < len(minified) and count_tokens(summary) <= target_tokens:
+        return summary
+    return minified
+
+
+def head_tail_truncate(text: str, limit_tokens: int) -> str:
+    """Deterministic truncation: ~60 % head and the rest tail (cut at paragraph breaks), marker between."""
+    budget = max(1, limit_tokens * APPROX_CHARS_PER_TOKEN - len(TRUNCATED_MARKER))
+    if len(text) <= budget:
+        return text
+    head_chars = math.floor(budget * FINAL_HEAD_RATIO)
+    head = text[:head_chars]
+    cut = head.rfind("\n\n")
+    head = head[:cut] if cut > head_chars // 2 else head
+    tail = text[len(text) - (budget - len(head)) :]
+    cut = tail.find("\n\n")
+    tail = tail[cut + 2 :] if 0 <= cut < len(tail) // 2 else tail
+    result = head + TRUNCATED_MARKER + tail
+    while count_tokens(result) > limit_tokens and len(head) + len(tail) > 8:
+        head, tail = head[: math.floor(len(head) * 0.82)], tail[len(tail) - math.floor(len(tail) * 0.82) :]
+        result = head + TRUNCATED_MARKER + tail
+    return result
+
+
+@dataclass
+class ToolCompressOutcome:
+    """A tool response after compression; ``usage`` is set when an LLM was called."""
+
+    response: str
+    compressed: bool = False
+    usage: AgentLoopUsage | None = None
+    request_ids: list[str] = field(default_factory=list)
+    seconds: float = 0.0
+
+
+async def _llm_compress(
+    text: str, limit: int, model: ChatModel, max_context: int, user_key: bool
+) -> tuple[str, AgentLoopUsage | None, list[str]]:
+    chunk_tokens = min(math.floor(CHUNK_SIZE_RATIO * max_context), max(1, (max_context - limit) // 2))
+    chunk_chars = max(1, chunk_tokens * APPROX_CHARS_PER_TOKEN)
+    chunks = [text[i : i + chunk_chars] for i in range(0, len(text), chunk_chars)]
+    per_chunk = max(1, math.floor(0.65 * limit / len(chunks)))
+
+    async def one(chunk: str) -> tuple[str, Any]:
+        messages = [
+            {"role": "system", "content": TOOL_COMPRESS_SYSTEM_PROMPT},
+            {"role": "user", "content": f"Budget: about {per_chunk} tokens.\n\n{chunk}"},
+        ]
+        call = await call_for_text(
+            model,
+            messages,
+            module_name=TOOL_RESPONSE_COMPRESS_MODULE,
+            max_tokens=per_chunk,
+            user_key=user_key,
+        )
+        return (call.text.strip() or chunk), call
+
+    results = await asyncio.gather(*(one(chunk) for chunk in chunks))
+    joined = "\n\n".join(text for text, _ in results)
+    calls = [call for _, call in results]
+    usage = AgentLoopUsage(
+        module_name=TOOL_RESPONSE_COMPRESS_MODULE,
+        total_points=sum(c.usage.total_points for c in calls),
+        model_id=model.config.id,
+        input_tokens=sum(c.usage.input_tokens or 0 for c in calls),
+        output_tokens=sum(c.usage.output_tokens or 0 for c in calls),
+    )
+    if count_tokens(joined) > limit:
+        joined = head_tail_truncate(joined, limit)
+    return joined, usage, [c.request_id for c in calls]
+
+
+async def compress_tool_response(
+    response: str, model: ChatModel, *, max_context: int, user_key: bool = False
+) -> ToolCompressOutcome:
+    """Unchanged when within 20 % of the window (min 4096); else light processing, and an LLM
+    compression to that limit only when the light result is still above 50 %."""
+    direct = get_compression_token_limit(max_context, TOOL_RESPONSE_DIRECT_RETURN_CONTEXT_RATIO)
+    if count_tokens(response) <= direct:
+        return ToolCompressOutcome(response)
+    started = time.monotonic()
+    light = light_process(response, direct)
+    light_limit = get_compression_token_limit(max_context, TOOL_RESPONSE_LIGHT_PROCESS_CONTEXT_RATIO)
+    if count_tokens(light) <= light_limit:
+        return ToolCompressOutcome(light, True, seconds=time.monotonic() - started)
+    try:
+        text, usage, ids = await _llm_compress(light, direct, model, max_context, user_key)
+    except Exception:
+        return ToolCompressOutcome(
+            head_tail_truncate(light, direct), True, seconds=time.monotonic() - started
+        )
+    return ToolCompressOutcome(text, True, usage, ids, time.monotonic() - started)
