@@ -77,16 +77,29 @@ def parse_query_extension_output(text: str) -> list[str]:
         return []
     body = text[start : end + 1].replace("\\n", "").replace("\\", "")
     body = re.sub(r" {2,}", " ", body)
-    parsed: Any = None
-    for candidate in (body, _json5_to_json(body)):
-        try:
-            parsed = json.loads(candidate)
-            break
-        except ValueError:
-            continue
+    parsed: Any = _loads_json5(body)
     if not isinstance(parsed, list):
         return []
     return [str(item).strip() for item in parsed if isinstance(item, str | int | float) and str(item).strip()]
+
+
+def _loads_json5(body: str) -> Any:
+    """JSON5 via the ``json5`` package when installed, else JSON with single quotes and trailing
+    commas tolerated; None when unparsable."""
+    try:
+        import json5
+
+        return json5.loads(body)
+    except ImportError:
+        pass
+    except ValueError:
+        return None
+    for candidate in (body, _json5_to_json(body)):
+        try:
+            return json.loads(candidate)
+        except ValueError:
+            continue
+    return None
 
 
 def _json5_to_json(body: str) -> str:
