@@ -14,8 +14,8 @@ from typing import Any
 
 import httpx
 import pytest
+from sandbox_limits import FAST
 
-from conftest import FAST
 from fathom.sandbox import SandboxRunner, client_request_handler
 
 pytestmark = pytest.mark.usefixtures("isolated")

@@ -14,8 +14,8 @@ from dataclasses import replace
 from pathlib import Path
 
 import pytest
+from sandbox_limits import FAST
 
-from conftest import FAST
 from fathom.sandbox import SandboxRunner
 from fathom.sandbox.runner import _UID_BASE, _UID_SPAN
 

@@ -5,8 +5,8 @@ from __future__ import annotations
 import shutil
 
 import pytest
+from sandbox_limits import FAST
 
-from conftest import FAST
 from fathom.config import Settings
 from fathom.sandbox import IsolationInfo, SandboxError, SandboxRunner, SandboxUnavailable, detect_isolation
 

@@ -7,8 +7,8 @@ from dataclasses import replace
 from pathlib import Path
 
 import pytest
+from sandbox_limits import FAST
 
-from conftest import FAST
 from fathom.sandbox import SandboxRunner
 
 pytestmark = pytest.mark.usefixtures("isolated")
