@@ -49,6 +49,15 @@ async def test_python_main_signatures(
 async def test_python_print_is_captured_as_log(runner: SandboxRunner) -> None:
     result = await runner.run_python("def main():\n    print('hello', 1)\n    print('world')\n    return 1")
     assert result.success and result.log == "hello 1\nworld"
+    to_file = (
+        "def main():\n"
+        "    with open('out.txt', 'w') as f:\n"
+        "        print('a', 'b', sep='-', file=f)\n"
+        "    print('logged')\n"
+        "    return open('out.txt').read()\n"
+    )
+    result = await runner.run_python(to_file)
+    assert (result.code_return, result.log) == ("a-b\n", "logged")
 
 
 @pytest.mark.parametrize(

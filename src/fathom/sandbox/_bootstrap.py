@@ -231,7 +231,12 @@ class _Log:
         self.size = 0
         self.limit = limit
 
-    def print(self, *args: Any, sep: str | None = " ", end: str | None = "\n", **_: Any) -> None:
+    def print(self, *args: Any, sep: str | None = " ", end: str | None = "\n", **kw: Any) -> None:
+        target = kw.get("file")
+        if target is not None:  # print(..., file=f) to a file the code opened in its work dir
+            text = (" " if sep is None else sep).join(str(a) for a in args)
+            target.write(text + ("\n" if end is None else end))
+            return
         text = (" " if sep is None else sep).join(str(a) for a in args)
         self.size += len(text) + 1
         if self.size > self.limit:
