@@ -36,6 +36,9 @@ PYDANTIC_AI_GAPS: dict[str, str] = {
     "context_checkpoint": "pydantic-ai has no hook for Fathom's history checkpoint compression",
     "unknown_tool_reply": "pydantic-ai answers an unknown tool name with its own retry prompt",
     "prompt_mode": "pydanticAI provider needs a model with native function calling",
+    "abort_between_tools": (
+        "pydantic-ai schedules a response's tool calls together; an abort is seen between model requests"
+    ),
 }
 
 

@@ -82,7 +82,7 @@ async def run_agent_loop(
     try:
         result = await implementation(input, wrapped)
     except Exception as exc:
-        log.exception("agent loop provider %s failed", provider or DEFAULT_PROVIDER)
+        log.warning("agent loop provider %s failed: %s", provider or DEFAULT_PROVIDER, exc, exc_info=True)
         return AgentLoopResult(
             status="error",
             error=error_text(exc),
