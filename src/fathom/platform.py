@@ -12,7 +12,7 @@ from fathom.config import ConfigError, Settings
 from fathom.datasets import DatasetSearchService, EmbedderResolver, IngestionService
 from fathom.datasets.ingest import INGEST_JOB_KIND
 from fathom.knowledge.tokenize import segment_for_index
-from fathom.llm import ModelRegistry, load_model_registry
+from fathom.llm import ModelRegistry, count_tokens, load_model_registry
 from fathom.security import EgressGuard, EgressPolicy
 from fathom.store import migrate
 from fathom.store.db import Database
@@ -91,6 +91,7 @@ class Platform:
             SqlFullTextIndex(self.db, segment_for_index),
             SqlVectorIndex(self.db),
             self.embedders,
+            count_tokens=count_tokens,
         )
 
     @classmethod

@@ -9,7 +9,7 @@ nothing is written twice.
 from __future__ import annotations
 
 import logging
-from collections.abc import Callable
+from collections.abc import Callable, Sequence
 from dataclasses import dataclass
 from typing import Any
 
@@ -27,6 +27,15 @@ EMBED_BATCH_SIZE = 32
 log = logging.getLogger("fathom.ingest")
 
 HttpClientFactory = Callable[[], Any]
+
+
+@dataclass(frozen=True)
+class PushRow:
+    """A ready-made row: main text, auxiliary text, and extra (custom) index texts."""
+
+    q: str
+    a: str = ""
+    indexes: tuple[str, ...] = ()
 
 
 @dataclass(frozen=True)
@@ -113,6 +122,33 @@ class IngestionService:
                 )
             raise
         return {"chunks": outcome.chunks, "skipped": outcome.skipped}
+
+    async def push_rows(self, collection: CollectionRecord, rows: Sequence[PushRow]) -> list[str]:
+        """Embed and write ready-made rows (FastGPT ``pushData``): each row's default indexes (q and a split
+        to the index size) plus its custom index texts. One transaction for the whole batch."""
+        dataset = await self.datasets.get_dataset(collection.team_id, collection.dataset_id)
+        embedder = self.embedders.get(dataset.vector_model)
+        settings = compute_chunk_settings(
+            embedding_max_tokens=self.embedders.max_tokens(dataset.vector_model)
+        )
+        start = max(await self.chunks.written_chunk_indexes(collection.id), default=-1) + 1
+        texts = [(split_chunk_indexes(row.q, row.a, settings) or [row.q]) + list(row.indexes) for row in rows]
+        flat = [text for group in texts for text in group]
+        vectors = await embedder.embed(flat) if flat else []
+        writes, cursor = [], 0
+        for offset, (row, group) in enumerate(zip(rows, texts, strict=True)):
+            writes.append(
+                ChunkToWrite(row.q, row.a, start + offset, group, vectors[cursor : cursor + len(group)])
+            )
+            cursor += len(group)
+        if not writes:
+            return []
+        ids = await self.chunks.write_chunks(
+            collection.team_id, collection.dataset_id, collection.id, writes, model=embedder.model_id
+        )
+        done = len(await self.chunks.written_chunk_indexes(collection.id))
+        await self.datasets.set_collection_state(collection.id, "ready", chunks_total=done, chunks_done=done)
+        return ids
 
     async def _ingest(self, collection: CollectionRecord) -> IngestionOutcome:
         dataset = await self.datasets.get_dataset(collection.team_id, collection.dataset_id)

@@ -6,6 +6,7 @@ from typing import Any
 
 from fastapi import APIRouter, Depends, Request
 
+from fathom.datasets.ingest import PushRow
 from fathom.knowledge.chunk_settings import compute_chunk_settings, split_chunk_indexes
 from fathom.server.auth import AuthContext, authenticate
 from fathom.server.errors import ApiError, envelope
@@ -13,7 +14,7 @@ from fathom.server.pagination import page_window
 from fathom.server.permissions import Need
 from fathom.server.routes.collections import load_collection
 from fathom.server.routes.common import ANY_METHOD, iso, object_id, params, platform_of
-from fathom.store.protocols import ChunkRow, ChunkToWrite
+from fathom.store.protocols import ChunkRow
 
 router = APIRouter(tags=["data"])
 
@@ -38,12 +39,14 @@ def data_view(row: ChunkRow, team_id: str) -> dict[str, Any]:
     }
 
 
-async def _index_texts(request: Request, dataset_model: str, q: str, a: str, custom: Any) -> list[str]:
-    """The default indexes (q and a split to the index size) plus up to 5 custom index texts."""
-    if custom is not None and not isinstance(custom, list):
+def _custom_indexes(custom: Any) -> tuple[str, ...]:
+    """Up to 5 custom index texts (entries typed ``default`` are regenerated from q and a)."""
+    if custom is None:
+        return ()
+    if not isinstance(custom, list):
         raise ApiError(400, "invalidParams", "indexes: must be a list of {text, type?}")
     extra = []
-    for entry in custom or []:
+    for entry in custom:
         text = entry.get("text") if isinstance(entry, dict) else None
         if not isinstance(text, str) or not text.strip():
             raise ApiError(400, "invalidParams", "indexes[].text: must be a non-empty string")
@@ -51,9 +54,7 @@ async def _index_texts(request: Request, dataset_model: str, q: str, a: str, cus
             extra.append(text)
     if len(extra) > MAX_CUSTOM_INDEXES:
         raise ApiError(400, "invalidParams", f"indexes: at most {MAX_CUSTOM_INDEXES} custom indexes per row")
-    platform = platform_of(request)
-    settings = compute_chunk_settings(embedding_max_tokens=platform.embedders.max_tokens(dataset_model))
-    return (split_chunk_indexes(q, a, settings) or [q]) + extra
+    return tuple(extra)
 
 
 @router.api_route("/api/core/dataset/data/pushData", methods=ANY_METHOD, summary="Add rows to a collection")
@@ -65,38 +66,14 @@ async def push_data(request: Request, auth: AuthContext = Depends(authenticate))
     if len(items) > PUSH_MAX:
         raise ApiError(400, "invalidParams", f"Data is too long, max {PUSH_MAX}")
     collection = await load_collection(request, auth, object_id(values, "collectionId"), "write")
-    platform = platform_of(request)
-    dataset = await platform.datasets.get_dataset(auth.team_id, collection.dataset_id)
-    embedder = platform.embedders.get(dataset.vector_model)
-    start = max(await platform.chunks.written_chunk_indexes(collection.id), default=-1) + 1
-    writes: list[ChunkToWrite] = []
+    rows: list[PushRow] = []
     for position, item in enumerate(items):
         if not isinstance(item, dict):
             raise ApiError(400, "invalidParams", f"data[{position}]: must be an object with q (and a)")
         q, a = str(item.get("q") or "").strip(), str(item.get("a") or "").strip()
-        if not q:
-            continue  # FastGPT drops rows with an empty q
-        texts = await _index_texts(request, dataset.vector_model, q, a, item.get("indexes"))
-        writes.append(ChunkToWrite(q=q, a=a, chunk_index=start + len(writes), index_texts=texts, vectors=[]))
-    flat = [text for write in writes for text in write.index_texts]
-    vectors = await embedder.embed(flat) if flat else []
-    cursor, ready = 0, []
-    for write in writes:
-        count = len(write.index_texts)
-        ready.append(
-            ChunkToWrite(
-                write.q, write.a, write.chunk_index, write.index_texts, vectors[cursor : cursor + count]
-            )
-        )
-        cursor += count
-    if ready:
-        await platform.chunks.write_chunks(
-            auth.team_id, collection.dataset_id, collection.id, ready, model=embedder.model_id
-        )
-        done = collection.chunks_done + len(ready)
-        await platform.datasets.set_collection_state(
-            collection.id, "ready", chunks_total=done, chunks_done=done
-        )
+        if q:  # FastGPT drops rows with an empty q
+            rows.append(PushRow(q, a, _custom_indexes(item.get("indexes"))))
+    ready = await platform_of(request).ingestion.push_rows(collection, rows)
     return envelope({"insertLen": len(ready), "overToken": [], "repeat": [], "error": []})
 
 
@@ -138,7 +115,10 @@ async def update_data(request: Request, auth: AuthContext = Depends(authenticate
     a = str(values.get("a") if values.get("a") is not None else row.a)
     platform = platform_of(request)
     dataset = await platform.datasets.get_dataset(auth.team_id, row.dataset_id)
-    texts = await _index_texts(request, dataset.vector_model, q, a, values.get("indexes"))
+    settings = compute_chunk_settings(
+        embedding_max_tokens=platform.embedders.max_tokens(dataset.vector_model)
+    )
+    texts = (split_chunk_indexes(q, a, settings) or [q]) + list(_custom_indexes(values.get("indexes")))
     embedder = platform.embedders.get(dataset.vector_model)
     vectors = await embedder.embed(texts)
     await platform.chunks.update_chunk(
