@@ -1,0 +1,85 @@
+"""The web console: the built single-page app under ``fathom/server/static`` served at ``/``.
+
+- ``/assets/*`` are content-hashed build outputs: cached for a year, and sent pre-compressed (``.gz``
+  beside each file) when the browser accepts gzip.
+- Any other GET that is not an API or documentation path answers ``index.html`` so client-side routes
+  (``/knowledge/…``, ``/chat/…``) survive a reload. The path pattern itself excludes ``/api``, ``/docs``,
+  ``/redoc`` and ``/openapi.json``, so the console never shadows a route registered after it.
+"""
+
+from __future__ import annotations
+
+import mimetypes
+from pathlib import Path
+
+from fastapi import APIRouter, Request
+from fastapi.responses import FileResponse, HTMLResponse, Response
+from starlette.convertors import Convertor, register_url_convertor
+
+STATIC_DIR = Path(__file__).resolve().parent.parent / "static"
+_RESERVED = r"(?!api(?:/|$)|docs(?:/|$)|redoc(?:/|$)|openapi\.json$)"
+_IMMUTABLE = "public, max-age=31536000, immutable"
+
+NOT_BUILT = """<!doctype html><meta charset="utf-8"><title>Fathom</title>
+<body style="font-family:sans-serif;max-width:40em;margin:4em auto">
+<h1>Fathom</h1><p>The web console has not been built in this checkout
+(<code>src/fathom/server/static/index.html</code> is missing). Run <code>cd web &amp;&amp; npm ci &amp;&amp;
+npm run build</code>, or use the API: <a href="/docs">/docs</a>.</p></body>"""
+
+
+class ConsolePathConvertor(Convertor[str]):
+    """Any path except the API and documentation ones."""
+
+    regex = _RESERVED + r".*"
+
+    def convert(self, value: str) -> str:
+        return value
+
+    def to_string(self, value: str) -> str:
+        return value
+
+
+register_url_convertor("consolepath", ConsolePathConvertor())
+
+router = APIRouter(include_in_schema=False)
+
+
+def _static_file(static_dir: Path, path: str) -> Path | None:
+    """The file under ``static_dir`` that ``path`` names, or None (never a path outside it)."""
+    if not path or path.endswith("/"):
+        return None
+    candidate = (static_dir / path).resolve()
+    try:
+        candidate.relative_to(static_dir.resolve())
+    except ValueError:
+        return None
+    return candidate if candidate.is_file() else None
+
+
+def _asset_response(request: Request, file: Path) -> Response:
+    media_type = mimetypes.guess_type(file.name)[0] or "application/octet-stream"
+    headers = {"Cache-Control": _IMMUTABLE if "/assets/" in file.as_posix() else "no-cache"}
+    gz = file.with_name(file.name + ".gz")
+    if "gzip" in request.headers.get("accept-encoding", "") and gz.is_file():
+        headers |= {"Content-Encoding": "gzip", "Vary": "Accept-Encoding"}
+        return FileResponse(gz, media_type=media_type, headers=headers)
+    return FileResponse(file, media_type=media_type, headers=headers)
+
+
+def serve_console(request: Request, path: str, static_dir: Path = STATIC_DIR) -> Response:
+    """A static file when ``path`` names one, else the app's ``index.html`` (client routes)."""
+    file = _static_file(static_dir, path)
+    if file is not None:
+        return _asset_response(request, file)
+    if path.startswith("assets/"):
+        return Response("asset not found", status_code=404, media_type="text/plain")
+    index = static_dir / "index.html"
+    if not index.is_file():
+        return HTMLResponse(NOT_BUILT)
+    return _asset_response(request, index)
+
+
+@router.get("/{path:consolepath}")
+async def console(request: Request, path: str) -> Response:
+    """The console's files and client routes."""
+    return serve_console(request, path)

@@ -1,0 +1,75 @@
+"""Fixtures for the console tests: the live server of ``tests/server/conftest.py`` and a browser.
+
+Browser tests need Playwright for Python and Debian's Chromium (``/usr/bin/chromium``); when either is
+missing they skip with the reason printed. ``.ci/run`` installs both.
+"""
+
+from __future__ import annotations
+
+import importlib.util
+import shutil
+import sys
+from collections.abc import Iterator
+from pathlib import Path
+from typing import Any
+
+import pytest
+
+_spec = importlib.util.spec_from_file_location(
+    "fathom_server_test_support", Path(__file__).parents[1] / "server" / "conftest.py"
+)
+assert _spec and _spec.loader
+server_support = importlib.util.module_from_spec(_spec)
+sys.modules[_spec.name] = server_support
+_spec.loader.exec_module(server_support)
+
+LiveServer = server_support.LiveServer
+start_live_server = server_support.start_live_server
+free_port = server_support._free_port
+live_server = server_support.live_server
+module_live_server = server_support.module_live_server
+
+CHROMIUM = Path("/usr/bin/chromium")
+CHROMIUM_ARGS = [
+    "--no-sandbox",
+    "--disable-gpu",
+    "--disable-quic",
+    "--no-first-run",
+    "--disable-background-networking",
+    "--disable-component-update",
+    "--disable-sync",
+    "--disable-dev-shm-usage",
+]
+SCREENSHOTS = Path(__file__).parents[2] / "build" / "console-screenshots"
+
+
+def browser_unavailable() -> str | None:
+    """Why the browser tests cannot run here, or None."""
+    if importlib.util.find_spec("playwright") is None:
+        return "playwright (Python) is not installed: pip install -e '.[dev]'"
+    if not CHROMIUM.exists() and shutil.which("chromium") is None:
+        return "Debian chromium is not installed: apt-get install -y chromium"
+    return None
+
+
+@pytest.fixture(scope="session")
+def browser() -> Iterator[Any]:
+    reason = browser_unavailable()
+    if reason:
+        print(f"SKIP console browser tests: {reason}")
+        pytest.skip(reason)
+    from playwright.sync_api import sync_playwright
+
+    with sync_playwright() as pw:
+        executable = str(CHROMIUM) if CHROMIUM.exists() else shutil.which("chromium")
+        instance = pw.chromium.launch(executable_path=executable, headless=True, args=CHROMIUM_ARGS)
+        try:
+            yield instance
+        finally:
+            instance.close()
+
+
+@pytest.fixture
+def screenshots() -> Path:
+    SCREENSHOTS.mkdir(parents=True, exist_ok=True)
+    return SCREENSHOTS
