@@ -99,6 +99,7 @@ def run_http() -> None:
     sock = socket.socket(socket.AF_INET, socket.SOCK_STREAM)
     sock.setsockopt(socket.SOL_SOCKET, socket.SO_REUSEADDR, 1)
     sock.bind(("127.0.0.1", 0))
+    sock.listen(64)  # accept connections (queued) before uvicorn starts serving, so no client races it
     app = server.streamable_http_app(streamable_http_path="/mcp", host="127.0.0.1")
     config = uvicorn.Config(app, log_level="warning", lifespan="on")
     print(f"PORT {sock.getsockname()[1]}", flush=True)

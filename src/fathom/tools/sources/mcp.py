@@ -68,6 +68,19 @@ class McpToolInfo:
     input_schema: dict[str, Any]
 
 
+def _leaf_error(exc: BaseException) -> BaseException:
+    """The first real error inside (nested) exception groups, as raised by the SDK's task groups."""
+    while isinstance(exc, BaseExceptionGroup) and exc.exceptions:
+        exc = exc.exceptions[0]
+    return exc
+
+
+def _describe_error(exc: BaseException) -> str:
+    leaf = _leaf_error(exc)
+    text = str(leaf).strip()
+    return f"{type(leaf).__name__}: {text}" if text else type(leaf).__name__
+
+
 def _block_text(block: Any) -> str:
     text = getattr(block, "text", None)
     if isinstance(text, str):
@@ -148,7 +161,7 @@ class _Connection:
         await self._ready.wait()
         if self.client is None:
             error = self._error
-            detail = f"{type(error).__name__}: {error}" if error is not None else "closed"
+            detail = _describe_error(error) if error is not None else "closed"
             raise McpToolError(f"Cannot connect to MCP server {self.server.label}: {detail}")
         return self.client
 
@@ -256,7 +269,8 @@ class McpToolSet:
                 await self._reset()
             if isinstance(exc, McpToolError):
                 raise
-            text = str(exc).strip() or type(exc).__name__
+            leaf = _leaf_error(exc)
+            text = str(leaf).strip() or type(leaf).__name__
             raise McpToolError(f"MCP server {self.server.label} failed: {text}") from exc
 
     async def _reset(self) -> None:
