@@ -453,3 +453,16 @@ def test_path_parameters_round_trip_through_percent_encoding(value: str) -> None
     prefix, segment, suffix = path.split("/")[1], path.split("/")[2], path.split("/")[3]
     assert (prefix, suffix) == ("files", "raw")
     assert unquote(segment) == value
+
+
+async def test_guard_from_settings_allows_what_the_settings_allow(server_url: str) -> None:
+    from fathom.config import Settings
+    from fathom.tools.http_client import tool_egress_guard
+
+    guard = tool_egress_guard(Settings(egress_allow_cidrs=["127.0.0.1/32"]))
+    http = create_tool_http_client(guard)
+    try:
+        result = await OpenApiToolSet(openapi3(server_url), client=http).call("search", {"q": "settings"})
+    finally:
+        await http.aclose()  # type: ignore[attr-defined]
+    assert json.loads(result.response)["query"] == [["q", "settings"]]

@@ -29,13 +29,28 @@ from fathom.tools.errors import (
     error_text,
 )
 from fathom.tools.function_tool import FunctionTool, function_tool
+from fathom.tools.http_client import ToolHttpClient, create_tool_http_client, tool_egress_guard
 from fathom.tools.run_tool import execute_tool, find_tool, run_tool
 from fathom.tools.schema import *  # noqa: F403
+from fathom.tools.sources import (
+    AppRunner,
+    McpServer,
+    McpToolSet,
+    OpenApiSchemaError,
+    OpenApiToolSet,
+    app_tool,
+    parse_openapi_document,
+)
 
 __all__ = [
+    "AppRunner",
     "BoundToolCatalog",
     "CancelSignal",
     "FunctionTool",
+    "McpServer",
+    "McpToolSet",
+    "OpenApiSchemaError",
+    "OpenApiToolSet",
     "ParseResult",
     "SignalLike",
     "ToolCall",
@@ -45,21 +60,26 @@ __all__ = [
     "ToolContext",
     "ToolDefinition",
     "ToolError",
+    "ToolHttpClient",
     "ToolInputError",
     "ToolInvocation",
     "ToolNotFoundError",
     "ToolOutputError",
     "ToolResult",
     "ToolSource",
+    "app_tool",
     "as_tool_definition",
+    "create_tool_http_client",
     "define_tool_catalog",
     "error_text",
     "execute_tool",
     "find_tool",
     "function_tool",
     "parse_json_args",
+    "parse_openapi_document",
     "run_tool",
     "to_tool_result",
+    "tool_egress_guard",
 ]
 
 __all__ += [  # everything fathom.tools.schema exports (validation, NodeIO, runtime compiler)
