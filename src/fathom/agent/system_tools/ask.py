@@ -82,7 +82,7 @@ def _normalise_legacy(args: dict[str, Any]) -> dict[str, Any] | str:
     }
 
 
-def _check(args: dict[str, Any]) -> str | None:
+def _check(args: dict[str, Any], max_options: int = 4) -> str | None:
     if not isinstance(args.get("reason"), str) or not args["reason"].strip():
         return "reason must be a non-empty string"
     if args.get("blockerType") not in BLOCKER_TYPES:
@@ -96,8 +96,8 @@ def _check(args: dict[str, Any]) -> str | None:
         if not isinstance(question.get("question"), str) or not question["question"].strip():
             return f"questions[{qi}].question must be a non-empty string"
         options = question.get("options")
-        if not isinstance(options, list) or not 2 <= len(options) <= 4:
-            return f"questions[{qi}].options must contain 2 to 4 items"
+        if not isinstance(options, list) or not 2 <= len(options) <= max_options:
+            return f"questions[{qi}].options must contain 2 to {max_options} items"
         for oi, option in enumerate(options):
             if not isinstance(option, dict) or not all(
                 isinstance(option.get(key), str) and option[key].strip() for key in ("summary", "value")
@@ -114,12 +114,13 @@ def parse_ask_arguments(raw: str | None) -> AskParse:
         return AskParse(error=ASK_INVALID_JSON)
     if not isinstance(args, dict):
         return AskParse(error=ASK_INVALID_JSON)
+    max_options = 4
     if "questions" not in args and "question" in args:
         legacy = _normalise_legacy(args)
         if isinstance(legacy, str):
             return AskParse(error=f"Invalid ask_user arguments: {legacy}.")
-        args = legacy
-    problem = _check(args)
+        args, max_options = legacy, 5
+    problem = _check(args, max_options)
     if problem:
         return AskParse(error=f"Invalid ask_user arguments: {problem}.")
     ask = {
