@@ -261,3 +261,18 @@ def test_default_parser_accepts_exactly_json_objects(value: Any) -> None:
     else:
         assert not parsed.success
         assert parsed.error_message.startswith("Tool arguments must be a JSON object, got ")
+
+
+@pytest.mark.parametrize(
+    "parameters",
+    [
+        {"type": "object", "properties": {"a": {"$ref": "#/$defs/missing"}}},
+        {"type": "object", "properties": {"a": {"type": 12}}},
+    ],
+)
+async def test_a_broken_parameter_schema_is_reported_not_raised(parameters: dict[str, Any]) -> None:
+    executed: list[Any] = []
+    tool = ToolDefinition(name="t", parameters=parameters, execute=lambda ctx: executed.append(ctx.params))
+    result = await run_tool(call("t", '{"a": 1}'), [], [tool])
+    assert result.response.startswith("Tool input validation failed: ")
+    assert executed == []
