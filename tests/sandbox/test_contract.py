@@ -37,6 +37,7 @@ def runner() -> SandboxRunner:
         ("def main():\n    return None", {}, None),
         ("import json, math\ndef main():\n    return json.dumps({'p': math.floor(2.5)})", {}, '{"p": 2}'),
         ("from urllib.parse import quote\ndef main():\n    return quote('a b')", {}, "a%20b"),
+        ("import statistics\ndef main():\n    return statistics.median([3, 1, 2])", {}, 2),
     ],
 )
 async def test_python_main_signatures(

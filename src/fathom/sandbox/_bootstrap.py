@@ -153,6 +153,7 @@ def _enter_root(cfg: dict[str, Any]) -> None:
     as /work. Nothing else of the host filesystem (data dirs, /root, /home, /tmp, /etc) is visible.
     """
     root = cfg["root_dir"]
+    previous_umask = os.umask(0o022)  # mount points must be traversable by the run uid
     _mount(None, "/", None, _MS_REC | _MS_PRIVATE)
     _mount("tmpfs", root, "tmpfs", _MS_NOSUID | _MS_NODEV, "size=1m,mode=0755")
     os.mkdir(f"{root}/usr")
@@ -167,6 +168,9 @@ def _enter_root(cfg: dict[str, Any]) -> None:
     for extra in cfg.get("ro_binds") or []:
         os.makedirs(f"{root}{extra}", exist_ok=True)
         _bind(extra, f"{root}{extra}")
+    for hidden in cfg.get("hide_dirs") or []:  # e.g. the interpreter's own site-packages
+        if os.path.isdir(f"{root}{hidden}"):
+            _mount("tmpfs", f"{root}{hidden}", "tmpfs", _MS_NOSUID | _MS_NODEV | _MS_RDONLY, "size=4k")
     os.mkdir(f"{root}/dev")
     for dev in DEVICES:
         open(f"{root}/dev/{dev}", "w").close()
@@ -179,6 +183,7 @@ def _enter_root(cfg: dict[str, Any]) -> None:
     os.chmod(f"{root}/tmp", 0o755)
     _mount(None, root, None, _MS_REMOUNT | _MS_RDONLY | _MS_NOSUID | _MS_NODEV)
     os.chroot(root)
+    os.umask(previous_umask)
     cfg["work_dir"] = "/work"
 
 
@@ -186,7 +191,9 @@ def _worker(cfg: dict[str, Any]) -> None:
     os.umask(0o077)
     import ctypes  # noqa: F401 - loaded while the standard library is still reachable
 
-    if cfg["language"] == "python":
+    if cfg["language"] == "python" and not cfg.get("stdlib_visible"):
+        # Without the standard library bound into the sandbox root, import what code may use now:
+        # after the uid drop the interpreter's files may be unreadable.
         for name in PRELOAD:
             __import__(name)
     if cfg.get("root_dir"):
@@ -309,6 +316,16 @@ def _install_guards(work_dir: str, builtins_ns: dict[str, Any]) -> None:
     real_import = builtins.__import__
     real_open = builtins.open
     root = os.path.realpath(work_dir)
+    library = tuple(os.path.realpath(p) + os.sep for p in sys.path if p and os.path.isdir(p))
+    write_flags = os.O_WRONLY | os.O_RDWR | os.O_CREAT | os.O_TRUNC | os.O_APPEND
+
+    def library_read(path: Any, mode: Any, flags: Any) -> bool:
+        """Read-only opens of the standard library (lazy imports) pass; nothing else outside /work."""
+        if not isinstance(path, str) or not os.path.realpath(path).startswith(library):
+            return False
+        if isinstance(mode, str):
+            return not any(c in mode for c in "wax+")
+        return isinstance(flags, int) and not flags & write_flags
 
     def inside(path: Any) -> bool:
         if isinstance(path, bytes):
@@ -337,8 +354,13 @@ def _install_guards(work_dir: str, builtins_ns: dict[str, Any]) -> None:
         return real_open(file, mode, *args, **kwargs)
 
     def audit(event: str, args: tuple[Any, ...]) -> None:
+        if event in ("os.listdir", "os.scandir") and args:
+            # the import system lists package directories of the standard library
+            target = args[0] if isinstance(args[0], str) else None
+            if target is not None and (inside(target) or library_read(target, "r", 0)):
+                return
         if event == "open":
-            if not inside(args[0]):
+            if not inside(args[0]) and not library_read(*args[:3]):
                 raise PermissionError(f"File access outside the sandbox work dir is not allowed: {args[0]!r}")
             return
         if event.startswith(BLOCKED_EVENTS):
@@ -351,20 +373,30 @@ def _install_guards(work_dir: str, builtins_ns: dict[str, Any]) -> None:
     sys.addaudithook(audit)
 
 
-def _call_main(user_main: Any, variables: dict[str, Any]) -> Any:
+def _parameters(user_main: Any) -> list[tuple[str, bool]]:
+    """``(name, has_default)`` of main's positional parameters (cheap path for plain functions)."""
+    code = getattr(user_main, "__code__", None)
+    if code is not None and not isinstance(user_main, type):
+        names = code.co_varnames[: code.co_argcount]
+        first_default = len(names) - len(getattr(user_main, "__defaults__", None) or ())
+        return [(name, i >= first_default) for i, name in enumerate(names)]
     import inspect
 
-    sig = inspect.signature(user_main)
-    params = list(sig.parameters)
+    params = inspect.signature(user_main).parameters.values()
+    return [(p.name, p.default is not inspect.Parameter.empty) for p in params]
+
+
+def _call_main(user_main: Any, variables: dict[str, Any]) -> Any:
+    params = _parameters(user_main)
     if not params:
         return user_main()
     if len(params) == 1:
         return user_main(variables)
     call_args = []
-    for name in params:
+    for name, has_default in params:
         if name in variables:
             call_args.append(variables[name])
-        elif sig.parameters[name].default is not inspect.Parameter.empty:
+        elif has_default:
             break
         else:
             raise TypeError(f"Missing required argument: '{name}'")
@@ -392,9 +424,9 @@ def _run_python(cfg: dict[str, Any]) -> None:
         "create_hmac": helpers.create_hmac,
         "delay": helpers.delay,
         "http_request": helpers.http_request,
-        "json": sys.modules["json"],
-        "math": sys.modules["math"],
-        "time": sys.modules["time"],
+        "json": json,
+        "math": __import__("math"),
+        "time": __import__("time"),
     }
     if isinstance(variables, dict):
         env.update({k: v for k, v in variables.items() if isinstance(k, str) and k.isidentifier()})

@@ -12,11 +12,14 @@ from __future__ import annotations
 
 import asyncio
 import contextlib
+import functools
 import json
 import os
 import secrets
 import shutil
+import subprocess
 import sys
+import sysconfig
 import tempfile
 import time
 from importlib import resources
@@ -48,6 +51,21 @@ _UID_BASE = 1_500_000
 _UID_SPAN = 1_000_000
 _UIDS_IN_USE: set[int] = set()
 _READY_TIMEOUT = 15.0
+
+
+@functools.lru_cache(maxsize=8)
+def _stdlib_dir(python: str) -> str:
+    """The standard-library directory of the interpreter that runs the sandbox."""
+    if python == sys.executable:
+        return os.path.realpath(sysconfig.get_paths()["stdlib"])
+    out = subprocess.run(
+        [python, "-I", "-S", "-c", "import sysconfig; print(sysconfig.get_paths()['stdlib'])"],
+        capture_output=True,
+        text=True,
+        timeout=30,
+        check=True,
+    )
+    return os.path.realpath(out.stdout.strip())
 
 
 def _package_text(name: str) -> str:
@@ -144,11 +162,18 @@ class SandboxRunner:
                 return uid
 
     def _ro_binds(self, language: Language) -> list[str]:
-        """Host dirs outside /usr the runtime needs inside the minimal root (a Node install elsewhere)."""
-        if language != "javascript" or not self.isolation.node:
-            return []
-        prefix = os.path.dirname(os.path.dirname(os.path.realpath(self.isolation.node)))
-        return [] if prefix == "/usr" or prefix.startswith("/usr/") else [prefix]
+        """Host dirs outside /usr the runtime needs inside the minimal root, read-only.
+
+        JavaScript: a Node install outside /usr. Python: the interpreter's standard library, so
+        lazy imports work and nothing has to be pre-imported (its site-packages stays hidden).
+        """
+        if language == "javascript":
+            if not self.isolation.node:
+                return []
+            path = os.path.dirname(os.path.dirname(os.path.realpath(self.isolation.node)))
+        else:
+            path = _stdlib_dir(self._python)
+        return [] if path == "/usr" or path.startswith("/usr/") else [path]
 
     def _command(self, cfg: dict[str, Any]) -> list[str]:
         inner = [self._python, "-I", "-S", "-c", self._bootstrap, json.dumps(cfg)]
@@ -185,6 +210,8 @@ class SandboxRunner:
                 "work_dir": work_dir,
                 "root_dir": root_dir if isolated else None,
                 "ro_binds": self._ro_binds(language) if isolated else [],
+                "hide_dirs": [os.path.join(_stdlib_dir(self._python), "site-packages")] if isolated else [],
+                "stdlib_visible": isolated,
                 "uid": uid,
                 "gid": uid,
                 "cpu_seconds": max(1, int(limits.cpu_seconds)),
