@@ -104,6 +104,7 @@ class SandboxRunner:
         self._pool = WarmPool(warm, self._spawn_ready, self._dispose)
         self._bootstrap = _package_text("_bootstrap.py")
         self._js_runner = _package_text("_runner.js")
+        self._py_runner = _package_text("_pyrunner.py")
 
     @classmethod
     def from_settings(cls, settings: Any, **kwargs: Any) -> SandboxRunner:
@@ -224,6 +225,7 @@ class SandboxRunner:
                 "guards": bool(limits.language_guards),
                 "node": self.isolation.node,
                 "js_runner": self._js_runner if language == "javascript" else "",
+                "py_runner": self._py_runner if language == "python" else "",
             }
             started = time.perf_counter()
             proc = await asyncio.create_subprocess_exec(
