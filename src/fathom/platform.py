@@ -8,12 +8,14 @@ import logging
 from dataclasses import dataclass, field
 from typing import Any
 
+from fathom.chat import ChatApplication
 from fathom.config import ConfigError, Settings
 from fathom.datasets import DatasetSearchService, EmbedderResolver, IngestionService
 from fathom.datasets.ingest import INGEST_JOB_KIND
 from fathom.knowledge.tokenize import segment_for_index
 from fathom.llm import ModelRegistry, count_tokens, load_model_registry
-from fathom.security import EgressGuard, EgressPolicy
+from fathom.sandbox import SandboxRunner
+from fathom.security import EgressGuard, EgressPolicy, SecretBox
 from fathom.store import migrate
 from fathom.store.db import Database
 from fathom.store.files import LocalFileStore
@@ -61,6 +63,7 @@ class Platform:
     embedders: EmbedderResolver = field(init=False)
     ingestion: IngestionService = field(init=False)
     search: DatasetSearchService = field(init=False)
+    chat: ChatApplication = field(init=False)
     _worker_tasks: list[asyncio.Task[None]] = field(default_factory=list, init=False)
     _stop: asyncio.Event = field(default_factory=asyncio.Event, init=False)
 
@@ -92,6 +95,18 @@ class Platform:
             SqlVectorIndex(self.db),
             self.embedders,
             count_tokens=count_tokens,
+        )
+        self.chat = ChatApplication.build(
+            db=self.db,
+            apps=self.apps,
+            chats=self.chats,
+            usage=self.usage,
+            api_keys=self.api_keys,
+            models=self.models,
+            search=self.search.search,
+            http_client_factory=self.egress.client,
+            sandbox_factory=lambda: SandboxRunner.from_settings(self.settings),
+            secrets=SecretBox(self.secret_key),
         )
 
     @classmethod
@@ -185,4 +200,5 @@ class Platform:
 
     async def close(self) -> None:
         await self.stop_workers()
+        await self.chat.aclose()
         await self.db.close()

@@ -1,1 +1,78 @@
-"""fathom.chat"""
+"""fathom.chat: the application services between HTTP and the engines — apps and versions (simple
+apps compiled to workflows), chat runs (history per ``chatId``, variable merge, interactive resume,
+numbered frames for SSE and resumption, stop), chat items and usage records, chat history."""
+
+from fathom.chat.application import ChatApplication
+from fathom.chat.apps import (
+    SIMPLE_KEY,
+    AppGraph,
+    AppService,
+    TeamChildAppLoader,
+    check_workflow,
+    draft_workflow,
+    version_workflow,
+)
+from fathom.chat.channel import DONE, ChatKey, Frame, RunChannel, RunRegistry
+from fathom.chat.errors import (
+    APP_KEY_REQUIRED,
+    DATA_ID_REQUIRED,
+    MESSAGES_EMPTY,
+    MESSAGES_NOT_ARRAY,
+    USER_QUESTION_EMPTY,
+    WORKFLOW_TOO_OLD,
+    AppNotPublished,
+    ChatError,
+    ChatForbidden,
+)
+from fathom.chat.history import HistoryService, record_preview
+from fathom.chat.ids import nanoid
+from fathom.chat.messages import messages_to_chat_items, split_messages, value_text
+from fathom.chat.projection import completion_response, frame_visible
+from fathom.chat.run_state import ChatOutcome, ChatRequest, PreparedRun
+from fathom.chat.service import ChatService, history_load_limit
+from fathom.chat.services import NO_MODEL_HINT, ModelPool, NoChatModelConfigured, RunServicesFactory
+from fathom.chat.simple_app import compile_simple_app, validate_simple_config
+
+__all__ = [
+    "APP_KEY_REQUIRED",
+    "DATA_ID_REQUIRED",
+    "DONE",
+    "MESSAGES_EMPTY",
+    "MESSAGES_NOT_ARRAY",
+    "NO_MODEL_HINT",
+    "SIMPLE_KEY",
+    "USER_QUESTION_EMPTY",
+    "WORKFLOW_TOO_OLD",
+    "AppGraph",
+    "AppNotPublished",
+    "AppService",
+    "ChatApplication",
+    "ChatError",
+    "ChatForbidden",
+    "ChatKey",
+    "ChatOutcome",
+    "ChatRequest",
+    "ChatService",
+    "Frame",
+    "HistoryService",
+    "ModelPool",
+    "NoChatModelConfigured",
+    "PreparedRun",
+    "RunChannel",
+    "RunRegistry",
+    "RunServicesFactory",
+    "TeamChildAppLoader",
+    "check_workflow",
+    "compile_simple_app",
+    "completion_response",
+    "draft_workflow",
+    "frame_visible",
+    "history_load_limit",
+    "messages_to_chat_items",
+    "nanoid",
+    "record_preview",
+    "split_messages",
+    "validate_simple_config",
+    "value_text",
+    "version_workflow",
+]

@@ -1,0 +1,59 @@
+"""The chat application services bundled for the platform: apps, runs, history."""
+
+from __future__ import annotations
+
+from collections.abc import Callable
+from dataclasses import dataclass
+from typing import Any
+
+from fathom.chat.app_owner_store import AppOwnerStore
+from fathom.chat.apps import AppService
+from fathom.chat.channel import RunRegistry
+from fathom.chat.history import HistoryService
+from fathom.chat.history_store import ChatListStore
+from fathom.chat.service import ChatService
+from fathom.chat.services import ModelPool, RunServicesFactory, SearchFn
+from fathom.llm import ModelRegistry
+from fathom.store.db import Database
+from fathom.store.protocols import ApiKeyRepository, AppRepository, ChatRepository, UsageRepository
+
+
+@dataclass
+class ChatApplication:
+    """What the HTTP layer (and the CLI) use to manage apps, run chats and read history."""
+
+    apps: AppService
+    runs: ChatService
+    history: HistoryService
+    owners: AppOwnerStore
+
+    @classmethod
+    def build(
+        cls,
+        *,
+        db: Database,
+        apps: AppRepository,
+        chats: ChatRepository,
+        usage: UsageRepository,
+        api_keys: ApiKeyRepository | None = None,
+        models: ModelRegistry | None = None,
+        search: SearchFn | None = None,
+        http_client_factory: Callable[[], Any] | None = None,
+        sandbox_factory: Callable[[], Any] | None = None,
+        secrets: Any = None,
+        registry: RunRegistry | None = None,
+    ) -> ChatApplication:
+        app_service = AppService(apps)
+        factory = RunServicesFactory(
+            apps=apps,
+            models=ModelPool(models),
+            search=search,
+            http_client_factory=http_client_factory,
+            sandbox_factory=sandbox_factory,
+            secrets=secrets,
+        )
+        runs = ChatService(app_service, chats, usage, factory, api_keys=api_keys, registry=registry)
+        return cls(app_service, runs, HistoryService(chats, ChatListStore(db)), AppOwnerStore(db))
+
+    async def aclose(self) -> None:
+        await self.runs.aclose()

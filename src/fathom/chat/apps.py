@@ -1,0 +1,227 @@
+"""Apps and versions: drafts (simple config or workflow JSON), publishing, copying, import/export,
+and the graph a run uses (published version for API runs, draft for the chat test)."""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+from typing import Any
+
+from fathom.chat.errors import AppNotPublished, ChatError
+from fathom.chat.simple_app import compile_simple_app, simple_chat_config, validate_simple_config
+from fathom.store.protocols import AppRecord, AppRepository, AppVersionRecord, NotFound
+from fathom.workflow import WorkflowGraphError, load_workflow
+from fathom.workflow.nodes.app_module import ChildApp
+
+SIMPLE_KEY = "simpleConfig"
+WORKFLOW_TYPES = ("advanced", "plugin", "tool")
+RUNNABLE_TYPES = ("simple", *WORKFLOW_TYPES)
+
+
+def _invalid(message: str) -> ChatError:
+    return ChatError(message, http_status=400, status_text="invalidParams")
+
+
+@dataclass(frozen=True)
+class AppGraph:
+    """What a run executes: FastGPT workflow JSON plus where it came from."""
+
+    app: AppRecord
+    workflow: dict[str, Any]
+    version_id: str | None
+
+    @property
+    def chat_config(self) -> dict[str, Any]:
+        config: dict[str, Any] = self.workflow.get("chatConfig") or {}
+        return config
+
+
+def check_workflow(workflow: Any) -> dict[str, Any]:
+    """A FastGPT workflow document ``{nodes, edges, chatConfig}`` that loads; else a 400 error."""
+    if not isinstance(workflow, dict):
+        raise _invalid("workflow: must be an object with nodes and edges")
+    doc = {
+        "nodes": workflow.get("nodes") or workflow.get("modules") or [],
+        "edges": workflow.get("edges") or [],
+        "chatConfig": workflow.get("chatConfig") or {},
+    }
+    try:
+        load_workflow(doc)
+    except (WorkflowGraphError, ValueError) as exc:
+        raise _invalid(f"workflow: {exc}") from None
+    return doc
+
+
+def draft_workflow(app: AppRecord) -> dict[str, Any]:
+    """The draft as workflow JSON (a simple app is compiled)."""
+    draft = app.draft or {}
+    if app.type == "simple":
+        return compile_simple_app(draft.get(SIMPLE_KEY) or {})
+    return {
+        "nodes": list(draft.get("nodes") or []),
+        "edges": list(draft.get("edges") or []),
+        "chatConfig": dict(draft.get("chatConfig") or {}),
+    }
+
+
+def version_workflow(version: AppVersionRecord) -> dict[str, Any]:
+    """A frozen version as workflow JSON; a simple app's frozen config is compiled at run time."""
+    simple = version.chat_config.get(SIMPLE_KEY)
+    if isinstance(simple, dict):
+        return compile_simple_app(simple)
+    chat_config = {k: v for k, v in version.chat_config.items() if k != SIMPLE_KEY}
+    return {"nodes": version.nodes, "edges": version.edges, "chatConfig": chat_config}
+
+
+def make_draft(kind: str, values: dict[str, Any]) -> dict[str, Any]:
+    """The stored draft of a new or updated app from request values."""
+    if kind == "simple":
+        return {SIMPLE_KEY: validate_simple_config(values.get(SIMPLE_KEY) or values.get("config") or {})}
+    if kind in WORKFLOW_TYPES:
+        return check_workflow(values)
+    return {}
+
+
+class AppService:
+    """App use cases over an :class:`AppRepository`; callers check permissions first."""
+
+    def __init__(self, apps: AppRepository) -> None:
+        self.apps = apps
+
+    async def create(
+        self, team_id: str, name: str, kind: str, values: dict[str, Any], *, intro: str = ""
+    ) -> AppRecord:
+        if kind not in (*RUNNABLE_TYPES, "folder"):
+            raise _invalid(f"type: {kind!r} is not one of {', '.join((*RUNNABLE_TYPES, 'folder'))}")
+        if not name.strip():
+            raise _invalid("name: must not be empty")
+        draft = make_draft(kind, values)
+        app = await self.apps.create_app(team_id, name, type=kind, intro=intro, draft=draft)
+        if values.get("avatar"):
+            app = await self.apps.update_app(team_id, app.id, avatar=str(values["avatar"]))
+        return app
+
+    async def update(self, team_id: str, app_id: str, values: dict[str, Any]) -> AppRecord:
+        app = await self.apps.get_app(team_id, app_id)
+        changes: dict[str, Any] = {}
+        for key in ("name", "intro", "avatar"):
+            if values.get(key) is not None:
+                changes[key] = str(values[key])
+        if "name" in changes and not changes["name"].strip():
+            raise _invalid("name: must not be empty")
+        if app.type == "simple" and (values.get(SIMPLE_KEY) is not None or values.get("config") is not None):
+            changes["draft"] = make_draft("simple", values)
+        elif app.type in WORKFLOW_TYPES and (
+            values.get("nodes") is not None or values.get("modules") is not None
+        ):
+            changes["draft"] = check_workflow({**draft_workflow(app), **values})
+        elif app.type in WORKFLOW_TYPES and values.get("chatConfig") is not None:
+            changes["draft"] = {**draft_workflow(app), "chatConfig": dict(values["chatConfig"])}
+        if not changes:
+            return app
+        return await self.apps.update_app(team_id, app_id, **changes)
+
+    async def publish(
+        self, team_id: str, app_id: str, values: dict[str, Any] | None = None, *, version_name: str = ""
+    ) -> AppVersionRecord:
+        """Freeze the draft (after applying ``values``, FastGPT's publish body) into a version."""
+        app = await self.apps.get_app(team_id, app_id)
+        if app.type not in RUNNABLE_TYPES:
+            raise _invalid(f"app {app_id} is a {app.type} and cannot be published")
+        if values:
+            app = await self.update(team_id, app_id, values)
+        workflow = draft_workflow(app)
+        chat_config = dict(workflow["chatConfig"])
+        if app.type == "simple":
+            chat_config[SIMPLE_KEY] = app.draft.get(SIMPLE_KEY) or {}
+        return await self.apps.publish(
+            team_id,
+            app_id,
+            nodes=workflow["nodes"],
+            edges=workflow["edges"],
+            chat_config=chat_config,
+            version_name=version_name,
+        )
+
+    async def copy(self, team_id: str, app_id: str) -> AppRecord:
+        """A new app with the same draft; the source's published version is published again."""
+        app = await self.apps.get_app(team_id, app_id)
+        new = await self.apps.create_app(
+            team_id, f"{app.name} Copy", type=app.type, intro=app.intro, draft=dict(app.draft)
+        )
+        if app.avatar:
+            new = await self.apps.update_app(team_id, new.id, avatar=app.avatar)
+        if app.published_version_id:
+            version = await self.apps.get_version(team_id, app_id, app.published_version_id)
+            await self.apps.publish(
+                team_id,
+                new.id,
+                nodes=version.nodes,
+                edges=version.edges,
+                chat_config=version.chat_config,
+                version_name=version.version_name,
+            )
+        return new
+
+    async def export(self, team_id: str, app_id: str) -> dict[str, Any]:
+        """FastGPT workflow JSON of the draft (a simple app exported as its compiled graph)."""
+        return draft_workflow(await self.apps.get_app(team_id, app_id))
+
+    async def run_graph(self, team_id: str, app_id: str, *, draft: bool = False) -> AppGraph:
+        """The graph a run uses: the published version, or the draft for the chat test."""
+        app = await self.apps.get_app(team_id, app_id)
+        if app.type not in RUNNABLE_TYPES:
+            raise ChatError(
+                f"app {app_id} is a {app.type}; it cannot chat", http_status=400, status_text="invalidParams"
+            )
+        if draft:
+            return AppGraph(app, draft_workflow(app), None)
+        if not app.published_version_id:
+            raise AppNotPublished(app_id)
+        version = await self.apps.get_version(team_id, app_id, app.published_version_id)
+        return AppGraph(app, version_workflow(version), version.id)
+
+
+class TeamChildAppLoader:
+    """``appModule`` child apps of one team: pinned version → published version (spec §4.8.3)."""
+
+    def __init__(self, apps: AppRepository, team_id: str) -> None:
+        self.apps = apps
+        self.team_id = team_id
+
+    async def load_child_app(self, app_id: str, version: str | None) -> ChildApp:
+        try:
+            app = await self.apps.get_app(self.team_id, app_id)
+        except NotFound:
+            raise LookupError(f"app {app_id} not found") from None
+        record = None
+        if version:
+            try:
+                record = await self.apps.get_version(self.team_id, app_id, version)
+            except NotFound:
+                record = None
+        if record is None and app.published_version_id:
+            record = await self.apps.get_version(self.team_id, app_id, app.published_version_id)
+        if record is None:
+            raise LookupError(f"app {app_id} has no published version")
+        return ChildApp(app_id=app.id, name=app.name, workflow=version_workflow(record), avatar=app.avatar)
+
+
+def simple_config_of(app: AppRecord) -> dict[str, Any] | None:
+    """The simple app's config (None for other app types)."""
+    if app.type != "simple":
+        return None
+    config: dict[str, Any] = (app.draft or {}).get(SIMPLE_KEY) or {}
+    return config
+
+
+__all__ = [
+    "SIMPLE_KEY",
+    "AppGraph",
+    "AppService",
+    "TeamChildAppLoader",
+    "check_workflow",
+    "draft_workflow",
+    "simple_chat_config",
+    "simple_config_of",
+    "version_workflow",
+]

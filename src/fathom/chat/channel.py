@@ -1,0 +1,133 @@
+"""The frames of one chat run, numbered, kept after the run ends so a dropped client can resume.
+
+A :class:`RunChannel` is what the run writes (every SSE-worthy event, in order, with a sequence
+number) and what any number of readers follow (the request that started the run, a reconnecting
+client with ``Last-Event-ID``). :class:`RunRegistry` finds a chat's channel and stops its run.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import contextlib
+import time
+from collections.abc import AsyncIterator
+from dataclasses import dataclass, field
+from typing import Any
+
+ChatKey = tuple[str, str, str]  # (team id, app id, chat id)
+
+DONE = "[DONE]"
+
+
+@dataclass(frozen=True, slots=True)
+class Frame:
+    """One SSE frame: sequence number (the SSE ``id``), FastGPT event name, JSON-ready payload."""
+
+    seq: int
+    event: str
+    data: Any
+
+
+@dataclass
+class RunChannel:
+    """Numbered frames of one run, a stop signal, and the run's final outcome once it ended."""
+
+    key: ChatKey
+    response_chat_item_id: str
+    detail: bool = False
+    frames: list[Frame] = field(default_factory=list)
+    done: bool = False
+    stop: asyncio.Event = field(default_factory=asyncio.Event)
+    outcome: Any = None
+    finished_at: float | None = None
+    _changed: asyncio.Condition = field(default_factory=asyncio.Condition)
+
+    def push(self, event: str, data: Any) -> Frame:
+        frame = Frame(len(self.frames) + 1, event, data)
+        self.frames.append(frame)
+        self._notify()
+        return frame
+
+    def close(self, outcome: Any = None) -> None:
+        self.outcome = outcome
+        self.done = True
+        self.finished_at = time.monotonic()
+        self._notify()
+
+    def _notify(self) -> None:
+        async def wake() -> None:
+            async with self._changed:
+                self._changed.notify_all()
+
+        with contextlib.suppress(RuntimeError):  # no running loop: nobody can be waiting
+            asyncio.get_running_loop().create_task(wake())
+
+    async def wait_after(self, seq: int, timeout: float | None) -> list[Frame]:  # noqa: ASYNC109
+        """Frames numbered above ``seq``; waits up to ``timeout`` for one (empty list on timeout)."""
+        if len(self.frames) > seq or self.done:
+            return self.frames[seq:]
+        async with self._changed:
+            try:
+                await asyncio.wait_for(
+                    self._changed.wait_for(lambda: len(self.frames) > seq or self.done), timeout
+                )
+            except TimeoutError:
+                return []
+        return self.frames[seq:]
+
+    async def follow(self, after: int = 0, heartbeat: float | None = None) -> AsyncIterator[Frame | None]:
+        """Every frame above ``after`` until the run ends; ``None`` when ``heartbeat`` seconds pass idle."""
+        seq = after
+        while True:
+            frames = await self.wait_after(seq, heartbeat)
+            if not frames:
+                if self.done:
+                    return
+                yield None
+                continue
+            for frame in frames:
+                seq = frame.seq
+                yield frame
+            if self.done and seq >= len(self.frames):
+                return
+
+    async def wait_done(self) -> Any:
+        while not self.done:
+            await self.wait_after(len(self.frames), None)
+        return self.outcome
+
+
+class RunRegistry:
+    """In-process registry of chat runs by (team, app, chat); finished runs are kept ``keep_s`` seconds."""
+
+    def __init__(self, keep_s: float = 600.0) -> None:
+        self.keep_s = keep_s
+        self._channels: dict[ChatKey, RunChannel] = {}
+
+    def open(self, key: ChatKey, response_chat_item_id: str) -> RunChannel:
+        self._expire()
+        channel = RunChannel(key, response_chat_item_id)
+        self._channels[key] = channel
+        return channel
+
+    def get(self, key: ChatKey) -> RunChannel | None:
+        self._expire()
+        return self._channels.get(key)
+
+    def running(self, key: ChatKey) -> bool:
+        channel = self._channels.get(key)
+        return channel is not None and not channel.done
+
+    def stop(self, key: ChatKey) -> bool:
+        """Signal the chat's running run to stop; False when none is running."""
+        channel = self._channels.get(key)
+        if channel is None or channel.done:
+            return False
+        channel.stop.set()
+        return True
+
+    def _expire(self) -> None:
+        now = time.monotonic()
+        for key, channel in list(self._channels.items()):
+            if channel.finished_at is not None and now - channel.finished_at > self.keep_s:
+                del self._channels[key]

@@ -1,0 +1,105 @@
+"""The chat history use cases of FastGPT's history & record API (openapi §2)."""
+
+from __future__ import annotations
+
+from typing import Any
+
+from fathom.chat.errors import DATA_ID_REQUIRED, ChatError
+from fathom.chat.history_store import ChatListStore
+from fathom.store.protocols import ChatItemRecord, ChatRecord, ChatRepository, NotFound
+
+
+def record_preview(item: ChatItemRecord) -> dict[str, Any]:
+    """An AI item's node data replaced by FastGPT's preview fields."""
+    responses = [r for r in item.response_data if isinstance(r, dict)]
+    quotes = [q for r in responses for q in r.get("quoteList") or []]
+    models = [
+        {"moduleName": r.get("moduleName"), "model": r.get("model")} for r in responses if r.get("model")
+    ]
+    return {
+        "llmModuleAccount": len(models),
+        "totalQuoteList": quotes,
+        "totalRunningTime": round(sum(float(r.get("runningTime") or 0) for r in responses), 2),
+        "historyPreviewLength": max((len(r.get("historyPreview") or []) for r in responses), default=0),
+    }
+
+
+class HistoryService:
+    """Chats and chat items of one app, as the history API shows them."""
+
+    def __init__(self, chats: ChatRepository, store: ChatListStore) -> None:
+        self.chats = chats
+        self.store = store
+
+    async def list_histories(
+        self, team_id: str, app_id: str, *, source: str | None, offset: int, limit: int
+    ) -> tuple[list[ChatRecord], int]:
+        return await self.store.list_chats(team_id, app_id, source=source, offset=offset, limit=limit)
+
+    async def get_chat(self, team_id: str, app_id: str, chat_id: str) -> ChatRecord | None:
+        return await self.chats.get_chat(team_id, app_id, chat_id)
+
+    async def update_history(
+        self,
+        team_id: str,
+        app_id: str,
+        chat_id: str,
+        *,
+        title: str | None = None,
+        custom_title: str | None = None,
+        top: bool | None = None,
+    ) -> None:
+        changes: dict[str, Any] = {}
+        if title is not None:
+            changes["title"] = title
+        if custom_title is not None:
+            changes["custom_title"] = custom_title
+        if top is not None:
+            changes["top"] = bool(top)
+        await self.store.update_chat(team_id, app_id, chat_id, **changes)
+
+    async def delete_history(self, team_id: str, app_id: str, chat_id: str) -> None:
+        await self.chats.delete_chat(team_id, app_id, chat_id)
+
+    async def clear_histories(self, team_id: str, app_id: str, *, source: str = "api") -> int:
+        return await self.store.clear_chats(team_id, app_id, source=source)
+
+    async def records(
+        self, team_id: str, app_id: str, chat_id: str, *, offset: int, limit: int
+    ) -> tuple[list[ChatItemRecord], int]:
+        """A page counted from the newest item (``offset`` 0 = the latest ``limit`` items), oldest first."""
+        _, total = await self.chats.list_items(team_id, app_id, chat_id, limit=1)
+        end = max(total - offset, 0)
+        start = max(end - limit, 0)
+        if end == start:
+            return [], total
+        items, _ = await self.chats.list_items(team_id, app_id, chat_id, offset=start, limit=end - start)
+        return items, total
+
+    async def find_item(self, team_id: str, app_id: str, chat_id: str, data_id: str) -> ChatItemRecord:
+        _, total = await self.chats.list_items(team_id, app_id, chat_id, limit=1)
+        items, _ = await self.chats.list_items(team_id, app_id, chat_id, limit=max(total, 1))
+        for item in items:
+            if item.data_id == data_id:
+                return item
+        raise NotFound(f"chat item {data_id} not found")
+
+    async def delete_item(self, team_id: str, app_id: str, chat_id: str, data_id: str) -> None:
+        await self.chats.delete_item(team_id, app_id, chat_id, data_id)
+
+    async def update_feedback(
+        self,
+        team_id: str,
+        app_id: str,
+        chat_id: str,
+        data_id: str | None,
+        *,
+        good: str | None,
+        bad: str | None,
+    ) -> None:
+        """Set the feedback fields present and unset the absent ones (FastGPT semantics)."""
+        if not data_id:
+            raise ChatError(DATA_ID_REQUIRED)
+        await self.chats.update_item(
+            team_id, app_id, chat_id, data_id, user_good_feedback=good, user_bad_feedback=bad
+        )

@@ -1,0 +1,69 @@
+"""Chat-list queries the generic chat repository lacks: filter by source, rename/pin, clear by source."""
+
+from __future__ import annotations
+
+from typing import Any
+
+from sqlalchemy import delete, func, select, update
+
+from fathom.store.db import Database
+from fathom.store.models import Chat, ChatItem, utcnow
+from fathom.store.protocols import ChatRecord, NotFound
+from fathom.store.repositories.chats import chat_record
+
+
+class ChatListStore:
+    """SQL over the ``chats`` table for the history API."""
+
+    def __init__(self, db: Database) -> None:
+        self.db = db
+
+    async def list_chats(
+        self, team_id: str, app_id: str, *, source: str | None, offset: int, limit: int
+    ) -> tuple[list[ChatRecord], int]:
+        """Pinned first, then most recently updated; ``source`` filters only when given."""
+        where: list[Any] = [Chat.team_id == team_id, Chat.app_id == app_id]
+        if source:
+            where.append(Chat.source == source)
+        async with self.db.sessions() as session:
+            total = int(await session.scalar(select(func.count()).select_from(Chat).where(*where)) or 0)
+            rows = await session.scalars(
+                select(Chat)
+                .where(*where)
+                .order_by(Chat.top.desc(), Chat.updated_at.desc(), Chat.id.desc())
+                .offset(offset)
+                .limit(limit)
+            )
+            return [chat_record(row) for row in rows], total
+
+    async def update_chat(self, team_id: str, app_id: str, chat_id: str, **changes: Any) -> None:
+        """Set ``title``, ``custom_title`` and/or ``top``; bumps ``updated_at``; unknown chat is NotFound."""
+        async with self.db.transaction() as session:
+            result = await session.execute(
+                update(Chat)
+                .where(Chat.team_id == team_id, Chat.app_id == app_id, Chat.chat_id == chat_id)
+                .values(**changes, updated_at=utcnow())
+            )
+            if result.rowcount == 0:  # type: ignore[attr-defined]
+                raise NotFound(f"chat {chat_id} not found")
+
+    async def clear_chats(self, team_id: str, app_id: str, *, source: str) -> int:
+        """Delete every chat of the app created from ``source`` (and its items); returns how many."""
+        async with self.db.transaction() as session:
+            ids = list(
+                await session.scalars(
+                    select(Chat.chat_id).where(
+                        Chat.team_id == team_id, Chat.app_id == app_id, Chat.source == source
+                    )
+                )
+            )
+            if ids:
+                await session.execute(
+                    delete(ChatItem).where(
+                        ChatItem.team_id == team_id, ChatItem.app_id == app_id, ChatItem.chat_id.in_(ids)
+                    )
+                )
+                await session.execute(
+                    delete(Chat).where(Chat.team_id == team_id, Chat.app_id == app_id, Chat.chat_id.in_(ids))
+                )
+            return len(ids)

@@ -1,0 +1,71 @@
+"""Projections of a run's frames: which SSE frames a client sees (``detail``, API version) and the
+non-stream response body (spec §7.2). Both read the same frames, so they cannot disagree."""
+
+from __future__ import annotations
+
+from typing import Any
+
+from fathom.chat.channel import Frame
+from fathom.chat.run_state import ChatOutcome
+
+ANSWER_EVENTS = frozenset({"answer", "fastAnswer"})
+PLACEHOLDER_USAGE = {"prompt_tokens": 1, "completion_tokens": 1, "total_tokens": 1}
+
+
+def frame_visible(frame: Frame, *, detail: bool, api_version: int) -> bool:
+    """Whether a frame goes to this client: detail=false sends only answers (and errors); v1 sends
+    the trailing ``flowResponses`` but no ``flowNodeResponse``, v2 the reverse."""
+    if frame.event == "error":
+        return True
+    if not detail:
+        return frame.event in ANSWER_EVENTS
+    if frame.event == "flowResponses":
+        return api_version == 1
+    if frame.event == "flowNodeResponse":
+        return api_version != 1
+    return True
+
+
+def response_content(outcome: ChatOutcome, *, detail: bool) -> Any:
+    """``choices[0].message.content``: the streamed text; with detail and several or non-text values,
+    the raw value array (FastGPT's shape)."""
+    values = outcome.assistant_value or (outcome.result.assistant_responses if outcome.result else [])
+    non_empty = [v for v in values if v.get("type") != "text" or (v.get("text") or {}).get("content")]
+    if detail and (len(non_empty) > 1 or any(v.get("type") != "text" for v in non_empty)):
+        return non_empty
+    return outcome.text
+
+
+def completion_response(outcome: ChatOutcome, *, detail: bool, api_version: int) -> dict[str, Any]:
+    """The non-stream body: ``{id, model, usage, choices, error?, responseData?, newVariables?}``."""
+    prepared = outcome.prepared
+    result = outcome.result
+    body: dict[str, Any] = {}
+    if detail and result is not None:
+        body["responseData"] = result.flow_responses
+        body["newVariables"] = {**prepared.variables, **result.new_variables}
+    # v1 answers the chat id (generated when none was sent); v2 only the one that was sent.
+    chat_id = prepared.chat_id if api_version == 1 or prepared.chat_id_given else ""
+    body.update(
+        {
+            "id": chat_id,
+            "model": "",
+            "usage": dict(PLACEHOLDER_USAGE),
+            "choices": [
+                {
+                    "message": {"role": "assistant", "content": response_content(outcome, detail=detail)},
+                    "finish_reason": "stop",
+                    "index": 0,
+                }
+            ],
+        }
+    )
+    if result is not None and result.error:
+        body["error"] = result.error
+    if outcome.interactive is not None:
+        body["interactive"] = {
+            **outcome.interactive,
+            "chatId": prepared.chat_id,
+            "responseChatItemId": prepared.response_chat_item_id,
+        }
+    return body

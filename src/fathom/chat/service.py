@@ -1,0 +1,298 @@
+"""Running an app for a chat request: history per ``chatId`` rules, stored-variable merge, resume of
+a pending interactive, the run in a background task writing numbered frames, then chat items and
+usage records stored. Streaming and non-streaming responses are both read from the same frames."""
+
+from __future__ import annotations
+
+import asyncio
+import json
+import logging
+from typing import Any
+
+from fathom.chat.apps import AppGraph, AppService
+from fathom.chat.channel import DONE, ChatKey, RunChannel, RunRegistry
+from fathom.chat.errors import ChatError
+from fathom.chat.ids import nanoid
+from fathom.chat.messages import concat_histories, split_messages, value_text
+from fathom.chat.run_state import ChatOutcome, ChatRequest, PreparedRun
+from fathom.chat.services import RunServicesFactory
+from fathom.store.protocols import (
+    ApiKeyRepository,
+    ChatItemRecord,
+    ChatRepository,
+    UsageRecord,
+    UsageRepository,
+)
+from fathom.workflow import (
+    InteractiveEvent,
+    NodeResponseEvent,
+    WorkflowEvent,
+    event_name,
+    get_last_interactive_value,
+    mark_interactive_answered,
+    run_workflow,
+    text_adapt_gpt_response,
+)
+
+log = logging.getLogger("fathom.chat")
+
+PLUGIN_TYPES = ("plugin", "tool")
+TITLE_LENGTH = 20
+
+
+def history_load_limit(workflow: dict[str, Any]) -> int:
+    """Chat items to load: ``max(10, largest numeric history setting among nodes) × 2`` (spec §4.6.2)."""
+    largest = 10
+    for node in workflow.get("nodes") or []:
+        for item in node.get("inputs") or []:
+            if item.get("key") in ("history", "historyMaxAmount"):
+                value = item.get("value")
+                if isinstance(value, (int, float)) and not isinstance(value, bool):
+                    largest = max(largest, int(value))
+    return largest * 2
+
+
+def item_to_history(item: ChatItemRecord) -> dict[str, Any]:
+    return {"dataId": item.data_id, "obj": item.obj, "value": list(item.value)}
+
+
+def answer_of(query: list[dict[str, Any]]) -> Any:
+    """The user's answer to an interactive: form values when the text is a JSON object, else the text."""
+    text = value_text(query)
+    try:
+        parsed = json.loads(text)
+    except (json.JSONDecodeError, ValueError):
+        return text
+    return parsed if isinstance(parsed, dict) else text
+
+
+class ChatService:
+    """Starts chat runs and stores what they produce."""
+
+    def __init__(
+        self,
+        apps: AppService,
+        chats: ChatRepository,
+        usage: UsageRepository,
+        services: RunServicesFactory,
+        *,
+        api_keys: ApiKeyRepository | None = None,
+        registry: RunRegistry | None = None,
+    ) -> None:
+        self.apps = apps
+        self.chats = chats
+        self.usage = usage
+        self.services = services
+        self.api_keys = api_keys
+        self.registry = registry or RunRegistry()
+        self._tasks: set[asyncio.Task[None]] = set()
+
+    # -- preparing ---------------------------------------------------------------------------------
+
+    async def prepare(self, request: ChatRequest) -> PreparedRun:
+        """Everything checked and loaded before the run starts (raises :class:`ChatError`)."""
+        if request.workflow is not None:
+            app = await self.apps.apps.get_app(request.team_id, request.app_id)
+            graph = AppGraph(app, request.workflow, None)
+        else:
+            graph = await self.apps.run_graph(request.team_id, request.app_id, draft=request.draft)
+        plugin = graph.app.type in PLUGIN_TYPES
+        earlier, query = split_messages(request.messages, plugin=plugin)
+        variables_in = request.variables if isinstance(request.variables, dict) else {}
+        given = bool(request.chat_id)
+        chat_id = str(request.chat_id) if given else nanoid()
+        stored: list[dict[str, Any]] = []
+        chat = await self.chats.get_chat(request.team_id, request.app_id, chat_id) if given else None
+        if chat is not None:
+            _, total = await self.chats.list_items(request.team_id, request.app_id, chat_id, limit=1)
+            limit = history_load_limit(graph.workflow)
+            items, _ = await self.chats.list_items(
+                request.team_id, request.app_id, chat_id, offset=max(total - limit, 0), limit=limit
+            )
+            stored = [item_to_history(item) for item in items]
+        histories = concat_histories(stored, earlier)
+        variables = {**(chat.variables if chat is not None else {}), **variables_in}
+        prepared = PreparedRun(
+            request=request,
+            graph=graph,
+            chat_id=chat_id,
+            chat_id_given=given,
+            response_chat_item_id=request.response_chat_item_id or nanoid(),
+            query=query,
+            histories=histories,
+            variables=variables,
+            chat_exists=chat is not None,
+            detail=request.detail or plugin,
+        )
+        pending = get_last_interactive_value(stored) if stored else None
+        if pending is not None:
+            last_ai = next(item for item in reversed(stored) if item["obj"] == "AI")
+            prepared.resume_item = last_ai
+            prepared.resume_answer = answer_of(query)
+            prepared.response_chat_item_id = last_ai["dataId"]
+        return prepared
+
+    # -- running -----------------------------------------------------------------------------------
+
+    def key(self, prepared: PreparedRun) -> ChatKey:
+        return (prepared.request.team_id, prepared.request.app_id, prepared.chat_id)
+
+    async def start(self, request: ChatRequest) -> RunChannel:
+        """Prepare, then run in the background; read the returned channel for frames and outcome."""
+        prepared = await self.prepare(request)
+        channel = self.registry.open(self.key(prepared), prepared.response_chat_item_id)
+        channel.detail = prepared.detail
+        task = asyncio.get_running_loop().create_task(self._run(prepared, channel))
+        self._tasks.add(task)
+        task.add_done_callback(self._tasks.discard)
+        return channel
+
+    def stop(self, team_id: str, app_id: str, chat_id: str) -> bool:
+        return self.registry.stop((team_id, app_id, chat_id))
+
+    def channel(self, team_id: str, app_id: str, chat_id: str) -> RunChannel | None:
+        return self.registry.get((team_id, app_id, chat_id))
+
+    async def _run(self, prepared: PreparedRun, channel: RunChannel) -> None:
+        request = prepared.request
+        texts: list[str] = []
+
+        def emit(event: WorkflowEvent) -> None:
+            name = event_name(event)
+            if isinstance(event, NodeResponseEvent) and event.depth > 1:
+                return
+            data = event.sse_data()
+            if isinstance(event, InteractiveEvent):
+                data = {
+                    **data,
+                    "chatId": prepared.chat_id,
+                    "responseChatItemId": prepared.response_chat_item_id,
+                }
+            if name in ("answer", "fastAnswer"):
+                delta = data["choices"][0]["delta"]
+                texts.append(delta.get("content") or "")
+            channel.push(name, data)
+
+        outcome = ChatOutcome(prepared, None)
+        try:
+            result = await run_workflow(
+                prepared.graph.workflow,
+                query=prepared.query,
+                variables=prepared.variables,
+                histories=prepared.histories,
+                services=self.services.for_team(request.team_id),
+                emit=emit,
+                stop=channel.stop,
+                chat_id=prepared.chat_id,
+                response_chat_item_id=prepared.response_chat_item_id,
+                app_id=request.app_id,
+                user_id=request.custom_uid or request.member_id,
+                stream=request.stream,
+            )
+            outcome.result = result
+            outcome.text = "".join(texts)
+            await self._persist(prepared, outcome)
+        except ChatError as exc:
+            outcome.error = exc.message
+        except Exception as exc:  # the run crashed: the client gets the error, the server the trace
+            log.exception("chat run failed (app %s, chat %s)", request.app_id, prepared.chat_id)
+            outcome.error = str(exc) or type(exc).__name__
+        if outcome.error is not None:
+            channel.push("error", {"message": outcome.error})
+        else:
+            channel.push("answer", text_adapt_gpt_response(None, finish_reason="stop"))
+            channel.push("answer", DONE)
+            assert outcome.result is not None
+            channel.push("flowResponses", outcome.result.flow_responses)
+        channel.close(outcome)
+
+    # -- storing -----------------------------------------------------------------------------------
+
+    async def _persist(self, prepared: PreparedRun, outcome: ChatOutcome) -> None:
+        request = prepared.request
+        result = outcome.result
+        assert result is not None
+        team, app_id, chat_id = request.team_id, request.app_id, prepared.chat_id
+        new_value = list(result.assistant_responses)
+        variables = {**prepared.variables, **result.new_variables}
+        title = None if prepared.chat_exists else value_text(prepared.query)[:TITLE_LENGTH] or "Chat"
+        await self.chats.upsert_chat(
+            team,
+            app_id,
+            chat_id,
+            title=title,
+            variables=variables,
+            source=request.source,
+            metadata=request.metadata if isinstance(request.metadata, dict) else None,
+        )
+        if prepared.resume_item is not None:
+            old_value = list(prepared.resume_item["value"])
+            old_value[-1] = {
+                **old_value[-1],
+                "interactive": mark_interactive_answered(
+                    old_value[-1]["interactive"], prepared.resume_answer
+                ),
+            }
+            stored, _ = await self.chats.list_items(team, app_id, chat_id, offset=0, limit=100000)
+            old = next((i for i in stored if i.data_id == prepared.response_chat_item_id), None)
+            old_data = list(old.response_data) if old is not None else []
+            old_duration = (old.duration_seconds or 0.0) if old is not None else 0.0
+            value = [*old_value, *new_value]
+            await self.chats.update_item(
+                team,
+                app_id,
+                chat_id,
+                prepared.response_chat_item_id,
+                value=value,
+                response_data=[*old_data, *result.flow_responses],
+                duration_seconds=old_duration + result.duration_seconds,
+            )
+            outcome.assistant_value = value
+        else:
+            await self.chats.add_item(
+                team,
+                ChatItemRecord(
+                    data_id=nanoid(), chat_id=chat_id, app_id=app_id, obj="Human", value=prepared.query
+                ),
+            )
+            await self.chats.add_item(
+                team,
+                ChatItemRecord(
+                    data_id=prepared.response_chat_item_id,
+                    chat_id=chat_id,
+                    app_id=app_id,
+                    obj="AI",
+                    value=new_value,
+                    response_data=list(result.flow_responses),
+                    duration_seconds=result.duration_seconds,
+                ),
+            )
+            outcome.assistant_value = new_value
+        await self._record_usage(prepared, result.flow_usages)
+
+    async def _record_usage(self, prepared: PreparedRun, usages: list[dict[str, Any]]) -> None:
+        request = prepared.request
+        total = 0.0
+        for usage in usages:
+            points = float(usage.get("totalPoints") or 0)
+            total += points
+            await self.usage.record(
+                UsageRecord(
+                    team_id=request.team_id,
+                    app_id=request.app_id,
+                    source=request.source,
+                    module_name=str(usage.get("moduleName") or ""),
+                    model=str(usage.get("model") or ""),
+                    input_tokens=int(usage.get("inputTokens") or 0),
+                    output_tokens=int(usage.get("outputTokens") or 0),
+                    total_points=points,
+                    api_key_id=request.api_key_id,
+                )
+            )
+        if self.api_keys is not None and request.api_key_id:
+            await self.api_keys.record_use(request.api_key_id, total)
+
+    async def aclose(self) -> None:
+        for task in list(self._tasks):
+            task.cancel()
+        await self.services.aclose()

@@ -1,0 +1,116 @@
+"""Building the :class:`WorkflowServices` of one run from the platform's long-lived parts."""
+
+from __future__ import annotations
+
+from collections.abc import Awaitable, Callable
+from dataclasses import dataclass, field
+from typing import Any
+
+from fathom.chat.apps import TeamChildAppLoader
+from fathom.llm import ChatModel, ModelNotFoundError, ModelRegistry, OpenAIChatModel
+from fathom.store.protocols import AppRepository
+from fathom.workflow import WorkflowServices
+
+NO_MODEL_HINT = (
+    "No chat model is configured: set FATHOM_OPENAI_BASE_URL (and FATHOM_CHAT_MODEL, "
+    "FATHOM_OPENAI_API_KEY) or list models in the file named by FATHOM_MODELS_FILE, then restart."
+)
+
+SearchFn = Callable[[str, Any], Awaitable[Any]]
+
+
+class LazyService:
+    """Creates the wrapped service on first attribute access (the sandbox probes the machine)."""
+
+    def __init__(self, factory: Callable[[], Any]) -> None:
+        self._factory = factory
+        self._instance: Any = None
+
+    def __getattr__(self, name: str) -> Any:
+        if self._instance is None:
+            self._instance = self._factory()
+        return getattr(self._instance, name)
+
+
+class NoChatModelConfigured(RuntimeError):
+    """A node needs a chat model and none is configured (the message names the settings)."""
+
+
+@dataclass
+class ModelPool:
+    """Chat models by id, created once from the registry and shared by runs."""
+
+    registry: ModelRegistry | None
+    _models: dict[str, ChatModel] = field(default_factory=dict)
+
+    def chat_model(self, model_id: str) -> ChatModel:
+        """The model for ``model_id`` (empty: the default); unknown ids raise ``LookupError``."""
+        if self.registry is None or len(self.registry) == 0:
+            raise NoChatModelConfigured(NO_MODEL_HINT)
+        if not model_id:
+            try:
+                config = self.registry.default_chat()
+            except ModelNotFoundError:
+                raise NoChatModelConfigured(NO_MODEL_HINT) from None
+        else:
+            config = self.registry.get(model_id)
+        if config.type != "llm":
+            raise LookupError(f"model '{config.id}' is a {config.type} model, not a chat model")
+        model = self._models.get(config.id)
+        if model is None:
+            model = self._models[config.id] = OpenAIChatModel(config)
+        return model
+
+    async def aclose(self) -> None:
+        for model in self._models.values():
+            close = getattr(model, "aclose", None)
+            if close is not None:
+                await close()
+        self._models.clear()
+
+
+@dataclass
+class RunServicesFactory:
+    """Everything a run may need from outside, bound per team at run time."""
+
+    apps: AppRepository
+    models: ModelPool
+    search: SearchFn | None = None
+    http_client_factory: Callable[[], Any] | None = None
+    sandbox_factory: Callable[[], Any] | None = None
+    secrets: Any = None
+    _http_client: Any = None
+    _sandbox: Any = None
+
+    def http_client(self) -> Any:
+        if self._http_client is None and self.http_client_factory is not None:
+            self._http_client = self.http_client_factory()
+        return self._http_client
+
+    def sandbox(self) -> Any:
+        if self._sandbox is None and self.sandbox_factory is not None:
+            self._sandbox = LazyService(self.sandbox_factory)
+        return self._sandbox
+
+    def for_team(self, team_id: str) -> WorkflowServices:
+        """The services of one run of an app of ``team_id``."""
+        search = self.search
+
+        async def dataset_search(params: Any) -> Any:
+            assert search is not None
+            return await search(team_id, params)
+
+        return WorkflowServices(
+            http_client=self.http_client(),
+            chat_model_factory=self.models.chat_model,
+            sandbox=self.sandbox(),
+            dataset_search=dataset_search if search is not None else None,
+            child_app_runner=TeamChildAppLoader(self.apps, team_id),
+            secrets=self.secrets,
+        )
+
+    async def aclose(self) -> None:
+        await self.models.aclose()
+        if self._http_client is not None:
+            await self._http_client.aclose()
+            self._http_client = None

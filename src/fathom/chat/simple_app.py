@@ -1,0 +1,179 @@
+"""Simple apps (model + prompt + knowledge bases + variables + welcome text) compiled to the
+FastGPT workflow graph a simple app stands for: start → [dataset search] → AI chat.
+
+The config is what the API stores (camelCase, FastGPT form names)::
+
+    {"model": "gpt-4o", "systemPrompt": "...", "temperature": 0, "maxToken": 2000, "history": 6,
+     "datasets": [{"datasetId": "..."}], "datasetSearchSetting": {"similarity": 0.4, "limit": 3000,
+     "searchMode": "mixedRecall", "embeddingWeight": 0.5, "usingReRank": false, "rerankWeight": 0.5},
+     "quotePrompt": "", "tools": [], "variables": [...], "welcomeText": "Hi"}
+"""
+
+from __future__ import annotations
+
+from typing import Any
+
+from fathom.chat.errors import ChatError
+
+START_ID = "workflowStartNodeId"
+SEARCH_ID = "datasetSearchNode"
+CHAT_ID = "chatNode"
+GUIDE_ID = "userGuide"
+
+SIMPLE_KEYS = frozenset(
+    {
+        "model",
+        "systemPrompt",
+        "temperature",
+        "maxToken",
+        "history",
+        "datasets",
+        "datasetSearchSetting",
+        "quotePrompt",
+        "quoteTemplate",
+        "tools",
+        "variables",
+        "welcomeText",
+        "aiChatReasoning",
+    }
+)
+_SEARCH_DEFAULTS: dict[str, Any] = {
+    "similarity": 0.4,
+    "limit": 3000,
+    "searchMode": "embedding",
+    "embeddingWeight": 0.5,
+    "usingReRank": False,
+    "rerankWeight": 0.5,
+}
+
+
+def _input(key: str, value: Any, value_type: str = "any") -> dict[str, Any]:
+    return {"key": key, "value": value, "valueType": value_type, "renderTypeList": ["hidden"], "label": key}
+
+
+def _output(key: str, value_type: str) -> dict[str, Any]:
+    return {"id": key, "key": key, "label": key, "type": "static", "valueType": value_type}
+
+
+def _edge(source: str, target: str) -> dict[str, Any]:
+    return {
+        "source": source,
+        "target": target,
+        "sourceHandle": f"{source}-source-right",
+        "targetHandle": f"{target}-target-left",
+    }
+
+
+def dataset_ids(config: dict[str, Any]) -> list[str]:
+    """The knowledge base ids a simple app searches."""
+    ids = []
+    for item in config.get("datasets") or []:
+        value = item.get("datasetId") if isinstance(item, dict) else item
+        if value:
+            ids.append(str(value))
+    return ids
+
+
+def validate_simple_config(config: Any) -> dict[str, Any]:
+    """Check a simple app config; return it with unknown keys refused by name."""
+    if not isinstance(config, dict):
+        raise ChatError("config: must be an object", http_status=400, status_text="invalidParams")
+    unknown = sorted(set(config) - SIMPLE_KEYS)
+    if unknown:
+        raise ChatError(
+            f"config: unknown field(s) {', '.join(unknown)}; known: {', '.join(sorted(SIMPLE_KEYS))}",
+            http_status=400,
+            status_text="invalidParams",
+        )
+    if config.get("tools"):
+        raise ChatError(
+            "config.tools: tool calling needs the Tool Call node, which this build does not run yet; "
+            "build a workflow app with appModule nodes instead",
+            http_status=400,
+            status_text="invalidParams",
+        )
+    history = config.get("history", 6)
+    if not isinstance(history, int) or isinstance(history, bool) or history < 0:
+        raise ChatError(
+            "config.history: must be a whole number ≥ 0", http_status=400, status_text="invalidParams"
+        )
+    return dict(config)
+
+
+def simple_chat_config(config: dict[str, Any]) -> dict[str, Any]:
+    """The chatConfig of a simple app (welcome text and variables)."""
+    return {"welcomeText": config.get("welcomeText") or "", "variables": list(config.get("variables") or [])}
+
+
+def compile_simple_app(config: dict[str, Any]) -> dict[str, Any]:
+    """The FastGPT workflow JSON ``{nodes, edges, chatConfig}`` of a simple app."""
+    config = validate_simple_config(config)
+    chat_config = simple_chat_config(config)
+    nodes: list[dict[str, Any]] = [
+        {
+            "nodeId": GUIDE_ID,
+            "name": "系统配置",
+            "flowNodeType": "userGuide",
+            "inputs": [_input("welcomeText", chat_config["welcomeText"], "string")],
+            "outputs": [],
+        },
+        {
+            "nodeId": START_ID,
+            "name": "流程开始",
+            "flowNodeType": "workflowStart",
+            "showStatus": False,
+            "inputs": [_input("userChatInput", "", "string")],
+            "outputs": [_output("userChatInput", "string"), _output("userFiles", "arrayString")],
+        },
+    ]
+    edges: list[dict[str, Any]] = []
+    previous = START_ID
+    chat_inputs = [
+        _input("model", config.get("model") or "", "string"),
+        _input("systemPrompt", config.get("systemPrompt") or "", "string"),
+        _input("temperature", config.get("temperature"), "number"),
+        _input("maxToken", config.get("maxToken"), "number"),
+        _input("history", config.get("history", 6), "chatHistory"),
+        _input("userChatInput", [START_ID, "userChatInput"], "string"),
+    ]
+    if config.get("aiChatReasoning") is not None:
+        chat_inputs.append(_input("aiChatReasoning", bool(config["aiChatReasoning"]), "boolean"))
+    for key in ("quotePrompt", "quoteTemplate"):
+        if config.get(key):
+            chat_inputs.append(_input(key, config[key], "string"))
+    ids = dataset_ids(config)
+    if ids:
+        setting = {**_SEARCH_DEFAULTS, **(config.get("datasetSearchSetting") or {})}
+        nodes.append(
+            {
+                "nodeId": SEARCH_ID,
+                "name": "知识库搜索",
+                "flowNodeType": "datasetSearchNode",
+                "showStatus": True,
+                "inputs": [
+                    _input("datasets", [{"datasetId": i} for i in ids], "selectDataset"),
+                    *(_input(key, setting[key]) for key in _SEARCH_DEFAULTS),
+                    _input("userChatInput", [START_ID, "userChatInput"], "string"),
+                ],
+                "outputs": [_output("quoteQA", "datasetQuote")],
+            }
+        )
+        edges.append(_edge(previous, SEARCH_ID))
+        previous = SEARCH_ID
+        chat_inputs.append(_input("quoteQA", [SEARCH_ID, "quoteQA"], "datasetQuote"))
+    nodes.append(
+        {
+            "nodeId": CHAT_ID,
+            "name": "AI 对话",
+            "flowNodeType": "chatNode",
+            "showStatus": True,
+            "inputs": chat_inputs,
+            "outputs": [
+                _output("history", "chatHistory"),
+                _output("answerText", "string"),
+                _output("reasoningText", "string"),
+            ],
+        }
+    )
+    edges.append(_edge(previous, CHAT_ID))
+    return {"nodes": nodes, "edges": edges, "chatConfig": chat_config}

@@ -1,0 +1,190 @@
+"""The OpenAI-compatible chat endpoint with FastGPT's SSE events (``/api/v1|v2/chat/completions``),
+the chat test on the draft, stop, and resumption of a dropped stream."""
+
+from __future__ import annotations
+
+from typing import Any
+
+from fastapi import APIRouter, Depends, Request
+from fastapi.responses import JSONResponse, Response
+
+from fathom.chat import APP_KEY_REQUIRED, ChatError, ChatForbidden, ChatRequest, completion_response
+from fathom.server.auth import AuthContext, authenticate
+from fathom.server.errors import ApiError, envelope
+from fathom.server.routes.app_access import api_error, chat_of, load_app
+from fathom.server.routes.common import ANY_METHOD, params
+from fathom.server.sse import HEARTBEAT_SECONDS, encode_frame, error_stream, sse_response, stream_frames
+
+router = APIRouter(tags=["chat"])
+
+
+def flag(value: Any, default: bool = False) -> bool:
+    """A boolean from JSON or the query string (``"true"``/``"1"``)."""
+    if value is None or value == "":
+        return default
+    if isinstance(value, str):
+        return value.strip().lower() in ("true", "1", "yes")
+    return bool(value)
+
+
+def heartbeat_of(request: Request) -> float:
+    value = getattr(request.app.state, "sse_heartbeat_s", None)
+    return float(value) if value else HEARTBEAT_SECONDS
+
+
+def last_event_id(request: Request, values: dict[str, Any]) -> int | None:
+    raw = request.headers.get("last-event-id") or values.get("lastEventId")
+    if raw is None or str(raw).strip() == "":
+        return None
+    try:
+        return max(int(str(raw).strip()), 0)
+    except ValueError:
+        raise ApiError(400, "invalidParams", f"Last-Event-ID: must be a frame number, got {raw!r}") from None
+
+
+def resolve_app_id(auth: AuthContext, values: dict[str, Any]) -> str:
+    """The app of a chat request: the key's own app, else ``appId`` in the body, else the legacy
+    ``<key>-<appId>`` token's."""
+    body_app = values.get("appId")
+    if auth.key_app_bound:
+        if body_app and body_app != auth.app_id:
+            raise ChatForbidden(f"无权操作: this key is limited to app {auth.app_id}")
+        return str(auth.app_id)
+    app_id = body_app or auth.app_id
+    if not app_id:
+        raise ChatError(APP_KEY_REQUIRED)
+    return str(app_id)
+
+
+def _failure(exc: ApiError, stream: bool) -> Response:
+    if stream:
+        body = envelope(code=exc.code, status_text=exc.status_text, message=exc.message)
+        return error_stream(body if exc.status_text else exc.message)
+    return exc.response()
+
+
+async def run_chat(request: Request, auth: AuthContext, *, api_version: int, draft: bool = False) -> Response:
+    values = await params(request)
+    stream = flag(values.get("stream"), default=draft)
+    detail = flag(values.get("detail"), default=draft)
+    chat = chat_of(request)
+    try:
+        app_id = resolve_app_id(auth, values)
+        await load_app(request, auth, app_id, "write" if draft else "read")
+        resume_from = last_event_id(request, values)
+        chat_id = values.get("chatId")
+        if resume_from is not None and chat_id:
+            channel = chat.runs.channel(auth.team_id, app_id, str(chat_id))
+            if channel is not None:
+                return sse_response(
+                    stream_frames(
+                        channel,
+                        detail=detail,
+                        api_version=api_version,
+                        after=resume_from,
+                        heartbeat_s=heartbeat_of(request),
+                        resuming=True,
+                    )
+                )
+        workflow = None
+        if draft and values.get("nodes") is not None:
+            from fathom.chat import check_workflow
+
+            workflow = check_workflow(values)
+        chat_request = ChatRequest(
+            team_id=auth.team_id,
+            member_id=auth.member_id,
+            app_id=app_id,
+            messages=values.get("messages"),
+            chat_id=str(chat_id) if chat_id not in (None, "") else chat_id,
+            stream=stream,
+            detail=detail,
+            variables=values.get("variables") if isinstance(values.get("variables"), dict) else None,
+            response_chat_item_id=values.get("responseChatItemId") or None,
+            metadata=values.get("metadata") if isinstance(values.get("metadata"), dict) else None,
+            custom_uid=values.get("customUid") or None,
+            api_key_id=auth.api_key_id,
+            source="test" if draft else "api",
+            draft=draft,
+            workflow=workflow,
+            api_version=api_version,
+        )
+        channel = await chat.runs.start(chat_request)
+    except ChatError as exc:
+        return _failure(api_error(exc), stream)
+    except ApiError as exc:
+        return _failure(exc, stream)
+    detail = channel.detail  # plugin apps force detail
+    if stream:
+        return sse_response(
+            stream_frames(channel, detail=detail, api_version=api_version, heartbeat_s=heartbeat_of(request))
+        )
+    outcome = await channel.wait_done()
+    if outcome.error is not None:
+        return JSONResponse(envelope(code=500, message=outcome.error), status_code=500)
+    return JSONResponse(completion_response(outcome, detail=detail, api_version=api_version))
+
+
+@router.api_route("/api/v1/chat/completions", methods=ANY_METHOD, summary="Chat with an app (v1)")
+async def completions_v1(request: Request, auth: AuthContext = Depends(authenticate)) -> Response:
+    return await run_chat(request, auth, api_version=1)
+
+
+@router.api_route("/api/v2/chat/completions", methods=ANY_METHOD, summary="Chat with an app (v2)")
+async def completions_v2(request: Request, auth: AuthContext = Depends(authenticate)) -> Response:
+    return await run_chat(request, auth, api_version=2)
+
+
+@router.api_route("/api/core/chat/chatTest", methods=ANY_METHOD, summary="Chat with the app's draft")
+async def chat_test(request: Request, auth: AuthContext = Depends(authenticate)) -> Response:
+    return await run_chat(request, auth, api_version=2, draft=True)
+
+
+@router.api_route("/api/v2/chat/stop", methods=ANY_METHOD, summary="Stop a running chat")
+async def stop_chat(request: Request, auth: AuthContext = Depends(authenticate)) -> dict[str, Any]:
+    values = await params(request)
+    try:
+        app_id = resolve_app_id(auth, values)
+    except ChatError as exc:
+        raise api_error(exc) from None
+    await load_app(request, auth, app_id, "read")
+    chat_id = str(values.get("chatId") or "")
+    if not chat_id:
+        raise ApiError(400, "missingParams", "chatId: is required")
+    stopped = chat_of(request).runs.stop(auth.team_id, app_id, chat_id)
+    return envelope({"success": stopped})
+
+
+@router.api_route("/api/v2/chat/resume", methods=ANY_METHOD, summary="Resume a dropped chat stream")
+async def resume_chat(request: Request, auth: AuthContext = Depends(authenticate)) -> Response:
+    values = await params(request)
+    try:
+        app_id = resolve_app_id(auth, values)
+    except ChatError as exc:
+        raise api_error(exc) from None
+    await load_app(request, auth, app_id, "read")
+    chat_id = str(values.get("chatId") or "")
+    if not chat_id:
+        raise ApiError(400, "missingParams", "chatId: is required")
+    detail = flag(values.get("detail"), default=True)
+    api_version = 1 if str(values.get("version") or "2") == "1" else 2
+    after = last_event_id(request, values) or 0
+    channel = chat_of(request).runs.channel(auth.team_id, app_id, chat_id)
+    if channel is None:
+
+        async def unavailable() -> Any:
+            yield encode_frame(
+                "resumeUnavailable", {"reason": "mirrorUnavailable", "chatId": chat_id}, detail=True
+            )
+
+        return sse_response(unavailable())
+    return sse_response(
+        stream_frames(
+            channel,
+            detail=detail,
+            api_version=api_version,
+            after=after,
+            heartbeat_s=heartbeat_of(request),
+            resuming=True,
+        )
+    )

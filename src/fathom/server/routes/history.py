@@ -1,0 +1,245 @@
+"""Chat history and records over FastGPT's paths (both spellings: ``core/chat/*`` and
+``core/chat/history/*`` / ``core/chat/record/*``)."""
+
+from __future__ import annotations
+
+from typing import Any
+
+from fastapi import APIRouter, Depends, Request
+
+from fathom.chat import ChatError, draft_workflow, record_preview
+from fathom.server.auth import AuthContext, authenticate
+from fathom.server.errors import ApiError, envelope
+from fathom.server.pagination import page_window
+from fathom.server.permissions import Need
+from fathom.server.routes.app_access import api_error, chat_of, load_app
+from fathom.server.routes.common import ANY_METHOD, iso, object_id, params
+from fathom.store.protocols import AppRecord, ChatItemRecord, NotFound
+
+router = APIRouter(tags=["chat history"])
+
+
+async def history_app(request: Request, auth: AuthContext, values: dict[str, Any], need: Need) -> AppRecord:
+    """The app whose history is read or changed (an app-scoped key manages its own app's chats)."""
+    return await load_app(request, auth, object_id(values, "appId"), "read" if auth.key_app_bound else need)
+
+
+def _window(request: Request, values: dict[str, Any], cap: int) -> tuple[int, int]:
+    body = values if "pageSize" in values else {}
+    return page_window(body, dict(request.query_params), cap=cap)
+
+
+def record_view(item: ChatItemRecord, *, custom_feedbacks: bool = False) -> dict[str, Any]:
+    view: dict[str, Any] = {
+        "_id": item.data_id,
+        "dataId": item.data_id,
+        "obj": item.obj,
+        "value": item.value,
+        "time": iso(item.created_at),
+        "hideInUI": False,
+        "durationSeconds": item.duration_seconds,
+    }
+    if item.user_good_feedback is not None:
+        view["userGoodFeedback"] = item.user_good_feedback
+    if item.user_bad_feedback is not None:
+        view["userBadFeedback"] = item.user_bad_feedback
+    if custom_feedbacks:
+        view["customFeedbacks"] = [
+            f for r in item.response_data if isinstance(r, dict) for f in r.get("customFeedbacks") or []
+        ]
+    if item.obj == "AI":
+        view.update(record_preview(item))
+    return view
+
+
+@router.api_route("/api/core/chat/getHistories", methods=ANY_METHOD, summary="List chats of an app")
+@router.api_route("/api/core/chat/history/getHistories", methods=ANY_METHOD, include_in_schema=False)
+async def get_histories(request: Request, auth: AuthContext = Depends(authenticate)) -> dict[str, Any]:
+    values = await params(request)
+    if not values.get("appId"):
+        return envelope({"list": [], "total": 0})
+    app = await history_app(request, auth, values, "read")
+    offset, size = _window(request, values, cap=100)
+    chats, total = await chat_of(request).history.list_histories(
+        auth.team_id, app.id, source=values.get("source") or None, offset=offset, limit=size
+    )
+    return envelope(
+        {
+            "list": [
+                {
+                    "chatId": c.chat_id,
+                    "updateTime": iso(c.updated_at),
+                    "appId": c.app_id,
+                    "customTitle": c.custom_title,
+                    "title": c.title,
+                    "top": c.top,
+                }
+                for c in chats
+            ],
+            "total": total,
+        }
+    )
+
+
+@router.api_route("/api/core/chat/updateHistory", methods=ANY_METHOD, summary="Rename or pin a chat")
+@router.api_route("/api/core/chat/history/updateHistory", methods=ANY_METHOD, include_in_schema=False)
+async def update_history(request: Request, auth: AuthContext = Depends(authenticate)) -> dict[str, Any]:
+    values = await params(request)
+    app = await history_app(request, auth, values, "write")
+    chat_id = str(values.get("chatId") or "")
+    if not chat_id:
+        raise ApiError(400, "missingParams", "chatId: is required")
+    top = values.get("top")
+    await chat_of(request).history.update_history(
+        auth.team_id,
+        app.id,
+        chat_id,
+        title=str(values["title"]) if values.get("title") is not None else None,
+        custom_title=str(values["customTitle"]) if values.get("customTitle") is not None else None,
+        top=bool(top) if top is not None else None,
+    )
+    return envelope(None)
+
+
+@router.api_route("/api/core/chat/delHistory", methods=ANY_METHOD, summary="Delete a chat")
+@router.api_route("/api/core/chat/history/delHistory", methods=ANY_METHOD, include_in_schema=False)
+async def del_history(request: Request, auth: AuthContext = Depends(authenticate)) -> dict[str, Any]:
+    values = await params(request)
+    app = await history_app(request, auth, values, "write")
+    chat_id = str(values.get("chatId") or "")
+    if not chat_id:
+        raise ApiError(400, "missingParams", "chatId: is required")
+    await chat_of(request).history.delete_history(auth.team_id, app.id, chat_id)
+    return envelope(None)
+
+
+@router.api_route(
+    "/api/core/chat/clearHistories", methods=ANY_METHOD, summary="Delete the API chats of an app"
+)
+@router.api_route("/api/core/chat/history/clearHistories", methods=ANY_METHOD, include_in_schema=False)
+async def clear_histories(request: Request, auth: AuthContext = Depends(authenticate)) -> dict[str, Any]:
+    values = await params(request)
+    app = await history_app(request, auth, values, "write")
+    await chat_of(request).history.clear_histories(auth.team_id, app.id, source="api")
+    return envelope(None)
+
+
+@router.api_route(
+    "/api/core/chat/init", methods=ANY_METHOD, summary="A chat's title, variables and app config"
+)
+async def chat_init(request: Request, auth: AuthContext = Depends(authenticate)) -> dict[str, Any]:
+    values = await params(request)
+    app = await history_app(request, auth, values, "read")
+    chat_id = str(values.get("chatId") or "")
+    history = chat_of(request).history
+    chat = await history.get_chat(auth.team_id, app.id, chat_id) if chat_id else None
+    try:
+        graph = await chat_of(request).apps.run_graph(auth.team_id, app.id)
+        workflow = graph.workflow
+    except ChatError:
+        workflow = draft_workflow(app)
+    chat_config = dict(workflow.get("chatConfig") or {})
+    models = sorted(
+        {
+            str(i.get("value"))
+            for n in workflow.get("nodes") or []
+            for i in n.get("inputs") or []
+            if i.get("key") == "model" and i.get("value")
+        }
+    )
+    plugin_inputs = [
+        i
+        for n in workflow.get("nodes") or []
+        if n.get("flowNodeType") == "pluginInput"
+        for i in n.get("inputs") or []
+    ]
+    return envelope(
+        {
+            "chatId": chat_id,
+            "appId": app.id,
+            "title": chat.custom_title or chat.title if chat is not None else None,
+            "variables": chat.variables if chat is not None else {},
+            "app": {
+                "chatConfig": {
+                    "questionGuide": chat_config.get("questionGuide", False),
+                    "ttsConfig": chat_config.get("ttsConfig", {"type": "none"}),
+                    "whisperConfig": chat_config.get("whisperConfig", {"open": False}),
+                    "chatInputGuide": chat_config.get("chatInputGuide", {"open": False}),
+                    "instruction": chat_config.get("instruction", ""),
+                    "variables": chat_config.get("variables") or [],
+                    "fileSelectConfig": chat_config.get(
+                        "fileSelectConfig", {"canSelectFile": False, "canSelectImg": False, "maxFiles": 10}
+                    ),
+                    "welcomeText": chat_config.get("welcomeText", ""),
+                },
+                "chatModels": models,
+                "name": app.name,
+                "avatar": app.avatar,
+                "intro": app.intro,
+                "type": app.type,
+                "pluginInputs": plugin_inputs,
+            },
+        }
+    )
+
+
+@router.api_route("/api/core/chat/getPaginationRecords", methods=ANY_METHOD, summary="A page of chat records")
+@router.api_route("/api/core/chat/record/getPaginationRecords", methods=ANY_METHOD, include_in_schema=False)
+async def pagination_records(request: Request, auth: AuthContext = Depends(authenticate)) -> dict[str, Any]:
+    values = await params(request)
+    if not values.get("appId") or not values.get("chatId"):
+        return envelope({"list": [], "total": 0})
+    app = await history_app(request, auth, values, "read")
+    offset, size = _window(request, values, cap=100)
+    items, total = await chat_of(request).history.records(
+        auth.team_id, app.id, str(values["chatId"]), offset=offset, limit=size
+    )
+    custom = bool(values.get("loadCustomFeedbacks"))
+    return envelope({"list": [record_view(i, custom_feedbacks=custom) for i in items], "total": total})
+
+
+@router.api_route("/api/core/chat/getResData", methods=ANY_METHOD, summary="Node responses of one answer")
+@router.api_route("/api/core/chat/record/getResData", methods=ANY_METHOD, include_in_schema=False)
+async def get_res_data(request: Request, auth: AuthContext = Depends(authenticate)) -> dict[str, Any]:
+    values = await params(request)
+    app = await history_app(request, auth, values, "read")
+    chat_id, data_id = str(values.get("chatId") or ""), str(values.get("dataId") or "")
+    if not chat_id or not data_id:
+        return envelope([])
+    try:
+        item = await chat_of(request).history.find_item(auth.team_id, app.id, chat_id, data_id)
+    except NotFound:
+        return envelope([])
+    return envelope(item.response_data)
+
+
+@router.api_route("/api/core/chat/item/delete", methods=ANY_METHOD, summary="Delete one chat record")
+@router.api_route("/api/core/chat/record/delete", methods=ANY_METHOD, include_in_schema=False)
+async def delete_record(request: Request, auth: AuthContext = Depends(authenticate)) -> dict[str, Any]:
+    values = await params(request)
+    app = await history_app(request, auth, values, "write")
+    chat_id, content_id = values.get("chatId"), values.get("contentId") or values.get("dataId")
+    if not chat_id or not content_id:
+        return envelope(None)  # FastGPT: a no-op that succeeds
+    await chat_of(request).history.delete_item(auth.team_id, app.id, str(chat_id), str(content_id))
+    return envelope(None)
+
+
+@router.api_route(
+    "/api/core/chat/feedback/updateUserFeedback", methods=ANY_METHOD, summary="Like or dislike an answer"
+)
+async def update_feedback(request: Request, auth: AuthContext = Depends(authenticate)) -> dict[str, Any]:
+    values = await params(request)
+    app = await history_app(request, auth, values, "read")
+    try:
+        await chat_of(request).history.update_feedback(
+            auth.team_id,
+            app.id,
+            str(values.get("chatId") or ""),
+            values.get("dataId") or None,
+            good=values.get("userGoodFeedback"),
+            bad=values.get("userBadFeedback"),
+        )
+    except ChatError as exc:
+        raise api_error(exc) from None
+    return envelope(None)

@@ -1,0 +1,89 @@
+"""Server-sent events as FastGPT writes them, plus numbered frames for resumption.
+
+Frame: ``id: <seq>`` (Fathom; lets a client reconnect with ``Last-Event-ID``), ``event: <name>``
+(only with ``detail=true``, and always for ``error``), ``data: <json or [DONE]>``, blank line.
+A heartbeat (an empty ``answer`` chunk, no id) is written after ``heartbeat_s`` idle seconds.
+"""
+
+from __future__ import annotations
+
+import json
+from collections.abc import AsyncIterator
+from typing import Any
+
+from starlette.responses import StreamingResponse
+
+from fathom.chat import RunChannel, frame_visible
+from fathom.chat.channel import Frame
+from fathom.workflow import text_adapt_gpt_response
+
+SSE_HEADERS = {
+    "Content-Type": "text/event-stream;charset=utf-8",
+    "Cache-Control": "no-cache, no-transform",
+    "X-Accel-Buffering": "no",
+    "Access-Control-Allow-Origin": "*",
+    "Connection": "keep-alive",
+}
+HEARTBEAT_SECONDS = 10.0
+
+
+def _data(payload: Any) -> str:
+    return payload if isinstance(payload, str) else json.dumps(payload, ensure_ascii=False)
+
+
+def encode_frame(event: str, payload: Any, *, detail: bool, seq: int | None = None) -> str:
+    """One SSE frame as FastGPT writes it (``event:`` line when detail, or for errors)."""
+    lines = []
+    if seq is not None:
+        lines.append(f"id: {seq}")
+    if detail or event == "error":
+        lines.append(f"event: {event}")
+    lines.append(f"data: {_data(payload)}")
+    return "\n".join(lines) + "\n\n"
+
+
+def heartbeat_frame(*, detail: bool) -> str:
+    return encode_frame("answer", text_adapt_gpt_response(""), detail=detail)
+
+
+async def stream_frames(
+    channel: RunChannel,
+    *,
+    detail: bool,
+    api_version: int,
+    after: int = 0,
+    heartbeat_s: float = HEARTBEAT_SECONDS,
+    resuming: bool = False,
+) -> AsyncIterator[str]:
+    """The client's view of a run from frame ``after`` on, with heartbeats while it is quiet."""
+    if resuming and detail:
+        yield encode_frame("resumePhase", {"phase": "catchup", "lastEventId": after}, detail=True)
+    caught_up = not resuming
+    async for frame in channel.follow(after, heartbeat_s):
+        if frame is None:
+            yield heartbeat_frame(detail=detail)
+            continue
+        if not caught_up and frame.seq >= len(channel.frames) and not channel.done:
+            caught_up = True
+            if detail:
+                yield encode_frame("resumePhase", {"phase": "live"}, detail=True)
+        if frame_visible(frame, detail=detail, api_version=api_version):
+            yield encode_frame(frame.event, frame.data, detail=detail, seq=frame.seq)
+    if resuming and detail:
+        yield encode_frame("resumeCompleted", {"lastEventId": len(channel.frames)}, detail=True)
+
+
+async def single_frames(frames: list[Frame], *, detail: bool) -> AsyncIterator[str]:
+    for frame in frames:
+        yield encode_frame(frame.event, frame.data, detail=detail)
+
+
+def sse_response(body: AsyncIterator[str]) -> StreamingResponse:
+    """A streaming response with FastGPT's SSE headers."""
+    return StreamingResponse(body, headers=dict(SSE_HEADERS))
+
+
+def error_stream(message: str | dict[str, Any]) -> StreamingResponse:
+    """A stream holding one ``error`` event (FastGPT's answer to a failed streaming request)."""
+    payload = message if isinstance(message, dict) else {"message": message}
+    return sse_response(single_frames([Frame(0, "error", payload)], detail=False))

@@ -1,0 +1,146 @@
+"""Helpers of the chat API tests: a live Fathom server next to a scripted model server, an SSE parser."""
+
+from __future__ import annotations
+
+import asyncio
+import json
+import socket
+import threading
+import time
+from collections.abc import Iterator
+from dataclasses import dataclass
+from typing import Any
+
+import httpx
+import uvicorn
+
+from fathom.config import Settings
+from fathom.platform import Bootstrap, Platform
+from fathom.server.app import create_app
+from fathom.testing import ScriptedOpenAIServer
+
+MODEL = "scripted-chat"
+
+
+@dataclass
+class ChatServer:
+    base_url: str
+    platform: Platform
+    boot: Bootstrap
+    admin_key: str
+    model: ScriptedOpenAIServer | None
+    app: Any
+
+    def client(self, key: str | None = None) -> httpx.Client:
+        headers = {"Authorization": f"Bearer {key or self.admin_key}"}
+        return httpx.Client(base_url=self.base_url, headers=headers, timeout=20)
+
+    def run(self, coro_factory: Any) -> Any:
+        """Run ``coro_factory(platform)`` on a fresh platform (own database connections)."""
+        platform = Platform.build(self.platform.settings)
+
+        async def go() -> Any:
+            try:
+                return await coro_factory(platform)
+            finally:
+                await platform.db.close()
+
+        return asyncio.run(go())
+
+    def create_app(self, body: dict[str, Any], *, publish: bool = True, key: str | None = None) -> str:
+        with self.client(key) as client:
+            reply = client.post("/api/core/app/create", json=body).json()
+            assert reply["code"] == 200, reply
+            app_id = str(reply["data"])
+            if publish:
+                published = client.post("/api/core/app/version/publish", json={"appId": app_id}).json()
+                assert published["code"] == 200, published
+        return app_id
+
+    def app_key(self, app_id: str) -> str:
+        async def make(platform: Platform) -> str:
+            _, plain = await platform.api_keys.create_key(
+                self.boot.team_id, self.boot.member_id, name="app", app_id=app_id
+            )
+            return plain
+
+        return str(self.run(make))
+
+
+def free_port() -> int:
+    with socket.socket() as sock:
+        sock.bind(("127.0.0.1", 0))
+        return int(sock.getsockname()[1])
+
+
+def start_chat_server(settings: Settings, model: ScriptedOpenAIServer | None) -> Iterator[ChatServer]:
+    platform = Platform.build(settings)
+
+    async def prepare() -> Bootstrap:
+        try:
+            return await platform.prepare()
+        finally:
+            await platform.db.close()
+
+    boot = asyncio.run(prepare())
+    assert boot.admin_key is not None
+    app = create_app(platform, run_workers=False)
+    app.state.sse_heartbeat_s = 10.0
+    config = uvicorn.Config(app, host="127.0.0.1", port=settings.port, log_level="warning", log_config=None)
+    server = uvicorn.Server(config)
+    thread = threading.Thread(target=server.run, daemon=True)
+    thread.start()
+    deadline = time.monotonic() + 20
+    while not server.started:
+        if time.monotonic() > deadline or not thread.is_alive():
+            raise RuntimeError("test server did not start")
+        time.sleep(0.02)
+    try:
+        yield ChatServer(f"http://127.0.0.1:{settings.port}", platform, boot, boot.admin_key, model, app)
+    finally:
+        server.should_exit = True
+        thread.join(timeout=10)
+
+
+def simple_app_body(name: str = "Helper", **config: Any) -> dict[str, Any]:
+    return {
+        "name": name,
+        "type": "simple",
+        "simpleConfig": {"model": MODEL, "systemPrompt": "Be brief.", "history": 6, **config},
+    }
+
+
+@dataclass
+class SseFrame:
+    id: int | None
+    event: str | None
+    data: str
+
+    def json(self) -> Any:
+        return json.loads(self.data)
+
+
+def parse_sse(text: str) -> list[SseFrame]:
+    """Frames of an SSE body, strictly: every frame ends with a blank line."""
+    assert text.endswith("\n\n"), text[-200:]
+    frames = []
+    for block in text.split("\n\n")[:-1]:
+        fields: dict[str, str] = {}
+        for line in block.split("\n"):
+            name, _, value = line.partition(": ")
+            assert name in ("id", "event", "data"), line
+            fields[name] = value
+        frames.append(
+            SseFrame(int(fields["id"]) if "id" in fields else None, fields.get("event"), fields["data"])
+        )
+    return frames
+
+
+def answer_text(frames: list[SseFrame]) -> str:
+    text = []
+    for frame in frames:
+        if frame.event in (None, "answer", "fastAnswer") and frame.data != "[DONE]":
+            payload = frame.json()
+            if "choices" in payload:
+                text.append(payload["choices"][0]["delta"].get("content") or "")
+    return "".join(text)
