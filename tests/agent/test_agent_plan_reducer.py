@@ -160,3 +160,17 @@ def test_updates_are_all_or_nothing(updates: list[tuple[str, str]]) -> None:
             "step_1": final.get("step_1", "pending"),
             "step_2": final.get("step_2", "in_progress"),
         }
+
+
+def test_legacy_plan_fields_are_read() -> None:
+    from fathom.agent.system_tools import normalize_plan
+
+    legacy = {"task": "Old", "steps": [{"title": "A", "status": "done"}, {"id": "s2", "title": "B"}]}
+    assert normalize_plan(legacy) == {
+        "name": "Old",
+        "steps": [
+            {"name": "A", "status": "done", "id": "step_1"},
+            {"id": "s2", "name": "B", "status": "pending"},
+        ],
+    }
+    assert normalize_plan(None) is None

@@ -503,3 +503,42 @@ async def test_prompt_mode_for_models_without_function_calling(
     ]
     assistant = result.complete_messages[1]
     assert assistant["content"] == "Adding." and assistant["tool_calls"][0]["function"]["name"] == "add"
+
+
+async def test_plain_openai_tool_schemas_run_through_the_runtime_executor(
+    provider: str, server: ScriptedOpenAIServer, recorder: Recorder
+) -> None:
+    schema = {
+        "type": "function",
+        "function": {"name": "lookup", "description": "Look up.", "parameters": {"type": "object"}},
+    }
+    seen: list[tuple[str, int]] = []
+
+    async def execute_tool(call: dict[str, Any], messages: list[dict[str, Any]]) -> dict[str, Any]:
+        seen.append((call["function"]["name"], len(messages)))
+        return {"response": "found", "usages": [{"moduleName": "tool:lookup", "totalPoints": 1}]}
+
+    server.set_script([tool_call_turn([("lookup", {"q": "x"})]), text_turn("ok")])
+    runtime = make_runtime(server, recorder, tools=[schema], execute_tool=execute_tool)
+    result = await run_agent_loop(provider, user("look"), runtime)
+    assert result.status == "done"
+    sent = server.chat_requests[0]["tools"]
+    assert [(t["function"]["name"], t["function"]["description"]) for t in sent] == [("lookup", "Look up.")]
+    assert seen and seen[0][0] == "lookup"
+    assert tool_messages(result.complete_messages) == {"call_1_0": "found"}
+    assert ["tool:lookup"] in recorder.pushed_modules()
+
+
+async def test_sandbox_arguments_are_checked_before_dispatch(
+    provider: str, server: ScriptedOpenAIServer, recorder: Recorder
+) -> None:
+    class Sandbox:
+        async def read_file(self, path: str, offset: int | None = None, limit: int | None = None) -> str:
+            raise AssertionError("must not be called with bad arguments")
+
+    server.set_script([tool_call_turn([("sandbox_read_file", {"offset": -1})]), text_turn("ok")])
+    system = SystemToolsConfig(sandbox=SandboxToolConfig(client=Sandbox()))
+    result = await run_agent_loop(provider, user("read"), make_runtime(server, recorder, system_tools=system))
+    reply = tool_messages(result.complete_messages)["call_1_0"]
+    assert reply.startswith("Tool input validation failed")
+    assert recorder.of("tool_run_end")[0].error_message == reply

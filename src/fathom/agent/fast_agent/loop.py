@@ -13,6 +13,7 @@ from fathom.agent.fast_agent.tool_runner import finish_generic, run_tool_calls
 from fathom.agent.messages import find_tool_call, initial_messages, plain_messages, tool_message
 from fathom.agent.system_tools.ask import build_ask_answer_text
 from fathom.agent.system_tools.catalog import build_run_catalog
+from fathom.agent.system_tools.plan import normalize_plan
 from fathom.agent.types import (
     AgentLoopInput,
     AgentLoopResult,
@@ -40,7 +41,7 @@ async def _resume_ask(state: RunState, pending: dict[str, Any], answer: str) -> 
     state.messages = plain_messages(pending.get("messages") or [])
     call_id = str(pending.get("askToolCallId") or "")
     if pending.get("activePlan") is not None:
-        state.active_plan = pending["activePlan"]
+        state.active_plan = normalize_plan(pending["activePlan"])
     text = build_ask_answer_text(find_tool_call(state.messages, call_id), answer)
     state.append(tool_message(call_id, text))
 
@@ -174,7 +175,7 @@ async def run_fast_agent(input: AgentLoopInput, runtime: AgentLoopRuntime) -> Ag
         input=input,
         runtime=runtime,
         catalog=build_run_catalog(runtime.tools, runtime.system_tools),
-        active_plan=dict(input.active_plan) if input.active_plan else None,
+        active_plan=normalize_plan(input.active_plan),
         provider_state=None,
     )
     state.messages = initial_messages(input.messages, input.system_prompt)

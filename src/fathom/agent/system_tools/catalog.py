@@ -6,7 +6,7 @@ Runtime tools whose name equals an enabled system tool are removed. Model-visibl
 
 from __future__ import annotations
 
-from collections.abc import Sequence
+from collections.abc import Mapping, Sequence
 from dataclasses import dataclass, field
 from typing import Any, Literal
 
@@ -61,6 +61,18 @@ def enabled_system_tools(config: SystemToolsConfig) -> list[tuple[str, ToolKind,
     return items
 
 
+def _schema_only(ctx: Any) -> Any:
+    raise RuntimeError("this tool has only a schema: give the runtime an execute_tool")
+
+
+def _definition(tool: Any) -> ToolDefinition:
+    """A runtime tool: a ToolDefinition, a seed-002/004 dict, or a plain OpenAI tool schema (which
+    then needs ``runtime.execute_tool``)."""
+    if isinstance(tool, Mapping) and "execute" not in tool and isinstance(tool.get("function"), Mapping):
+        return ToolDefinition.from_model_tool(tool, _schema_only)
+    return as_tool_definition(tool)
+
+
 def build_run_catalog(runtime_tools: Sequence[Any], config: SystemToolsConfig) -> RunCatalog:
     """Normalise the catalog of one run (collisions removed, spec order)."""
     system = enabled_system_tools(config)
@@ -69,7 +81,7 @@ def build_run_catalog(runtime_tools: Sequence[Any], config: SystemToolsConfig) -
         system_names.add(LEGACY_READ_FILES)
     catalog = RunCatalog()
     for tool in runtime_tools:
-        definition = as_tool_definition(tool)
+        definition = _definition(tool)
         if definition.name in system_names:
             catalog.removed.append(definition.name)
             continue

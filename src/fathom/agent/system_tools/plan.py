@@ -87,6 +87,25 @@ class PlanOutcome:
     params: Any = None
 
 
+def normalize_plan(plan: dict[str, Any] | None) -> dict[str, Any] | None:
+    """Read-compat for stored plans: ``task`` → ``name``, ``steps[].title`` → ``steps[].name``."""
+    if not plan:
+        return None
+    result = copy.deepcopy(dict(plan))
+    if "name" not in result and "task" in result:
+        result["name"] = result.pop("task")
+    steps = []
+    for index, raw in enumerate(result.get("steps") or [], start=1):
+        step = dict(raw)
+        if "name" not in step and "title" in step:
+            step["name"] = step.pop("title")
+        step.setdefault("id", f"step_{index}")
+        step.setdefault("status", "pending")
+        steps.append(step)
+    result["steps"] = steps
+    return result
+
+
 def plan_progress_text(plan: dict[str, Any]) -> str:
     """``Plan progress: …`` + ``Current plan steps:`` + one line per step."""
     counts = {status: 0 for status in STEP_STATUSES}
