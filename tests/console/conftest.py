@@ -52,8 +52,11 @@ def browser_unavailable() -> str | None:
     return None
 
 
-@pytest.fixture(scope="session")
+@pytest.fixture
 def browser() -> Iterator[Any]:
+    """Headless Debian Chromium. Function-scoped and listed AFTER the server fixture in each test:
+    Playwright's sync API keeps an event loop running in this thread, so the server (whose setup calls
+    ``asyncio.run``) must be started first."""
     reason = browser_unavailable()
     if reason:
         print(f"SKIP console browser tests: {reason}")

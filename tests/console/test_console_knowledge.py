@@ -1,0 +1,74 @@
+"""Browser tour of the knowledge pages: sign in with a key, create a knowledge base, upload two files by the
+file picker, watch both reach "ready", browse and edit a chunk, and run a search test that shows the trace."""
+
+from __future__ import annotations
+
+from pathlib import Path
+from typing import Any
+
+HANDBOOK = """# Travel policy
+
+Employees book economy class for flights shorter than six hours. Business class is allowed for longer flights.
+
+## Hotels
+
+The nightly hotel limit is 180 euros in capital cities and 120 euros elsewhere.
+"""
+EXPENSES = """# Expenses
+
+Receipts must be uploaded within thirty days. Meals are reimbursed up to 45 euros per day.
+"""
+
+
+def sign_in(page: Any, base_url: str, key: str) -> None:
+    page.goto(base_url + "/")
+    page.fill("input[name=apiKey]", key)
+    page.click("button:has-text('Sign in')")
+    page.wait_for_selector("nav.sidebar")
+
+
+def test_knowledge_base_tour(live_server: Any, browser: Any, tmp_path: Path, screenshots: Path) -> None:
+    page = browser.new_page(viewport={"width": 1360, "height": 860})
+    try:
+        page.goto(live_server.base_url + "/")
+        page.wait_for_selector("input[name=apiKey]")
+        page.screenshot(path=str(screenshots / "01-login.png"))
+        page.fill("input[name=apiKey]", "fathom-wrongkey")
+        page.click("button:has-text('Sign in')")
+        page.wait_for_selector(".error")
+        sign_in(page, live_server.base_url, live_server.admin_key)
+
+        page.click("nav >> text=Knowledge")
+        page.fill("input[name=datasetName]", "Handbook")
+        page.click("button:has-text('Create')")
+        page.wait_for_selector("h1:has-text('Handbook')")
+
+        (tmp_path / "travel.md").write_text(HANDBOOK, encoding="utf-8")
+        (tmp_path / "expenses.md").write_text(EXPENSES, encoding="utf-8")
+        files = [str(tmp_path / "travel.md"), str(tmp_path / "expenses.md")]
+        page.set_input_files("[data-testid=file-input]", files)
+        page.wait_for_selector("tr[data-collection='travel.md'][data-status=ready]", timeout=60_000)
+        page.wait_for_selector("tr[data-collection='expenses.md'][data-status=ready]", timeout=60_000)
+        assert page.locator("tr[data-collection] .progress.done").count() == 2
+        page.screenshot(path=str(screenshots / "02-knowledge-files.png"))
+
+        page.click("tr[data-collection='expenses.md'] button.link")
+        page.wait_for_selector(".modal .chunk")
+        page.click(".modal .chunk pre")
+        page.fill(".modal textarea >> nth=0", "Receipts must be uploaded within fourteen days.")
+        page.click(".modal button:has-text('Save')")
+        page.wait_for_selector(".modal .chunk pre:has-text('fourteen days')")
+        page.click(".modal button:has-text('Close')")
+
+        page.click(".tabs >> text=Search test")
+        page.fill("textarea[name=query]", "hotel limit in capital cities")
+        page.select_option("select[name=searchMode]", "mixedRecall")
+        page.click("button:has-text('Search')")
+        page.wait_for_selector("[data-testid=search-hit]")
+        first = page.locator("[data-testid=search-hit]").first
+        assert "180 euros" in first.inner_text()
+        trace = first.locator("[data-testid=trace]").inner_text()
+        assert "embeddingRecall" in trace and "fullTextRecall" in trace and "rrf" in trace
+        page.screenshot(path=str(screenshots / "03-search-test.png"), full_page=True)
+    finally:
+        page.close()

@@ -1,0 +1,120 @@
+import { lazy, Suspense, useEffect, useState } from "react";
+import { api, getKey, setKey } from "./api";
+import { linkProps, navigate, usePath } from "./router";
+import { KnowledgePage } from "./pages/Knowledge";
+import { ChatPage } from "./pages/Chat";
+import { AppsPage } from "./pages/Apps";
+import { KeysPage } from "./pages/Keys";
+import { Icon } from "./icons";
+
+// The workflow editor (React Flow) loads only when opened, keeping the first load small.
+const WorkflowEditor = lazy(() => import("./pages/WorkflowEditor"));
+
+type Who = { teamId: string; tmbId: string; role: string; appId: string | null };
+
+const NAV = [
+  { path: "/chat", label: "Chat", icon: "chat" },
+  { path: "/knowledge", label: "Knowledge", icon: "book" },
+  { path: "/apps", label: "Apps", icon: "apps" },
+  { path: "/keys", label: "Keys & usage", icon: "key" },
+];
+
+export function App() {
+  const path = usePath();
+  const [who, setWho] = useState<Who | null>(null);
+  const [checking, setChecking] = useState(!!getKey());
+
+  useEffect(() => {
+    if (!getKey()) return;
+    api<Who>("GET", "/api/v1/whoami")
+      .then(setWho)
+      .catch(() => setKey(""))
+      .finally(() => setChecking(false));
+  }, []);
+
+  if (checking) return <div className="splash">Fathom…</div>;
+  if (!who) return <Login onLogin={setWho} />;
+
+  const logout = () => {
+    setKey("");
+    setWho(null);
+    navigate("/");
+  };
+  const section = "/" + (path.split("/")[1] || "chat");
+  return (
+    <div className="shell">
+      <nav className="sidebar">
+        <div className="brand"><span className="logo">◉</span> Fathom</div>
+        {NAV.map((n) => (
+          <a key={n.path} className={"nav" + (section === n.path ? " active" : "")} {...linkProps(n.path)}>
+            <span className="nav-icon"><Icon name={n.icon} /></span>{n.label}
+          </a>
+        ))}
+        <div className="grow" />
+        <div className="who">
+          <div className="muted small">Signed in as <b>{who.role}</b>{who.appId ? " (app key)" : ""}</div>
+          <button className="link" onClick={logout}>Sign out</button>
+          <a className="muted small" href="/docs" target="_blank" rel="noreferrer">API docs ↗</a>
+        </div>
+      </nav>
+      <main className="content">
+        <Route path={path} who={who} />
+      </main>
+    </div>
+  );
+}
+
+function Route({ path, who }: { path: string; who: Who }) {
+  const parts = path.split("/").filter(Boolean);
+  switch (parts[0] ?? "chat") {
+    case "knowledge":
+      return <KnowledgePage datasetId={parts[1]} tab={parts[2]} />;
+    case "apps":
+      if (parts[1] && parts[2] === "workflow")
+        return (
+          <Suspense fallback={<div className="page">Loading the editor…</div>}>
+            <WorkflowEditor appId={parts[1]} />
+          </Suspense>
+        );
+      return <AppsPage appId={parts[1]} />;
+    case "keys":
+      return <KeysPage />;
+    case "chat":
+    default:
+      return <ChatPage appId={parts[1] ?? who.appId ?? undefined} chatId={parts[2]} />;
+  }
+}
+
+function Login({ onLogin }: { onLogin: (w: Who) => void }) {
+  const [value, setValue] = useState("");
+  const [error, setError] = useState("");
+  const [busy, setBusy] = useState(false);
+  const submit = async (e: React.FormEvent) => {
+    e.preventDefault();
+    setBusy(true);
+    setError("");
+    setKey(value.trim());
+    try {
+      onLogin(await api<Who>("GET", "/api/v1/whoami"));
+    } catch (err) {
+      setKey("");
+      setError((err as Error).message);
+    } finally {
+      setBusy(false);
+    }
+  };
+  return (
+    <div className="login">
+      <form className="card login-card" onSubmit={submit}>
+        <div className="brand big"><span className="logo">◉</span> Fathom</div>
+        <p className="muted">Knowledge bases, workflows and agents. Paste an API key to sign in; it is kept in this browser only.</p>
+        <label>API key
+          <input name="apiKey" type="password" autoFocus placeholder="fathom-…" value={value} onChange={(e) => setValue(e.target.value)} />
+        </label>
+        {error && <div className="error">{error}</div>}
+        <button className="primary" disabled={!value.trim() || busy}>{busy ? "Checking…" : "Sign in"}</button>
+        <p className="muted small">The first start of <code>fathom serve</code> prints an admin key; <code>fathom keys create</code> makes more.</p>
+      </form>
+    </div>
+  );
+}

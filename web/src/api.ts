@@ -1,0 +1,95 @@
+// The console talks only to Fathom's public HTTP API with the user's API key.
+
+const KEY_STORAGE = "fathom.apiKey";
+
+export function getKey(): string {
+  return localStorage.getItem(KEY_STORAGE) ?? "";
+}
+export function setKey(key: string): void {
+  if (key) localStorage.setItem(KEY_STORAGE, key);
+  else localStorage.removeItem(KEY_STORAGE);
+}
+
+export class ApiError extends Error {
+  constructor(public status: number, public statusText: string, message: string) {
+    super(message);
+  }
+}
+
+type Method = "GET" | "POST" | "PUT" | "DELETE";
+
+/** Call an enveloped route ({code, statusText, message, data}) and return `data`. */
+export async function api<T = any>(method: Method, path: string, body?: unknown, query?: Record<string, unknown>): Promise<T> {
+  const url = new URL(path, location.origin);
+  for (const [k, v] of Object.entries(query ?? {})) if (v !== undefined && v !== null) url.searchParams.set(k, String(v));
+  const headers: Record<string, string> = { Authorization: `Bearer ${getKey()}` };
+  let payload: BodyInit | undefined;
+  if (body instanceof FormData) payload = body;
+  else if (body !== undefined) {
+    headers["Content-Type"] = "application/json";
+    payload = JSON.stringify(body);
+  }
+  const res = await fetch(url, { method, headers, body: payload });
+  let json: any = null;
+  try {
+    json = await res.json();
+  } catch {
+    throw new ApiError(res.status, "badResponse", `${res.status} ${res.statusText}`);
+  }
+  if (!res.ok || (json && typeof json.code === "number" && json.code !== 200)) {
+    throw new ApiError(res.status, json?.statusText ?? "", json?.message || json?.error?.message || `${res.status} ${res.statusText}`);
+  }
+  return (json && "data" in json ? json.data : json) as T;
+}
+
+export type SseEvent = { event: string; data: any };
+
+/** POST and read a text/event-stream answer, calling `onEvent` per event; abort with `signal`. */
+export async function streamSse(path: string, body: unknown, onEvent: (e: SseEvent) => void, signal?: AbortSignal): Promise<void> {
+  const res = await fetch(path, {
+    method: "POST",
+    headers: { Authorization: `Bearer ${getKey()}`, "Content-Type": "application/json", Accept: "text/event-stream" },
+    body: JSON.stringify(body),
+    signal,
+  });
+  const type = res.headers.get("content-type") ?? "";
+  if (!res.ok || !type.includes("text/event-stream")) {
+    let message = `${res.status} ${res.statusText}`;
+    try {
+      const json = await res.json();
+      message = json.message || json.error?.message || JSON.stringify(json);
+    } catch { /* keep the status line */ }
+    throw new ApiError(res.status, "", message);
+  }
+  const reader = res.body!.getReader();
+  const decoder = new TextDecoder();
+  let buffer = "";
+  for (;;) {
+    const { value, done } = await reader.read();
+    if (done) break;
+    buffer += decoder.decode(value, { stream: true }).replace(/\r\n/g, "\n");
+    let cut: number;
+    while ((cut = buffer.indexOf("\n\n")) >= 0) {
+      const block = buffer.slice(0, cut);
+      buffer = buffer.slice(cut + 2);
+      let event = "message";
+      const data: string[] = [];
+      for (const line of block.split("\n")) {
+        if (line.startsWith("event:")) event = line.slice(6).trim();
+        else if (line.startsWith("data:")) data.push(line.slice(5).replace(/^ /, ""));
+      }
+      if (!data.length) continue;
+      const text = data.join("\n");
+      if (text === "[DONE]") { onEvent({ event: "done", data: null }); continue; }
+      let parsed: any = text;
+      try { parsed = JSON.parse(text); } catch { /* plain text */ }
+      onEvent({ event, data: parsed });
+    }
+  }
+}
+
+export function fmtTime(iso?: string | null): string {
+  if (!iso) return "";
+  const d = new Date(iso);
+  return isNaN(d.getTime()) ? iso : d.toLocaleString();
+}

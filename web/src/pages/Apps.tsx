@@ -1,0 +1,175 @@
+import { useEffect, useState } from "react";
+import { api, fmtTime } from "../api";
+import { AppDetail, AppSummary, createApp, deleteApp, getApp, listApps, listVersions, publishApp, saveDraft, Version } from "../apps";
+import { linkProps, navigate } from "../router";
+import { makeNode, SimpleForm, simpleAppWorkflow, simpleFormOf } from "../workflow/catalogue";
+import type { Dataset } from "./Knowledge";
+import { Icon } from "../icons";
+
+export function AppsPage({ appId }: { appId?: string }) {
+  return appId ? <AppDetailPage appId={appId} /> : <AppList />;
+}
+
+function AppList() {
+  const [apps, setApps] = useState<AppSummary[] | null>(null);
+  const [name, setName] = useState("");
+  const [type, setType] = useState("simple");
+  const [error, setError] = useState("");
+  useEffect(() => { listApps().then(setApps).catch((e) => { setApps([]); setError(e.message); }); }, []);
+  const create = async (e: React.FormEvent) => {
+    e.preventDefault();
+    setError("");
+    try {
+      const flow = type === "simple"
+        ? simpleAppWorkflow({ model: "", systemPrompt: "", datasetIds: [], similarity: 0.4, limit: 5000, searchMode: "mixedRecall", welcomeText: "", variables: [] })
+        : { nodes: [makeNode("workflowStart", { x: 0, y: 120 })], edges: [], chatConfig: {} };
+      const id = await createApp({ name: name.trim(), type: type === "simple" ? "simple" : "advanced", ...flow });
+      navigate(type === "simple" ? `/apps/${id}` : `/apps/${id}/workflow`);
+    } catch (err) { setError((err as Error).message); }
+  };
+  return (
+    <div className="page">
+      <div className="page-head"><div><h1>Apps</h1><div className="muted">Simple apps answer from knowledge bases with one model; workflows chain nodes visually.</div></div></div>
+      <form className="card row wrap" onSubmit={create} style={{ marginBottom: 16 }}>
+        <input name="appName" placeholder="New app name" value={name} onChange={(e) => setName(e.target.value)} style={{ flex: "1 1 240px" }} />
+        <select name="appType" value={type} onChange={(e) => setType(e.target.value)} style={{ width: 200 }}>
+          <option value="simple">Simple app (form)</option>
+          <option value="workflow">Workflow (visual editor)</option>
+        </select>
+        <button className="primary" disabled={!name.trim()}>Create app</button>
+      </form>
+      {error && <div className="error">{error}</div>}
+      {apps === null ? <div className="muted">Loading…</div> : (
+        <div className="grid">
+          {apps.map((a) => (
+            <div key={a._id} className="card tile col" onClick={() => navigate(`/apps/${a._id}`)}>
+              <div className="row"><h3 style={{ margin: 0 }}><Icon name="apps" /> {a.name}</h3><div className="grow" /><span className="badge">{a.type}</span></div>
+              <div className="muted small">{a.intro || "No description"}</div>
+              <div className="row small" onClick={(e) => e.stopPropagation()}>
+                <a {...linkProps(`/chat/${a._id}`)}>Chat</a>
+                <a {...linkProps(`/apps/${a._id}/workflow`)}>Workflow</a>
+                <span className="grow" />
+                <span className="muted">{fmtTime(a.updateTime)}</span>
+              </div>
+            </div>
+          ))}
+        </div>
+      )}
+    </div>
+  );
+}
+
+function AppDetailPage({ appId }: { appId: string }) {
+  const [app, setApp] = useState<AppDetail | null>(null);
+  const [error, setError] = useState("");
+  useEffect(() => { getApp(appId).then(setApp).catch((e) => setError(e.message)); }, [appId]);
+  if (error) return <div className="page"><div className="error">{error}</div></div>;
+  if (!app) return <div className="page muted">Loading…</div>;
+  const remove = async () => {
+    if (!confirm(`Delete the app "${app.name}"?`)) return;
+    await deleteApp(appId);
+    navigate("/apps");
+  };
+  return (
+    <div className="page">
+      <div className="page-head">
+        <div><a className="small" {...linkProps("/apps")}>← Apps</a><h1><Icon name="apps" size={20} /> {app.name}</h1><div className="muted small">{app.type} · {appId}</div></div>
+        <div className="row">
+          <a {...linkProps(`/chat/${appId}`)}><button><Icon name="chat" /> Chat</button></a>
+          <a {...linkProps(`/apps/${appId}/workflow`)}><button><Icon name="flow" /> Workflow editor</button></a>
+          <button className="danger" onClick={remove}>Delete</button>
+        </div>
+      </div>
+      <div className="row top" style={{ gap: 16 }}>
+        <div className="grow"><SimpleAppForm app={app} /></div>
+        <div style={{ width: 300 }}><Versions appId={appId} /></div>
+      </div>
+    </div>
+  );
+}
+
+function SimpleAppForm({ app }: { app: AppDetail }) {
+  const [form, setForm] = useState<SimpleForm>(() => simpleFormOf(app.nodes as any, app.chatConfig));
+  const [datasets, setDatasets] = useState<Dataset[]>([]);
+  const [note, setNote] = useState("");
+  const [error, setError] = useState("");
+  useEffect(() => { api<Dataset[]>("POST", "/api/core/dataset/list", {}).then(setDatasets).catch(() => setDatasets([])); }, []);
+  const isSimple = app.type === "simple" || (app.nodes ?? []).length <= 3;
+  const flow = () => simpleAppWorkflow(form);
+  const save = async (publish: boolean) => {
+    setError(""); setNote("");
+    try {
+      const body = flow();
+      await saveDraft(app._id, body);
+      if (publish) await publishApp(app._id, { ...body, versionName: new Date().toLocaleString() });
+      setNote(publish ? "Published." : "Draft saved.");
+    } catch (e) { setError((e as Error).message); }
+  };
+  if (!isSimple) return <div className="card muted">This app is a workflow; edit it in the <a {...linkProps(`/apps/${app._id}/workflow`)}>workflow editor</a>.</div>;
+  const toggle = (id: string) => setForm({ ...form, datasetIds: form.datasetIds.includes(id) ? form.datasetIds.filter((x) => x !== id) : [...form.datasetIds, id] });
+  return (
+    <div className="card col">
+      <h2>Simple app</h2>
+      <label>Model<input name="model" placeholder="default chat model (FATHOM_CHAT_MODEL)" value={form.model} onChange={(e) => setForm({ ...form, model: e.target.value })} /></label>
+      <label>System prompt<textarea name="systemPrompt" rows={4} value={form.systemPrompt} onChange={(e) => setForm({ ...form, systemPrompt: e.target.value })} placeholder="You are a helpful assistant that answers from the company handbook." /></label>
+      <div className="col" style={{ gap: 6 }}>
+        <b className="small">Knowledge bases</b>
+        {datasets.length === 0 && <span className="muted small">No knowledge bases yet.</span>}
+        <div className="row wrap">
+          {datasets.map((d) => <label key={d._id} className="inline"><input type="checkbox" name={`kb-${d.name}`} checked={form.datasetIds.includes(d._id)} onChange={() => toggle(d._id)} />{d.name}</label>)}
+        </div>
+      </div>
+      {form.datasetIds.length > 0 && (
+        <div className="row wrap">
+          <label style={{ flex: 1 }}>Search mode
+            <select value={form.searchMode} onChange={(e) => setForm({ ...form, searchMode: e.target.value })}>
+              <option value="embedding">Semantic</option><option value="fullTextRecall">Full text</option><option value="mixedRecall">Hybrid</option>
+            </select>
+          </label>
+          <label style={{ flex: 1 }}>Minimum relevance<input type="number" step={0.05} min={0} max={1} value={form.similarity} onChange={(e) => setForm({ ...form, similarity: +e.target.value })} /></label>
+          <label style={{ flex: 1 }}>Quote token limit<input type="number" step={100} min={100} value={form.limit} onChange={(e) => setForm({ ...form, limit: +e.target.value })} /></label>
+        </div>
+      )}
+      <label>Welcome text<input value={form.welcomeText} onChange={(e) => setForm({ ...form, welcomeText: e.target.value })} /></label>
+      <div className="col" style={{ gap: 6 }}>
+        <b className="small">Variables (asked before chatting)</b>
+        {form.variables.map((v, i) => (
+          <div key={i} className="row">
+            <input placeholder="key" value={v.key} onChange={(e) => setForm({ ...form, variables: form.variables.map((x, j) => (j === i ? { ...x, key: e.target.value } : x)) })} />
+            <input placeholder="label" value={v.label} onChange={(e) => setForm({ ...form, variables: form.variables.map((x, j) => (j === i ? { ...x, label: e.target.value } : x)) })} />
+            <label className="inline"><input type="checkbox" checked={v.required} onChange={(e) => setForm({ ...form, variables: form.variables.map((x, j) => (j === i ? { ...x, required: e.target.checked } : x)) })} />required</label>
+            <button className="small" onClick={() => setForm({ ...form, variables: form.variables.filter((_, j) => j !== i) })}>✕</button>
+          </div>
+        ))}
+        <div><button className="small" onClick={() => setForm({ ...form, variables: [...form.variables, { key: "", label: "", required: false }] })}>＋ Variable</button></div>
+      </div>
+      <div className="row">
+        <button onClick={() => save(false)}>Save draft</button>
+        <button className="primary" onClick={() => save(true)}>Save & publish</button>
+        {note && <span className="muted small" data-testid="save-note">{note}</span>}
+      </div>
+      {error && <div className="error">{error}</div>}
+    </div>
+  );
+}
+
+export function Versions({ appId, onLoad, refresh }: { appId: string; onLoad?: (v: Version) => void; refresh?: number }) {
+  const [items, setItems] = useState<Version[] | null>(null);
+  const [error, setError] = useState("");
+  useEffect(() => { listVersions(appId).then(setItems).catch((e) => { setItems([]); setError(e.message); }); }, [appId, refresh]);
+  return (
+    <div className="card col">
+      <h3>Versions</h3>
+      {error && <div className="muted small">{error}</div>}
+      {items?.length === 0 && !error && <div className="muted small">Not published yet.</div>}
+      {items?.map((v) => (
+        <div key={v._id} className="row small">
+          <span>{v.isPublish === false ? "draft · " : ""}{v.versionName || v._id.slice(-6)}</span>
+          <div className="grow" />
+          <span className="muted">{fmtTime(v.time)}</span>
+          {onLoad && <button className="small" onClick={() => onLoad(v)}>Load</button>}
+        </div>
+      ))}
+    </div>
+  );
+}

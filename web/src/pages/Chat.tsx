@@ -1,0 +1,310 @@
+import { useCallback, useEffect, useRef, useState } from "react";
+import { api, fmtTime, streamSse } from "../api";
+import { AppDetail, AppSummary, AppVariable, getApp, listApps, newChatId } from "../apps";
+import { Markdown } from "../markdown";
+import { linkProps, navigate } from "../router";
+import { ScoreTrace } from "./SearchTest";
+import { Icon } from "../icons";
+
+type Tool = { id: string; name: string; params: string; response: string };
+type Quote = { id: string; q: string; a?: string; sourceName?: string; collectionId?: string; score?: { type: string; value: number }[]; trace?: any };
+type Interactive = { type: string; params: any; answered?: boolean };
+export type Turn = {
+  id: string; role: "user" | "ai"; text: string; reasoning: string; tools: Tool[]; quotes: Quote[];
+  interactive: Interactive | null; status: string; error: string; done: boolean; nodes: any[];
+};
+
+const emptyTurn = (role: "user" | "ai", text = ""): Turn => ({ id: Math.random().toString(36).slice(2), role, text, reasoning: "", tools: [], quotes: [], interactive: null, status: "", error: "", done: role === "user", nodes: [] });
+
+/** Fold one SSE event of FastGPT's chat stream into the assistant turn. Exported for the editor's debug run. */
+export function applyEvent(turn: Turn, event: string, data: any): Turn {
+  const t = { ...turn };
+  const delta = data?.choices?.[0]?.delta;
+  switch (event) {
+    case "answer":
+    case "fastAnswer":
+    case "message":
+      if (delta?.content) t.text += delta.content;
+      if (delta?.reasoning_content) t.reasoning += delta.reasoning_content;
+      if (typeof data === "string" && event === "message") t.text += data;
+      break;
+    case "flowNodeStatus":
+      t.status = data?.status === "running" ? `${data.name}…` : "";
+      break;
+    case "toolCall": {
+      const tool = data?.tool ?? {};
+      t.tools = [...t.tools, { id: tool.id, name: tool.toolName || tool.functionName || "tool", params: tool.params ?? "", response: tool.response ?? "" }];
+      break;
+    }
+    case "toolParams":
+      t.tools = t.tools.map((x) => (x.id === data?.tool?.id ? { ...x, params: x.params + (data.tool.params ?? "") } : x));
+      break;
+    case "toolResponse":
+      t.tools = t.tools.map((x) => (x.id === data?.tool?.id ? { ...x, response: x.response + (data.tool.response ?? "") } : x));
+      break;
+    case "flowNodeResponse":
+      t.nodes = [...t.nodes, data];
+      if (Array.isArray(data?.quoteList)) t.quotes = [...t.quotes, ...data.quoteList];
+      break;
+    case "flowResponses":
+      if (Array.isArray(data)) {
+        if (!t.nodes.length) t.nodes = data;
+        if (!t.quotes.length) t.quotes = data.flatMap((n: any) => (Array.isArray(n?.quoteList) ? n.quoteList : []));
+      }
+      break;
+    case "interactive":
+      t.interactive = data?.interactive ?? data;
+      break;
+    case "error":
+      t.error = data?.message ?? data?.error?.message ?? (typeof data === "string" ? data : JSON.stringify(data));
+      break;
+  }
+  return t;
+}
+
+function turnsFromRecords(list: any[]): Turn[] {
+  return list.map((item) => {
+    const turn = emptyTurn(item.obj === "Human" ? "user" : "ai");
+    turn.done = true;
+    for (const v of item.value ?? []) {
+      if (v.type === "text") turn.text += v.text?.content ?? "";
+      else if (v.type === "reasoning") turn.reasoning += v.reasoning?.content ?? "";
+      else if (v.type === "tool") for (const tool of v.tools ?? []) turn.tools.push({ id: tool.id, name: tool.toolName || tool.functionName, params: tool.params ?? "", response: tool.response ?? "" });
+      else if (v.type === "interactive") turn.interactive = v.interactive;
+    }
+    for (const n of item.responseData ?? []) if (Array.isArray(n?.quoteList)) turn.quotes.push(...n.quoteList);
+    return turn;
+  });
+}
+
+export function ChatPage({ appId, chatId }: { appId?: string; chatId?: string }) {
+  const [apps, setApps] = useState<AppSummary[] | null>(null);
+  const [error, setError] = useState("");
+  useEffect(() => { listApps().then(setApps).catch((e) => setError(e.message)); }, []);
+  useEffect(() => { if (!appId && apps?.length) navigate(`/chat/${apps[0]._id}`); }, [appId, apps]);
+  if (error) return <div className="page"><h1>Chat</h1><div className="error">The app API answered: {error}</div></div>;
+  if (!apps) return <div className="page muted">Loading…</div>;
+  if (!apps.length) return <div className="page"><h1>Chat</h1><div className="card muted">No apps yet. <a {...linkProps("/apps")}>Create one</a> — a simple app on a knowledge base takes a minute.</div></div>;
+  if (!appId) return null;
+  return <ChatWithApp key={appId} apps={apps} appId={appId} chatId={chatId} />;
+}
+
+function ChatWithApp({ apps, appId, chatId }: { apps: AppSummary[]; appId: string; chatId?: string }) {
+  const [app, setApp] = useState<AppDetail | null>(null);
+  const [histories, setHistories] = useState<{ chatId: string; title: string; updateTime: string }[]>([]);
+  const [turns, setTurns] = useState<Turn[]>([]);
+  const [input, setInput] = useState("");
+  const [variables, setVariables] = useState<Record<string, unknown>>({});
+  const [streaming, setStreaming] = useState(false);
+  const [quote, setQuote] = useState<Quote | null>(null);
+  const abort = useRef<AbortController | null>(null);
+  const bottom = useRef<HTMLDivElement>(null);
+  const currentChat = useRef(chatId ?? newChatId());
+
+  const loadHistories = useCallback(() => {
+    api<any>("POST", "/api/core/chat/history/getHistories", { appId, offset: 0, pageSize: 50 })
+      .then((d) => setHistories(Array.isArray(d) ? d : d?.list ?? []))
+      .catch(() => setHistories([]));
+  }, [appId]);
+
+  useEffect(() => { getApp(appId).then((a) => {
+    setApp(a);
+    const defaults: Record<string, unknown> = {};
+    for (const v of a.chatConfig?.variables ?? []) if (v.defaultValue !== undefined) defaults[v.key] = v.defaultValue;
+    setVariables(defaults);
+  }).catch(() => setApp({ _id: appId, name: apps.find((x) => x._id === appId)?.name ?? appId, type: "" })); loadHistories(); }, [appId, apps, loadHistories]);
+
+  useEffect(() => {
+    currentChat.current = chatId ?? newChatId();
+    setTurns([]);
+    if (!chatId) return;
+    api<any>("POST", "/api/core/chat/getPaginationRecords", { appId, chatId, offset: 0, pageSize: 100, loadCustomFeedbacks: false })
+      .then((d) => setTurns(turnsFromRecords(Array.isArray(d) ? d : d?.list ?? [])))
+      .catch(() => setTurns([]));
+  }, [appId, chatId]);
+
+  useEffect(() => { bottom.current?.scrollIntoView({ block: "end" }); }, [turns]);
+
+  const send = async (content: string) => {
+    if (!content.trim() || streaming) return;
+    const controller = new AbortController();
+    abort.current = controller;
+    setStreaming(true);
+    setTurns((prev) => [...prev.map((t) => (t.interactive ? { ...t, interactive: { ...t.interactive, answered: true } } : t)), emptyTurn("user", content), emptyTurn("ai")]);
+    const update = (fn: (t: Turn) => Turn) => setTurns((prev) => [...prev.slice(0, -1), fn(prev[prev.length - 1])]);
+    try {
+      await streamSse("/api/v1/chat/completions", {
+        appId, chatId: currentChat.current, stream: true, detail: true, variables,
+        messages: [{ role: "user", content }],
+      }, ({ event, data }) => update((t) => applyEvent(t, event, data)), controller.signal);
+    } catch (e) {
+      if ((e as Error).name !== "AbortError") update((t) => ({ ...t, error: (e as Error).message }));
+    } finally {
+      update((t) => ({ ...t, done: true, status: "" }));
+      setStreaming(false);
+      abort.current = null;
+      if (!chatId) history.replaceState(null, "", `/chat/${appId}/${currentChat.current}`);
+      loadHistories();
+    }
+  };
+  const stop = () => abort.current?.abort();
+  const submit = (e: React.FormEvent) => { e.preventDefault(); const text = input; setInput(""); send(text); };
+  const vars: AppVariable[] = (app?.chatConfig?.variables ?? []).filter((v) => v.type !== "hidden" && v.type !== "internal");
+  const welcome = app?.chatConfig?.welcomeText;
+
+  return (
+    <div className="chat">
+      <aside className="chat-side">
+        <select aria-label="App" value={appId} onChange={(e) => navigate(`/chat/${e.target.value}`)}>
+          {apps.map((a) => <option key={a._id} value={a._id}>{a.name}</option>)}
+        </select>
+        <button className="primary" onClick={() => navigate(`/chat/${appId}`)}>＋ New chat</button>
+        <div className="muted small" style={{ marginTop: 6 }}>History</div>
+        <div className="hist">
+          {histories.length === 0 && <div className="muted small">No conversations yet.</div>}
+          {histories.map((h) => (
+            <a key={h.chatId} className={"hist-item" + (h.chatId === chatId ? " active" : "")} title={fmtTime(h.updateTime)} {...linkProps(`/chat/${appId}/${h.chatId}`)}>{h.title || "Untitled"}</a>
+          ))}
+        </div>
+      </aside>
+      <section className="chat-main">
+        <div className="chat-head">
+          <b>{app?.name ?? "…"}</b>
+          {app?.type && <span className="badge">{app.type}</span>}
+          <div className="grow" />
+          <a className="small" {...linkProps(`/apps/${appId}`)}>Edit app</a>
+        </div>
+        <div className="messages">
+          {vars.length > 0 && (
+            <div className="msg"><div className="card col grow">
+              <b className="small">Variables</b>
+              <div className="row wrap">
+                {vars.map((v) => (
+                  <label key={v.key} style={{ flex: "1 1 180px" }}>{v.label || v.key}{v.required ? " *" : ""}
+                    {v.type === "select" ? (
+                      <select value={String(variables[v.key] ?? "")} onChange={(e) => setVariables({ ...variables, [v.key]: e.target.value })}>
+                        <option value="" />
+                        {(v.list ?? v.enums?.map((x) => ({ label: x.value, value: x.value })) ?? []).map((o) => <option key={o.value} value={o.value}>{o.label}</option>)}
+                      </select>
+                    ) : (
+                      <input name={`var-${v.key}`} type={v.type === "numberInput" ? "number" : "text"} value={String(variables[v.key] ?? "")} onChange={(e) => setVariables({ ...variables, [v.key]: v.type === "numberInput" ? Number(e.target.value) : e.target.value })} />
+                    )}
+                  </label>
+                ))}
+              </div>
+            </div></div>
+          )}
+          {turns.length === 0 && (
+            <div className="msg ai"><div className="avatar">◉</div><div className="bubble"><Markdown text={welcome || `Ask **${app?.name ?? "the app"}** anything.`} /></div></div>
+          )}
+          {turns.map((t, i) => <TurnView key={t.id} turn={t} last={i === turns.length - 1} streaming={streaming} onAnswer={send} onQuote={setQuote} />)}
+          <div ref={bottom} />
+        </div>
+        <div className="composer">
+          <form onSubmit={submit}>
+            <textarea name="message" rows={1} placeholder="Message… (Enter to send, Shift+Enter for a new line)" value={input} onChange={(e) => setInput(e.target.value)}
+              onKeyDown={(e) => { if (e.key === "Enter" && !e.shiftKey && !e.nativeEvent.isComposing) submit(e); }} />
+            {streaming ? <button type="button" className="danger" onClick={stop}>■ Stop</button> : <button className="primary" disabled={!input.trim()}>Send</button>}
+          </form>
+        </div>
+      </section>
+      {quote && (
+        <div className="modal-bg" onClick={() => setQuote(null)}>
+          <div className="card modal col" onClick={(e) => e.stopPropagation()}>
+            <div className="row"><h2 style={{ margin: 0 }}>{quote.sourceName || "Quote"}</h2><div className="grow" /><button onClick={() => setQuote(null)}>Close</button></div>
+            <div className="row small wrap">{quote.score?.map((s) => <span key={s.type} className="badge">{s.type} {s.value.toFixed(4)}</span>)}</div>
+            <div className="chunk"><pre>{quote.q}</pre>{quote.a && <pre className="muted">{quote.a}</pre>}</div>
+            {quote.trace && <ScoreTrace item={quote as any} />}
+          </div>
+        </div>
+      )}
+    </div>
+  );
+}
+
+function TurnView({ turn, last, streaming, onAnswer, onQuote }: { turn: Turn; last: boolean; streaming: boolean; onAnswer: (s: string) => void; onQuote: (q: Quote) => void }) {
+  if (turn.role === "user") return <div className="msg user" data-role="user"><div className="avatar"><Icon name="user" /></div><div className="bubble"><Markdown text={turn.text} /></div></div>;
+  const busy = !turn.done && !turn.text && !turn.error;
+  return (
+    <div className="msg ai" data-role="ai" data-done={turn.done ? "1" : "0"}>
+      <div className="avatar">◉</div>
+      <div className="bubble">
+        {turn.reasoning && (
+          <details className="reasoning" open={!turn.done}><summary>Reasoning</summary><Markdown text={turn.reasoning} /></details>
+        )}
+        {turn.tools.map((tool) => (
+          <details key={tool.id} className="toolcard" data-testid="tool-card">
+            <summary><Icon name="tool" /> <b>{tool.name}</b><span className="muted small">{tool.response ? "done" : "running…"}</span></summary>
+            {tool.params && <pre>{pretty(tool.params)}</pre>}
+            {tool.response && <pre>{pretty(tool.response)}</pre>}
+          </details>
+        ))}
+        {turn.text && <div className="answer"><Markdown text={turn.text} /></div>}
+        {busy && <div className="node-status"><span className="dot" />{turn.status || "Thinking…"}</div>}
+        {!busy && turn.status && !turn.done && <div className="node-status"><span className="dot" />{turn.status}</div>}
+        {turn.interactive && <InteractiveView value={turn.interactive} enabled={last && !streaming && !turn.interactive.answered} onAnswer={onAnswer} />}
+        {turn.quotes.length > 0 && (
+          <div className="quotes">
+            <span className="muted small">Sources:</span>
+            {turn.quotes.map((q, i) => (
+              <button key={q.id + i} className="quote-chip" onClick={() => onQuote(q)} title={q.q.slice(0, 200)}>
+                [{i + 1}] {q.sourceName || "chunk"}{q.score?.[0] ? ` · ${q.score[0].value.toFixed(3)}` : ""}
+              </button>
+            ))}
+          </div>
+        )}
+        {turn.error && <div className="error">{turn.error}</div>}
+      </div>
+    </div>
+  );
+}
+
+function pretty(s: string): string {
+  try { return JSON.stringify(JSON.parse(s), null, 2); } catch { return s; }
+}
+
+function InteractiveView({ value, enabled, onAnswer }: { value: Interactive; enabled: boolean; onAnswer: (s: string) => void }) {
+  const params = value.params ?? {};
+  const [form, setForm] = useState<Record<string, unknown>>({});
+  if (value.type === "userSelect") {
+    const chosen = params.userSelectedVal;
+    return (
+      <div className="interactive" data-testid="interactive">
+        {params.description && <Markdown text={params.description} />}
+        <div className="row wrap">
+          {(params.userSelectOptions ?? []).map((o: { key: string; value: string }) => (
+            <button key={o.key} className={chosen === o.value ? "primary" : ""} disabled={!enabled} onClick={() => onAnswer(o.value)}>{o.value}</button>
+          ))}
+        </div>
+      </div>
+    );
+  }
+  if (value.type === "userInput" || value.type === "formInput") {
+    const fields: any[] = params.inputForm ?? [];
+    return (
+      <form className="interactive" data-testid="interactive" onSubmit={(e) => { e.preventDefault(); onAnswer(JSON.stringify(form)); }}>
+        {params.description && <Markdown text={params.description} />}
+        {fields.map((f) => (
+          <label key={f.key}>{f.label || f.key}{f.required ? " *" : ""}
+            {f.type === "select" ? (
+              <select disabled={!enabled} required={f.required} value={String(form[f.key] ?? "")} onChange={(e) => setForm({ ...form, [f.key]: e.target.value })}>
+                <option value="" />
+                {(f.list ?? []).map((o: any) => <option key={o.value} value={o.value}>{o.label}</option>)}
+              </select>
+            ) : f.type === "textarea" ? (
+              <textarea disabled={!enabled} required={f.required} value={String(form[f.key] ?? "")} onChange={(e) => setForm({ ...form, [f.key]: e.target.value })} />
+            ) : (
+              <input disabled={!enabled} required={f.required} type={f.type === "numberInput" ? "number" : "text"} value={String(form[f.key] ?? f.defaultValue ?? "")}
+                onChange={(e) => setForm({ ...form, [f.key]: f.type === "numberInput" ? Number(e.target.value) : e.target.value })} />
+            )}
+          </label>
+        ))}
+        <div><button className="primary" disabled={!enabled}>Submit</button></div>
+      </form>
+    );
+  }
+  if (value.type === "agentAsk" || value.type === "agentPlanAskQuery") {
+    return <div className="interactive" data-testid="interactive"><Markdown text={params.content ?? params.question ?? params.description ?? "The agent asks a question; answer below."} /></div>;
+  }
+  return <div className="interactive muted small">Waiting for input ({value.type}); reply below to continue.</div>;
+}

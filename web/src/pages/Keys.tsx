@@ -1,0 +1,114 @@
+import { useEffect, useState } from "react";
+import { api, fmtTime } from "../api";
+import { AppSummary, listApps } from "../apps";
+
+type Key = { _id: string; name: string; apiKey: string; appId: string | null; usagePoints: number; createTime: string; lastUsedTime: string | null };
+type Totals = { inputTokens: number; outputTokens: number; totalPoints: number; records: number };
+type Summary = { days: number; byApp: ({ appId: string | null; appName: string } & Totals)[]; byDay: ({ day: string } & Totals)[]; total: Totals };
+
+export function KeysPage() {
+  const [keys, setKeys] = useState<Key[]>([]);
+  const [apps, setApps] = useState<AppSummary[]>([]);
+  const [name, setName] = useState("");
+  const [appId, setAppId] = useState("");
+  const [created, setCreated] = useState("");
+  const [error, setError] = useState("");
+  const [days, setDays] = useState(30);
+  const [usage, setUsage] = useState<Summary | null>(null);
+
+  const load = () => api<Key[]>("GET", "/api/support/openapi/list").then(setKeys).catch((e) => setError(e.message));
+  useEffect(() => { load(); listApps().then(setApps).catch(() => setApps([])); }, []);
+  useEffect(() => { api<Summary>("GET", "/api/support/usage/summary", undefined, { days }).then(setUsage).catch((e) => setError(e.message)); }, [days]);
+
+  const create = async (e: React.FormEvent) => {
+    e.preventDefault();
+    setError("");
+    try {
+      setCreated(await api<string>("POST", "/api/support/openapi/create", { name: name.trim(), appId: appId || undefined }));
+      setName("");
+      load();
+    } catch (err) { setError((err as Error).message); }
+  };
+  const revoke = async (k: Key) => {
+    if (!confirm(`Revoke "${k.name}"? Programs using it stop working at once.`)) return;
+    try { await api("DELETE", "/api/support/openapi/delete", undefined, { id: k._id }); load(); }
+    catch (err) { setError((err as Error).message); }
+  };
+  const appName = (id: string | null) => (id ? apps.find((a) => a._id === id)?.name ?? id : "");
+  const maxDay = Math.max(1, ...(usage?.byDay ?? []).map((d) => d.inputTokens + d.outputTokens));
+
+  return (
+    <div className="page">
+      <div className="page-head"><div><h1>Keys & usage</h1><div className="muted">API keys call every Fathom API; a key limited to one app can only chat with it.</div></div></div>
+      {error && <div className="error" style={{ marginBottom: 12 }}>{error}</div>}
+      <div className="card col" style={{ marginBottom: 16 }}>
+        <h2>API keys</h2>
+        <form className="row wrap" onSubmit={create}>
+          <input name="keyName" placeholder="Key name (e.g. website bot)" value={name} onChange={(e) => setName(e.target.value)} style={{ flex: "1 1 220px" }} />
+          <select name="keyApp" value={appId} onChange={(e) => setAppId(e.target.value)} style={{ width: 240 }}>
+            <option value="">Whole team (all APIs)</option>
+            {apps.map((a) => <option key={a._id} value={a._id}>Only app: {a.name}</option>)}
+          </select>
+          <button className="primary">Create key</button>
+        </form>
+        {created && (
+          <div className="card col" style={{ background: "#f0fdf4", borderColor: "#bbf7d0" }} data-testid="new-key">
+            <b>Copy this key now — it is shown only once.</b>
+            <div className="row"><code style={{ fontSize: 14 }}>{created}</code><button className="small" onClick={() => navigator.clipboard?.writeText(created)}>Copy</button><div className="grow" /><button className="small" onClick={() => setCreated("")}>Done</button></div>
+          </div>
+        )}
+        <table>
+          <thead><tr><th>Name</th><th>Key</th><th>Scope</th><th>Created</th><th>Last used</th><th></th></tr></thead>
+          <tbody>
+            {keys.map((k) => (
+              <tr key={k._id} data-key={k.name}>
+                <td>{k.name}</td><td><code>{k.apiKey}</code></td><td>{k.appId ? `app: ${appName(k.appId)}` : "team"}</td>
+                <td className="muted small">{fmtTime(k.createTime)}</td><td className="muted small">{fmtTime(k.lastUsedTime) || "never"}</td>
+                <td><button className="small danger" onClick={() => revoke(k)}>Revoke</button></td>
+              </tr>
+            ))}
+          </tbody>
+        </table>
+      </div>
+      <div className="card col">
+        <div className="row"><h2 style={{ margin: 0 }}>Usage</h2><div className="grow" />
+          <select value={days} onChange={(e) => setDays(+e.target.value)} style={{ width: 160 }}>
+            {[7, 30, 90].map((d) => <option key={d} value={d}>Last {d} days</option>)}
+          </select>
+        </div>
+        {usage && (
+          <>
+            <div className="row wrap" style={{ gap: 24 }}>
+              <Stat label="Input tokens" value={usage.total.inputTokens} /><Stat label="Output tokens" value={usage.total.outputTokens} />
+              <Stat label="Points" value={usage.total.totalPoints} /><Stat label="Calls" value={usage.total.records} />
+            </div>
+            <h3>Per day</h3>
+            {usage.byDay.length === 0 ? <div className="muted small">No usage in this period.</div> : (
+              <div className="row" style={{ alignItems: "flex-end", height: 120, gap: 4 }}>
+                {usage.byDay.map((d) => (
+                  <div key={d.day} title={`${d.day}: ${d.inputTokens} in / ${d.outputTokens} out`} style={{ flex: 1, maxWidth: 40, display: "flex", flexDirection: "column", alignItems: "center", gap: 4 }}>
+                    <div style={{ width: "100%", background: "var(--accent)", borderRadius: 4, height: Math.max(3, (90 * (d.inputTokens + d.outputTokens)) / maxDay) }} />
+                    <span className="muted" style={{ fontSize: 10 }}>{d.day.slice(5)}</span>
+                  </div>
+                ))}
+              </div>
+            )}
+            <h3>Per app</h3>
+            <table>
+              <thead><tr><th>App</th><th>Input tokens</th><th>Output tokens</th><th>Points</th><th>Calls</th></tr></thead>
+              <tbody>
+                {usage.byApp.map((a) => (
+                  <tr key={a.appId ?? "none"}><td>{a.appId ? a.appName || a.appId : <span className="muted">knowledge bases / no app</span>}</td><td>{a.inputTokens}</td><td>{a.outputTokens}</td><td>{a.totalPoints}</td><td>{a.records}</td></tr>
+                ))}
+              </tbody>
+            </table>
+          </>
+        )}
+      </div>
+    </div>
+  );
+}
+
+function Stat({ label, value }: { label: string; value: number }) {
+  return <div><div className="muted small">{label}</div><div style={{ fontSize: 22, fontWeight: 600 }}>{value.toLocaleString()}</div></div>;
+}

@@ -1,0 +1,299 @@
+import { useCallback, useEffect, useRef, useState } from "react";
+import { api, fmtTime } from "../api";
+import { linkProps, navigate } from "../router";
+import { SearchTest } from "./SearchTest";
+import { Icon } from "../icons";
+
+export type Dataset = { _id: string; name: string; intro: string; vectorModel: { model: string }; updateTime: string };
+export type Collection = {
+  _id: string; name: string; type: string; status: string; errorMsg: string | null; chunksTotal: number;
+  chunksDone: number; dataAmount: number; trainingAmount: number; hasError: boolean; updateTime: string; rawLink?: string;
+};
+type Chunk = { id: string; q: string; a: string; chunkIndex: number; updateTime: string };
+
+export function KnowledgePage({ datasetId, tab }: { datasetId?: string; tab?: string }) {
+  return datasetId ? <DatasetDetail id={datasetId} tab={tab ?? "files"} /> : <DatasetList />;
+}
+
+function DatasetList() {
+  const [items, setItems] = useState<Dataset[] | null>(null);
+  const [name, setName] = useState("");
+  const [intro, setIntro] = useState("");
+  const [error, setError] = useState("");
+  const load = () => api<Dataset[]>("POST", "/api/core/dataset/list", {}).then(setItems).catch((e) => setError(e.message));
+  useEffect(() => { load(); }, []);
+  const create = async (e: React.FormEvent) => {
+    e.preventDefault();
+    setError("");
+    try {
+      const id = await api<string>("POST", "/api/core/dataset/create", { name: name.trim(), intro });
+      navigate(`/knowledge/${id}`);
+    } catch (err) { setError((err as Error).message); }
+  };
+  return (
+    <div className="page">
+      <div className="page-head">
+        <div><h1>Knowledge bases</h1><div className="muted">Upload documents, watch them being indexed, and test retrieval.</div></div>
+      </div>
+      <form className="card row wrap" onSubmit={create} style={{ marginBottom: 16 }}>
+        <input name="datasetName" placeholder="New knowledge base name" value={name} onChange={(e) => setName(e.target.value)} style={{ flex: "1 1 220px" }} />
+        <input name="datasetIntro" placeholder="Description (optional)" value={intro} onChange={(e) => setIntro(e.target.value)} style={{ flex: "2 1 300px" }} />
+        <button className="primary" disabled={!name.trim()}>Create</button>
+      </form>
+      {error && <div className="error">{error}</div>}
+      {items === null ? <div className="muted">Loading…</div> : items.length === 0 ? (
+        <div className="card muted">No knowledge bases yet. Create one above, then drop files into it.</div>
+      ) : (
+        <div className="grid">
+          {items.map((d) => (
+            <a key={d._id} className="card tile" {...linkProps(`/knowledge/${d._id}`)}>
+              <h3><Icon name="book" /> {d.name}</h3>
+              <div className="muted small">{d.intro || "No description"}</div>
+              <div className="muted small" style={{ marginTop: 8 }}>{d.vectorModel?.model} · {fmtTime(d.updateTime)}</div>
+            </a>
+          ))}
+        </div>
+      )}
+    </div>
+  );
+}
+
+function DatasetDetail({ id, tab }: { id: string; tab: string }) {
+  const [dataset, setDataset] = useState<Dataset | null>(null);
+  const [error, setError] = useState("");
+  useEffect(() => { api<Dataset>("GET", "/api/core/dataset/detail", undefined, { id }).then(setDataset).catch((e) => setError(e.message)); }, [id]);
+  const remove = async () => {
+    if (!confirm(`Delete the knowledge base "${dataset?.name}" and all its files?`)) return;
+    await api("DELETE", "/api/core/dataset/delete", undefined, { id });
+    navigate("/knowledge");
+  };
+  if (error) return <div className="page"><div className="error">{error}</div></div>;
+  if (!dataset) return <div className="page muted">Loading…</div>;
+  return (
+    <div className="page">
+      <div className="page-head">
+        <div>
+          <a className="small" {...linkProps("/knowledge")}>← Knowledge bases</a>
+          <h1><Icon name="book" size={20} /> {dataset.name}</h1>
+          <div className="muted small">{dataset.intro} · embedding model {dataset.vectorModel?.model}</div>
+        </div>
+        <button className="danger" onClick={remove}>Delete</button>
+      </div>
+      <div className="tabs">
+        <a className={tab === "files" ? "active" : ""} {...linkProps(`/knowledge/${id}`)}>Files & data</a>
+        <a className={tab === "search" ? "active" : ""} {...linkProps(`/knowledge/${id}/search`)}>Search test</a>
+      </div>
+      {tab === "search" ? <SearchTest datasetId={id} /> : <Collections datasetId={id} />}
+    </div>
+  );
+}
+
+const FINAL = new Set(["ready", "error"]);
+
+function Collections({ datasetId }: { datasetId: string }) {
+  const [items, setItems] = useState<Collection[]>([]);
+  const [total, setTotal] = useState(0);
+  const [error, setError] = useState("");
+  const [open, setOpen] = useState<Collection | null>(null);
+  const timer = useRef<number | undefined>(undefined);
+
+  const load = useCallback(async () => {
+    try {
+      const page = await api<{ list: Collection[]; total: number }>("POST", "/api/core/dataset/collection/listV2", { datasetId, offset: 0, pageSize: 30 });
+      setItems(page.list);
+      setTotal(page.total);
+      return page.list.some((c) => !FINAL.has(c.status));
+    } catch (e) {
+      setError((e as Error).message);
+      return false;
+    }
+  }, [datasetId]);
+
+  // Live progress: poll every second while anything is still being ingested.
+  const poll = useCallback(async () => {
+    window.clearTimeout(timer.current);
+    if (await load()) timer.current = window.setTimeout(poll, 1000);
+  }, [load]);
+  useEffect(() => { poll(); return () => window.clearTimeout(timer.current); }, [poll]);
+
+  const retry = async (c: Collection) => {
+    await api("POST", "/api/core/dataset/training/updateTrainingData", { datasetId, collectionId: c._id });
+    poll();
+  };
+  const remove = async (c: Collection) => {
+    if (!confirm(`Delete "${c.name}"?`)) return;
+    await api("DELETE", "/api/core/dataset/collection/delete", undefined, { id: c._id });
+    poll();
+  };
+
+  return (
+    <div className="col">
+      <Importers datasetId={datasetId} onAdded={poll} />
+      {error && <div className="error">{error}</div>}
+      <div className="card" style={{ padding: 0 }}>
+        <table className="collections">
+          <thead><tr><th>Source</th><th>Status</th><th>Progress</th><th>Chunks</th><th>Updated</th><th></th></tr></thead>
+          <tbody>
+            {items.length === 0 && <tr><td colSpan={6} className="muted">Nothing here yet: drop files above, or import a web page or text.</td></tr>}
+            {items.map((c) => {
+              const pct = c.status === "ready" ? 100 : c.chunksTotal ? Math.round((100 * c.chunksDone) / c.chunksTotal) : 0;
+              return (
+                <tr key={c._id} data-collection={c.name} data-status={c.status}>
+                  <td><button className="link" onClick={() => setOpen(c)} title="Browse and edit chunks"><Icon name={c.type === "link" ? "link" : c.type === "file" ? "file" : "text"} /> {c.name}</button></td>
+                  <td>
+                    <span className={`badge ${c.status}`}>{c.status}</span>
+                    {c.errorMsg && <div className="small" style={{ color: "var(--bad)", marginTop: 4, maxWidth: 320 }}>{c.errorMsg}</div>}
+                  </td>
+                  <td><div className={`progress ${c.status === "ready" ? "done" : c.status === "error" ? "bad" : ""}`}><div style={{ width: `${pct}%` }} /></div><div className="muted small">{pct}%</div></td>
+                  <td>{c.chunksDone}/{c.chunksTotal || "?"}</td>
+                  <td className="muted small">{fmtTime(c.updateTime)}</td>
+                  <td className="row small">
+                    {c.status === "error" && <button onClick={() => retry(c)}>↻ Retry</button>}
+                    <button className="danger" onClick={() => remove(c)}>Delete</button>
+                  </td>
+                </tr>
+              );
+            })}
+          </tbody>
+        </table>
+        {total > items.length && <div className="muted small" style={{ padding: 10 }}>Showing {items.length} of {total}</div>}
+      </div>
+      {open && <ChunkBrowser collection={open} onClose={() => { setOpen(null); poll(); }} />}
+    </div>
+  );
+}
+
+function Importers({ datasetId, onAdded }: { datasetId: string; onAdded: () => void }) {
+  const [over, setOver] = useState(false);
+  const [busy, setBusy] = useState<string[]>([]);
+  const [errors, setErrors] = useState<string[]>([]);
+  const [link, setLink] = useState("");
+  const [textName, setTextName] = useState("");
+  const [text, setText] = useState("");
+  const [mode, setMode] = useState<"file" | "link" | "text">("file");
+  const input = useRef<HTMLInputElement>(null);
+
+  const upload = async (files: FileList | File[]) => {
+    const list = Array.from(files);
+    setErrors([]);
+    setBusy(list.map((f) => f.name));
+    await Promise.all(list.map(async (file) => {
+      const form = new FormData();
+      form.append("file", file, file.name);
+      form.append("data", JSON.stringify({ datasetId, trainingType: "chunk" }));
+      try { await api("POST", "/api/core/dataset/collection/create/localFile", form); }
+      catch (e) { setErrors((prev) => [...prev, `${file.name}: ${(e as Error).message}`]); }
+      finally { setBusy((prev) => prev.filter((n) => n !== file.name)); onAdded(); }
+    }));
+  };
+  const addLink = async (e: React.FormEvent) => {
+    e.preventDefault();
+    setErrors([]);
+    try { await api("POST", "/api/core/dataset/collection/create/link", { datasetId, link: link.trim(), trainingType: "chunk" }); setLink(""); onAdded(); }
+    catch (err) { setErrors([(err as Error).message]); }
+  };
+  const addText = async (e: React.FormEvent) => {
+    e.preventDefault();
+    setErrors([]);
+    try { await api("POST", "/api/core/dataset/collection/create/text", { datasetId, name: textName.trim() || "Text", text, trainingType: "chunk" }); setText(""); setTextName(""); onAdded(); }
+    catch (err) { setErrors([(err as Error).message]); }
+  };
+
+  return (
+    <div className="card col">
+      <div className="row">
+        <h3 style={{ margin: 0 }}>Add data</h3>
+        <div className="row small">
+          {(["file", "link", "text"] as const).map((m) => (
+            <button key={m} className={mode === m ? "primary" : ""} onClick={() => setMode(m)}>{m === "file" ? "Files" : m === "link" ? "Web page" : "Text"}</button>
+          ))}
+        </div>
+      </div>
+      {mode === "file" && (
+        <div
+          className={"dropzone" + (over ? " over" : "")}
+          onClick={() => input.current?.click()}
+          onDragOver={(e) => { e.preventDefault(); setOver(true); }}
+          onDragLeave={() => setOver(false)}
+          onDrop={(e) => { e.preventDefault(); setOver(false); if (e.dataTransfer.files.length) upload(e.dataTransfer.files); }}
+        >
+          <Icon name="upload" size={26} />
+          <div><b>Drop files here</b> or click to choose — several at once.</div>
+          <div className="small">PDF, Word, Excel, Markdown, HTML, CSV, TXT…</div>
+          <input ref={input} type="file" multiple hidden data-testid="file-input" onChange={(e) => { if (e.target.files?.length) upload(e.target.files); e.target.value = ""; }} />
+        </div>
+      )}
+      {mode === "link" && (
+        <form className="row" onSubmit={addLink}>
+          <input name="link" placeholder="https://example.com/page" value={link} onChange={(e) => setLink(e.target.value)} />
+          <button className="primary" disabled={!link.trim()}>Import page</button>
+        </form>
+      )}
+      {mode === "text" && (
+        <form className="col" onSubmit={addText}>
+          <input name="textName" placeholder="Name" value={textName} onChange={(e) => setTextName(e.target.value)} />
+          <textarea name="text" rows={5} placeholder="Paste text…" value={text} onChange={(e) => setText(e.target.value)} />
+          <div><button className="primary" disabled={!text.trim()}>Import text</button></div>
+        </form>
+      )}
+      {busy.length > 0 && <div className="muted small">Uploading {busy.join(", ")}…</div>}
+      {errors.map((e) => <div key={e} className="error">{e}</div>)}
+    </div>
+  );
+}
+
+function ChunkBrowser({ collection, onClose }: { collection: Collection; onClose: () => void }) {
+  const [rows, setRows] = useState<Chunk[]>([]);
+  const [total, setTotal] = useState(0);
+  const [search, setSearch] = useState("");
+  const [offset, setOffset] = useState(0);
+  const [editing, setEditing] = useState<Chunk | null>(null);
+  const [error, setError] = useState("");
+  const size = 20;
+  const load = useCallback(() => {
+    api<{ list: Chunk[]; total: number }>("POST", "/api/core/dataset/data/v2/list", { collectionId: collection._id, offset, pageSize: size, searchText: search })
+      .then((p) => { setRows(p.list); setTotal(p.total); })
+      .catch((e) => setError(e.message));
+  }, [collection._id, offset, search]);
+  useEffect(load, [load]);
+  const save = async () => {
+    if (!editing) return;
+    try {
+      await api("PUT", "/api/core/dataset/data/update", { dataId: editing.id, q: editing.q, a: editing.a });
+      setEditing(null);
+      load();
+    } catch (e) { setError((e as Error).message); }
+  };
+  const remove = async (row: Chunk) => {
+    await api("DELETE", "/api/core/dataset/data/delete", undefined, { id: row.id });
+    load();
+  };
+  return (
+    <div className="modal-bg" onClick={onClose}>
+      <div className="card modal col" onClick={(e) => e.stopPropagation()}>
+        <div className="row"><h2 style={{ margin: 0 }}>{collection.name}</h2><div className="grow" /><button onClick={onClose}>Close</button></div>
+        <div className="muted small">{total} chunks · click a chunk to edit it (it is re-embedded on save)</div>
+        <input placeholder="Filter chunks…" value={search} onChange={(e) => { setOffset(0); setSearch(e.target.value); }} />
+        {error && <div className="error">{error}</div>}
+        {rows.map((row) => editing?.id === row.id ? (
+          <div key={row.id} className="chunk col">
+            <textarea rows={6} value={editing.q} onChange={(e) => setEditing({ ...editing, q: e.target.value })} />
+            <textarea rows={2} placeholder="Answer / supplementary text (optional)" value={editing.a} onChange={(e) => setEditing({ ...editing, a: e.target.value })} />
+            <div className="row small"><button className="primary" onClick={save}>Save</button><button onClick={() => setEditing(null)}>Cancel</button></div>
+          </div>
+        ) : (
+          <div key={row.id} className="chunk" onClick={() => setEditing(row)} style={{ cursor: "text" }}>
+            <div className="row small muted"><span>#{row.chunkIndex}</span><div className="grow" /><button className="danger" onClick={(e) => { e.stopPropagation(); remove(row); }}>Delete</button></div>
+            <pre>{row.q}</pre>
+            {row.a && <pre className="muted" style={{ marginTop: 6 }}>{row.a}</pre>}
+          </div>
+        ))}
+        <div className="row small">
+          <button disabled={offset === 0} onClick={() => setOffset(Math.max(0, offset - size))}>← Previous</button>
+          <span className="muted">{total ? `${offset + 1}–${Math.min(offset + size, total)} of ${total}` : ""}</span>
+          <button disabled={offset + size >= total} onClick={() => setOffset(offset + size)}>Next →</button>
+        </div>
+      </div>
+    </div>
+  );
+}

@@ -1,0 +1,403 @@
+// The visual workflow editor on @xyflow/react: FastGPT's node/edge JSON in and out.
+import { useCallback, useEffect, useMemo, useRef, useState } from "react";
+import {
+  addEdge, Background, Connection, Controls, Edge, Handle, MiniMap, Node, NodeProps, Position, ReactFlow,
+  ReactFlowProvider, useEdgesState, useNodesState, useReactFlow,
+} from "@xyflow/react";
+import "@xyflow/react/dist/style.css";
+import { api, streamSse } from "../api";
+import { AppDetail, getApp, getVersion, newChatId, publishApp, saveDraft, Version } from "../apps";
+import { Markdown } from "../markdown";
+import { linkProps } from "../router";
+import { FlowEdge, FlowInput, FlowNode, makeNode, sourceHandles, TEMPLATES, templateOf } from "../workflow/catalogue";
+import { Versions } from "./Apps";
+import { Icon } from "../icons";
+import { applyEvent, Turn } from "./Chat";
+import type { Dataset } from "./Knowledge";
+
+type Data = { flow: FlowNode; status?: "running" | "done" | "failed" | "skipped" };
+type RFNode = Node<Data, "fathom">;
+
+const toRF = (n: FlowNode, i: number): RFNode => ({ id: n.nodeId, type: "fathom", position: n.position ?? { x: 120 + 300 * i, y: 120 }, data: { flow: n } });
+const edgeId = (e: FlowEdge | Connection) => `${e.sourceHandle}->${e.targetHandle}`;
+const toRFEdge = (e: FlowEdge): Edge => ({ id: edgeId(e), source: e.source, target: e.target, sourceHandle: e.sourceHandle, targetHandle: e.targetHandle ?? `${e.target}-target-left` });
+
+function FathomNode({ id, data, selected }: NodeProps<RFNode>) {
+  const flow = data.flow;
+  const t = templateOf(flow.flowNodeType);
+  const handles = sourceHandles(flow);
+  const visibleInputs = flow.inputs.filter((i) => !i.renderTypeList?.includes("hidden") || i.key === "system_httpReqUrl");
+  const hasTarget = !["workflowStart", "userGuide", "pluginInput"].includes(flow.flowNodeType);
+  return (
+    <div className={`wf-node ${selected ? "selected" : ""} ${data.status ?? ""}`} data-node-type={flow.flowNodeType} data-node-id={id}>
+      {hasTarget && <Handle type="target" position={Position.Left} id={`${id}-target-left`} style={{ top: 18 }} />}
+      <div className="wf-node-head"><span className="wf-icon">{t?.icon ?? "·"}</span>{flow.name}{data.status && <span className="grow" />}{data.status && <span className="small muted">{data.status}</span>}</div>
+      <div className="wf-node-io">
+        <div>{visibleInputs.map((i) => <div key={i.key} className="wf-port">{i.label || i.key}{Array.isArray(i.value) && typeof i.value[0] === "string" && i.value.length === 2 ? " ⤶" : ""}</div>)}</div>
+        <div>{flow.outputs.map((o) => <div key={o.id} className="wf-port out">{o.label || o.key}</div>)}</div>
+      </div>
+      {handles.length === 1 && handles[0].id.endsWith("-source-right") ? (
+        <Handle type="source" position={Position.Right} id={handles[0].id} style={{ top: 18 }} />
+      ) : (
+        <div style={{ borderTop: "1px solid var(--line)" }}>
+          {handles.map((h) => (
+            <div key={h.id} className="wf-port out" style={{ position: "relative", padding: "4px 14px" }}>
+              {h.label}<Handle type="source" position={Position.Right} id={h.id} style={{ top: "50%" }} />
+            </div>
+          ))}
+        </div>
+      )}
+    </div>
+  );
+}
+
+const nodeTypes = { fathom: FathomNode };
+
+export default function WorkflowEditor({ appId }: { appId: string }) {
+  return <ReactFlowProvider><Editor appId={appId} /></ReactFlowProvider>;
+}
+
+function Editor({ appId }: { appId: string }) {
+  const [app, setApp] = useState<AppDetail | null>(null);
+  const [nodes, setNodes, onNodesChange] = useNodesState<RFNode>([]);
+  const [edges, setEdges, onEdgesChange] = useEdgesState<Edge>([]);
+  const [chatConfig, setChatConfig] = useState<Record<string, any>>({});
+  const [selected, setSelected] = useState<string | null>(null);
+  const [note, setNote] = useState("");
+  const [error, setError] = useState("");
+  const [panel, setPanel] = useState<"" | "versions" | "run" | "import">("");
+  const [versionsTick, setVersionsTick] = useState(0);
+  const flow = useReactFlow();
+
+  const load = (data: { nodes?: FlowNode[]; modules?: FlowNode[]; edges?: FlowEdge[]; chatConfig?: any }) => {
+    const list = data.nodes ?? data.modules ?? [];
+    setNodes(list.map(toRF));
+    setEdges((data.edges ?? []).map(toRFEdge));
+    setChatConfig(data.chatConfig ?? {});
+    setTimeout(() => flow.fitView({ padding: 0.2, maxZoom: 1 }), 50);
+  };
+  useEffect(() => { getApp(appId).then((a) => { setApp(a); load(a as any); }).catch((e) => setError(e.message)); }, [appId]);
+
+  const current = useCallback(() => ({
+    nodes: nodes.map((n) => ({ ...n.data.flow, position: { x: Math.round(n.position.x), y: Math.round(n.position.y) } })),
+    edges: edges.map((e) => ({ source: e.source, target: e.target, sourceHandle: e.sourceHandle!, targetHandle: e.targetHandle! })),
+    chatConfig,
+  }), [nodes, edges, chatConfig]);
+
+  const onConnect = useCallback((c: Connection) => {
+    if (c.source === c.target) return;
+    setEdges((eds) => addEdge({ ...c, id: edgeId(c) }, eds));
+  }, [setEdges]);
+
+  const addNode = (type: string) => {
+    if (type === "workflowStart" && nodes.some((n) => n.data.flow.flowNodeType === "workflowStart")) { setNote("There is already a start node."); return; }
+    const pane = document.querySelector(".wf-canvas")?.getBoundingClientRect();
+    const center = pane ? flow.screenToFlowPosition({ x: pane.left + pane.width / 2, y: pane.top + pane.height / 3 }) : { x: 200, y: 200 };
+    const offset = (nodes.length % 5) * 30;
+    const node = makeNode(type, { x: center.x - 100 + offset, y: center.y + offset });
+    setNodes((ns) => [...ns.map((n) => ({ ...n, selected: false })), { ...toRF(node, 0), selected: true }]);
+    setSelected(node.nodeId);
+  };
+
+  const updateFlow = (id: string, fn: (f: FlowNode) => FlowNode) => setNodes((ns) => ns.map((n) => (n.id === id ? { ...n, data: { ...n.data, flow: fn(n.data.flow) } } : n)));
+  const removeNode = (id: string) => { setNodes((ns) => ns.filter((n) => n.id !== id)); setEdges((es) => es.filter((e) => e.source !== id && e.target !== id)); setSelected(null); };
+
+  const save = async (publish: boolean) => {
+    setError(""); setNote("");
+    try {
+      const body = current();
+      await saveDraft(appId, body);
+      if (publish) { await publishApp(appId, { ...body, versionName: new Date().toLocaleString() }); setVersionsTick((t) => t + 1); }
+      setNote(publish ? "Published." : "Draft saved.");
+    } catch (e) { setError((e as Error).message); }
+  };
+  const exportJson = () => {
+    const blob = new Blob([JSON.stringify(current(), null, 2)], { type: "application/json" });
+    const a = document.createElement("a");
+    a.href = URL.createObjectURL(blob);
+    a.download = `${app?.name ?? "workflow"}.json`;
+    a.click();
+    URL.revokeObjectURL(a.href);
+  };
+  const loadVersion = async (v: Version) => {
+    try { const d = await getVersion(appId, v._id); load(d); setNote(`Loaded version ${v.versionName || v._id}; save to keep it as the draft.`); }
+    catch (e) { setError((e as Error).message); }
+  };
+  const setStatuses = (fn: (n: RFNode) => Data["status"]) => setNodes((ns) => ns.map((n) => ({ ...n, data: { ...n.data, status: fn(n) } })));
+
+  const sel = nodes.find((n) => n.id === selected);
+  return (
+    <div className="wf">
+      <div className="wf-bar">
+        <a className="small" {...linkProps(`/apps/${appId}`)}>← App</a>
+        <b>{app?.name ?? "…"}</b><span className="badge">workflow</span>
+        <div className="grow" />
+        {note && <span className="muted small" data-testid="editor-note">{note}</span>}
+        <button onClick={() => setPanel(panel === "import" ? "" : "import")}>Import</button>
+        <button onClick={exportJson}>Export</button>
+        <button onClick={() => setPanel(panel === "versions" ? "" : "versions")}>Versions</button>
+        <button onClick={() => save(false)}>Save draft</button>
+        <button onClick={() => save(true)}>Publish</button>
+        <button className="primary" onClick={() => setPanel("run")}><Icon name="play" size={12} /> Run</button>
+      </div>
+      {error && <div className="error" style={{ margin: 8 }}>{error}</div>}
+      <div className="wf-body">
+        <div className="wf-palette">
+          <div className="muted small">Add a node</div>
+          {["Basic", "AI", "Interactive", "Logic", "Tools"].map((g) => (
+            <div key={g} className="col" style={{ gap: 4 }}>
+              <div className="small" style={{ fontWeight: 600, marginTop: 8 }}>{g}</div>
+              {TEMPLATES.filter((t) => t.group === g).map((t) => (
+                <button key={t.type} className="small" title={t.intro} data-template={t.type} onClick={() => addNode(t.type)}><span className="wf-icon">{t.icon}</span>{t.name}</button>
+              ))}
+            </div>
+          ))}
+        </div>
+        <div className="wf-canvas">
+          <ReactFlow
+            nodes={nodes} edges={edges} nodeTypes={nodeTypes}
+            onNodesChange={onNodesChange} onEdgesChange={onEdgesChange} onConnect={onConnect}
+            onSelectionChange={({ nodes: s }) => setSelected(s[0]?.id ?? null)}
+            deleteKeyCode={["Backspace", "Delete"]} defaultEdgeOptions={{ animated: false, style: { strokeWidth: 2 } }}
+            proOptions={{ hideAttribution: true }} minZoom={0.2} maxZoom={2}
+          >
+            <Background gap={18} />
+            <Controls />
+            <MiniMap pannable zoomable style={{ width: 140, height: 90 }} />
+          </ReactFlow>
+        </div>
+        {panel === "versions" ? (
+          <div className="wf-inspector"><Versions appId={appId} onLoad={loadVersion} refresh={versionsTick} /></div>
+        ) : panel === "import" ? (
+          <ImportPanel onImport={(d) => { load(d); setPanel(""); setNote("Imported; save to keep it."); }} onClose={() => setPanel("")} />
+        ) : panel === "run" ? (
+          <RunPanel appId={appId} beforeRun={() => save(false)} setStatuses={setStatuses} nodes={nodes} onClose={() => { setPanel(""); setStatuses(() => undefined); }} />
+        ) : sel ? (
+          <Inspector key={sel.id} node={sel} nodes={nodes} edges={edges} chatConfig={chatConfig} onChange={(fn) => updateFlow(sel.id, fn)} onDelete={() => removeNode(sel.id)} />
+        ) : (
+          <div className="wf-inspector muted small">
+            <b>Workflow editor</b>
+            <p>Add nodes from the left, drag from a node's right handle to another node's left handle to connect them, and click a node to edit its inputs — including references to outputs of nodes upstream.</p>
+            <p>Delete a node or edge with the Delete key. Run executes the saved draft and lights up each node as it runs.</p>
+          </div>
+        )}
+      </div>
+    </div>
+  );
+}
+
+function upstreamOf(id: string, edges: Edge[]): Set<string> {
+  const seen = new Set<string>();
+  const stack = [id];
+  while (stack.length) {
+    const cur = stack.pop()!;
+    for (const e of edges) if (e.target === cur && !seen.has(e.source)) { seen.add(e.source); stack.push(e.source); }
+  }
+  seen.delete(id);
+  return seen;
+}
+
+function Inspector({ node, nodes, edges, chatConfig, onChange, onDelete }: { node: RFNode; nodes: RFNode[]; edges: Edge[]; chatConfig: any; onChange: (fn: (f: FlowNode) => FlowNode) => void; onDelete: () => void }) {
+  const flow = node.data.flow;
+  const upstream = useMemo(() => {
+    const ids = upstreamOf(node.id, edges);
+    const refs = nodes.filter((n) => ids.has(n.id)).flatMap((n) => n.data.flow.outputs.map((o) => ({ nodeId: n.id, outputId: o.id, label: `${n.data.flow.name} › ${o.label || o.key}` })));
+    for (const v of chatConfig?.variables ?? []) refs.push({ nodeId: "VARIABLE_NODE_ID", outputId: v.key, label: `Variable › ${v.label || v.key}` });
+    return refs;
+  }, [node.id, nodes, edges, chatConfig]);
+  const setInput = (key: string, value: unknown) => onChange((f) => ({ ...f, inputs: f.inputs.map((i) => (i.key === key ? { ...i, value } : i)) }));
+  return (
+    <div className="wf-inspector" data-testid="inspector">
+      <div className="row"><b><span className="wf-icon">{templateOf(flow.flowNodeType)?.icon}</span> {templateOf(flow.flowNodeType)?.name ?? flow.flowNodeType}</b><div className="grow" /><button className="small danger" onClick={onDelete}>Delete</button></div>
+      <div className="muted small">{templateOf(flow.flowNodeType)?.intro} · id <code>{flow.nodeId}</code></div>
+      <label>Name<input value={flow.name} onChange={(e) => onChange((f) => ({ ...f, name: e.target.value }))} /></label>
+      {flow.inputs.map((input) => <InputEditor key={input.key} input={input} upstream={upstream} onChange={(v) => setInput(input.key, v)} />)}
+      {flow.outputs.length > 0 && (
+        <div className="col" style={{ gap: 4 }}>
+          <b className="small">Outputs</b>
+          {flow.outputs.map((o) => <div key={o.id} className="small muted"><code>{o.key}</code> · {o.valueType} — {o.label}</div>)}
+        </div>
+      )}
+    </div>
+  );
+}
+
+type Ref = { nodeId: string; outputId: string; label: string };
+const isRef = (v: unknown): v is [string, string] => Array.isArray(v) && v.length === 2 && typeof v[0] === "string" && typeof v[1] === "string";
+
+function InputEditor({ input, upstream, onChange }: { input: FlowInput; upstream: Ref[]; onChange: (v: unknown) => void }) {
+  const types = input.renderTypeList ?? [];
+  const canRef = types.includes("reference") || types.includes("settingDatasetQuotePrompt");
+  const [mode, setMode] = useState<"value" | "ref">(isRef(input.value) && canRef ? "ref" : types[0] === "reference" ? "ref" : "value");
+  const label = <span>{input.label || input.key}{input.required ? " *" : ""}</span>;
+  const refSelect = (
+    <select data-testid={`ref-${input.key}`} value={isRef(input.value) ? `${input.value[0]}|${input.value[1]}` : ""} onChange={(e) => onChange(e.target.value ? e.target.value.split("|") : undefined)}>
+      <option value="">— choose an upstream output —</option>
+      {upstream.map((r) => <option key={`${r.nodeId}|${r.outputId}`} value={`${r.nodeId}|${r.outputId}`}>{r.label}</option>)}
+    </select>
+  );
+  const header = (
+    <div className="row small">{label}<div className="grow" />
+      {canRef && types[0] !== "settingDatasetQuotePrompt" && (
+        <button className="link small" onClick={() => { const next = mode === "ref" ? "value" : "ref"; setMode(next); if (next === "value" && isRef(input.value)) onChange(""); }}>
+          {mode === "ref" ? "type a value" : "use upstream output"}
+        </button>
+      )}
+    </div>
+  );
+  if (types.includes("settingDatasetQuotePrompt")) return <div className="col" style={{ gap: 4 }}>{header}{refSelect}</div>;
+  if (canRef && mode === "ref") return <div className="col" style={{ gap: 4 }}>{header}{refSelect}</div>;
+  if (input.key === "userSelectOptions" || input.key === "agents") {
+    const opts = (input.value as { key: string; value: string }[]) ?? [];
+    return (
+      <div className="col" style={{ gap: 4 }}>{header}
+        {opts.map((o, i) => (
+          <div key={o.key} className="row"><input value={o.value} onChange={(e) => onChange(opts.map((x, j) => (j === i ? { ...x, value: e.target.value } : x)))} /><button className="small" onClick={() => onChange(opts.filter((_, j) => j !== i))}>✕</button></div>
+        ))}
+        <div><button className="small" onClick={() => onChange([...opts, { key: `option${Date.now().toString(36)}`, value: `Option ${opts.length + 1}` }])}>＋ Option</button></div>
+      </div>
+    );
+  }
+  if (input.key === "datasets") return <DatasetPicker value={(input.value as any[]) ?? []} onChange={onChange} header={header} />;
+  if (input.list && typeof input.value === "string") {
+    return <label>{label}<select value={input.value} onChange={(e) => onChange(e.target.value)}>{input.list.map((o) => <option key={o.value} value={o.value}>{o.label}</option>)}</select></label>;
+  }
+  if (typeof input.value === "boolean" || input.valueType === "boolean") return <label className="inline"><input type="checkbox" checked={!!input.value} onChange={(e) => onChange(e.target.checked)} />{label}</label>;
+  if (typeof input.value === "number" || input.valueType === "number" || types.includes("numberInput")) {
+    return <div className="col" style={{ gap: 4 }}>{header}<input type="number" value={Number(input.value ?? 0)} step="any" onChange={(e) => onChange(Number(e.target.value))} /></div>;
+  }
+  if (typeof input.value === "object" && input.value !== null) {
+    return <JsonEditor header={header} value={input.value} onChange={onChange} />;
+  }
+  const insert = (r: Ref) => onChange(`${input.value ?? ""}{{$${r.nodeId}.${r.outputId}$}}`);
+  const text = String(input.value ?? "");
+  return (
+    <div className="col" style={{ gap: 4 }}>{header}
+      {types.includes("textarea") || input.key === "code" ? (
+        <textarea data-testid={`input-${input.key}`} rows={input.key === "code" ? 8 : 3} value={text} onChange={(e) => onChange(e.target.value)} style={input.key === "code" ? { fontFamily: "monospace", fontSize: 12 } : undefined} />
+      ) : (
+        <input data-testid={`input-${input.key}`} value={text} onChange={(e) => onChange(e.target.value)} />
+      )}
+      {upstream.length > 0 && (types.includes("textarea") || types.includes("reference")) && (
+        <select value="" onChange={(e) => { const r = upstream.find((x) => `${x.nodeId}|${x.outputId}` === e.target.value); if (r) insert(r); }} className="small">
+          <option value="">Insert a variable…</option>
+          {upstream.map((r) => <option key={`${r.nodeId}|${r.outputId}`} value={`${r.nodeId}|${r.outputId}`}>{r.label}</option>)}
+        </select>
+      )}
+    </div>
+  );
+}
+
+function JsonEditor({ header, value, onChange }: { header: React.ReactNode; value: unknown; onChange: (v: unknown) => void }) {
+  const [text, setText] = useState(JSON.stringify(value, null, 2));
+  const [bad, setBad] = useState(false);
+  return (
+    <div className="col" style={{ gap: 4 }}>{header}
+      <textarea rows={5} style={{ fontFamily: "monospace", fontSize: 12, borderColor: bad ? "var(--bad)" : undefined }} value={text}
+        onChange={(e) => { setText(e.target.value); try { onChange(JSON.parse(e.target.value)); setBad(false); } catch { setBad(true); } }} />
+    </div>
+  );
+}
+
+function DatasetPicker({ value, onChange, header }: { value: { datasetId: string }[]; onChange: (v: unknown) => void; header: React.ReactNode }) {
+  const [all, setAll] = useState<Dataset[]>([]);
+  useEffect(() => { api<Dataset[]>("POST", "/api/core/dataset/list", {}).then(setAll).catch(() => setAll([])); }, []);
+  const ids = new Set(value.map((v) => v.datasetId));
+  return (
+    <div className="col" style={{ gap: 4 }}>{header}
+      {all.map((d) => (
+        <label key={d._id} className="inline"><input type="checkbox" checked={ids.has(d._id)} onChange={() => onChange(ids.has(d._id) ? value.filter((v) => v.datasetId !== d._id) : [...value, { datasetId: d._id }])} />{d.name}</label>
+      ))}
+      {all.length === 0 && <span className="muted small">No knowledge bases.</span>}
+    </div>
+  );
+}
+
+function ImportPanel({ onImport, onClose }: { onImport: (d: any) => void; onClose: () => void }) {
+  const [text, setText] = useState("");
+  const [error, setError] = useState("");
+  const file = useRef<HTMLInputElement>(null);
+  const parse = (raw: string) => {
+    try {
+      const d = JSON.parse(raw);
+      const nodes = d.nodes ?? d.modules;
+      if (!Array.isArray(nodes)) throw new Error("no 'nodes' (or 'modules') array: not a FastGPT workflow export");
+      onImport({ nodes, edges: d.edges ?? [], chatConfig: d.chatConfig ?? {} });
+    } catch (e) { setError((e as Error).message); }
+  };
+  return (
+    <div className="wf-inspector">
+      <div className="row"><b>Import FastGPT JSON</b><div className="grow" /><button className="small" onClick={onClose}>Close</button></div>
+      <div className="muted small">Paste an exported workflow (<code>nodes</code>, <code>edges</code>, <code>chatConfig</code>) or choose a file. It replaces the canvas.</div>
+      <button onClick={() => file.current?.click()}>Choose file…</button>
+      <input ref={file} type="file" accept=".json,application/json" hidden onChange={async (e) => { const f = e.target.files?.[0]; if (f) parse(await f.text()); }} />
+      <textarea rows={12} value={text} onChange={(e) => setText(e.target.value)} placeholder='{"nodes": [...], "edges": [...], "chatConfig": {...}}' style={{ fontFamily: "monospace", fontSize: 12 }} />
+      <button className="primary" disabled={!text.trim()} onClick={() => parse(text)}>Import</button>
+      {error && <div className="error">{error}</div>}
+    </div>
+  );
+}
+
+function RunPanel({ appId, beforeRun, setStatuses, nodes, onClose }: { appId: string; beforeRun: () => Promise<void>; setStatuses: (fn: (n: RFNode) => Data["status"]) => void; nodes: RFNode[]; onClose: () => void }) {
+  const [query, setQuery] = useState("");
+  const [turn, setTurn] = useState<Turn | null>(null);
+  const [log, setLog] = useState<string[]>([]);
+  const [busy, setBusy] = useState(false);
+  const chatId = useRef(newChatId());
+  const byName = (name: string) => nodes.filter((n) => n.data.flow.name === name).map((n) => n.id);
+
+  const run = async (content: string, fresh: boolean) => {
+    if (fresh) { await beforeRun(); chatId.current = newChatId(); setLog([]); setStatuses(() => undefined); }
+    setBusy(true);
+    const running = new Set<string>();
+    let t: Turn = { id: "run", role: "ai", text: "", reasoning: "", tools: [], quotes: [], interactive: null, status: "", error: "", done: false, nodes: [] };
+    setTurn(t);
+    try {
+      await streamSse("/api/v1/chat/completions", { appId, chatId: chatId.current, stream: true, detail: true, messages: [{ role: "user", content }] }, ({ event, data }) => {
+        t = applyEvent(t, event, data);
+        setTurn(t);
+        if (event === "flowNodeStatus" && data?.name) {
+          for (const id of byName(data.name)) running.add(id);
+          setLog((l) => [...l, `▶ ${data.name}`]);
+          setStatuses((n) => (running.has(n.id) ? (n.data.status === "done" || n.data.status === "failed" ? n.data.status : "running") : n.data.status));
+        }
+        if (event === "flowNodeResponse" && data) {
+          const id = data.nodeId ?? byName(data.moduleName)[0];
+          const failed = !!(data.error || data.errorText);
+          setLog((l) => [...l, `${failed ? "✕" : "✓"} ${data.moduleName ?? id}${data.runningTime !== undefined ? ` (${data.runningTime}s)` : ""}${failed ? `: ${typeof data.error === "string" ? data.error : JSON.stringify(data.error ?? data.errorText)}` : ""}`]);
+          setStatuses((n) => (n.id === id ? (failed ? "failed" : "done") : n.data.status));
+        }
+        if (event === "flowResponses" && Array.isArray(data)) {
+          const done = new Set(data.map((r: any) => r.nodeId));
+          setStatuses((n) => (done.has(n.id) ? (n.data.status === "failed" ? "failed" : "done") : n.data.status));
+        }
+      });
+    } catch (e) { t = { ...t, error: (e as Error).message }; setTurn(t); }
+    setStatuses((n) => (n.data.status === "running" ? "done" : n.data.status));
+    setTurn({ ...t, done: true });
+    setBusy(false);
+  };
+
+  return (
+    <div className="wf-inspector" data-testid="run-panel">
+      <div className="row"><b>Run & debug</b><div className="grow" /><button className="small" onClick={onClose}>Close</button></div>
+      <form className="col" onSubmit={(e) => { e.preventDefault(); run(query, true); }}>
+        <textarea name="runQuery" rows={2} placeholder="User question" value={query} onChange={(e) => setQuery(e.target.value)} />
+        <button className="primary" disabled={busy}>{busy ? "Running…" : "Save draft & run"}</button>
+      </form>
+      {log.length > 0 && <div className="col small" style={{ gap: 2 }} data-testid="run-log">{log.map((l, i) => <div key={i}>{l}</div>)}</div>}
+      {turn && (
+        <div className="col">
+          {turn.text && <div className="chunk"><Markdown text={turn.text} /></div>}
+          {turn.interactive?.type === "userSelect" && (
+            <div className="interactive" data-testid="interactive">
+              {turn.interactive.params?.description && <Markdown text={turn.interactive.params.description} />}
+              <div className="row wrap">{(turn.interactive.params?.userSelectOptions ?? []).map((o: any) => <button key={o.key} disabled={busy} onClick={() => run(o.value, false)}>{o.value}</button>)}</div>
+            </div>
+          )}
+          {turn.error && <div className="error">{turn.error}</div>}
+        </div>
+      )}
+    </div>
+  );
+}

@@ -1,0 +1,142 @@
+// The node catalogue: FastGPT node templates (flowNodeType, inputs, outputs) the editor can add,
+// and the builder that turns the simple-app form into a workflow. Keys and handles follow FastGPT.
+
+export type FlowInput = { key: string; label?: string; renderTypeList: string[]; valueType?: string; value?: unknown; required?: boolean; description?: string; list?: { label: string; value: string }[]; min?: number; max?: number; [k: string]: unknown };
+export type FlowOutput = { id: string; key: string; label?: string; valueType?: string; type?: string; [k: string]: unknown };
+export type FlowNode = { nodeId: string; flowNodeType: string; name: string; intro?: string; avatar?: string; position?: { x: number; y: number }; inputs: FlowInput[]; outputs: FlowOutput[]; version?: string; [k: string]: unknown };
+export type FlowEdge = { source: string; target: string; sourceHandle: string; targetHandle: string };
+export type Template = { type: string; name: string; icon: string; intro: string; group: string; build: () => Pick<FlowNode, "inputs" | "outputs"> & Partial<FlowNode> };
+
+const userInput = (value: unknown = ["workflowStartNodeId", "userChatInput"]): FlowInput => ({ key: "userChatInput", label: "User question", renderTypeList: ["reference", "textarea"], valueType: "string", value, required: true });
+const out = (key: string, label: string, valueType = "string"): FlowOutput => ({ id: key, key, label, valueType, type: "static" });
+
+export const TEMPLATES: Template[] = [
+  { type: "workflowStart", name: "Start", icon: "S", group: "Basic", intro: "Entry: the user's question and files",
+    build: () => ({ inputs: [{ key: "userChatInput", label: "User question", renderTypeList: ["reference", "textarea"], valueType: "string", required: true }], outputs: [out("userChatInput", "User question")] }) },
+  { type: "chatNode", name: "AI chat", icon: "AI", group: "AI", intro: "Ask a chat model, optionally with knowledge quotes",
+    build: () => ({ inputs: [
+      { key: "model", label: "Model", renderTypeList: ["settingLLMModel", "reference"], valueType: "string", value: "" },
+      { key: "temperature", label: "Temperature", renderTypeList: ["hidden"], value: 0, min: 0, max: 10 },
+      { key: "maxToken", label: "Max tokens", renderTypeList: ["hidden"], value: 2000 },
+      { key: "systemPrompt", label: "System prompt", renderTypeList: ["textarea", "reference"], valueType: "string", value: "" },
+      { key: "history", label: "Chat history rounds", renderTypeList: ["numberInput", "reference"], valueType: "chatHistory", value: 6, min: 0, max: 50 },
+      { key: "quoteQA", label: "Knowledge quotes", renderTypeList: ["settingDatasetQuotePrompt"], valueType: "datasetQuote", value: undefined },
+      userInput(),
+    ], outputs: [out("history", "New history", "chatHistory"), out("answerText", "AI answer")] }) },
+  { type: "datasetSearchNode", name: "Knowledge search", icon: "KB", group: "AI", intro: "Search knowledge bases; outputs quotes",
+    build: () => ({ inputs: [
+      { key: "datasets", label: "Knowledge bases", renderTypeList: ["selectDataset", "reference"], valueType: "selectDataset", value: [], required: true },
+      { key: "similarity", label: "Minimum relevance", renderTypeList: ["selectDatasetParamsModal"], valueType: "number", value: 0.4 },
+      { key: "limit", label: "Token limit", renderTypeList: ["hidden"], valueType: "number", value: 5000 },
+      { key: "searchMode", label: "Search mode", renderTypeList: ["hidden"], valueType: "string", value: "mixedRecall", list: [{ label: "Semantic", value: "embedding" }, { label: "Full text", value: "fullTextRecall" }, { label: "Hybrid", value: "mixedRecall" }] },
+      { key: "embeddingWeight", label: "Vector weight", renderTypeList: ["hidden"], valueType: "number", value: 0.5 },
+      { key: "usingReRank", label: "Rerank", renderTypeList: ["hidden"], valueType: "boolean", value: false },
+      userInput(),
+    ], outputs: [out("quoteQA", "Quotes", "datasetQuote")] }) },
+  { type: "answerNode", name: "Reply", icon: "R", group: "Basic", intro: "Send fixed or templated text to the user",
+    build: () => ({ inputs: [{ key: "text", label: "Reply text", renderTypeList: ["textarea", "reference"], valueType: "any", value: "" }], outputs: [] }) },
+  { type: "userSelect", name: "User select", icon: "?", group: "Interactive", intro: "Pause and let the user pick a branch",
+    build: () => ({ inputs: [
+      { key: "description", label: "Question", renderTypeList: ["textarea"], valueType: "string", value: "Choose one" },
+      { key: "userSelectOptions", label: "Options", renderTypeList: ["custom"], valueType: "any", value: [{ key: "option1", value: "Yes" }, { key: "option2", value: "No" }] },
+    ], outputs: [out("selectResult", "Chosen option")] }) },
+  { type: "formInput", name: "Form input", icon: "F", group: "Interactive", intro: "Pause and ask the user to fill a form",
+    build: () => ({ inputs: [
+      { key: "description", label: "Description", renderTypeList: ["textarea"], valueType: "string", value: "Please fill in" },
+      { key: "userInputForms", label: "Fields", renderTypeList: ["custom"], valueType: "any", value: [{ type: "input", key: "name", label: "name", required: true }] },
+    ], outputs: [out("formInputResult", "Form result", "object")] }) },
+  { type: "ifElseNode", name: "If / else", icon: "if", group: "Logic", intro: "Branch on conditions",
+    build: () => ({ inputs: [{ key: "ifElseList", label: "Conditions", renderTypeList: ["hidden"], valueType: "any", value: [{ condition: "AND", list: [{ variable: ["workflowStartNodeId", "userChatInput"], condition: "include", value: "" }] }] }], outputs: [out("ifElseResult", "Branch taken")] }) },
+  { type: "textEditor", name: "Text template", icon: "T", group: "Logic", intro: "Build text from variables",
+    build: () => ({ inputs: [{ key: "system_textareaInput", label: "Template", renderTypeList: ["textarea"], valueType: "string", value: "" }], outputs: [out("system_text", "Text")] }) },
+  { type: "code", name: "Code", icon: "{}", group: "Tools", intro: "Run Python or JavaScript in the sandbox",
+    build: () => ({ inputs: [
+      { key: "codeType", label: "Language", renderTypeList: ["hidden"], valueType: "string", value: "py", list: [{ label: "Python", value: "py" }, { label: "JavaScript", value: "js" }] },
+      { key: "code", label: "Code", renderTypeList: ["custom"], valueType: "string", value: "def main(data1):\n    return {'result': data1}" },
+      { key: "data1", label: "data1", renderTypeList: ["reference"], valueType: "string", value: ["workflowStartNodeId", "userChatInput"], canEdit: true },
+    ], outputs: [out("rawResponse", "Full result", "object"), out("result", "result", "any")] }) },
+  { type: "httpRequest468", name: "HTTP request", icon: "H", group: "Tools", intro: "Call an HTTP API (egress-guarded)",
+    build: () => ({ inputs: [
+      { key: "system_httpMethod", label: "Method", renderTypeList: ["custom"], valueType: "string", value: "GET", list: ["GET", "POST", "PUT", "DELETE"].map((m) => ({ label: m, value: m })) },
+      { key: "system_httpReqUrl", label: "URL", renderTypeList: ["hidden"], valueType: "string", value: "" },
+      { key: "system_httpHeader", label: "Headers", renderTypeList: ["custom"], valueType: "any", value: [] },
+      { key: "system_httpJsonBody", label: "JSON body", renderTypeList: ["hidden"], valueType: "any", value: "" },
+    ], outputs: [out("httpRawResponse", "Raw response", "any"), out("error", "Error", "object")] }) },
+  { type: "classifyQuestion", name: "Classify question", icon: "C", group: "AI", intro: "Route by the question's topic",
+    build: () => ({ inputs: [
+      { key: "model", label: "Model", renderTypeList: ["selectLLMModel", "reference"], valueType: "string", value: "" },
+      { key: "systemPrompt", label: "Background", renderTypeList: ["textarea", "reference"], valueType: "string", value: "" },
+      { key: "history", label: "Chat history rounds", renderTypeList: ["numberInput", "reference"], valueType: "chatHistory", value: 6 },
+      userInput(),
+      { key: "agents", label: "Categories", renderTypeList: ["custom"], valueType: "any", value: [{ value: "Greeting", key: "wqre" }, { value: "Other", key: "sdfa" }] },
+    ], outputs: [out("cqResult", "Category")] }) },
+  { type: "variableUpdate", name: "Update variables", icon: "V", group: "Logic", intro: "Set global variables",
+    build: () => ({ inputs: [{ key: "updateList", label: "Updates", renderTypeList: ["hidden"], valueType: "any", value: [] }], outputs: [] }) },
+];
+
+export const templateOf = (type: string) => TEMPLATES.find((t) => t.type === type);
+
+export const newNodeId = () => Array.from(crypto.getRandomValues(new Uint8Array(6)), (b) => "ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz0123456789"[b % 62]).join("");
+
+export function makeNode(type: string, position: { x: number; y: number }, nodeId = type === "workflowStart" ? "workflowStartNodeId" : newNodeId()): FlowNode {
+  const t = templateOf(type)!;
+  const built = t.build();
+  return { nodeId, flowNodeType: type, name: t.name, intro: t.intro, position, version: "481", ...built } as FlowNode;
+}
+
+/** Source handles of a node: branch nodes have one per branch, others one "right" handle. */
+export function sourceHandles(node: FlowNode): { id: string; label: string }[] {
+  const input = (k: string) => node.inputs.find((i) => i.key === k)?.value as any;
+  if (node.flowNodeType === "userSelect") return (input("userSelectOptions") ?? []).map((o: any) => ({ id: `${node.nodeId}-source-${o.key}`, label: o.value }));
+  if (node.flowNodeType === "classifyQuestion") return (input("agents") ?? []).map((o: any) => ({ id: `${node.nodeId}-source-${o.key}`, label: o.value }));
+  if (node.flowNodeType === "ifElseNode") {
+    const list = input("ifElseList") ?? [];
+    return [...list.map((_: unknown, i: number) => (i === 0 ? "IF" : `ELSE IF ${i}`)), "ELSE"].map((k) => ({ id: `${node.nodeId}-source-${k}`, label: k }));
+  }
+  return [{ id: `${node.nodeId}-source-right`, label: "" }];
+}
+
+export type SimpleForm = { model: string; systemPrompt: string; datasetIds: string[]; similarity: number; limit: number; searchMode: string; welcomeText: string; variables: { key: string; label: string; required: boolean }[] };
+
+/** The simple-app form as a workflow: start → (knowledge search) → AI chat. */
+export function simpleAppWorkflow(form: SimpleForm): { nodes: FlowNode[]; edges: FlowEdge[]; chatConfig: Record<string, unknown> } {
+  const start = makeNode("workflowStart", { x: 0, y: 120 });
+  const chat = makeNode("chatNode", { x: form.datasetIds.length ? 760 : 380, y: 60 }, "chatNode");
+  const set = (node: FlowNode, key: string, value: unknown) => { const i = node.inputs.find((x) => x.key === key); if (i) i.value = value; };
+  set(chat, "model", form.model);
+  set(chat, "systemPrompt", form.systemPrompt);
+  const nodes = [start, chat];
+  const edges: FlowEdge[] = [];
+  if (form.datasetIds.length) {
+    const search = makeNode("datasetSearchNode", { x: 380, y: 60 }, "datasetSearch");
+    set(search, "datasets", form.datasetIds.map((datasetId) => ({ datasetId })));
+    set(search, "similarity", form.similarity);
+    set(search, "limit", form.limit);
+    set(search, "searchMode", form.searchMode);
+    set(chat, "quoteQA", [search.nodeId, "quoteQA"]);
+    nodes.splice(1, 0, search);
+    edges.push({ source: start.nodeId, target: search.nodeId, sourceHandle: `${start.nodeId}-source-right`, targetHandle: `${search.nodeId}-target-left` });
+    edges.push({ source: search.nodeId, target: chat.nodeId, sourceHandle: `${search.nodeId}-source-right`, targetHandle: `${chat.nodeId}-target-left` });
+  } else {
+    edges.push({ source: start.nodeId, target: chat.nodeId, sourceHandle: `${start.nodeId}-source-right`, targetHandle: `${chat.nodeId}-target-left` });
+  }
+  const variables = form.variables.filter((v) => v.key.trim()).map((v) => ({ key: v.key.trim(), label: v.label || v.key, type: "input", required: v.required, valueType: "string" }));
+  return { nodes, edges, chatConfig: { welcomeText: form.welcomeText, variables } };
+}
+
+/** Read the simple-app form back from a workflow made by simpleAppWorkflow (best effort). */
+export function simpleFormOf(nodes: FlowNode[], chatConfig: any): SimpleForm {
+  const chat = nodes.find((n) => n.flowNodeType === "chatNode");
+  const search = nodes.find((n) => n.flowNodeType === "datasetSearchNode");
+  const get = (n: FlowNode | undefined, k: string) => n?.inputs.find((i) => i.key === k)?.value as any;
+  return {
+    model: String(get(chat, "model") ?? ""),
+    systemPrompt: String(get(chat, "systemPrompt") ?? ""),
+    datasetIds: ((get(search, "datasets") as any[]) ?? []).map((d) => d.datasetId),
+    similarity: Number(get(search, "similarity") ?? 0.4),
+    limit: Number(get(search, "limit") ?? 5000),
+    searchMode: String(get(search, "searchMode") ?? "mixedRecall"),
+    welcomeText: chatConfig?.welcomeText ?? "",
+    variables: (chatConfig?.variables ?? []).map((v: any) => ({ key: v.key, label: v.label ?? v.key, required: !!v.required })),
+  };
+}
