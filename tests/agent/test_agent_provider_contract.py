@@ -542,3 +542,16 @@ async def test_sandbox_arguments_are_checked_before_dispatch(
     reply = tool_messages(result.complete_messages)["call_1_0"]
     assert reply.startswith("Tool input validation failed")
     assert recorder.of("tool_run_end")[0].error_message == reply
+
+
+async def test_model_request_error_ends_the_run_with_an_error_result(
+    provider: str, server: ScriptedOpenAIServer, recorder: Recorder
+) -> None:
+    from fathom.testing import error_turn
+
+    server.set_script([tool_call_turn([("add", {"a": 1, "b": 1})]), error_turn(400, "bad request body")])
+    result = await run_agent_loop(provider, user("x"), make_runtime(server, recorder, tools=[add]))
+    assert result.status == "error" and result.finish_reason == "error"
+    assert result.error is not None and "bad request body" in result.error
+    assert tool_messages(result.complete_messages) == {"call_1_0": "2"}  # the work done so far is kept
+    assert recorder.pushed_modules() == [[AGENT_CALL_MODULE]]  # the failed request is not billed

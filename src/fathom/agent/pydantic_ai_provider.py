@@ -201,18 +201,19 @@ async def run_pydantic_ai(input: AgentLoopInput, runtime: AgentLoopRuntime) -> A
     settings: dict[str, Any] = {k: v for k, v in runtime.llm_params.items() if k in ("temperature", "top_p")}
     new_messages: list[Any] = []
     ids: dict[int, str] = {}
+    current: Any = None
     try:
         async with agent.iter(
             message_history=history,
             model_settings=settings or None,  # type: ignore[arg-type]
             usage_limits=UsageLimits(request_limit=max(1, runtime.max_run_agent_times)),
         ) as run:
+            current = run
             async for node in run:
                 if Agent.is_model_request_node(node):
                     await _model_node(state, node, run, ids)
                 if runtime.is_stopping():
                     break
-            new_messages = list(run.new_messages())
     except _ChildPause as exc:
         state.error = str(exc)
     except UsageLimitExceeded as exc:
@@ -221,6 +222,11 @@ async def run_pydantic_ai(input: AgentLoopInput, runtime: AgentLoopRuntime) -> A
         raise
     except Exception as exc:
         state.error = error_text(exc)
+    if current is not None:
+        try:
+            new_messages = list(current.new_messages())
+        except Exception:  # a run that failed before its first message
+            new_messages = []
     produced = from_pydantic_ai_messages(new_messages)
     status = "aborted" if runtime.is_stopping() else "error" if state.error else "done"
     return AgentLoopResult(
