@@ -23,6 +23,7 @@ import os
 import statistics
 import subprocess
 import sys
+import tempfile
 import time
 from pathlib import Path
 from typing import Any
@@ -195,14 +196,13 @@ def main() -> None:
     if args.contender:
         print(json.dumps(asyncio.run(measure(args.contender, args.base_url, args.runs, args.warmup))))
         return
-    port_file = ROOT / ".bench-agent-loop-port"
-    port_file.unlink(missing_ok=True)
+    port_file = Path(tempfile.mkdtemp(prefix="fathom-bench-")) / "port"
     env = {**os.environ, "PYTHONPATH": str(ROOT / "src")}
     server = subprocess.Popen([sys.executable, __file__, "--serve", str(port_file)], env=env)
     try:
-        while not port_file.exists():
+        while not (port_file.exists() and port_file.read_text().strip()):
             time.sleep(0.05)
-        base_url = f"http://127.0.0.1:{port_file.read_text()}/v1"
+        base_url = f"http://127.0.0.1:{port_file.read_text().strip()}/v1"
         results: dict[str, list[dict[str, float]]] = {name: [] for name in CONTENDERS}
         notes: dict[str, str] = {}
         names = list(CONTENDERS)
