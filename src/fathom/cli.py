@@ -11,6 +11,7 @@ import socket
 import sys
 from collections.abc import Awaitable, Callable
 from enum import StrEnum
+from pathlib import Path
 from typing import Any, TypeVar
 
 import typer
@@ -33,9 +34,11 @@ app = typer.Typer(help="Fathom: knowledge-base Q&A, workflows and agents.", no_a
 db_app = typer.Typer(help="Database schema.", no_args_is_help=True)
 keys_app = typer.Typer(help="API keys.", no_args_is_help=True)
 jobs_app = typer.Typer(help="Background jobs.", no_args_is_help=True)
+bench_app = typer.Typer(help="Benchmarks through the real pipelines.", no_args_is_help=True)
 app.add_typer(db_app, name="db")
 app.add_typer(keys_app, name="keys")
 app.add_typer(jobs_app, name="jobs")
+app.add_typer(bench_app, name="bench")
 
 out = Console()
 err = Console(stderr=True)
@@ -360,6 +363,51 @@ def jobs_retry(job_id: str) -> None:
     except (NotFound, ValueError) as exc:
         raise fail(str(exc)) from None
     out.print(f"job {job.id} queued again")
+
+
+@bench_app.command("retrieval")
+def bench_retrieval(
+    dataset: Path = typer.Option(..., help="A BEIR-format folder (corpus.jsonl, queries.jsonl, qrels/)."),
+    split: str = typer.Option("test", help="Which qrels file: test, train or dev."),
+    mode: list[str] = typer.Option(
+        ["mixedRecall"], help="embedding, fullTextRecall or mixedRecall; repeatable."
+    ),
+    max_docs: int | None = typer.Option(None, help="Use only the first N documents."),
+    max_queries: int | None = typer.Option(None, help="Use only the first N queries."),
+    throughput_docs: int = typer.Option(300, help="Documents for the ingestion throughput run (0: skip)."),
+    as_json: bool = typer.Option(False, "--json", help="Print the result as JSON."),
+) -> None:
+    """Ingest a BEIR dataset through the real pipeline and print nDCG@10 and Recall@100 per search mode."""
+    from fathom.bench.retrieval import MODES, run_retrieval_bench
+
+    for name in mode:
+        if name not in MODES:
+            raise fail(f"--mode: {name!r} is not one of {', '.join(MODES)}")
+    if not (dataset / "corpus.jsonl").exists() or not (dataset / "qrels" / f"{split}.tsv").exists():
+        raise fail(f"--dataset: {dataset} has no corpus.jsonl or qrels/{split}.tsv (BEIR layout expected)")
+    result = asyncio.run(
+        run_retrieval_bench(
+            dataset,
+            split=split,
+            modes=mode,
+            max_docs=max_docs,
+            max_queries=max_queries,
+            throughput_docs=throughput_docs,
+        )
+    )
+    if as_json:
+        out.print_json(json.dumps(result.as_dict()))
+        return
+    out.print(
+        f"{result.dataset} ({result.split}): {result.documents} documents in {result.ingest_seconds:.1f}s"
+    )
+    for row in result.modes:
+        out.print(
+            f"  {row.mode:<15} nDCG@10 {row.ndcg_at_10:.4f}  Recall@100 {row.recall_at_100:.4f}  "
+            f"p50 {row.latency_ms_p50:.1f} ms  p95 {row.latency_ms_p95:.1f} ms  ({row.queries} queries)"
+        )
+    if result.ingestion:
+        out.print(f"  ingestion: {result.ingestion}")
 
 
 def main() -> None:

@@ -4,8 +4,11 @@ from __future__ import annotations
 
 from typing import Any, cast
 
+from fathom.knowledge.chunk_settings import ChunkSettings, compute_chunk_settings
 from fathom.knowledge.ports import Embedder
 from fathom.llm.local_embedding import LOCAL_EMBEDDING_MODEL_ID, LocalEmbedder
+
+LOCAL_INDEX_CHARS = 768
 
 
 class UnknownEmbeddingModel(LookupError):
@@ -50,9 +53,22 @@ class EmbedderResolver:
         self._cache[model_id] = embedder
         return embedder
 
-    def max_tokens(self, model_id: str) -> int | None:
-        embedder = self.get(model_id)
-        value = getattr(embedder, "max_tokens", None)
-        if value is None and self.registry is not None and model_id != LOCAL_EMBEDDING_MODEL_ID:
-            value = getattr(self.registry.get(model_id), "max_context", None)
-        return int(value) if value else None
+    def index_budget(self, model_id: str) -> tuple[int | None, int | None]:
+        """(max, default) index size for the splitter, which counts characters as FastGPT's does.
+
+        API models: their ``max_context`` (FastGPT's ``maxToken``) and FastGPT's default of 512. The local
+        model reads at most 256 tokens, about 768 characters of English, so both are 768: one index text then
+        fits the model whole instead of being cut into 256-character pieces."""
+        if model_id == LOCAL_EMBEDDING_MODEL_ID:
+            return LOCAL_INDEX_CHARS, LOCAL_INDEX_CHARS
+        if self.registry is None:
+            return None, None
+        value = getattr(self.registry.get(model_id), "max_context", None)
+        return (int(value) if value else None), None
+
+    def chunk_settings(self, model_id: str, **options: Any) -> ChunkSettings:
+        """A collection's chunk settings with the index sizes this embedding model can take."""
+        maximum, default = self.index_budget(model_id)
+        return compute_chunk_settings(
+            embedding_max_tokens=maximum, embedding_default_tokens=default, **options
+        )

@@ -15,7 +15,7 @@ from typing import Any
 
 from fathom.datasets.embedders import EmbedderResolver
 from fathom.knowledge.chunk import split_text_to_chunks
-from fathom.knowledge.chunk_settings import ChunkSettings, compute_chunk_settings, split_chunk_indexes
+from fathom.knowledge.chunk_settings import ChunkSettings, split_chunk_indexes
 from fathom.knowledge.parse import parse_document
 from fathom.store.files import LocalFileStore
 from fathom.store.knowledge import SqlChunkRepository, SqlDatasetRepository
@@ -97,12 +97,12 @@ class IngestionService:
         separators = chosen.get("chunkSplitter") or chosen.get("customSeparators") or ()
         if isinstance(separators, str):
             separators = (separators,)
-        return compute_chunk_settings(
+        return self.embedders.chunk_settings(
+            model_id,
             mode="custom" if chosen.get("chunkSize") else "auto",
             chunk_size=chosen.get("chunkSize"),
             index_size=chosen.get("indexSize"),
             custom_separators=tuple(separators),
-            embedding_max_tokens=self.embedders.max_tokens(model_id),
         )
 
     async def run(self, job: JobRecord) -> dict[str, Any]:
@@ -128,9 +128,7 @@ class IngestionService:
         to the index size) plus its custom index texts. One transaction for the whole batch."""
         dataset = await self.datasets.get_dataset(collection.team_id, collection.dataset_id)
         embedder = self.embedders.get(dataset.vector_model)
-        settings = compute_chunk_settings(
-            embedding_max_tokens=self.embedders.max_tokens(dataset.vector_model)
-        )
+        settings = self.embedders.chunk_settings(dataset.vector_model)
         start = max(await self.chunks.written_chunk_indexes(collection.id), default=-1) + 1
         texts = [(split_chunk_indexes(row.q, row.a, settings) or [row.q]) + list(row.indexes) for row in rows]
         flat = [text for group in texts for text in group]

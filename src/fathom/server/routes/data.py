@@ -7,7 +7,7 @@ from typing import Any
 from fastapi import APIRouter, Depends, Request
 
 from fathom.datasets.ingest import PushRow
-from fathom.knowledge.chunk_settings import compute_chunk_settings, split_chunk_indexes
+from fathom.knowledge.chunk_settings import split_chunk_indexes
 from fathom.server.auth import AuthContext, authenticate
 from fathom.server.errors import ApiError, envelope
 from fathom.server.pagination import page_window
@@ -115,9 +115,7 @@ async def update_data(request: Request, auth: AuthContext = Depends(authenticate
     a = str(values.get("a") if values.get("a") is not None else row.a)
     platform = platform_of(request)
     dataset = await platform.datasets.get_dataset(auth.team_id, row.dataset_id)
-    settings = compute_chunk_settings(
-        embedding_max_tokens=platform.embedders.max_tokens(dataset.vector_model)
-    )
+    settings = platform.embedders.chunk_settings(dataset.vector_model)
     texts = (split_chunk_indexes(q, a, settings) or [q]) + list(_custom_indexes(values.get("indexes")))
     embedder = platform.embedders.get(dataset.vector_model)
     vectors = await embedder.embed(texts)

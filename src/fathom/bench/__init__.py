@@ -1,0 +1,1 @@
+"""Benchmarks that run through Fathom's real pipelines (``fathom bench …``)."""
