@@ -29,7 +29,7 @@ def frame_visible(frame: Frame, *, detail: bool, api_version: int) -> bool:
 def response_content(outcome: ChatOutcome, *, detail: bool) -> Any:
     """``choices[0].message.content``: the streamed text; with detail and several or non-text values,
     the raw value array (FastGPT's shape)."""
-    values = outcome.assistant_value or (outcome.result.assistant_responses if outcome.result else [])
+    values = outcome.result.assistant_responses if outcome.result else []
     non_empty = [v for v in values if v.get("type") != "text" or (v.get("text") or {}).get("content")]
     if detail and (len(non_empty) > 1 or any(v.get("type") != "text" for v in non_empty)):
         return non_empty

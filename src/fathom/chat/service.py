@@ -13,7 +13,7 @@ from fathom.chat.apps import AppGraph, AppService
 from fathom.chat.channel import DONE, ChatKey, RunChannel, RunRegistry
 from fathom.chat.errors import ChatError
 from fathom.chat.ids import nanoid
-from fathom.chat.messages import concat_histories, split_messages, value_text
+from fathom.chat.messages import concat_histories, split_messages, text_value, value_text
 from fathom.chat.run_state import ChatOutcome, ChatRequest, PreparedRun
 from fathom.chat.services import RunServicesFactory
 from fathom.store.protocols import (
@@ -214,6 +214,8 @@ class ChatService:
         assert result is not None
         team, app_id, chat_id = request.team_id, request.app_id, prepared.chat_id
         new_value = list(result.assistant_responses)
+        if result.stopped and outcome.text and not value_text(new_value):
+            new_value = [text_value(outcome.text)]  # keep what the user already saw of a stopped answer
         variables = {**prepared.variables, **result.new_variables}
         title = None if prepared.chat_exists else value_text(prepared.query)[:TITLE_LENGTH] or "Chat"
         await self.chats.upsert_chat(
