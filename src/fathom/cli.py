@@ -144,6 +144,7 @@ def serve(
     configure_logging(settings)
     _load_models(settings)
     platform = _platform(settings)
+    platform.install_log_masking()
     _check_port(settings.host, settings.port)
 
     async def prepare() -> Any:

@@ -60,6 +60,7 @@ class Platform:
     chunks: SqlChunkRepository = field(init=False)
     files: LocalFileStore = field(init=False)
     egress: EgressGuard = field(init=False)
+    secrets: SecretBox = field(init=False)
     embedders: EmbedderResolver = field(init=False)
     ingestion: IngestionService = field(init=False)
     search: DatasetSearchService = field(init=False)
@@ -78,6 +79,7 @@ class Platform:
         self.chunks = SqlChunkRepository(self.db, segment_for_index)
         self.files = LocalFileStore(self.db, self.settings.data_dir / "files")
         self.egress = EgressGuard(EgressPolicy.from_settings(self.settings))
+        self.secrets = SecretBox(self.secret_key or "fathom-unconfigured-secret-key")
         self.embedders = EmbedderResolver(self.models)
         self.ingestion = IngestionService(
             self.datasets,
@@ -179,6 +181,14 @@ class Platform:
         async with self.db.engine.begin() as conn:
             await conn.execute(text("ANALYZE"))
         return {"analyzed": True, "dialect": self.db.dialect}
+
+    def install_log_masking(self) -> None:
+        """Mask every secret this process has decrypted or stored, in every log record."""
+        from fathom.security import SecretMaskingFilter
+
+        masking = SecretMaskingFilter(self.secrets.redactor)
+        for handler in logging.getLogger().handlers:
+            handler.addFilter(masking)
 
     def new_worker(self, **kwargs: Any) -> JobWorker:
         return JobWorker(
