@@ -108,7 +108,7 @@ class Platform:
             search=self.search.search,
             http_client_factory=self.egress.client,
             sandbox_factory=lambda: SandboxRunner.from_settings(self.settings),
-            secrets=SecretBox(self.secret_key),
+            secrets=self.secrets,
         )
 
     @classmethod
