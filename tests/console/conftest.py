@@ -76,3 +76,29 @@ def browser() -> Iterator[Any]:
 def screenshots() -> Path:
     SCREENSHOTS.mkdir(parents=True, exist_ok=True)
     return SCREENSHOTS
+
+
+MODEL = "scripted-chat"
+
+
+@pytest.fixture
+def scripted_model() -> Iterator[Any]:
+    from fathom.testing import ScriptedOpenAIServer
+
+    with ScriptedOpenAIServer() as server:
+        yield server
+
+
+@pytest.fixture
+def chat_live_server(tmp_path: Path, scripted_model: Any) -> Iterator[Any]:
+    """A live server whose chat model is the scripted loopback model server."""
+    from fathom.config import Settings
+
+    settings = Settings(
+        data_dir=tmp_path / "data",
+        port=free_port(),
+        workers=1,
+        openai_base_url=scripted_model.base_url,
+        chat_model=MODEL,
+    )
+    yield from start_live_server(settings)

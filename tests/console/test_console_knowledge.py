@@ -6,6 +6,8 @@ from __future__ import annotations
 from pathlib import Path
 from typing import Any
 
+from console_support import sign_in
+
 HANDBOOK = """# Travel policy
 
 Employees book economy class for flights shorter than six hours. Business class is allowed for longer flights.
@@ -18,13 +20,6 @@ EXPENSES = """# Expenses
 
 Receipts must be uploaded within thirty days. Meals are reimbursed up to 45 euros per day.
 """
-
-
-def sign_in(page: Any, base_url: str, key: str) -> None:
-    page.goto(base_url + "/")
-    page.fill("input[name=apiKey]", key)
-    page.click("button:has-text('Sign in')")
-    page.wait_for_selector("nav.sidebar")
 
 
 def test_knowledge_base_tour(live_server: Any, browser: Any, tmp_path: Path, screenshots: Path) -> None:

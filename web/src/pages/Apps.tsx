@@ -2,7 +2,7 @@ import { useEffect, useState } from "react";
 import { api, fmtTime } from "../api";
 import { AppDetail, AppSummary, createApp, deleteApp, getApp, listApps, listVersions, publishApp, saveDraft, Version } from "../apps";
 import { linkProps, navigate } from "../router";
-import { makeNode, SimpleForm, simpleAppWorkflow, simpleFormOf } from "../workflow/catalogue";
+import { makeNode, SimpleForm, simpleConfigOf, simpleFormOf } from "../workflow/catalogue";
 import type { Dataset } from "./Knowledge";
 import { Icon } from "../icons";
 
@@ -20,10 +20,10 @@ function AppList() {
     e.preventDefault();
     setError("");
     try {
-      const flow = type === "simple"
-        ? simpleAppWorkflow({ model: "", systemPrompt: "", datasetIds: [], similarity: 0.4, limit: 5000, searchMode: "mixedRecall", welcomeText: "", variables: [] })
+      const body = type === "simple"
+        ? { simpleConfig: simpleConfigOf(simpleFormOf({})) }
         : { nodes: [makeNode("workflowStart", { x: 0, y: 120 })], edges: [], chatConfig: {} };
-      const id = await createApp({ name: name.trim(), type: type === "simple" ? "simple" : "advanced", ...flow });
+      const id = await createApp({ name: name.trim(), type: type === "simple" ? "simple" : "advanced", ...body });
       navigate(type === "simple" ? `/apps/${id}` : `/apps/${id}/workflow`);
     } catch (err) { setError((err as Error).message); }
   };
@@ -62,6 +62,7 @@ function AppList() {
 function AppDetailPage({ appId }: { appId: string }) {
   const [app, setApp] = useState<AppDetail | null>(null);
   const [error, setError] = useState("");
+  const [tick, setTick] = useState(0);
   useEffect(() => { getApp(appId).then(setApp).catch((e) => setError(e.message)); }, [appId]);
   if (error) return <div className="page"><div className="error">{error}</div></div>;
   if (!app) return <div className="page muted">Loading…</div>;
@@ -81,27 +82,26 @@ function AppDetailPage({ appId }: { appId: string }) {
         </div>
       </div>
       <div className="row top" style={{ gap: 16 }}>
-        <div className="grow"><SimpleAppForm app={app} /></div>
-        <div style={{ width: 300 }}><Versions appId={appId} /></div>
+        <div className="grow"><SimpleAppForm app={app} onPublished={() => setTick((t) => t + 1)} /></div>
+        <div style={{ width: 300 }}><Versions appId={appId} refresh={tick} /></div>
       </div>
     </div>
   );
 }
 
-function SimpleAppForm({ app }: { app: AppDetail }) {
-  const [form, setForm] = useState<SimpleForm>(() => simpleFormOf(app.nodes as any, app.chatConfig));
+function SimpleAppForm({ app, onPublished }: { app: AppDetail; onPublished: () => void }) {
+  const [form, setForm] = useState<SimpleForm>(() => simpleFormOf(app.simpleConfig));
   const [datasets, setDatasets] = useState<Dataset[]>([]);
   const [note, setNote] = useState("");
   const [error, setError] = useState("");
   useEffect(() => { api<Dataset[]>("POST", "/api/core/dataset/list", {}).then(setDatasets).catch(() => setDatasets([])); }, []);
-  const isSimple = app.type === "simple" || (app.nodes ?? []).length <= 3;
-  const flow = () => simpleAppWorkflow(form);
+  const isSimple = app.type === "simple";
   const save = async (publish: boolean) => {
     setError(""); setNote("");
     try {
-      const body = flow();
+      const body = { simpleConfig: simpleConfigOf(form) };
       await saveDraft(app._id, body);
-      if (publish) await publishApp(app._id, { ...body, versionName: new Date().toLocaleString() });
+      if (publish) { await publishApp(app._id, body); onPublished(); }
       setNote(publish ? "Published." : "Draft saved.");
     } catch (e) { setError((e as Error).message); }
   };
@@ -110,7 +110,7 @@ function SimpleAppForm({ app }: { app: AppDetail }) {
   return (
     <div className="card col">
       <h2>Simple app</h2>
-      <label>Model<input name="model" placeholder="default chat model (FATHOM_CHAT_MODEL)" value={form.model} onChange={(e) => setForm({ ...form, model: e.target.value })} /></label>
+      <label>Model<input name="model" placeholder="the server's default chat model" value={form.model} onChange={(e) => setForm({ ...form, model: e.target.value })} /></label>
       <label>System prompt<textarea name="systemPrompt" rows={4} value={form.systemPrompt} onChange={(e) => setForm({ ...form, systemPrompt: e.target.value })} placeholder="You are a helpful assistant that answers from the company handbook." /></label>
       <div className="col" style={{ gap: 6 }}>
         <b className="small">Knowledge bases</b>
@@ -141,7 +141,7 @@ function SimpleAppForm({ app }: { app: AppDetail }) {
             <button className="small" onClick={() => setForm({ ...form, variables: form.variables.filter((_, j) => j !== i) })}>✕</button>
           </div>
         ))}
-        <div><button className="small" onClick={() => setForm({ ...form, variables: [...form.variables, { key: "", label: "", required: false }] })}>＋ Variable</button></div>
+        <div><button className="small" onClick={() => setForm({ ...form, variables: [...form.variables, { key: "", label: "", required: false }] })}>+ Variable</button></div>
       </div>
       <div className="row">
         <button onClick={() => save(false)}>Save draft</button>
@@ -164,7 +164,7 @@ export function Versions({ appId, onLoad, refresh }: { appId: string; onLoad?: (
       {items?.length === 0 && !error && <div className="muted small">Not published yet.</div>}
       {items?.map((v) => (
         <div key={v._id} className="row small">
-          <span>{v.isPublish === false ? "draft · " : ""}{v.versionName || v._id.slice(-6)}</span>
+          <span>{v.isPublish === false ? "draft · " : ""}{v.versionName || `version …${v._id.slice(-6)}`}</span>
           <div className="grow" />
           <span className="muted">{fmtTime(v.time)}</span>
           {onLoad && <button className="small" onClick={() => onLoad(v)}>Load</button>}

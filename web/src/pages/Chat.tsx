@@ -44,12 +44,12 @@ export function applyEvent(turn: Turn, event: string, data: any): Turn {
       break;
     case "flowNodeResponse":
       t.nodes = [...t.nodes, data];
-      if (Array.isArray(data?.quoteList)) t.quotes = [...t.quotes, ...data.quoteList];
+      if (Array.isArray(data?.quoteList)) t.quotes = uniqueQuotes([...t.quotes, ...data.quoteList]);
       break;
     case "flowResponses":
       if (Array.isArray(data)) {
         if (!t.nodes.length) t.nodes = data;
-        if (!t.quotes.length) t.quotes = data.flatMap((n: any) => (Array.isArray(n?.quoteList) ? n.quoteList : []));
+        if (!t.quotes.length) t.quotes = uniqueQuotes(data.flatMap((n: any) => (Array.isArray(n?.quoteList) ? n.quoteList : [])));
       }
       break;
     case "interactive":
@@ -62,6 +62,11 @@ export function applyEvent(turn: Turn, event: string, data: any): Turn {
   return t;
 }
 
+function uniqueQuotes(quotes: Quote[]): Quote[] {
+  const seen = new Set<string>();
+  return quotes.filter((q) => (seen.has(q.id) ? false : (seen.add(q.id), true)));
+}
+
 function turnsFromRecords(list: any[]): Turn[] {
   return list.map((item) => {
     const turn = emptyTurn(item.obj === "Human" ? "user" : "ai");
@@ -72,7 +77,9 @@ function turnsFromRecords(list: any[]): Turn[] {
       else if (v.type === "tool") for (const tool of v.tools ?? []) turn.tools.push({ id: tool.id, name: tool.toolName || tool.functionName, params: tool.params ?? "", response: tool.response ?? "" });
       else if (v.type === "interactive") turn.interactive = v.interactive;
     }
+    if (Array.isArray(item.totalQuoteList)) turn.quotes.push(...item.totalQuoteList);
     for (const n of item.responseData ?? []) if (Array.isArray(n?.quoteList)) turn.quotes.push(...n.quoteList);
+    turn.quotes = uniqueQuotes(turn.quotes);
     return turn;
   });
 }
@@ -133,7 +140,9 @@ function ChatWithApp({ apps, appId, chatId }: { apps: AppSummary[]; appId: strin
     setTurns((prev) => [...prev.map((t) => (t.interactive ? { ...t, interactive: { ...t.interactive, answered: true } } : t)), emptyTurn("user", content), emptyTurn("ai")]);
     const update = (fn: (t: Turn) => Turn) => setTurns((prev) => [...prev.slice(0, -1), fn(prev[prev.length - 1])]);
     try {
-      await streamSse("/api/v1/chat/completions", {
+      // A published app runs its published version; an unpublished one runs its draft (the chat test).
+      const path = app?.hasPublished === false ? "/api/core/chat/chatTest" : "/api/v2/chat/completions";
+      await streamSse(path, {
         appId, chatId: currentChat.current, stream: true, detail: true, variables,
         messages: [{ role: "user", content }],
       }, ({ event, data }) => update((t) => applyEvent(t, event, data)), controller.signal);
@@ -147,7 +156,10 @@ function ChatWithApp({ apps, appId, chatId }: { apps: AppSummary[]; appId: strin
       loadHistories();
     }
   };
-  const stop = () => abort.current?.abort();
+  const stop = () => {
+    api("POST", "/api/v2/chat/stop", { appId, chatId: currentChat.current }).catch(() => undefined);
+    abort.current?.abort();
+  };
   const submit = (e: React.FormEvent) => { e.preventDefault(); const text = input; setInput(""); send(text); };
   const vars: AppVariable[] = (app?.chatConfig?.variables ?? []).filter((v) => v.type !== "hidden" && v.type !== "internal");
   const welcome = app?.chatConfig?.welcomeText;
@@ -158,7 +170,7 @@ function ChatWithApp({ apps, appId, chatId }: { apps: AppSummary[]; appId: strin
         <select aria-label="App" value={appId} onChange={(e) => navigate(`/chat/${e.target.value}`)}>
           {apps.map((a) => <option key={a._id} value={a._id}>{a.name}</option>)}
         </select>
-        <button className="primary" onClick={() => navigate(`/chat/${appId}`)}>＋ New chat</button>
+        <button className="primary" onClick={() => navigate(`/chat/${appId}`)}>+ New chat</button>
         <div className="muted small" style={{ marginTop: 6 }}>History</div>
         <div className="hist">
           {histories.length === 0 && <div className="muted small">No conversations yet.</div>}
@@ -171,6 +183,7 @@ function ChatWithApp({ apps, appId, chatId }: { apps: AppSummary[]; appId: strin
         <div className="chat-head">
           <b>{app?.name ?? "…"}</b>
           {app?.type && <span className="badge">{app.type}</span>}
+          {app?.hasPublished === false && <span className="badge" title="Not published yet: chatting runs the draft">draft</span>}
           <div className="grow" />
           <a className="small" {...linkProps(`/apps/${appId}`)}>Edit app</a>
         </div>
@@ -242,7 +255,7 @@ function TurnView({ turn, last, streaming, onAnswer, onQuote }: { turn: Turn; la
         {turn.text && <div className="answer"><Markdown text={turn.text} /></div>}
         {busy && <div className="node-status"><span className="dot" />{turn.status || "Thinking…"}</div>}
         {!busy && turn.status && !turn.done && <div className="node-status"><span className="dot" />{turn.status}</div>}
-        {turn.interactive && <InteractiveView value={turn.interactive} enabled={last && !streaming && !turn.interactive.answered} onAnswer={onAnswer} />}
+        {turn.interactive && <InteractiveView value={turn.interactive} shownText={turn.text} enabled={last && !streaming && !turn.interactive.answered} onAnswer={onAnswer} />}
         {turn.quotes.length > 0 && (
           <div className="quotes">
             <span className="muted small">Sources:</span>
@@ -263,8 +276,10 @@ function pretty(s: string): string {
   try { return JSON.stringify(JSON.parse(s), null, 2); } catch { return s; }
 }
 
-function InteractiveView({ value, enabled, onAnswer }: { value: Interactive; enabled: boolean; onAnswer: (s: string) => void }) {
-  const params = value.params ?? {};
+function InteractiveView({ value, shownText, enabled, onAnswer }: { value: Interactive; shownText: string; enabled: boolean; onAnswer: (s: string) => void }) {
+  const params = { ...(value.params ?? {}) };
+  // The description also arrives as streamed text (fastAnswer); do not show it twice.
+  if (params.description && shownText.trim().endsWith(String(params.description).trim())) params.description = "";
   const [form, setForm] = useState<Record<string, unknown>>({});
   if (value.type === "userSelect") {
     const chosen = params.userSelectedVal;

@@ -91,12 +91,15 @@ function Editor({ appId }: { appId: string }) {
 
   const addNode = (type: string) => {
     if (type === "workflowStart" && nodes.some((n) => n.data.flow.flowNodeType === "workflowStart")) { setNote("There is already a start node."); return; }
-    const pane = document.querySelector(".wf-canvas")?.getBoundingClientRect();
-    const center = pane ? flow.screenToFlowPosition({ x: pane.left + pane.width / 2, y: pane.top + pane.height / 3 }) : { x: 200, y: 200 };
-    const offset = (nodes.length % 5) * 30;
-    const node = makeNode(type, { x: center.x - 100 + offset, y: center.y + offset });
+    // Place it right of the selected (else the right-most) node, so it never covers another one.
+    const anchor = nodes.find((n) => n.id === selected) ?? nodes.reduce<RFNode | undefined>((best, n) => (!best || n.position.x > best.position.x ? n : best), undefined);
+    const taken = (x: number, y: number) => nodes.some((n) => Math.abs(n.position.x - x) < 200 && Math.abs(n.position.y - y) < 120);
+    let position = anchor ? { x: anchor.position.x + 320, y: anchor.position.y } : { x: 0, y: 120 };
+    while (taken(position.x, position.y)) position = { x: position.x, y: position.y + 160 };
+    const node = makeNode(type, position);
     setNodes((ns) => [...ns.map((n) => ({ ...n, selected: false })), { ...toRF(node, 0), selected: true }]);
     setSelected(node.nodeId);
+    setTimeout(() => flow.fitView({ padding: 0.25, maxZoom: 1, duration: 0 }), 30);
   };
 
   const updateFlow = (id: string, fn: (f: FlowNode) => FlowNode) => setNodes((ns) => ns.map((n) => (n.id === id ? { ...n, data: { ...n.data, flow: fn(n.data.flow) } } : n)));
@@ -107,7 +110,7 @@ function Editor({ appId }: { appId: string }) {
     try {
       const body = current();
       await saveDraft(appId, body);
-      if (publish) { await publishApp(appId, { ...body, versionName: new Date().toLocaleString() }); setVersionsTick((t) => t + 1); }
+      if (publish) { await publishApp(appId, body); setVersionsTick((t) => t + 1); }
       setNote(publish ? "Published." : "Draft saved.");
     } catch (e) { setError((e as Error).message); }
   };
@@ -171,14 +174,14 @@ function Editor({ appId }: { appId: string }) {
         ) : panel === "import" ? (
           <ImportPanel onImport={(d) => { load(d); setPanel(""); setNote("Imported; save to keep it."); }} onClose={() => setPanel("")} />
         ) : panel === "run" ? (
-          <RunPanel appId={appId} beforeRun={() => save(false)} setStatuses={setStatuses} nodes={nodes} onClose={() => { setPanel(""); setStatuses(() => undefined); }} />
+          <RunPanel appId={appId} current={current} setStatuses={setStatuses} nodes={nodes} onClose={() => { setPanel(""); setStatuses(() => undefined); }} />
         ) : sel ? (
           <Inspector key={sel.id} node={sel} nodes={nodes} edges={edges} chatConfig={chatConfig} onChange={(fn) => updateFlow(sel.id, fn)} onDelete={() => removeNode(sel.id)} />
         ) : (
           <div className="wf-inspector muted small">
             <b>Workflow editor</b>
             <p>Add nodes from the left, drag from a node's right handle to another node's left handle to connect them, and click a node to edit its inputs — including references to outputs of nodes upstream.</p>
-            <p>Delete a node or edge with the Delete key. Run executes the saved draft and lights up each node as it runs.</p>
+            <p>Delete a node or edge with the Delete key. Run executes the canvas as it is (no save needed) and lights up each node as it runs.</p>
           </div>
         )}
       </div>
@@ -254,7 +257,7 @@ function InputEditor({ input, upstream, onChange }: { input: FlowInput; upstream
         {opts.map((o, i) => (
           <div key={o.key} className="row"><input value={o.value} onChange={(e) => onChange(opts.map((x, j) => (j === i ? { ...x, value: e.target.value } : x)))} /><button className="small" onClick={() => onChange(opts.filter((_, j) => j !== i))}>✕</button></div>
         ))}
-        <div><button className="small" onClick={() => onChange([...opts, { key: `option${Date.now().toString(36)}`, value: `Option ${opts.length + 1}` }])}>＋ Option</button></div>
+        <div><button className="small" onClick={() => onChange([...opts, { key: `option${Date.now().toString(36)}`, value: `Option ${opts.length + 1}` }])}>+ Option</button></div>
       </div>
     );
   }
@@ -338,7 +341,7 @@ function ImportPanel({ onImport, onClose }: { onImport: (d: any) => void; onClos
   );
 }
 
-function RunPanel({ appId, beforeRun, setStatuses, nodes, onClose }: { appId: string; beforeRun: () => Promise<void>; setStatuses: (fn: (n: RFNode) => Data["status"]) => void; nodes: RFNode[]; onClose: () => void }) {
+function RunPanel({ appId, current, setStatuses, nodes, onClose }: { appId: string; current: () => Record<string, unknown>; setStatuses: (fn: (n: RFNode) => Data["status"]) => void; nodes: RFNode[]; onClose: () => void }) {
   const [query, setQuery] = useState("");
   const [turn, setTurn] = useState<Turn | null>(null);
   const [log, setLog] = useState<string[]>([]);
@@ -347,13 +350,14 @@ function RunPanel({ appId, beforeRun, setStatuses, nodes, onClose }: { appId: st
   const byName = (name: string) => nodes.filter((n) => n.data.flow.name === name).map((n) => n.id);
 
   const run = async (content: string, fresh: boolean) => {
-    if (fresh) { await beforeRun(); chatId.current = newChatId(); setLog([]); setStatuses(() => undefined); }
+    if (fresh) { chatId.current = newChatId(); setLog([]); setStatuses(() => undefined); }
     setBusy(true);
     const running = new Set<string>();
     let t: Turn = { id: "run", role: "ai", text: "", reasoning: "", tools: [], quotes: [], interactive: null, status: "", error: "", done: false, nodes: [] };
     setTurn(t);
     try {
-      await streamSse("/api/v1/chat/completions", { appId, chatId: chatId.current, stream: true, detail: true, messages: [{ role: "user", content }] }, ({ event, data }) => {
+      // The chat test runs the canvas as it is now (unsaved changes included).
+      await streamSse("/api/core/chat/chatTest", { appId, chatId: chatId.current, stream: true, detail: true, ...current(), messages: [{ role: "user", content }] }, ({ event, data }) => {
         t = applyEvent(t, event, data);
         setTurn(t);
         if (event === "flowNodeStatus" && data?.name) {
@@ -383,7 +387,7 @@ function RunPanel({ appId, beforeRun, setStatuses, nodes, onClose }: { appId: st
       <div className="row"><b>Run & debug</b><div className="grow" /><button className="small" onClick={onClose}>Close</button></div>
       <form className="col" onSubmit={(e) => { e.preventDefault(); run(query, true); }}>
         <textarea name="runQuery" rows={2} placeholder="User question" value={query} onChange={(e) => setQuery(e.target.value)} />
-        <button className="primary" disabled={busy}>{busy ? "Running…" : "Save draft & run"}</button>
+        <button className="primary" disabled={busy}>{busy ? "Running…" : "Run the canvas"}</button>
       </form>
       {log.length > 0 && <div className="col small" style={{ gap: 2 }} data-testid="run-log">{log.map((l, i) => <div key={i}>{l}</div>)}</div>}
       {turn && (

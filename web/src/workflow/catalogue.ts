@@ -98,45 +98,31 @@ export function sourceHandles(node: FlowNode): { id: string; label: string }[] {
 
 export type SimpleForm = { model: string; systemPrompt: string; datasetIds: string[]; similarity: number; limit: number; searchMode: string; welcomeText: string; variables: { key: string; label: string; required: boolean }[] };
 
-/** The simple-app form as a workflow: start → (knowledge search) → AI chat. */
-export function simpleAppWorkflow(form: SimpleForm): { nodes: FlowNode[]; edges: FlowEdge[]; chatConfig: Record<string, unknown> } {
-  const start = makeNode("workflowStart", { x: 0, y: 120 });
-  const chat = makeNode("chatNode", { x: form.datasetIds.length ? 760 : 380, y: 60 }, "chatNode");
-  const set = (node: FlowNode, key: string, value: unknown) => { const i = node.inputs.find((x) => x.key === key); if (i) i.value = value; };
-  set(chat, "model", form.model);
-  set(chat, "systemPrompt", form.systemPrompt);
-  const nodes = [start, chat];
-  const edges: FlowEdge[] = [];
-  if (form.datasetIds.length) {
-    const search = makeNode("datasetSearchNode", { x: 380, y: 60 }, "datasetSearch");
-    set(search, "datasets", form.datasetIds.map((datasetId) => ({ datasetId })));
-    set(search, "similarity", form.similarity);
-    set(search, "limit", form.limit);
-    set(search, "searchMode", form.searchMode);
-    set(chat, "quoteQA", [search.nodeId, "quoteQA"]);
-    nodes.splice(1, 0, search);
-    edges.push({ source: start.nodeId, target: search.nodeId, sourceHandle: `${start.nodeId}-source-right`, targetHandle: `${search.nodeId}-target-left` });
-    edges.push({ source: search.nodeId, target: chat.nodeId, sourceHandle: `${search.nodeId}-source-right`, targetHandle: `${chat.nodeId}-target-left` });
-  } else {
-    edges.push({ source: start.nodeId, target: chat.nodeId, sourceHandle: `${start.nodeId}-source-right`, targetHandle: `${chat.nodeId}-target-left` });
-  }
+/** The simple-app form as the API's `simpleConfig` (the server compiles it to start → search → AI chat). */
+export function simpleConfigOf(form: SimpleForm): Record<string, unknown> {
   const variables = form.variables.filter((v) => v.key.trim()).map((v) => ({ key: v.key.trim(), label: v.label || v.key, type: "input", required: v.required, valueType: "string" }));
-  return { nodes, edges, chatConfig: { welcomeText: form.welcomeText, variables } };
+  return {
+    model: form.model.trim(),
+    systemPrompt: form.systemPrompt,
+    datasets: form.datasetIds.map((datasetId) => ({ datasetId })),
+    datasetSearchSetting: { similarity: form.similarity, limit: form.limit, searchMode: form.searchMode },
+    welcomeText: form.welcomeText,
+    variables,
+  };
 }
 
-/** Read the simple-app form back from a workflow made by simpleAppWorkflow (best effort). */
-export function simpleFormOf(nodes: FlowNode[], chatConfig: any): SimpleForm {
-  const chat = nodes.find((n) => n.flowNodeType === "chatNode");
-  const search = nodes.find((n) => n.flowNodeType === "datasetSearchNode");
-  const get = (n: FlowNode | undefined, k: string) => n?.inputs.find((i) => i.key === k)?.value as any;
+/** Read the simple-app form back from a stored `simpleConfig`. */
+export function simpleFormOf(config: Record<string, any> | undefined): SimpleForm {
+  const c = config ?? {};
+  const search = c.datasetSearchSetting ?? {};
   return {
-    model: String(get(chat, "model") ?? ""),
-    systemPrompt: String(get(chat, "systemPrompt") ?? ""),
-    datasetIds: ((get(search, "datasets") as any[]) ?? []).map((d) => d.datasetId),
-    similarity: Number(get(search, "similarity") ?? 0.4),
-    limit: Number(get(search, "limit") ?? 5000),
-    searchMode: String(get(search, "searchMode") ?? "mixedRecall"),
-    welcomeText: chatConfig?.welcomeText ?? "",
-    variables: (chatConfig?.variables ?? []).map((v: any) => ({ key: v.key, label: v.label ?? v.key, required: !!v.required })),
+    model: String(c.model ?? ""),
+    systemPrompt: String(c.systemPrompt ?? ""),
+    datasetIds: (c.datasets ?? []).map((d: any) => (typeof d === "string" ? d : d.datasetId)),
+    similarity: Number(search.similarity ?? 0.4),
+    limit: Number(search.limit ?? 3000),
+    searchMode: String(search.searchMode ?? "mixedRecall"),
+    welcomeText: String(c.welcomeText ?? ""),
+    variables: (c.variables ?? []).map((v: any) => ({ key: v.key, label: v.label ?? v.key, required: !!v.required })),
   };
 }

@@ -1,0 +1,163 @@
+"""Browser tour of apps and chat against the scripted model server: a simple app on a knowledge base made
+with the app form, published, then a streamed answer with markdown, reasoning and sources with the score
+trace; and a workflow app whose user-select pause is answered in place."""
+
+from __future__ import annotations
+
+from pathlib import Path
+from typing import Any
+
+from console_support import data, sign_in, wait_ready
+
+from fathom.testing.scripted_turns import text_turn
+
+ANSWER = (
+    "**Business class** is allowed for flights longer than six hours.\n\n"
+    "| Flight | Class |\n|---|---|\n| < 6 h | economy |\n| ≥ 6 h | business |\n\n"
+    "```python\nprint('bon voyage')\n```"
+)
+
+
+def test_simple_app_on_a_knowledge_base_streams_an_answer_with_sources(
+    chat_live_server: Any, browser: Any, scripted_model: Any, screenshots: Path
+) -> None:
+    server = chat_live_server
+    with server.client(server.admin_key) as client:
+        kb = data(client.post("/api/core/dataset/create", json={"name": "Travel"}))
+        text = "Business class is allowed for flights longer than six hours. Economy otherwise."
+        data(
+            client.post(
+                "/api/core/dataset/collection/create/text",
+                json={"datasetId": kb, "name": "policy", "text": text},
+            )
+        )
+        wait_ready(client, kb)
+    scripted_model.set_script(lambda request: text_turn(ANSWER))
+
+    page = browser.new_page(viewport={"width": 1360, "height": 900})
+    try:
+        sign_in(page, server.base_url, server.admin_key)
+        page.click("nav >> text=Apps")
+        page.fill("input[name=appName]", "Travel desk")
+        page.click("button:has-text('Create app')")
+        page.wait_for_selector("h2:has-text('Simple app')")
+        page.fill("textarea[name=systemPrompt]", "Answer from the travel policy.")
+        page.check("input[name='kb-Travel']")
+        page.click("button:has-text('Save & publish')")
+        page.wait_for_selector("[data-testid=save-note]:has-text('Published')")
+        page.screenshot(path=str(screenshots / "04-simple-app.png"))
+
+        page.click("button:has-text('Chat')")
+        page.fill("textarea[name=message]", "Can I fly business to Tokyo?")
+        page.keyboard.press("Enter")
+        answer = page.wait_for_selector(".msg.ai[data-done='1']", timeout=30_000)
+        assert "Business class" in answer.inner_text()
+        assert page.locator(".msg.ai .md table td:has-text('economy')").count() == 1
+        assert page.locator(".msg.ai .md pre code").count() == 1
+        page.wait_for_selector(".quote-chip")
+        page.screenshot(path=str(screenshots / "05-chat.png"))
+        page.click(".quote-chip")
+        page.wait_for_selector(".modal [data-testid=trace]:has-text('embeddingRecall')")
+        page.screenshot(path=str(screenshots / "06-chat-quote.png"))
+        page.click(".modal button:has-text('Close')")
+
+        sent = scripted_model.chat_requests[-1]["messages"]
+        assert any("Business class is allowed" in str(m.get("content")) for m in sent)
+        page.wait_for_selector(".hist-item")
+        assert page.locator(".hist-item").count() == 1
+    finally:
+        page.close()
+
+
+USER_SELECT_APP = {
+    "name": "Survey",
+    "type": "advanced",
+    "nodes": [
+        {
+            "nodeId": "workflowStartNodeId",
+            "flowNodeType": "workflowStart",
+            "name": "Start",
+            "position": {"x": 0, "y": 0},
+            "inputs": [{"key": "userChatInput", "renderTypeList": ["reference", "textarea"], "value": ""}],
+            "outputs": [{"id": "userChatInput", "key": "userChatInput", "valueType": "string"}],
+        },
+        {
+            "nodeId": "pick",
+            "flowNodeType": "userSelect",
+            "name": "Pick",
+            "position": {"x": 300, "y": 0},
+            "inputs": [
+                {"key": "description", "renderTypeList": ["textarea"], "value": "Which colour?"},
+                {
+                    "key": "userSelectOptions",
+                    "renderTypeList": ["custom"],
+                    "value": [{"key": "o1", "value": "Red"}, {"key": "o2", "value": "Blue"}],
+                },
+            ],
+            "outputs": [{"id": "selectResult", "key": "selectResult", "valueType": "string"}],
+        },
+        {
+            "nodeId": "red",
+            "flowNodeType": "answerNode",
+            "name": "Red reply",
+            "position": {"x": 600, "y": -80},
+            "inputs": [
+                {"key": "text", "renderTypeList": ["textarea"], "value": "You chose {{$pick.selectResult$}}."}
+            ],
+            "outputs": [],
+        },
+        {
+            "nodeId": "blue",
+            "flowNodeType": "answerNode",
+            "name": "Blue reply",
+            "position": {"x": 600, "y": 80},
+            "inputs": [{"key": "text", "renderTypeList": ["textarea"], "value": "Blue it is."}],
+            "outputs": [],
+        },
+    ],
+    "edges": [
+        {
+            "source": "workflowStartNodeId",
+            "target": "pick",
+            "sourceHandle": "workflowStartNodeId-source-right",
+            "targetHandle": "pick-target-left",
+        },
+        {
+            "source": "pick",
+            "target": "red",
+            "sourceHandle": "pick-source-o1",
+            "targetHandle": "red-target-left",
+        },
+        {
+            "source": "pick",
+            "target": "blue",
+            "sourceHandle": "pick-source-o2",
+            "targetHandle": "blue-target-left",
+        },
+    ],
+    "chatConfig": {},
+}
+
+
+def test_user_select_pause_is_answered_in_place(
+    chat_live_server: Any, browser: Any, screenshots: Path
+) -> None:
+    server = chat_live_server
+    with server.client(server.admin_key) as client:
+        app_id = data(client.post("/api/core/app/create", json=USER_SELECT_APP))
+        data(client.post("/api/core/app/version/publish", json={"appId": app_id}))
+    page = browser.new_page(viewport={"width": 1360, "height": 860})
+    try:
+        sign_in(page, server.base_url, server.admin_key)
+        page.goto(f"{server.base_url}/chat/{app_id}")
+        page.fill("textarea[name=message]", "start")
+        page.keyboard.press("Enter")
+        page.wait_for_selector("[data-testid=interactive] button:has-text('Red')")
+        assert "Which colour?" in page.locator(".msg.ai").first.inner_text()
+        page.screenshot(path=str(screenshots / "07-user-select.png"))
+        page.click("[data-testid=interactive] button:has-text('Red')")
+        page.wait_for_selector(".msg.ai[data-done='1'] .answer:has-text('You chose Red.')")
+        assert page.locator("[data-testid=interactive] button:has-text('Blue')").first.is_disabled()
+        page.screenshot(path=str(screenshots / "08-user-select-answered.png"))
+    finally:
+        page.close()
