@@ -86,6 +86,10 @@ def test_detail_stream_v1_frames_events_and_ends_with_stop_done_flow_responses(
         "finish_reason": "stop",
     }
     assert done.data == "[DONE]"
+    assert stop.data == (  # compact JSON, as FastGPT's JSON.stringify writes it
+        '{"id":"","object":"","created":0,"model":"","choices":'
+        '[{"delta":{"role":"assistant","content":null},"index":0,"finish_reason":"stop"}]}'
+    )
     assert [r["moduleType"] for r in flow.json()] == ["workflowStart", "chatNode"]
     assert "workflowDuration" in names
     assert answer_text(frames) == "One two three."

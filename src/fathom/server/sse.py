@@ -28,7 +28,11 @@ HEARTBEAT_SECONDS = 10.0
 
 
 def _data(payload: Any) -> str:
-    return payload if isinstance(payload, str) else json.dumps(payload, ensure_ascii=False)
+    return (
+        payload
+        if isinstance(payload, str)
+        else json.dumps(payload, ensure_ascii=False, separators=(",", ":"))
+    )
 
 
 def encode_frame(event: str, payload: Any, *, detail: bool, seq: int | None = None) -> str:
