@@ -60,6 +60,7 @@ from fathom.agent.types import (
     DatasetSearchToolConfig,
     ReadFileToolConfig,
     SandboxToolConfig,
+    StopGateConfig,
     SystemToolsConfig,
     ToolChildPause,
 )
@@ -101,6 +102,7 @@ __all__ = [
     "ReasoningDeltaEvent",
     "ReminderBackground",
     "SandboxToolConfig",
+    "StopGateConfig",
     "StopGateEvent",
     "SystemToolsConfig",
     "ToolCallEvent",

@@ -36,6 +36,7 @@ PYDANTIC_AI_GAPS: dict[str, str] = {
     "context_checkpoint": "pydantic-ai has no hook for Fathom's history checkpoint compression",
     "unknown_tool_reply": "pydantic-ai answers an unknown tool name with its own retry prompt",
     "prompt_mode": "pydanticAI provider needs a model with native function calling",
+    "stop_gate": "pydantic-ai ends the run when the model answers; there is no stop gate hook",
     "abort_between_tools": (
         "pydantic-ai schedules a response's tool calls together; an abort is seen between model requests"
     ),
@@ -57,6 +58,8 @@ def _require(input: AgentLoopInput, runtime: AgentLoopRuntime) -> None:
         raise ProviderGapError(PYDANTIC_AI_GAPS["ask_pause"])
     if input.children_interactive_params:
         raise ProviderGapError(PYDANTIC_AI_GAPS["child_pause"])
+    if runtime.stop_gate is not None:
+        raise ProviderGapError(PYDANTIC_AI_GAPS["stop_gate"])
     if not runtime.model.config.function_calling:
         raise ProviderGapError(PYDANTIC_AI_GAPS["prompt_mode"])
 

@@ -88,6 +88,15 @@ class SystemToolsConfig:
 
 
 @dataclass
+class StopGateConfig:
+    """The stop gate (spec §3.8), off unless given: ``require_plan`` (the user explicitly asked for a
+    plan) and ``max_rejections`` (``maxStopGateRejections``)."""
+
+    require_plan: bool = False
+    max_rejections: int = 3
+
+
+@dataclass
 class AgentLoopInput:
     """What the loop works on. ``messages`` are OpenAI-format dicts (or SDK models)."""
 
@@ -123,6 +132,7 @@ class AgentLoopRuntime:
     prompt_mode: Literal["fastAgent", "raw"] = "fastAgent"
     stream: bool = True
     user_key: bool = False
+    stop_gate: StopGateConfig | None = None
     compress_model: ChatModel | None = None
     context_compression: bool = True
     tool_response_compression: bool = True

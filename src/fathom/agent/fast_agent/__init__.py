@@ -8,9 +8,12 @@ from fathom.agent.fast_agent.prompt_mode import (
     prompt_tools_instruction,
     to_prompt_messages,
 )
+from fathom.agent.fast_agent.stop_gate import StopGateConfig, stop_gate_feedback
 
 __all__ = [
     "EMPTY_RESPONSE_ERROR",
+    "StopGateConfig",
+    "stop_gate_feedback",
     "INTERACTIVE_NOT_SUPPORTED",
     "TOOL_CHOICE_NONE_AFTER",
     "ToolTextFilter",

@@ -6,9 +6,10 @@ import time
 from typing import Any
 
 from fathom.agent.compress.checkpoint import compress_history, needs_checkpoint
-from fathom.agent.events import AfterMessageCompress, AskEvent, AskResume
+from fathom.agent.events import AfterMessageCompress, AskEvent, AskResume, StopGateEvent
 from fathom.agent.fast_agent.model_turn import call_model
 from fathom.agent.fast_agent.state import RunState, maybe_await
+from fathom.agent.fast_agent.stop_gate import stop_gate_feedback
 from fathom.agent.fast_agent.tool_runner import finish_generic, run_tool_calls
 from fathom.agent.messages import find_tool_call, initial_messages, plain_messages, tool_message
 from fathom.agent.system_tools.ask import build_ask_answer_text
@@ -117,6 +118,23 @@ async def _checkpoint(state: RunState, tools: list[dict[str, Any]]) -> None:
     )
 
 
+async def _stop_gate_rejects(state: RunState) -> bool:
+    config = state.runtime.stop_gate
+    if config is None or state.stop_gate_rejections >= config.max_rejections:
+        return False
+    feedback = stop_gate_feedback(
+        state.active_plan,
+        require_plan=config.require_plan,
+        tools_since_plan_update=state.tools_since_plan_update,
+    )
+    if feedback is None:
+        return False
+    state.stop_gate_rejections += 1
+    state.append({"role": "user", "content": feedback, "hideInUI": True, "stopGate": True})
+    await state.emit(StopGateEvent(feedback, state.stop_gate_rejections))
+    return True
+
+
 async def _main_loop(state: RunState) -> None:
     runtime = state.runtime
     limit = max(1, runtime.max_run_agent_times)
@@ -140,6 +158,8 @@ async def _main_loop(state: RunState) -> None:
         state.append(turn.message)
         if not turn.tool_calls:
             state.consecutive_tool_rounds = 0
+            if not last and await _stop_gate_rejects(state):
+                continue
             return
         state.consecutive_tool_rounds += 1
         await run_tool_calls(state, turn.tool_calls)

@@ -41,6 +41,8 @@ class RunState:
     finish_reason: str = "stop"
     request_index: int = 0
     consecutive_tool_rounds: int = 0
+    tools_since_plan_update: bool = False
+    stop_gate_rejections: int = 0
     _token_cache: list[int] = field(default_factory=list)
 
     @property

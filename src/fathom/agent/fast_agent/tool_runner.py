@@ -103,6 +103,7 @@ async def run_generic(state: RunState, call: dict[str, Any], snapshot: list[dict
     started = time.monotonic()
     result = await execute_generic(state, call, snapshot)
     is_runtime = state.catalog.kind(call["function"]["name"]) == "runtime"
+    state.tools_since_plan_update = state.tools_since_plan_update or is_runtime
     return await finish_generic(state, call, result, started, compress=is_runtime)
 
 
@@ -116,6 +117,7 @@ async def run_plan(state: RunState, call: dict[str, Any]) -> CallOutcome:
         outcome = run_update_plan(raw, state.active_plan)
     if outcome.success:
         state.active_plan = outcome.plan
+        state.tools_since_plan_update = False
     await state.emit(
         PlanOperation(
             operation=outcome.operation,
