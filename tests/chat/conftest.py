@@ -11,13 +11,13 @@ from fathom.config import Settings
 from fathom.testing import ScriptedOpenAIServer
 
 
-@pytest.fixture(scope="module")
+@pytest.fixture(scope="session")
 def scripted() -> Iterator[ScriptedOpenAIServer]:
     with ScriptedOpenAIServer() as server:
         yield server
 
 
-@pytest.fixture(scope="module")
+@pytest.fixture(scope="session")
 def chat_server(
     tmp_path_factory: pytest.TempPathFactory, scripted: ScriptedOpenAIServer
 ) -> Iterator[ChatServer]:
@@ -33,7 +33,7 @@ def chat_server(
     yield from start_chat_server(settings, scripted)
 
 
-@pytest.fixture(scope="module")
+@pytest.fixture(scope="session")
 def bare_server(tmp_path_factory: pytest.TempPathFactory) -> Iterator[ChatServer]:
     """A server with no model configured."""
     root = tmp_path_factory.mktemp("bare")

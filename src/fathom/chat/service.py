@@ -52,6 +52,33 @@ def history_load_limit(workflow: dict[str, Any]) -> int:
     return largest * 2
 
 
+def inject_plugin_inputs(
+    workflow: dict[str, Any], variables: dict[str, Any]
+) -> tuple[dict[str, Any], list[dict[str, Any]]]:
+    """A plugin run: each ``pluginInput`` input takes the variable of its key, and the user query is
+    synthesized from those values (FastGPT ``updatePluginInputByVariables`` + ``getPluginRunUserQuery``)."""
+    nodes = []
+    given: dict[str, Any] = {}
+    for node in workflow.get("nodes") or []:
+        if node.get("flowNodeType") == "pluginInput":
+            inputs = []
+            for item in node.get("inputs") or []:
+                key = item.get("key")
+                if key in variables:
+                    item = {**item, "value": variables[key]}
+                    given[str(key)] = variables[key]
+                inputs.append(item)
+            node = {**node, "inputs": inputs}
+        nodes.append(node)
+    files = [
+        {"type": "file", "file": {"type": "file", "name": "", "url": str(url)}}
+        for url in variables.get("files") or []
+        if isinstance(url, str)
+    ]
+    query = [text_value(json.dumps(given, ensure_ascii=False)), *files]
+    return {**workflow, "nodes": nodes}, query
+
+
 def item_to_history(item: ChatItemRecord) -> dict[str, Any]:
     return {"dataId": item.data_id, "obj": item.obj, "value": list(item.value)}
 
@@ -99,6 +126,10 @@ class ChatService:
         plugin = graph.app.type in PLUGIN_TYPES
         earlier, query = split_messages(request.messages, plugin=plugin)
         variables_in = request.variables if isinstance(request.variables, dict) else {}
+        if plugin:
+            workflow, query = inject_plugin_inputs(graph.workflow, variables_in)
+            graph = AppGraph(graph.app, workflow, graph.version_id)
+            variables_in = {}  # plugin inputs are not global variables
         given = bool(request.chat_id)
         chat_id = str(request.chat_id) if given else nanoid()
         stored: list[dict[str, Any]] = []
@@ -130,7 +161,19 @@ class ChatService:
             prepared.resume_item = last_ai
             prepared.resume_answer = answer_of(query)
             prepared.response_chat_item_id = last_ai["dataId"]
+        elif chat is not None and request.response_chat_item_id:
+            await self._check_new_item_id(request, chat_id, request.response_chat_item_id)
         return prepared
+
+    async def _check_new_item_id(self, request: ChatRequest, chat_id: str, data_id: str) -> None:
+        _, total = await self.chats.list_items(request.team_id, request.app_id, chat_id, limit=1)
+        items, _ = await self.chats.list_items(request.team_id, request.app_id, chat_id, limit=max(total, 1))
+        if any(item.data_id == data_id for item in items):
+            raise ChatError(
+                f"responseChatItemId: {data_id} is already used in chat {chat_id}; send a new id",
+                http_status=409,
+                status_text="conflict",
+            )
 
     # -- running -----------------------------------------------------------------------------------
 
