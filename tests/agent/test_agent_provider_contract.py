@@ -18,6 +18,7 @@ from fathom.agent import (
     DatasetSearchToolConfig,
     ReadFileToolConfig,
     SandboxToolConfig,
+    StopGateConfig,
     SystemToolsConfig,
     provider_gaps,
     run_agent_loop,
@@ -234,7 +235,7 @@ async def test_ask_parse_error_pause_and_resume_round_trip(
 
     server.set_script(
         [
-            tool_call_turn([("ask_user", "{not json")]),
+            tool_call_turn([("ask_user", "{not json"), ("ask_user", {**VALID_ASK, "questions": []})]),
             tool_call_turn([("counter", {}), ("ask_user", VALID_ASK)]),
             text_turn("painted blue"),
         ]
@@ -244,8 +245,15 @@ async def test_ask_parse_error_pause_and_resume_round_trip(
     assert paused.status == "paused"
     assert paused.pause is not None and paused.pause.type == "ask"
     assert paused.pause.ask_id == "call_2_1"
+    assert len(server.chat_requests) == 2
     assert paused.pause.to_wire()["askId"] == "call_2_1"
-    assert tool_messages(paused.complete_messages)["call_1_0"] == "Ask tool arguments are not valid JSON."
+    if "invalid_json_reply" not in provider_gaps(provider):
+        assert tool_messages(paused.complete_messages)["call_1_0"] == "Ask tool arguments are not valid JSON."
+    else:
+        assert "call_1_0" in tool_messages(paused.complete_messages)  # answered by the framework
+    assert tool_messages(paused.complete_messages)["call_1_1"] == (
+        "Invalid ask_user arguments: questions must contain 1 to 3 items."
+    )
     pending = (paused.provider_state or {})["pendingMainContext"]
     assert pending["askToolCallId"] == "call_2_1"
     assert [c["id"] for c in pending["messages"][-2]["tool_calls"]] == ["call_2_0", "call_2_1"]
@@ -269,17 +277,22 @@ async def test_ask_parse_error_pause_and_resume_round_trip(
     assert runs == [1]  # resume never re-runs a tool that already ran
 
 
+@pytest.mark.parametrize("gap", ["stop_gate", "prompt_mode"])
 async def test_declared_gaps_fail_with_a_clear_error(
-    provider: str, server: ScriptedOpenAIServer, recorder: Recorder
+    provider: str, server: ScriptedOpenAIServer, recorder: Recorder, gap: str
 ) -> None:
     gaps = provider_gaps(provider)
-    if "ask_pause" not in gaps:
-        pytest.skip(f"{provider} honours ask pause")
-    runtime = make_runtime(server, recorder, system_tools=SystemToolsConfig(ask=True))
-    result = await run_agent_loop(provider, user("hi"), runtime)
-    assert result.status == "error"
-    assert result.error == gaps["ask_pause"]
+    if gap not in gaps:
+        pytest.skip(f"{provider} honours {gap}")
+    options: dict[str, Any] = (
+        {"stop_gate": StopGateConfig()}
+        if gap == "stop_gate"
+        else {"model_options": {"function_calling": False}}
+    )
+    result = await run_agent_loop(provider, user("hi"), make_runtime(server, recorder, **options))
+    assert (result.status, result.error) == ("error", gaps[gap])
     assert result.complete_messages == [{"role": "user", "content": "hi"}]
+    assert server.chat_requests == []
 
 
 async def test_child_tool_pause_and_resume_replaces_the_tool_message(

@@ -12,14 +12,16 @@ import json
 import time
 from typing import Any
 
-from fathom.agent.events import LLMRequestEnd, LLMRequestStart
+from fathom.agent.events import AskEvent, LLMRequestEnd, LLMRequestStart
+from fathom.agent.fast_agent.loop import pending_ask_context, resume_ask, resume_child
 from fathom.agent.fast_agent.model_turn import _StreamHandler
 from fathom.agent.fast_agent.state import RunState
-from fathom.agent.fast_agent.tool_runner import run_generic, run_plan
+from fathom.agent.fast_agent.tool_runner import run_ask, run_generic, run_plan
 from fathom.agent.messages import initial_messages
 from fathom.agent.pydantic_ai_bridge import from_pydantic_ai_messages, to_pydantic_ai_history
 from fathom.agent.system_tools.catalog import build_run_catalog
-from fathom.agent.types import AgentLoopInput, AgentLoopResult, AgentLoopRuntime
+from fathom.agent.system_tools.plan import normalize_plan
+from fathom.agent.types import AgentLoopInput, AgentLoopPause, AgentLoopResult, AgentLoopRuntime
 from fathom.agent.usage import AGENT_CALL_MODULE, AgentLoopUsage, sum_agent_call_usages
 from fathom.llm import ReasoningDelta, TextDelta, ToolCallStart, ToolParamsDelta
 from fathom.tools import error_text
@@ -27,14 +29,15 @@ from fathom.tools import error_text
 PYDANTIC_AI_PROVIDER = "pydanticAI"
 
 PYDANTIC_AI_GAPS: dict[str, str] = {
-    "ask_pause": "pydanticAI provider cannot pause on ask_user (use fastAgent for ask and its resume)",
-    "child_pause": "pydanticAI provider cannot pause on an interactive child tool (tool_child)",
     "tool_choice_flip": "pydantic-ai sends the same tool_choice on every request of a run",
     "withhold_tools_last_iteration": (
         "pydantic-ai stops with UsageLimitExceeded at the request limit instead of withholding tools"
     ),
     "context_checkpoint": "pydantic-ai has no hook for Fathom's history checkpoint compression",
     "unknown_tool_reply": "pydantic-ai answers an unknown tool name with its own retry prompt",
+    "invalid_json_reply": (
+        "pydantic-ai answers tool arguments that are not JSON with its own retry prompt (the tool never runs)"
+    ),
     "prompt_mode": "pydanticAI provider needs a model with native function calling",
     "stop_gate": "pydantic-ai ends the run when the model answers; there is no stop gate hook",
     "abort_between_tools": (
@@ -47,24 +50,20 @@ class ProviderGapError(RuntimeError):
     """The run asked for a part of the contract this provider cannot honour."""
 
 
-class _ChildPause(Exception):
-    pass
+class _Pause(Exception):
+    """Raised inside a tool to end the pydantic-ai run at an ask or child pause."""
 
 
 def _require(input: AgentLoopInput, runtime: AgentLoopRuntime) -> None:
-    if runtime.system_tools.ask:
-        raise ProviderGapError(PYDANTIC_AI_GAPS["ask_pause"])
-    if input.user_answer is not None:
-        raise ProviderGapError(PYDANTIC_AI_GAPS["ask_pause"])
-    if input.children_interactive_params:
-        raise ProviderGapError(PYDANTIC_AI_GAPS["child_pause"])
     if runtime.stop_gate is not None:
         raise ProviderGapError(PYDANTIC_AI_GAPS["stop_gate"])
     if not runtime.model.config.function_calling:
         raise ProviderGapError(PYDANTIC_AI_GAPS["prompt_mode"])
 
 
-def _tools(state: RunState) -> list[Any]:
+def _tools(state: RunState, step: dict[str, list[dict[str, Any]]]) -> list[Any]:
+    """pydantic-ai tools over the run's catalog; each records its messages in ``step`` (call id →
+    messages) so a pause can rebuild the transcript the way fastAgent does."""
     from pydantic_ai import RunContext, Tool
 
     from fathom.agent.pydantic_ai_bridge import from_pydantic_ai_messages as to_openai
@@ -76,17 +75,21 @@ def _tools(state: RunState) -> list[Any]:
         kind = state.catalog.kind(name)
 
         async def call_tool(ctx: RunContext[Any], _name: str = name, _kind: str = kind, **kwargs: Any) -> str:
-            call = {
+            call: dict[str, Any] = {
                 "id": ctx.tool_call_id or "",
                 "type": "function",
                 "function": {"name": _name, "arguments": json.dumps(kwargs, ensure_ascii=False)},
             }
             if _kind == "plan":
                 outcome = await run_plan(state, call)
+            elif _kind == "ask":
+                before = [m for messages in step.values() for m in messages]
+                outcome = await run_ask(state, call, before)
             else:
                 outcome = await run_generic(state, call, [*state.messages, *to_openai(ctx.messages)])
-                if state.child_pause is not None:
-                    raise _ChildPause(PYDANTIC_AI_GAPS["child_pause"])
+            step[call["id"]] = outcome.messages
+            if state.ask_pause is not None or state.child_pause is not None:
+                raise _Pause()
             return str(outcome.messages[0]["content"])
 
         tools.append(
@@ -137,9 +140,12 @@ def _convert_event(event: Any) -> Any:
     return []
 
 
-async def _model_node(state: RunState, node: Any, run: Any, ids: dict[int, str]) -> None:
+async def _model_node(state: RunState, node: Any, run: Any, step: dict[str, list[dict[str, Any]]]) -> None:
     model_name = state.runtime.model.config.id
     index = state.request_index
+    if index > 0:  # the previous step's tool replies (incl. pydantic-ai's own retry prompts)
+        for message in from_pydantic_ai_messages([node.request]):
+            state.append(message)
     state.request_index += 1
     await state.emit(LLMRequestStart(index, model_name))
     started = time.monotonic()
@@ -151,6 +157,7 @@ async def _model_node(state: RunState, node: Any, run: Any, ids: dict[int, str])
                     continue
                 await handler.handle(converted)
         response = stream.response
+    step.clear()
     usage = response.usage
     config = state.runtime.model.config
     points = 0.0 if state.runtime.user_key else config.price(usage.input_tokens, usage.output_tokens)
@@ -159,6 +166,7 @@ async def _model_node(state: RunState, node: Any, run: Any, ids: dict[int, str])
     state.request_ids.append(request_id)
     await state.push([record])
     converted = from_pydantic_ai_messages([response])[0]
+    state.append(dict(converted))
     state.finish_reason = str(response.finish_reason or "stop")
     await state.emit(
         LLMRequestEnd(
@@ -173,7 +181,6 @@ async def _model_node(state: RunState, node: Any, run: Any, ids: dict[int, str])
             usages=[record],
         )
     )
-    ids[index] = request_id
 
 
 async def run_pydantic_ai(input: AgentLoopInput, runtime: AgentLoopRuntime) -> AgentLoopResult:
@@ -195,50 +202,81 @@ async def run_pydantic_ai(input: AgentLoopInput, runtime: AgentLoopRuntime) -> A
         input=input,
         runtime=runtime,
         catalog=build_run_catalog(runtime.tools, runtime.system_tools),
-        active_plan=dict(input.active_plan) if input.active_plan else None,
+        active_plan=normalize_plan(input.active_plan),
     )
     state.messages = initial_messages(input.messages, input.system_prompt)
-    history, system = to_pydantic_ai_history(state.messages)
-    model = OpenAIChatModel(runtime.model.config.request_model, provider=OpenAIProvider(openai_client=client))
-    agent = Agent(model, instructions=system, tools=_tools(state), retries=3)
-    settings: dict[str, Any] = {k: v for k, v in runtime.llm_params.items() if k in ("temperature", "top_p")}
+    pending = pending_ask_context(input)
+    if input.user_answer is not None and pending is not None:
+        await resume_ask(state, pending, input.user_answer)
+    elif input.children_interactive_params:
+        await resume_child(state, input.children_interactive_params)
+    base = list(state.messages)
+    resumed = list(state.assistant_messages)
+    step: dict[str, list[dict[str, Any]]] = {}
     new_messages: list[Any] = []
-    ids: dict[int, str] = {}
     current: Any = None
-    try:
-        async with agent.iter(
-            message_history=history,
-            model_settings=settings or None,  # type: ignore[arg-type]
-            usage_limits=UsageLimits(request_limit=max(1, runtime.max_run_agent_times)),
-        ) as run:
-            current = run
-            async for node in run:
-                if Agent.is_model_request_node(node):
-                    await _model_node(state, node, run, ids)
-                if runtime.is_stopping():
-                    break
-    except _ChildPause as exc:
-        state.error = str(exc)
-    except UsageLimitExceeded as exc:
-        state.error = f"Iteration limit reached: {exc}"
-    except ProviderGapError:
-        raise
-    except Exception as exc:
-        state.error = error_text(exc)
-    if current is not None:
+    if not state.halted:
+        history, system = to_pydantic_ai_history(state.messages)
+        client_model = OpenAIProvider(openai_client=client)
+        model = OpenAIChatModel(runtime.model.config.request_model, provider=client_model)
+        agent = Agent(model, instructions=system, tools=_tools(state, step), retries=3)
+        settings = {k: v for k, v in runtime.llm_params.items() if k in ("temperature", "top_p")}
         try:
-            new_messages = list(current.new_messages())
-        except Exception:  # a run that failed before its first message
-            new_messages = []
-    produced = from_pydantic_ai_messages(new_messages)
-    status = "aborted" if runtime.is_stopping() else "error" if state.error else "done"
-    return AgentLoopResult(
+            async with agent.iter(
+                message_history=history,
+                model_settings=settings or None,  # type: ignore[arg-type]
+                usage_limits=UsageLimits(request_limit=max(1, runtime.max_run_agent_times)),
+            ) as run:
+                current = run
+                async for node in run:
+                    if Agent.is_model_request_node(node):
+                        await _model_node(state, node, run, step)
+                    if runtime.is_stopping():
+                        break
+        except _Pause:
+            pass
+        except UsageLimitExceeded as exc:
+            state.error = f"Iteration limit reached: {exc}"
+        except ProviderGapError:
+            raise
+        except Exception as exc:
+            state.error = error_text(exc)
+    if state.ask_pause is not None or state.child_pause is not None:
+        assistant = state.messages[-1]
+        assistant["tool_calls"] = [c for c in assistant.get("tool_calls") or [] if c["id"] in step]
+        for call in assistant["tool_calls"]:
+            for message in step[call["id"]]:
+                state.append(message)
+        complete, produced = state.messages, state.assistant_messages
+    else:
+        if current is not None:
+            try:
+                new_messages = list(current.new_messages())
+            except Exception:  # a run that failed before its first message
+                new_messages = []
+        produced = from_pydantic_ai_messages(new_messages)
+        complete, produced = [*base, *produced], [*resumed, *produced]
+    pause: AgentLoopPause | None
+    if state.ask_pause is not None:
+        status, pause = "paused", state.ask_pause
+    elif runtime.is_stopping():
+        status, pause = "aborted", None
+    elif state.child_pause is not None:
+        status, pause = "paused", state.child_pause
+    else:
+        status, pause = ("error" if state.error else "done"), None
+    result = AgentLoopResult(
         status=status,  # type: ignore[arg-type]
-        complete_messages=[*state.messages, *produced],
+        complete_messages=complete,
         assistant_messages=produced,
         request_ids=state.request_ids,
         usages=[sum_agent_call_usages(state.usages, runtime.model.config.id)],
-        finish_reason="error" if state.error else state.finish_reason,
+        finish_reason="error" if status == "error" else state.finish_reason,
         active_plan=state.active_plan,
-        error=state.error,
+        provider_state=state.provider_state,
+        pause=pause,
+        error=state.error if status == "error" else None,
     )
+    if state.ask_pause is not None:
+        await state.emit(AskEvent(state.ask_pause.ask, state.provider_state))
+    return result

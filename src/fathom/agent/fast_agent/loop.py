@@ -28,7 +28,7 @@ TOOL_CHOICE_NONE_AFTER = 5
 INTERACTIVE_NOT_SUPPORTED = "Interactive tool is not supported in fastAgent loop yet."
 
 
-def _pending_context(state: AgentLoopInput) -> dict[str, Any] | None:
+def pending_ask_context(state: AgentLoopInput) -> dict[str, Any] | None:
     provider_state = state.provider_state or {}
     pending = provider_state.get("pendingMainContext")
     if pending is None and isinstance(provider_state.get("providerState"), dict):  # legacy memory shape
@@ -36,7 +36,7 @@ def _pending_context(state: AgentLoopInput) -> dict[str, Any] | None:
     return pending if isinstance(pending, dict) else None
 
 
-async def _resume_ask(state: RunState, pending: dict[str, Any], answer: str) -> None:
+async def resume_ask(state: RunState, pending: dict[str, Any], answer: str) -> None:
     """Continue from the paused context with the tool reply built from the questions and answer."""
     await state.emit(AskResume(answer))
     state.messages = plain_messages(pending.get("messages") or [])
@@ -47,7 +47,7 @@ async def _resume_ask(state: RunState, pending: dict[str, Any], answer: str) -> 
     state.append(tool_message(call_id, text))
 
 
-async def _resume_child(state: RunState, params: dict[str, Any]) -> None:
+async def resume_child(state: RunState, params: dict[str, Any]) -> None:
     """Run the interactive tool again with the child's answer; replace the matching tool message."""
     tool_params = params.get("toolParams") or {}
     call_id = str(tool_params.get("toolCallId") or "")
@@ -199,11 +199,11 @@ async def run_fast_agent(input: AgentLoopInput, runtime: AgentLoopRuntime) -> Ag
         provider_state=None,
     )
     state.messages = initial_messages(input.messages, input.system_prompt)
-    pending = _pending_context(input)
+    pending = pending_ask_context(input)
     if input.user_answer is not None and pending is not None:
-        await _resume_ask(state, pending, input.user_answer)
+        await resume_ask(state, pending, input.user_answer)
     elif input.children_interactive_params:
-        await _resume_child(state, input.children_interactive_params)
+        await resume_child(state, input.children_interactive_params)
     if not state.halted:
         await _main_loop(state)
     result = _result(state)
