@@ -109,6 +109,7 @@ class Platform:
             http_client_factory=self.egress.client,
             sandbox_factory=lambda: SandboxRunner.from_settings(self.settings),
             secrets=self.secrets,
+            redis_url=self.settings.redis_url,
         )
 
     @classmethod

@@ -73,7 +73,10 @@ def free_port() -> int:
         return int(sock.getsockname()[1])
 
 
-def start_chat_server(settings: Settings, model: ScriptedOpenAIServer | None) -> Iterator[ChatServer]:
+def start_chat_server(
+    settings: Settings, model: ScriptedOpenAIServer | None, *, admin_key: str | None = None
+) -> Iterator[ChatServer]:
+    """Serve ``settings`` in a thread; ``admin_key``: a replica of a database already prepared."""
     platform = Platform.build(settings)
 
     async def prepare() -> Bootstrap:
@@ -83,7 +86,8 @@ def start_chat_server(settings: Settings, model: ScriptedOpenAIServer | None) ->
             await platform.db.close()
 
     boot = asyncio.run(prepare())
-    assert boot.admin_key is not None
+    admin_key = admin_key or boot.admin_key
+    assert admin_key is not None
     app = create_app(platform, run_workers=False)
     app.state.sse_heartbeat_s = 10.0
     config = uvicorn.Config(app, host="127.0.0.1", port=settings.port, log_level="warning", log_config=None)
@@ -96,7 +100,7 @@ def start_chat_server(settings: Settings, model: ScriptedOpenAIServer | None) ->
             raise RuntimeError("test server did not start")
         time.sleep(0.02)
     try:
-        yield ChatServer(f"http://127.0.0.1:{settings.port}", platform, boot, boot.admin_key, model, app)
+        yield ChatServer(f"http://127.0.0.1:{settings.port}", platform, boot, admin_key, model, app)
     finally:
         server.should_exit = True
         thread.join(timeout=10)

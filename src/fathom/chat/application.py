@@ -9,6 +9,7 @@ from typing import Any
 from fathom.chat.app_owner_store import AppOwnerStore
 from fathom.chat.apps import AppService
 from fathom.chat.channel import RunRegistry
+from fathom.chat.fanout import RedisFanout
 from fathom.chat.history import HistoryService
 from fathom.chat.history_store import ChatListStore
 from fathom.chat.service import ChatService
@@ -42,6 +43,7 @@ class ChatApplication:
         sandbox_factory: Callable[[], Any] | None = None,
         secrets: Any = None,
         registry: RunRegistry | None = None,
+        redis_url: str | None = None,
     ) -> ChatApplication:
         app_service = AppService(apps)
         factory = RunServicesFactory(
@@ -52,7 +54,10 @@ class ChatApplication:
             sandbox_factory=sandbox_factory,
             secrets=secrets,
         )
-        runs = ChatService(app_service, chats, usage, factory, api_keys=api_keys, registry=registry)
+        fanout = RedisFanout(redis_url) if redis_url else None
+        runs = ChatService(
+            app_service, chats, usage, factory, api_keys=api_keys, registry=registry, fanout=fanout
+        )
         return cls(app_service, runs, HistoryService(chats, ChatListStore(db)), AppOwnerStore(db))
 
     async def aclose(self) -> None:

@@ -10,7 +10,7 @@ from __future__ import annotations
 import asyncio
 import contextlib
 import time
-from collections.abc import AsyncIterator
+from collections.abc import AsyncIterator, Callable
 from dataclasses import dataclass, field
 from typing import Any
 
@@ -40,11 +40,14 @@ class RunChannel:
     stop: asyncio.Event = field(default_factory=asyncio.Event)
     outcome: Any = None
     finished_at: float | None = None
+    listeners: list[Callable[[Frame | None], None]] = field(default_factory=list)
     _changed: asyncio.Condition = field(default_factory=asyncio.Condition)
 
     def push(self, event: str, data: Any) -> Frame:
         frame = Frame(len(self.frames) + 1, event, data)
         self.frames.append(frame)
+        for listener in self.listeners:
+            listener(frame)
         self._notify()
         return frame
 
@@ -52,6 +55,8 @@ class RunChannel:
         self.outcome = outcome
         self.done = True
         self.finished_at = time.monotonic()
+        for listener in self.listeners:
+            listener(None)
         self._notify()
 
     def _notify(self) -> None:

@@ -12,6 +12,7 @@ from typing import Any
 from fathom.chat.apps import AppGraph, AppService
 from fathom.chat.channel import DONE, ChatKey, RunChannel, RunRegistry
 from fathom.chat.errors import ChatError
+from fathom.chat.fanout import RedisFanout, RemoteChannel
 from fathom.chat.ids import nanoid
 from fathom.chat.messages import concat_histories, split_messages, text_value, value_text
 from fathom.chat.run_state import ChatOutcome, ChatRequest, PreparedRun
@@ -105,6 +106,7 @@ class ChatService:
         *,
         api_keys: ApiKeyRepository | None = None,
         registry: RunRegistry | None = None,
+        fanout: RedisFanout | None = None,
     ) -> None:
         self.apps = apps
         self.chats = chats
@@ -112,6 +114,7 @@ class ChatService:
         self.services = services
         self.api_keys = api_keys
         self.registry = registry or RunRegistry()
+        self.fanout = fanout
         self._tasks: set[asyncio.Task[None]] = set()
 
     # -- preparing ---------------------------------------------------------------------------------
@@ -185,16 +188,30 @@ class ChatService:
         prepared = await self.prepare(request)
         channel = self.registry.open(self.key(prepared), prepared.response_chat_item_id)
         channel.detail = prepared.detail
+        if self.fanout is not None:
+            self.fanout.listen(self.registry.stop)
+            channel.listeners.append(self.fanout.mirror(channel))
         task = asyncio.get_running_loop().create_task(self._run(prepared, channel))
         self._tasks.add(task)
         task.add_done_callback(self._tasks.discard)
         return channel
 
-    def stop(self, team_id: str, app_id: str, chat_id: str) -> bool:
-        return self.registry.stop((team_id, app_id, chat_id))
+    async def stop(self, team_id: str, app_id: str, chat_id: str) -> bool:
+        """Stop the chat's running run, here or (with Redis) on another replica; False if none runs."""
+        key = (team_id, app_id, chat_id)
+        if self.registry.stop(key):
+            return True
+        return await self.fanout.publish_stop(key) if self.fanout is not None else False
 
-    def channel(self, team_id: str, app_id: str, chat_id: str) -> RunChannel | None:
-        return self.registry.get((team_id, app_id, chat_id))
+    async def channel(
+        self, team_id: str, app_id: str, chat_id: str, *, detail: bool = True
+    ) -> RunChannel | RemoteChannel | None:
+        """The chat's latest run frames: this process's, else (with Redis) another replica's mirror."""
+        key = (team_id, app_id, chat_id)
+        local = self.registry.get(key)
+        if local is not None or self.fanout is None:
+            return local
+        return await self.fanout.find(key, detail)
 
     async def _run(self, prepared: PreparedRun, channel: RunChannel) -> None:
         request = prepared.request
@@ -341,3 +358,5 @@ class ChatService:
         for task in list(self._tasks):
             task.cancel()
         await self.services.aclose()
+        if self.fanout is not None:
+            await self.fanout.aclose()

@@ -15,6 +15,7 @@ from starlette.responses import StreamingResponse
 
 from fathom.chat import RunChannel, frame_visible
 from fathom.chat.channel import Frame
+from fathom.chat.fanout import RemoteChannel
 from fathom.workflow import text_adapt_gpt_response
 
 SSE_HEADERS = {
@@ -51,7 +52,7 @@ def heartbeat_frame(*, detail: bool) -> str:
 
 
 async def stream_frames(
-    channel: RunChannel,
+    channel: RunChannel | RemoteChannel,
     *,
     detail: bool,
     api_version: int,

@@ -74,11 +74,11 @@ async def run_chat(request: Request, auth: AuthContext, *, api_version: int, dra
         resume_from = last_event_id(request, values)
         chat_id = values.get("chatId")
         if resume_from is not None and chat_id:
-            channel = chat.runs.channel(auth.team_id, app_id, str(chat_id))
-            if channel is not None:
+            found = await chat.runs.channel(auth.team_id, app_id, str(chat_id), detail=detail)
+            if found is not None:
                 return sse_response(
                     stream_frames(
-                        channel,
+                        found,
                         detail=detail,
                         api_version=api_version,
                         after=resume_from,
@@ -151,7 +151,7 @@ async def stop_chat(request: Request, auth: AuthContext = Depends(authenticate))
     chat_id = str(values.get("chatId") or "")
     if not chat_id:
         raise ApiError(400, "missingParams", "chatId: is required")
-    stopped = chat_of(request).runs.stop(auth.team_id, app_id, chat_id)
+    stopped = await chat_of(request).runs.stop(auth.team_id, app_id, chat_id)
     return envelope({"success": stopped})
 
 
@@ -169,7 +169,7 @@ async def resume_chat(request: Request, auth: AuthContext = Depends(authenticate
     detail = flag(values.get("detail"), default=True)
     api_version = 1 if str(values.get("version") or "2") == "1" else 2
     after = last_event_id(request, values) or 0
-    channel = chat_of(request).runs.channel(auth.team_id, app_id, chat_id)
+    channel = await chat_of(request).runs.channel(auth.team_id, app_id, chat_id, detail=detail)
     if channel is None:
 
         async def unavailable() -> Any:
