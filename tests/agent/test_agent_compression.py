@@ -159,3 +159,62 @@ async def test_tool_response_llm_compression_is_billed_in_the_tools_single_push(
     assert end.raw_response == huge and end.tool_response_compress is not None
     assert "rows 0-2999, all ok" in end.response
     assert [m for m in result.complete_messages if m["role"] == "tool"][0]["content"] == end.response
+
+
+def _long_history() -> list[dict[str, Any]]:
+    return [{"role": "system", "content": "S"}, {"role": "user", "content": "alpha " * 7000}]
+
+
+async def test_empty_checkpoint_answer_keeps_messages_but_bills_the_call(
+    server: ScriptedOpenAIServer,
+) -> None:
+    from fathom.agent import compress_history
+
+    server.set_script([text_turn("", usage=(7000, 0))])
+    messages = _long_history()
+    outcome = await compress_history(messages, server.chat_model(), max_context=8000)
+    assert (outcome.status, outcome.messages, outcome.context_checkpoint) == (
+        "empty_response",
+        messages,
+        None,
+    )
+    assert outcome.usage is not None and outcome.usage.input_tokens == 7000
+    assert outcome.request_ids == ["req_scripted_1"]
+
+
+async def test_failed_checkpoint_call_keeps_messages_unbilled(server: ScriptedOpenAIServer) -> None:
+    from fathom.agent import compress_history
+    from fathom.testing import error_turn
+
+    server.set_script([error_turn(400, "no")])
+    messages = _long_history()
+    outcome = await compress_history(messages, server.chat_model(), max_context=8000)
+    assert (outcome.status, outcome.messages, outcome.usage) == ("error", messages, None)
+
+
+async def test_nothing_to_summarise_or_under_threshold_is_unchanged(server: ScriptedOpenAIServer) -> None:
+    from fathom.agent import compress_history
+
+    only_system = [{"role": "system", "content": "alpha " * 7000}]
+    assert (await compress_history(only_system, server.chat_model(), max_context=8000)).status == "unchanged"
+    short = [{"role": "user", "content": "hi"}]
+    assert (await compress_history(short, server.chat_model(), max_context=8000)).messages == short
+    assert server.chat_requests == []
+
+
+async def test_tools_schema_counts_toward_the_trigger(server: ScriptedOpenAIServer) -> None:
+    from fathom.agent import compress_history
+    from fathom.llm import count_message_tokens
+
+    messages = [{"role": "user", "content": "alpha " * 6000}]
+    tools = [
+        {"type": "function", "function": {"name": f"tool_{i}", "description": "beta " * 40, "parameters": {}}}
+        for i in range(20)
+    ]
+    assert count_message_tokens(messages) <= 6400 < count_message_tokens(messages, tools)
+    server.set_script([text_turn("<context_checkpoint>s</context_checkpoint>")])
+    outcome = await compress_history(messages, server.chat_model(), max_context=8000, tools=tools)
+    assert outcome.status == "compressed"
+    assert outcome.messages == [
+        {"role": "user", "content": "<context_checkpoint>s</context_checkpoint>", "hideInUI": True}
+    ]

@@ -44,6 +44,7 @@ class RunState:
     tools_since_plan_update: bool = False
     stop_gate_rejections: int = 0
     _token_cache: list[int] = field(default_factory=list)
+    _tools_tokens: tuple[int, int] = (0, 0)
 
     @property
     def halted(self) -> bool:
@@ -83,7 +84,11 @@ class RunState:
         for message in self.messages[len(cache) :]:
             cache.append(count_message_tokens([message]) - 3)
         total = sum(cache) + (3 if cache else 0)
-        return total + (count_message_tokens([], tools) if tools else 0)
+        if not tools:
+            return total
+        if self._tools_tokens[0] != id(tools):  # the schema list is fixed per run: count it once
+            self._tools_tokens = (id(tools), count_message_tokens([], tools))
+        return total + self._tools_tokens[1]
 
     def reset_token_cache(self) -> None:
         """Forget cached counts (after the transcript was replaced)."""
