@@ -7,6 +7,7 @@ from typing import Any
 import pytest
 from chat_support import ChatServer, simple_app_body
 
+from fathom.platform import Platform
 from fathom.testing import ScriptedOpenAIServer, text_turn
 
 
@@ -129,3 +130,27 @@ def test_delete_one_chat_then_clear_the_api_chats(chat_server: ChatServer, app_i
         assert [c["chatId"] for c in listed["list"]] == ["h2"]
         assert client.delete("/api/core/chat/clearHistories", params={"appId": app_id}).json()["code"] == 200
         assert client.post("/api/core/chat/getHistories", json={"appId": app_id}).json()["data"]["total"] == 0
+
+
+def test_a_key_sees_only_the_chats_its_member_started(
+    chat_server: ChatServer, scripted: ScriptedOpenAIServer
+) -> None:
+    app = chat_server.create_app(simple_app_body("Mine and theirs"))
+    team = chat_server.boot.team_id
+
+    async def member_key(platform: Platform) -> str:
+        member = await platform.teams.add_member(team, "colleague", "member")
+        await platform.teams.set_permission(member.id, "app", app, "read")
+        _, key = await platform.api_keys.create_key(team, member.id)
+        return key
+
+    theirs_key: str = chat_server.run(member_key)
+    scripted.set_script([text_turn("a"), text_turn("b")])
+    for key, chat_id in ((chat_server.admin_key, "mine"), (theirs_key, "theirs")):
+        with chat_server.client(key) as client:
+            body = {"appId": app, "chatId": chat_id, "messages": [{"role": "user", "content": "hi"}]}
+            client.post("/api/v1/chat/completions", json=body).raise_for_status()
+    for key, expected in ((chat_server.admin_key, ["mine"]), (theirs_key, ["theirs"])):
+        with chat_server.client(key) as client:
+            listed = client.post("/api/core/chat/getHistories", json={"appId": app}).json()["data"]
+        assert [c["chatId"] for c in listed["list"]] == expected

@@ -55,10 +55,18 @@ class ChatApplication:
             secrets=secrets,
         )
         fanout = RedisFanout(redis_url) if redis_url else None
+        chat_list = ChatListStore(db)
         runs = ChatService(
-            app_service, chats, usage, factory, api_keys=api_keys, registry=registry, fanout=fanout
+            app_service,
+            chats,
+            usage,
+            factory,
+            api_keys=api_keys,
+            registry=registry,
+            fanout=fanout,
+            chat_owners=chat_list,
         )
-        return cls(app_service, runs, HistoryService(chats, ChatListStore(db)), AppOwnerStore(db))
+        return cls(app_service, runs, HistoryService(chats, chat_list), AppOwnerStore(db))
 
     async def aclose(self) -> None:
         await self.runs.aclose()

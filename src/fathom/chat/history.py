@@ -32,9 +32,19 @@ class HistoryService:
         self.store = store
 
     async def list_histories(
-        self, team_id: str, app_id: str, *, source: str | None, offset: int, limit: int
+        self,
+        team_id: str,
+        app_id: str,
+        *,
+        source: str | None,
+        offset: int,
+        limit: int,
+        member_id: str | None = None,
     ) -> tuple[list[ChatRecord], int]:
-        return await self.store.list_chats(team_id, app_id, source=source, offset=offset, limit=limit)
+        """Chats of the app; with ``member_id`` only those that member's keys started (FastGPT's key rule)."""
+        return await self.store.list_chats(
+            team_id, app_id, source=source, offset=offset, limit=limit, member_id=member_id
+        )
 
     async def get_chat(self, team_id: str, app_id: str, chat_id: str) -> ChatRecord | None:
         return await self.chats.get_chat(team_id, app_id, chat_id)

@@ -19,12 +19,21 @@ class ChatListStore:
         self.db = db
 
     async def list_chats(
-        self, team_id: str, app_id: str, *, source: str | None, offset: int, limit: int
+        self,
+        team_id: str,
+        app_id: str,
+        *,
+        source: str | None,
+        offset: int,
+        limit: int,
+        member_id: str | None = None,
     ) -> tuple[list[ChatRecord], int]:
-        """Pinned first, then most recently updated; ``source`` filters only when given."""
+        """Pinned first, then most recently updated; ``source`` and ``member_id`` filter when given."""
         where: list[Any] = [Chat.team_id == team_id, Chat.app_id == app_id]
         if source:
             where.append(Chat.source == source)
+        if member_id:
+            where.append(Chat.member_id == member_id)
         async with self.db.sessions() as session:
             total = int(await session.scalar(select(func.count()).select_from(Chat).where(*where)) or 0)
             rows = await session.scalars(
@@ -37,7 +46,8 @@ class ChatListStore:
             return [chat_record(row) for row in rows], total
 
     async def update_chat(self, team_id: str, app_id: str, chat_id: str, **changes: Any) -> None:
-        """Set ``title``, ``custom_title`` and/or ``top``; bumps ``updated_at``; unknown chat is NotFound."""
+        """Set ``title``, ``custom_title``, ``top`` and/or ``member_id``; bumps ``updated_at``; unknown chat
+        is NotFound."""
         async with self.db.transaction() as session:
             result = await session.execute(
                 update(Chat)

@@ -13,6 +13,7 @@ from fathom.chat.apps import AppGraph, AppService
 from fathom.chat.channel import DONE, ChatKey, RunChannel, RunRegistry
 from fathom.chat.errors import ChatError
 from fathom.chat.fanout import RedisFanout, RemoteChannel
+from fathom.chat.history_store import ChatListStore
 from fathom.chat.ids import nanoid
 from fathom.chat.messages import concat_histories, split_messages, text_value, value_text
 from fathom.chat.run_state import ChatOutcome, ChatRequest, PreparedRun
@@ -107,6 +108,7 @@ class ChatService:
         api_keys: ApiKeyRepository | None = None,
         registry: RunRegistry | None = None,
         fanout: RedisFanout | None = None,
+        chat_owners: ChatListStore | None = None,
     ) -> None:
         self.apps = apps
         self.chats = chats
@@ -115,6 +117,7 @@ class ChatService:
         self.api_keys = api_keys
         self.registry = registry or RunRegistry()
         self.fanout = fanout
+        self.chat_owners = chat_owners
         self._tasks: set[asyncio.Task[None]] = set()
 
     # -- preparing ---------------------------------------------------------------------------------
@@ -287,6 +290,8 @@ class ChatService:
             source=request.source,
             metadata=request.metadata if isinstance(request.metadata, dict) else None,
         )
+        if not prepared.chat_exists and self.chat_owners is not None:
+            await self.chat_owners.update_chat(team, app_id, chat_id, member_id=request.member_id)
         if prepared.resume_item is not None:
             old_value = list(prepared.resume_item["value"])
             old_value[-1] = {

@@ -61,7 +61,12 @@ async def get_histories(request: Request, auth: AuthContext = Depends(authentica
     app = await history_app(request, auth, values, "read")
     offset, size = _window(request, values, cap=100)
     chats, total = await chat_of(request).history.list_histories(
-        auth.team_id, app.id, source=values.get("source") or None, offset=offset, limit=size
+        auth.team_id,
+        app.id,
+        source=values.get("source") or None,
+        offset=offset,
+        limit=size,
+        member_id=auth.member_id,  # key auth: the key owner's chats only
     )
     return envelope(
         {
