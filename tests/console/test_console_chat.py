@@ -4,6 +4,7 @@ trace; and a workflow app whose user-select pause is answered in place."""
 
 from __future__ import annotations
 
+import json
 from pathlib import Path
 from typing import Any
 
@@ -159,5 +160,84 @@ def test_user_select_pause_is_answered_in_place(
         page.wait_for_selector(".msg.ai[data-done='1'] .answer:has-text('You chose Red.')")
         assert page.locator("[data-testid=interactive] button:has-text('Blue')").first.is_disabled()
         page.screenshot(path=str(screenshots / "08-user-select-answered.png"))
+    finally:
+        page.close()
+
+
+def _sse(*events: tuple[str, Any]) -> str:
+    return "".join(f"event: {name}\ndata: {json.dumps(payload)}\n\n" for name, payload in events)
+
+
+def _delta(content: str = "", reasoning: str = "") -> dict[str, Any]:
+    delta: dict[str, Any] = {"role": "assistant", "content": content}
+    if reasoning:
+        delta["reasoning_content"] = reasoning
+    return {"id": "", "object": "", "created": 0, "model": "m", "choices": [{"delta": delta, "index": 0}]}
+
+
+FORM = {
+    "type": "userInput",
+    "params": {
+        "description": "Where to?",
+        "inputForm": [{"type": "input", "key": "city", "label": "City", "required": True}],
+    },
+}
+
+
+def test_reasoning_tool_cards_and_forms_render_from_fastgpt_sse_events(
+    chat_live_server: Any, browser: Any, screenshots: Path
+) -> None:
+    """The stream is FastGPT's event sequence, served by the browser's request router (this build's
+    agent nodes cannot yet be scripted end to end); the page must fold every event into the answer."""
+    server = chat_live_server
+    with server.client(server.admin_key) as client:
+        app_id = data(client.post("/api/core/app/create", json=USER_SELECT_APP))
+        data(client.post("/api/core/app/version/publish", json={"appId": app_id}))
+    first = _sse(
+        ("flowNodeStatus", {"status": "running", "name": "Agent"}),
+        ("answer", _delta(reasoning="The user wants weather; ")),
+        ("answer", _delta(reasoning="call the tool.")),
+        ("toolCall", {"tool": {"id": "c1", "toolName": "get_weather", "params": "", "response": ""}}),
+        ("toolParams", {"tool": {"id": "c1", "params": '{"city": '}}),
+        ("toolParams", {"tool": {"id": "c1", "params": '"Paris"}'}}),
+        ("toolResponse", {"tool": {"id": "c1", "response": '{"temp": 21}'}}),
+        ("answer", _delta("It is **21 °C** in Paris.")),
+        ("fastAnswer", _delta("\nWhere to?")),
+        ("interactive", {"interactive": FORM}),
+        ("answer", "[DONE]"),
+    )
+    second = _sse(("answer", _delta("Booked Lyon.")), ("answer", "[DONE]"))
+    bodies: list[str] = []
+
+    def fulfil(route: Any) -> None:
+        bodies.append(route.request.post_data or "")
+        payload = first if len(bodies) == 1 else second
+        route.fulfill(status=200, headers={"Content-Type": "text/event-stream"}, body=payload)
+
+    page = browser.new_page(viewport={"width": 1360, "height": 860})
+    page.route("**/api/v2/chat/completions", fulfil)
+    try:
+        sign_in(page, server.base_url, server.admin_key)
+        page.goto(f"{server.base_url}/chat/{app_id}")
+        page.fill("textarea[name=message]", "weather?")
+        page.keyboard.press("Enter")
+        page.wait_for_selector("form[data-testid=interactive] input")
+        ai = page.locator(".msg.ai").last
+        reasoning = ai.locator("details.reasoning")
+        assert "call the tool." in (reasoning.text_content() or "")
+        assert reasoning.get_attribute("open") is None  # collapsed once the answer is done
+        reasoning.locator("summary").click()
+        card = ai.locator("[data-testid=tool-card]")
+        card.locator("summary").click()
+        assert "get_weather" in card.inner_text() and '"Paris"' in card.inner_text()
+        assert '"temp": 21' in card.inner_text()
+        assert ai.locator(".answer strong:has-text('21 °C')").count() == 1
+        page.screenshot(path=str(screenshots / "12-chat-tools-form.png"))
+        page.fill("form[data-testid=interactive] input", "Lyon")
+        page.click("form[data-testid=interactive] button:has-text('Submit')")
+        page.wait_for_selector(".msg.ai .answer:has-text('Booked Lyon.')")
+        sent = json.loads(bodies[-1])
+        assert json.loads(sent["messages"][-1]["content"]) == {"city": "Lyon"}
+        assert sent["appId"] == app_id and sent["detail"] is True and sent["stream"] is True
     finally:
         page.close()

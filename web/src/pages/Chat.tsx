@@ -32,15 +32,15 @@ export function applyEvent(turn: Turn, event: string, data: any): Turn {
       t.status = data?.status === "running" ? `${data.name}…` : "";
       break;
     case "toolCall": {
-      const tool = data?.tool ?? {};
+      const tool = data?.tool ?? data ?? {};
       t.tools = [...t.tools, { id: tool.id, name: tool.toolName || tool.functionName || "tool", params: tool.params ?? "", response: tool.response ?? "" }];
       break;
     }
     case "toolParams":
-      t.tools = t.tools.map((x) => (x.id === data?.tool?.id ? { ...x, params: x.params + (data.tool.params ?? "") } : x));
+      { const tool = data?.tool ?? data ?? {}; t.tools = t.tools.map((x) => (x.id === tool.id ? { ...x, params: x.params + (tool.params ?? "") } : x)); }
       break;
     case "toolResponse":
-      t.tools = t.tools.map((x) => (x.id === data?.tool?.id ? { ...x, response: x.response + (data.tool.response ?? "") } : x));
+      { const tool = data?.tool ?? data ?? {}; t.tools = t.tools.map((x) => (x.id === tool.id ? { ...x, response: x.response + (tool.response ?? "") } : x)); }
       break;
     case "flowNodeResponse":
       t.nodes = [...t.nodes, data];
@@ -248,8 +248,8 @@ function TurnView({ turn, last, streaming, onAnswer, onQuote }: { turn: Turn; la
         {turn.tools.map((tool) => (
           <details key={tool.id} className="toolcard" data-testid="tool-card">
             <summary><Icon name="tool" /> <b>{tool.name}</b><span className="muted small">{tool.response ? "done" : "running…"}</span></summary>
-            {tool.params && <pre>{pretty(tool.params)}</pre>}
-            {tool.response && <pre>{pretty(tool.response)}</pre>}
+            {tool.params && <pre><span className="muted small">Arguments</span>{"\n" + pretty(tool.params)}</pre>}
+            {tool.response && <pre><span className="muted small">Result</span>{"\n" + pretty(tool.response)}</pre>}
           </details>
         ))}
         {turn.text && <div className="answer"><Markdown text={turn.text} /></div>}
