@@ -320,3 +320,15 @@ def test_heartbeat_is_an_empty_answer_chunk_without_id(
     assert beats, "no heartbeat during a 0.8 s silence with a 0.05 s heartbeat"
     assert all(b.json()["choices"][0]["delta"]["content"] == "" for b in beats)
     assert answer_text(frames) == "slow"
+
+
+def test_update_variables_event_and_stored_chat_variables(chat_server: ChatServer) -> None:
+    app = workflow_app(chat_server, "loop_back_edge_runs_again_then_exits")
+    body = {"appId": app, "chatId": "vars-upd", "stream": True, "detail": True, "messages": [user("go")]}
+    frames = chat(chat_server, body)
+    updates = [f.json() for f in frames if f.event == "updateVariables"]
+    assert updates and updates[-1]["n"] == "done"
+    assert not {"chatId", "appId", "histories"} & set(updates[-1])  # system variables stay inside
+    with chat_server.client() as client:
+        init = client.get("/api/core/chat/init", params={"appId": app, "chatId": "vars-upd"}).json()["data"]
+    assert init["variables"]["n"] == "done"
