@@ -40,6 +40,7 @@ log = logging.getLogger("fathom.chat")
 
 PLUGIN_TYPES = ("plugin", "tool")
 TITLE_LENGTH = 20
+MAX_CHAT_ID_LENGTH = 1024
 
 
 def history_load_limit(workflow: dict[str, Any]) -> int:
@@ -137,6 +138,12 @@ class ChatService:
             graph = AppGraph(graph.app, workflow, graph.version_id)
             variables_in = {}  # plugin inputs are not global variables
         given = bool(request.chat_id)
+        if given and len(str(request.chat_id)) > MAX_CHAT_ID_LENGTH:
+            raise ChatError(
+                f"chatId: at most {MAX_CHAT_ID_LENGTH} characters",
+                http_status=400,
+                status_text="invalidParams",
+            )
         chat_id = str(request.chat_id) if given else nanoid()
         stored: list[dict[str, Any]] = []
         chat = await self.chats.get_chat(request.team_id, request.app_id, chat_id) if given else None
