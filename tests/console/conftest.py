@@ -102,3 +102,18 @@ def chat_live_server(tmp_path: Path, scripted_model: Any) -> Iterator[Any]:
         chat_model=MODEL,
     )
     yield from start_live_server(settings)
+
+
+@pytest.fixture
+def one_attempt_server(tmp_path: Path) -> Iterator[Any]:
+    """A live server whose ingestion jobs fail for good on the first error (no retry back-off)."""
+    from fathom.config import Settings
+
+    settings = Settings(
+        data_dir=tmp_path / "data",
+        port=free_port(),
+        workers=1,
+        job_max_attempts=1,
+        max_body_bytes=64 * 1024,
+    )
+    yield from start_live_server(settings)

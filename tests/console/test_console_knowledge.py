@@ -22,7 +22,24 @@ Receipts must be uploaded within thirty days. Meals are reimbursed up to 45 euro
 """
 
 
-def test_knowledge_base_tour(live_server: Any, browser: Any, tmp_path: Path, screenshots: Path) -> None:
+def drop_files(page: Any, selector: str, files: dict[str, bytes]) -> None:
+    """Drop files on an element as a user dragging them from the desktop would (a DataTransfer)."""
+    payload = {name: list(content) for name, content in files.items()}
+    transfer = page.evaluate_handle(
+        """(files) => { const dt = new DataTransfer();
+            for (const [name, bytes] of Object.entries(files))
+                dt.items.add(new File([new Uint8Array(bytes)], name));
+            return dt; }""",
+        payload,
+    )
+    page.dispatch_event(selector, "dragover", {"dataTransfer": transfer})
+    page.dispatch_event(selector, "drop", {"dataTransfer": transfer})
+
+
+def test_knowledge_base_tour(
+    one_attempt_server: Any, browser: Any, tmp_path: Path, screenshots: Path
+) -> None:
+    live_server = one_attempt_server
     page = browser.new_page(viewport={"width": 1360, "height": 860})
     try:
         page.goto(live_server.base_url + "/")
@@ -46,6 +63,20 @@ def test_knowledge_base_tour(live_server: Any, browser: Any, tmp_path: Path, scr
         page.wait_for_selector("tr[data-collection='expenses.md'][data-status=ready]", timeout=60_000)
         assert page.locator("tr[data-collection] .progress.done").count() == 2
         page.screenshot(path=str(screenshots / "02-knowledge-files.png"))
+
+        drop_files(
+            page,
+            ".dropzone",
+            {"broken.pdf": b"%PDF-1.4 this is not really a pdf", "faq.txt": b"Q: Pets? A: No."},
+        )
+        page.wait_for_selector("tr[data-collection='faq.txt'][data-status=ready]", timeout=60_000)
+        broken = page.wait_for_selector("tr[data-collection='broken.pdf'][data-status=error]", timeout=60_000)
+        assert "Error" in broken.inner_text() or "error" in broken.inner_text()
+        with page.expect_response("**/api/core/dataset/training/updateTrainingData") as retried:
+            broken.query_selector("button:has-text('Retry')").click()
+        assert retried.value.json()["code"] == 200
+        page.wait_for_selector("tr[data-collection='broken.pdf'][data-status=error]", timeout=60_000)
+        page.screenshot(path=str(screenshots / "02b-knowledge-error-retry.png"))
 
         page.click("tr[data-collection='expenses.md'] button.link")
         page.wait_for_selector(".modal .chunk")

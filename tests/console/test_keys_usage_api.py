@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import asyncio
 from collections.abc import Awaitable, Callable
+from pathlib import Path
 from typing import Any, TypeVar
 
 from fathom.platform import Platform
@@ -132,3 +133,21 @@ def _run(live_server: Any, setup: Callable[[Platform], Awaitable[T]]) -> T:
             await platform.db.close()
 
     return asyncio.run(main())
+
+
+def test_committed_console_build_matches_the_web_sources() -> None:
+    """``npm run build`` records a hash of ``web/`` sources; a source edit without a rebuild fails here."""
+    import hashlib
+    import json
+
+    web = Path(__file__).parents[2] / "web"
+    info = json.loads((STATIC_DIR / "build-info.json").read_text())
+    files = sorted(
+        [p.relative_to(web).as_posix() for p in (web / "src").rglob("*") if p.is_file()]
+        + ["index.html", "package-lock.json", "vite.config.ts"]
+    )
+    digest = hashlib.sha256()
+    for name in files:
+        digest.update(name.encode() + b"\0" + (web / name).read_bytes() + b"\0")
+    assert info["files"] == len(files)
+    assert info["sourceHash"] == digest.hexdigest(), "web/ changed: run `cd web && npm run build` and commit"

@@ -75,7 +75,7 @@ function DatasetDetail({ id, tab }: { id: string; tab: string }) {
         <div>
           <a className="small" {...linkProps("/knowledge")}>← Knowledge bases</a>
           <h1><Icon name="book" size={20} /> {dataset.name}</h1>
-          <div className="muted small">{dataset.intro} · embedding model {dataset.vectorModel?.model}</div>
+          <div className="muted small">{dataset.intro ? `${dataset.intro} · ` : ""}embedding model {dataset.vectorModel?.model}</div>
         </div>
         <button className="danger" onClick={remove}>Delete</button>
       </div>
@@ -147,10 +147,10 @@ function Collections({ datasetId }: { datasetId: string }) {
                   <td><div className={`progress ${c.status === "ready" ? "done" : c.status === "error" ? "bad" : ""}`}><div style={{ width: `${pct}%` }} /></div><div className="muted small">{pct}%</div></td>
                   <td>{c.chunksDone}/{c.chunksTotal || "?"}</td>
                   <td className="muted small">{fmtTime(c.updateTime)}</td>
-                  <td className="row small">
+                  <td><div className="row small">
                     {c.status === "error" && <button onClick={() => retry(c)}>↻ Retry</button>}
                     <button className="danger" onClick={() => remove(c)}>Delete</button>
-                  </td>
+                  </div></td>
                 </tr>
               );
             })}
