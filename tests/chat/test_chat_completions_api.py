@@ -221,3 +221,28 @@ def test_no_model_configured_names_the_settings(bare_server: ChatServer) -> None
     body = {"appId": app, "detail": True, "messages": [{"role": "user", "content": "x"}]}
     reply = post(bare_server, bare_server.admin_key, body).json()
     assert "FATHOM_OPENAI_BASE_URL" in reply["error"] and "FATHOM_MODELS_FILE" in reply["error"]
+
+
+def test_chat_test_runs_a_graph_sent_in_the_body(chat_server: ChatServer) -> None:
+    app = chat_server.create_app(simple_app_body("Editor"), publish=False)
+    graph = {
+        "nodes": [
+            {"nodeId": "s", "name": "s", "flowNodeType": "workflowStart", "inputs": [], "outputs": []},
+            {
+                "nodeId": "a",
+                "name": "a",
+                "flowNodeType": "answerNode",
+                "inputs": [{"key": "text", "value": "unsaved graph", "valueType": "string"}],
+                "outputs": [],
+            },
+        ],
+        "edges": [
+            {"source": "s", "target": "a", "sourceHandle": "s-source-right", "targetHandle": "a-target-left"}
+        ],
+        "chatConfig": {},
+    }
+    body = {"appId": app, "messages": [{"role": "user", "content": "x"}], **graph}
+    with chat_server.client() as client:
+        frames = parse_sse(client.post("/api/core/chat/chatTest", json=body).text)
+    assert answer_text(frames) == "\nunsaved graph"
+    assert [f.event for f in frames][-2:] == ["answer", "answer"]

@@ -8,7 +8,14 @@ from typing import Any
 from fastapi import APIRouter, Depends, Request
 from fastapi.responses import JSONResponse, Response
 
-from fathom.chat import APP_KEY_REQUIRED, ChatError, ChatForbidden, ChatRequest, completion_response
+from fathom.chat import (
+    APP_KEY_REQUIRED,
+    ChatError,
+    ChatForbidden,
+    ChatRequest,
+    check_workflow,
+    completion_response,
+)
 from fathom.server.auth import AuthContext, authenticate
 from fathom.server.errors import ApiError, envelope
 from fathom.server.routes.app_access import api_error, chat_of, load_app
@@ -88,8 +95,6 @@ async def run_chat(request: Request, auth: AuthContext, *, api_version: int, dra
                 )
         workflow = None
         if draft and values.get("nodes") is not None:
-            from fathom.chat import check_workflow
-
             workflow = check_workflow(values)
         chat_request = ChatRequest(
             team_id=auth.team_id,
