@@ -332,3 +332,12 @@ def test_update_variables_event_and_stored_chat_variables(chat_server: ChatServe
     with chat_server.client() as client:
         init = client.get("/api/core/chat/init", params={"appId": app, "chatId": "vars-upd"}).json()["data"]
     assert init["variables"]["n"] == "done"
+
+
+def test_resume_ignores_a_resent_transcript(chat_server: ChatServer) -> None:
+    app = workflow_app(chat_server, "user_select_pauses_then_resumes_on_chosen_branch")
+    chat(chat_server, {"appId": app, "chatId": "s-full", "messages": [user("start")]})
+    transcript = [user("start"), {"role": "assistant", "content": "\nhi"}, user("Banana")]
+    reply = chat(chat_server, {"appId": app, "chatId": "s-full", "messages": transcript})
+    assert reply["choices"][0]["message"]["content"] == "\npicked banana"
+    assert [i["obj"] for i in records(chat_server, app, "s-full")] == ["Human", "AI"]

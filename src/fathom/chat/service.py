@@ -172,6 +172,7 @@ class ChatService:
         if pending is not None:
             last_ai = next(item for item in reversed(stored) if item["obj"] == "AI")
             prepared.resume_item = last_ai
+            prepared.histories = stored  # the pause must stay the last AI turn the run sees
             prepared.resume_answer = answer_of(query)
             prepared.response_chat_item_id = last_ai["dataId"]
         elif chat is not None and request.response_chat_item_id:
