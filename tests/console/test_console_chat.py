@@ -44,13 +44,19 @@ def test_simple_app_on_a_knowledge_base_streams_an_answer_with_sources(
         page.wait_for_selector("h2:has-text('Simple app')")
         page.fill("textarea[name=systemPrompt]", "Answer from the travel policy.")
         page.check("input[name='kb-Travel']")
+        page.click("button:has-text('+ Variable')")
+        page.fill("input[placeholder=key]", "traveller")
+        page.fill("input[placeholder=label]", "Traveller name")
         page.click("button:has-text('Save & publish')")
         page.wait_for_selector("[data-testid=save-note]:has-text('Published')")
         page.screenshot(path=str(screenshots / "04-simple-app.png"))
 
         page.click("button:has-text('Chat')")
+        page.fill("input[name=var-traveller]", "Ada")
         page.fill("textarea[name=message]", "Can I fly business to Tokyo?")
-        page.keyboard.press("Enter")
+        with page.expect_request("**/api/v2/chat/completions") as request:
+            page.keyboard.press("Enter")
+        assert json.loads(request.value.post_data or "{}")["variables"] == {"traveller": "Ada"}
         answer = page.wait_for_selector(".msg.ai[data-done='1']", timeout=30_000)
         assert "Business class" in answer.inner_text()
         assert page.locator(".msg.ai .md table td:has-text('economy')").count() == 1
@@ -66,6 +72,15 @@ def test_simple_app_on_a_knowledge_base_streams_an_answer_with_sources(
         assert any("Business class is allowed" in str(m.get("content")) for m in sent)
         page.wait_for_selector(".hist-item")
         assert page.locator(".hist-item").count() == 1
+        page.click("button:has-text('New chat')")
+        page.wait_for_selector(".msg.user", state="detached")
+        page.click(".hist-item")
+        page.wait_for_selector(".msg.ai .answer:has-text('Business class')")
+        assert page.locator(".msg.ai .md table").count() == 1
+        assert page.locator(".msg.user").inner_text().strip() == "Can I fly business to Tokyo?"
+        page.click("nav >> text=Apps")
+        page.wait_for_selector(".tile:has-text('Travel desk')")
+        page.screenshot(path=str(screenshots / "13-apps-list.png"))
     finally:
         page.close()
 

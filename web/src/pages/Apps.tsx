@@ -47,9 +47,9 @@ function AppList() {
               <div className="muted small">{a.intro || "No description"}</div>
               <div className="row small" onClick={(e) => e.stopPropagation()}>
                 <a {...linkProps(`/chat/${a._id}`)}>Chat</a>
-                <a {...linkProps(`/apps/${a._id}/workflow`)}>Workflow</a>
+                {a.type !== "simple" && <a {...linkProps(`/apps/${a._id}/workflow`)}>Workflow</a>}
                 <span className="grow" />
-                <span className="muted">{fmtTime(a.updateTime)}</span>
+                <span className="muted">{a.updateTime ? new Date(a.updateTime).toLocaleDateString() : ""}</span>
               </div>
             </div>
           ))}
@@ -77,7 +77,7 @@ function AppDetailPage({ appId }: { appId: string }) {
         <div><a className="small" {...linkProps("/apps")}>← Apps</a><h1><Icon name="apps" size={20} /> {app.name}</h1><div className="muted small">{app.type} · {appId}</div></div>
         <div className="row">
           <a {...linkProps(`/chat/${appId}`)}><button><Icon name="chat" /> Chat</button></a>
-          <a {...linkProps(`/apps/${appId}/workflow`)}><button><Icon name="flow" /> Workflow editor</button></a>
+          {app.type !== "simple" && <a {...linkProps(`/apps/${appId}/workflow`)}><button><Icon name="flow" /> Workflow editor</button></a>}
           <button className="danger" onClick={remove}>Delete</button>
         </div>
       </div>

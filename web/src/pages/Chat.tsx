@@ -156,6 +156,12 @@ function ChatWithApp({ apps, appId, chatId }: { apps: AppSummary[]; appId: strin
       loadHistories();
     }
   };
+  const newChat = () => {
+    abort.current?.abort();
+    currentChat.current = newChatId();
+    setTurns([]);
+    navigate(`/chat/${appId}`);
+  };
   const stop = () => {
     api("POST", "/api/v2/chat/stop", { appId, chatId: currentChat.current }).catch(() => undefined);
     abort.current?.abort();
@@ -170,7 +176,7 @@ function ChatWithApp({ apps, appId, chatId }: { apps: AppSummary[]; appId: strin
         <select aria-label="App" value={appId} onChange={(e) => navigate(`/chat/${e.target.value}`)}>
           {apps.map((a) => <option key={a._id} value={a._id}>{a.name}</option>)}
         </select>
-        <button className="primary" onClick={() => navigate(`/chat/${appId}`)}>+ New chat</button>
+        <button className="primary" onClick={newChat}>+ New chat</button>
         <div className="muted small" style={{ marginTop: 6 }}>History</div>
         <div className="hist">
           {histories.length === 0 && <div className="muted small">No conversations yet.</div>}
