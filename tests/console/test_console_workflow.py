@@ -63,6 +63,14 @@ def test_build_connect_run_import_and_publish_a_workflow(
         page.screenshot(path=str(screenshots / "09-workflow-run.png"))
         page.click("[data-testid=run-panel] button:has-text('Close')")
 
+        page.click("button:has-text('Variables')")
+        page.click("[data-testid=settings-panel] button:has-text('+ Variable')")
+        page.fill("[data-testid=settings-panel] input[placeholder=key]", "city")
+        page.click("[data-testid=settings-panel] button:has-text('Close')")
+        reply.click()
+        options = page.locator("[data-testid=inspector] select.small option").all_inner_texts()
+        assert "Variable › city" in options
+
         page.click("button:has-text('Import')")
         page.fill(".wf-inspector textarea", json.dumps(USER_SELECT_APP))
         page.click(".wf-inspector button.primary:has-text('Import')")

@@ -282,7 +282,7 @@ function pretty(s: string): string {
   try { return JSON.stringify(JSON.parse(s), null, 2); } catch { return s; }
 }
 
-function InteractiveView({ value, shownText, enabled, onAnswer }: { value: Interactive; shownText: string; enabled: boolean; onAnswer: (s: string) => void }) {
+export function InteractiveView({ value, shownText, enabled, onAnswer }: { value: Interactive; shownText: string; enabled: boolean; onAnswer: (s: string) => void }) {
   const params = { ...(value.params ?? {}) };
   // The description also arrives as streamed text (fastAnswer); do not show it twice.
   if (params.description && shownText.trim().endsWith(String(params.description).trim())) params.description = "";

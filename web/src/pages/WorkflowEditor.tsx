@@ -12,7 +12,7 @@ import { linkProps } from "../router";
 import { FlowEdge, FlowInput, FlowNode, makeNode, sourceHandles, TEMPLATES, templateOf } from "../workflow/catalogue";
 import { Versions } from "./Apps";
 import { Icon } from "../icons";
-import { applyEvent, Turn } from "./Chat";
+import { applyEvent, InteractiveView, Turn } from "./Chat";
 import type { Dataset } from "./Knowledge";
 
 type Data = { flow: FlowNode; status?: "running" | "done" | "failed" | "skipped" };
@@ -65,7 +65,7 @@ function Editor({ appId }: { appId: string }) {
   const [selected, setSelected] = useState<string | null>(null);
   const [note, setNote] = useState("");
   const [error, setError] = useState("");
-  const [panel, setPanel] = useState<"" | "versions" | "run" | "import">("");
+  const [panel, setPanel] = useState<"" | "versions" | "run" | "import" | "settings">("");
   const [versionsTick, setVersionsTick] = useState(0);
   const flow = useReactFlow();
 
@@ -138,6 +138,7 @@ function Editor({ appId }: { appId: string }) {
         {note && <span className="muted small" data-testid="editor-note">{note}</span>}
         <button onClick={() => setPanel(panel === "import" ? "" : "import")}>Import</button>
         <button onClick={exportJson}>Export</button>
+        <button onClick={() => setPanel(panel === "settings" ? "" : "settings")}>Variables</button>
         <button onClick={() => setPanel(panel === "versions" ? "" : "versions")}>Versions</button>
         <button onClick={() => save(false)}>Save draft</button>
         <button onClick={() => save(true)}>Publish</button>
@@ -171,6 +172,8 @@ function Editor({ appId }: { appId: string }) {
         </div>
         {panel === "versions" ? (
           <div className="wf-inspector"><Versions appId={appId} onLoad={loadVersion} refresh={versionsTick} /></div>
+        ) : panel === "settings" ? (
+          <SettingsPanel chatConfig={chatConfig} onChange={setChatConfig} onClose={() => setPanel("")} />
         ) : panel === "import" ? (
           <ImportPanel onImport={(d) => { load(d); setPanel(""); setNote("Imported; save to keep it."); }} onClose={() => setPanel("")} />
         ) : panel === "run" ? (
@@ -393,15 +396,43 @@ function RunPanel({ appId, current, setStatuses, nodes, onClose }: { appId: stri
       {turn && (
         <div className="col">
           {turn.text && <div className="chunk"><Markdown text={turn.text} /></div>}
-          {turn.interactive?.type === "userSelect" && (
-            <div className="interactive" data-testid="interactive">
-              {turn.interactive.params?.description && <Markdown text={turn.interactive.params.description} />}
-              <div className="row wrap">{(turn.interactive.params?.userSelectOptions ?? []).map((o: any) => <button key={o.key} disabled={busy} onClick={() => run(o.value, false)}>{o.value}</button>)}</div>
-            </div>
-          )}
+          {turn.interactive && <InteractiveView value={turn.interactive} shownText={turn.text} enabled={!busy} onAnswer={(answer) => run(answer, false)} />}
           {turn.error && <div className="error">{turn.error}</div>}
         </div>
       )}
+    </div>
+  );
+}
+
+type Variable = { key: string; label: string; type: string; required: boolean; valueType?: string; list?: { label: string; value: string }[] };
+
+/** The app's welcome text and global variables (chatConfig), asked in the chat's variables form. */
+function SettingsPanel({ chatConfig, onChange, onClose }: { chatConfig: Record<string, any>; onChange: (c: Record<string, any>) => void; onClose: () => void }) {
+  const vars: Variable[] = chatConfig.variables ?? [];
+  const setVars = (next: Variable[]) => onChange({ ...chatConfig, variables: next });
+  const edit = (i: number, patch: Partial<Variable>) => setVars(vars.map((v, j) => (j === i ? { ...v, ...patch } : v)));
+  return (
+    <div className="wf-inspector" data-testid="settings-panel">
+      <div className="row"><b>Welcome & variables</b><div className="grow" /><button className="small" onClick={onClose}>Close</button></div>
+      <label>Welcome text<textarea rows={2} value={chatConfig.welcomeText ?? ""} onChange={(e) => onChange({ ...chatConfig, welcomeText: e.target.value })} /></label>
+      <div className="muted small">Variables are asked in the chat before the first message; nodes read them as <code>{"{{key}}"}</code> or as the upstream output “Variable › …”.</div>
+      {vars.map((v, i) => (
+        <div key={i} className="chunk col" style={{ gap: 6 }}>
+          <div className="row"><input placeholder="key" value={v.key} onChange={(e) => edit(i, { key: e.target.value })} /><button className="small" onClick={() => setVars(vars.filter((_, j) => j !== i))}>✕</button></div>
+          <input placeholder="label" value={v.label} onChange={(e) => edit(i, { label: e.target.value })} />
+          <div className="row">
+            <select value={v.type} onChange={(e) => edit(i, { type: e.target.value, valueType: e.target.value === "numberInput" ? "number" : "string" })}>
+              <option value="input">Text</option><option value="textarea">Long text</option><option value="numberInput">Number</option><option value="select">Choice</option>
+            </select>
+            <label className="inline"><input type="checkbox" checked={v.required} onChange={(e) => edit(i, { required: e.target.checked })} />required</label>
+          </div>
+          {v.type === "select" && (
+            <input placeholder="choices, comma-separated" value={(v.list ?? []).map((o) => o.value).join(", ")}
+              onChange={(e) => edit(i, { list: e.target.value.split(",").map((x) => x.trim()).filter(Boolean).map((x) => ({ label: x, value: x })) })} />
+          )}
+        </div>
+      ))}
+      <div><button className="small" onClick={() => setVars([...vars, { key: `var${vars.length + 1}`, label: "", type: "input", required: false, valueType: "string" }])}>+ Variable</button></div>
     </div>
   );
 }
