@@ -2,7 +2,6 @@
 
 from __future__ import annotations
 
-import asyncio
 import json
 import math
 import re
@@ -12,15 +11,13 @@ from typing import Any
 
 from fathom.agent.compress.constants import (
     APPROX_CHARS_PER_TOKEN,
-    CHUNK_SIZE_RATIO,
     FINAL_HEAD_RATIO,
     TOOL_RESPONSE_DIRECT_RETURN_CONTEXT_RATIO,
     TOOL_RESPONSE_LIGHT_PROCESS_CONTEXT_RATIO,
     TRUNCATED_MARKER,
     get_compression_token_limit,
 )
-from fathom.agent.compress.llm_text import call_for_text
-from fathom.agent.usage import TOOL_RESPONSE_COMPRESS_MODULE, AgentLoopUsage
+from fathom.agent.usage import AgentLoopUsage
 from fathom.llm import count_tokens
 from fathom.llm.protocols import ChatModel
 
@@ -157,43 +154,6 @@ class ToolCompressOutcome:
     seconds: float = 0.0
 
 
-async def _llm_compress(
-    text: str, limit: int, model: ChatModel, max_context: int, user_key: bool
-) -> tuple[str, AgentLoopUsage | None, list[str]]:
-    chunk_tokens = min(math.floor(CHUNK_SIZE_RATIO * max_context), max(1, (max_context - limit) // 2))
-    chunk_chars = max(1, chunk_tokens * APPROX_CHARS_PER_TOKEN)
-    chunks = [text[i : i + chunk_chars] for i in range(0, len(text), chunk_chars)]
-    per_chunk = max(1, math.floor(0.65 * limit / len(chunks)))
-
-    async def one(chunk: str) -> tuple[str, Any]:
-        messages = [
-            {"role": "system", "content": TOOL_COMPRESS_SYSTEM_PROMPT},
-            {"role": "user", "content": f"Budget: about {per_chunk} tokens.\n\n{chunk}"},
-        ]
-        call = await call_for_text(
-            model,
-            messages,
-            module_name=TOOL_RESPONSE_COMPRESS_MODULE,
-            max_tokens=per_chunk,
-            user_key=user_key,
-        )
-        return (call.text.strip() or chunk), call
-
-    results = await asyncio.gather(*(one(chunk) for chunk in chunks))
-    joined = "\n\n".join(text for text, _ in results)
-    calls = [call for _, call in results]
-    usage = AgentLoopUsage(
-        module_name=TOOL_RESPONSE_COMPRESS_MODULE,
-        total_points=sum(c.usage.total_points for c in calls),
-        model_id=model.config.id,
-        input_tokens=sum(c.usage.input_tokens or 0 for c in calls),
-        output_tokens=sum(c.usage.output_tokens or 0 for c in calls),
-    )
-    if count_tokens(joined) > limit:
-        joined = head_tail_truncate(joined, limit)
-    return joined, usage, [c.request_id for c in calls]
-
-
 async def compress_tool_response(
     response: str, model: ChatModel, *, max_context: int, user_key: bool = False
 ) -> ToolCompressOutcome:
@@ -207,10 +167,8 @@ async def compress_tool_response(
     light_limit = get_compression_token_limit(max_context, TOOL_RESPONSE_LIGHT_PROCESS_CONTEXT_RATIO)
     if count_tokens(light) <= light_limit:
         return ToolCompressOutcome(light, True, seconds=time.monotonic() - started)
-    try:
-        text, usage, ids = await _llm_compress(light, direct, model, max_context, user_key)
-    except Exception:
-        return ToolCompressOutcome(
-            head_tail_truncate(light, direct), True, seconds=time.monotonic() - started
-        )
-    return ToolCompressOutcome(text, True, usage, ids, time.monotonic() - started)
+    from fathom.agent.compress.large_content import compress_large_content, sum_usages
+
+    fitted = await compress_large_content(light, direct, model, max_context=max_context, user_key=user_key)
+    usage = sum_usages(fitted.usages, model.config.id)
+    return ToolCompressOutcome(fitted.text, True, usage, fitted.request_ids, time.monotonic() - started)
