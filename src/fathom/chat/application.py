@@ -45,7 +45,7 @@ class ChatApplication:
         registry: RunRegistry | None = None,
         redis_url: str | None = None,
     ) -> ChatApplication:
-        app_service = AppService(apps)
+        app_service = AppService(apps, secrets=secrets)
         factory = RunServicesFactory(
             apps=apps,
             models=ModelPool(models),

@@ -81,11 +81,36 @@ def make_draft(kind: str, values: dict[str, Any]) -> dict[str, Any]:
     return {}
 
 
+HEADER_SECRET_KEY = "system_header_secret"
+
+
+def seal_header_secrets(draft: dict[str, Any], secrets: Any) -> dict[str, Any]:
+    """The draft with every plain header secret (``{secret, value}`` with a value) encrypted and blanked,
+    as FastGPT's ``storeSecretValue`` does before saving: plaintext secrets never reach the database."""
+    if secrets is None or not isinstance(draft.get("nodes"), list):
+        return draft
+    nodes = []
+    for node in draft["nodes"]:
+        if isinstance(node, dict) and isinstance(node.get("inputs"), list):
+            inputs = [
+                {**item, "value": secrets.store_secret_value(item["value"])}
+                if isinstance(item, dict)
+                and item.get("key") == HEADER_SECRET_KEY
+                and isinstance(item.get("value"), dict)
+                else item
+                for item in node["inputs"]
+            ]
+            node = {**node, "inputs": inputs}
+        nodes.append(node)
+    return {**draft, "nodes": nodes}
+
+
 class AppService:
     """App use cases over an :class:`AppRepository`; callers check permissions first."""
 
-    def __init__(self, apps: AppRepository) -> None:
+    def __init__(self, apps: AppRepository, *, secrets: Any = None) -> None:
         self.apps = apps
+        self.secrets = secrets
 
     async def create(
         self, team_id: str, name: str, kind: str, values: dict[str, Any], *, intro: str = ""
@@ -94,7 +119,7 @@ class AppService:
             raise _invalid(f"type: {kind!r} is not one of {', '.join((*RUNNABLE_TYPES, 'folder'))}")
         if not name.strip():
             raise _invalid("name: must not be empty")
-        draft = make_draft(kind, values)
+        draft = seal_header_secrets(make_draft(kind, values), self.secrets)
         app = await self.apps.create_app(team_id, name, type=kind, intro=intro, draft=draft)
         if values.get("avatar"):
             app = await self.apps.update_app(team_id, app.id, avatar=str(values["avatar"]))
@@ -118,6 +143,8 @@ class AppService:
             changes["draft"] = {**draft_workflow(app), "chatConfig": dict(values["chatConfig"])}
         if not changes:
             return app
+        if "draft" in changes:
+            changes["draft"] = seal_header_secrets(changes["draft"], self.secrets)
         return await self.apps.update_app(team_id, app_id, **changes)
 
     async def publish(
