@@ -106,7 +106,8 @@ def chat_live_server(tmp_path: Path, scripted_model: Any) -> Iterator[Any]:
 
 @pytest.fixture
 def one_attempt_server(tmp_path: Path) -> Iterator[Any]:
-    """A live server whose ingestion jobs fail for good on the first error (no retry back-off)."""
+    """A live server whose ingestion jobs fail for good on the first error (no retry back-off) and
+    that may fetch web pages from loopback (for the web-page import)."""
     from fathom.config import Settings
 
     settings = Settings(
@@ -115,5 +116,38 @@ def one_attempt_server(tmp_path: Path) -> Iterator[Any]:
         workers=1,
         job_max_attempts=1,
         max_body_bytes=64 * 1024,
+        egress_allow_cidrs=["127.0.0.1/32"],
     )
     yield from start_live_server(settings)
+
+
+@pytest.fixture
+def web_page() -> Iterator[str]:
+    """A loopback HTTP server serving one HTML page; yields its URL."""
+    import http.server
+    import threading
+
+    body = (
+        b"<html><head><title>Visa rules</title></head><body><h1>Visa rules</h1>"
+        b"<p>Trips to Japan of up to ninety days need no visa for EU citizens.</p></body></html>"
+    )
+
+    class Handler(http.server.BaseHTTPRequestHandler):
+        def do_GET(self) -> None:
+            self.send_response(200)
+            self.send_header("Content-Type", "text/html; charset=utf-8")
+            self.send_header("Content-Length", str(len(body)))
+            self.end_headers()
+            self.wfile.write(body)
+
+        def log_message(self, *args: Any) -> None:
+            pass
+
+    server = http.server.ThreadingHTTPServer(("127.0.0.1", 0), Handler)
+    thread = threading.Thread(target=server.serve_forever, daemon=True)
+    thread.start()
+    try:
+        yield f"http://127.0.0.1:{server.server_address[1]}/visa.html"
+    finally:
+        server.shutdown()
+        server.server_close()

@@ -37,7 +37,7 @@ def drop_files(page: Any, selector: str, files: dict[str, bytes]) -> None:
 
 
 def test_knowledge_base_tour(
-    one_attempt_server: Any, browser: Any, tmp_path: Path, screenshots: Path
+    one_attempt_server: Any, web_page: str, browser: Any, tmp_path: Path, screenshots: Path
 ) -> None:
     live_server = one_attempt_server
     page = browser.new_page(viewport={"width": 1360, "height": 860})
@@ -77,6 +77,11 @@ def test_knowledge_base_tour(
         assert retried.value.json()["code"] == 200
         page.wait_for_selector("tr[data-collection='broken.pdf'][data-status=error]", timeout=60_000)
         page.screenshot(path=str(screenshots / "02b-knowledge-error-retry.png"))
+
+        page.click("button:has-text('Web page')")
+        page.fill("input[name=link]", web_page)
+        page.click("button:has-text('Import page')")
+        page.wait_for_selector("tr[data-status=ready] >> text=/visa/i", timeout=60_000)
 
         page.click("tr[data-collection='expenses.md'] button.link")
         page.wait_for_selector(".modal .chunk")
