@@ -568,3 +568,26 @@ async def test_model_request_error_ends_the_run_with_an_error_result(
     assert result.error is not None and "bad request body" in result.error
     assert tool_messages(result.complete_messages) == {"call_1_0": "2"}  # the work done so far is kept
     assert recorder.pushed_modules() == [[AGENT_CALL_MODULE]]  # the failed request is not billed
+
+
+async def test_ask_resume_without_provider_state_answers_the_waiting_call(
+    provider: str, server: ScriptedOpenAIServer, recorder: Recorder
+) -> None:
+    server.set_script([tool_call_turn([("ask_user", VALID_ASK)]), text_turn("red it is")])
+    system = SystemToolsConfig(ask=True)
+    paused = await run_agent_loop(
+        provider, user("paint"), make_runtime(server, recorder, system_tools=system)
+    )
+    assert paused.status == "paused"
+    resumed_recorder = Recorder()
+    resumed = await run_agent_loop(
+        provider,
+        AgentLoopInput(messages=paused.complete_messages, user_answer='["red"]'),
+        make_runtime(server, resumed_recorder, system_tools=system),
+    )
+    assert resumed.status == "done" and resumed_recorder.types[0] == "ask_resume"
+    assert server.chat_requests[1]["messages"][-1] == {
+        "role": "tool",
+        "tool_call_id": "call_1_0",
+        "content": "Q1: Which colour?\nA1: red",
+    }

@@ -13,7 +13,12 @@ import time
 from typing import Any
 
 from fathom.agent.events import AskEvent, LLMRequestEnd, LLMRequestStart
-from fathom.agent.fast_agent.loop import pending_ask_context, resume_ask, resume_child
+from fathom.agent.fast_agent.loop import (
+    pending_ask_context,
+    resume_ask,
+    resume_ask_in_transcript,
+    resume_child,
+)
 from fathom.agent.fast_agent.model_turn import _StreamHandler
 from fathom.agent.fast_agent.state import RunState
 from fathom.agent.fast_agent.tool_runner import run_ask, run_generic, run_plan
@@ -208,6 +213,8 @@ async def run_pydantic_ai(input: AgentLoopInput, runtime: AgentLoopRuntime) -> A
     pending = pending_ask_context(input)
     if input.user_answer is not None and pending is not None:
         await resume_ask(state, pending, input.user_answer)
+    elif input.user_answer is not None:
+        await resume_ask_in_transcript(state, input.user_answer)
     elif input.children_interactive_params:
         await resume_child(state, input.children_interactive_params)
     base = list(state.messages)

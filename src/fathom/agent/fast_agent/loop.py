@@ -12,7 +12,7 @@ from fathom.agent.fast_agent.state import RunState, maybe_await
 from fathom.agent.fast_agent.stop_gate import stop_gate_feedback
 from fathom.agent.fast_agent.tool_runner import finish_generic, run_tool_calls
 from fathom.agent.messages import find_tool_call, initial_messages, plain_messages, tool_message
-from fathom.agent.system_tools.ask import build_ask_answer_text
+from fathom.agent.system_tools.ask import ASK_USER, ASK_WAITING_RESPONSE, build_ask_answer_text
 from fathom.agent.system_tools.catalog import build_run_catalog
 from fathom.agent.system_tools.plan import normalize_plan
 from fathom.agent.types import (
@@ -45,6 +45,22 @@ async def resume_ask(state: RunState, pending: dict[str, Any], answer: str) -> N
         state.active_plan = normalize_plan(pending["activePlan"])
     text = build_ask_answer_text(find_tool_call(state.messages, call_id), answer)
     state.append(tool_message(call_id, text))
+
+
+async def resume_ask_in_transcript(state: RunState, answer: str) -> bool:
+    """Resume without ``pendingMainContext``: answer the newest ``ask_user`` call whose reply is still
+    ``Waiting for user answer.`` in the transcript (False when there is none)."""
+    for message in reversed(state.messages):
+        if message.get("role") != "tool" or message.get("content") != ASK_WAITING_RESPONSE:
+            continue
+        call = find_tool_call(state.messages, str(message.get("tool_call_id") or ""))
+        if call is None or call["function"]["name"] != ASK_USER:
+            continue
+        await state.emit(AskResume(answer))
+        message["content"] = build_ask_answer_text(call, answer)
+        state.assistant_messages.append(message)
+        return True
+    return False
 
 
 async def resume_child(state: RunState, params: dict[str, Any]) -> None:
@@ -202,6 +218,8 @@ async def run_fast_agent(input: AgentLoopInput, runtime: AgentLoopRuntime) -> Ag
     pending = pending_ask_context(input)
     if input.user_answer is not None and pending is not None:
         await resume_ask(state, pending, input.user_answer)
+    elif input.user_answer is not None:
+        await resume_ask_in_transcript(state, input.user_answer)
     elif input.children_interactive_params:
         await resume_child(state, input.children_interactive_params)
     if not state.halted:
