@@ -25,6 +25,10 @@ from fathom.agent.types import AskPause, ToolChildPause, coerce_tool_result, ski
 from fathom.agent.usage import normalize_usages
 from fathom.tools import ToolResult, error_text, run_tool
 
+PROVIDER_STATE_VERSION = 1
+"""Version of the persisted ``providerState`` shape (bump on an incompatible change; readers accept
+older shapes for one version window)."""
+
 
 @dataclass
 class CallOutcome:
@@ -149,6 +153,7 @@ async def run_ask(state: RunState, call: dict[str, Any], before: list[dict[str, 
     ]
     state.provider_state = {
         **(state.input.provider_state or {}),
+        "version": PROVIDER_STATE_VERSION,
         "pendingMainContext": {
             "messages": [*state.messages[:-1], paused_assistant, *before],
             "askToolCallId": call["id"],
