@@ -256,3 +256,31 @@ def test_reasoning_tool_cards_and_forms_render_from_fastgpt_sse_events(
         assert sent["appId"] == app_id and sent["detail"] is True and sent["stream"] is True
     finally:
         page.close()
+
+
+def test_stop_button_ends_a_streaming_answer(
+    chat_live_server: Any, browser: Any, scripted_model: Any
+) -> None:
+    server = chat_live_server
+    with server.client(server.admin_key) as client:
+        app_id = data(client.post("/api/core/app/create", json={"name": "Talker", "simpleConfig": {}}))
+        data(client.post("/api/core/app/version/publish", json={"appId": app_id}))
+    full = " ".join(f"word{i}" for i in range(300))
+    scripted_model.set_script(lambda request: text_turn(full, delay=0.03, text_chunk_chars=6))
+    page = browser.new_page(viewport={"width": 1200, "height": 800})
+    try:
+        sign_in(page, server.base_url, server.admin_key)
+        page.goto(f"{server.base_url}/chat/{app_id}")
+        page.fill("textarea[name=message]", "talk")
+        page.keyboard.press("Enter")
+        page.wait_for_selector(".msg.ai .answer:has-text('word3')")
+        with page.expect_request("**/api/v2/chat/stop") as stop:
+            page.click("button:has-text('Stop')")
+        assert json.loads(stop.value.post_data or "{}")["appId"] == app_id
+        page.wait_for_selector("button:has-text('Send')")
+        page.wait_for_selector(".msg.ai[data-done='1']")
+        shown = page.locator(".msg.ai .answer").inner_text()
+        assert "word299" not in shown
+        assert scripted_model.requests_to("/chat/completions")[-1].wait_disconnected(10)
+    finally:
+        page.close()
