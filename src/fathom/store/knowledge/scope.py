@@ -45,25 +45,23 @@ class VectorRecordLike(Protocol):
     def model_id(self) -> str: ...
 
 
+def _placeholders(prefix: str, values: Collection[str], params: dict[str, Any]) -> str:
+    """``:p0, :p1, …`` bound to ``values`` (``NULL`` for none, which matches nothing)."""
+    names = []
+    for i, value in enumerate(sorted(values)):
+        params[f"{prefix}{i}"] = value
+        names.append(f":{prefix}{i}")
+    return ", ".join(names) or "NULL"
+
+
 def scope_clauses(scope: ScopeLike, table: str) -> tuple[str, dict[str, Any]]:
     """A SQL condition (named parameters) restricting ``table`` rows to the scope."""
     params: dict[str, Any] = {}
-    parts = []
-    names = []
-    for i, dataset_id in enumerate(sorted(scope.dataset_ids)):
-        params[f"ds{i}"] = dataset_id
-        names.append(f":ds{i}")
-    parts.append(f"{table}.dataset_id IN ({', '.join(names) or 'NULL'})")
+    parts = [f"{table}.dataset_id IN ({_placeholders('ds', scope.dataset_ids, params)})"]
     if scope.collection_ids is not None:
-        names = []
-        for i, collection_id in enumerate(sorted(scope.collection_ids)):
-            params[f"c{i}"] = collection_id
-            names.append(f":c{i}")
-        parts.append(f"{table}.collection_id IN ({', '.join(names) or 'NULL'})")
+        parts.append(f"{table}.collection_id IN ({_placeholders('c', scope.collection_ids, params)})")
     if scope.exclude_collection_ids:
-        names = []
-        for i, collection_id in enumerate(sorted(scope.exclude_collection_ids)):
-            params[f"x{i}"] = collection_id
-            names.append(f":x{i}")
-        parts.append(f"{table}.collection_id NOT IN ({', '.join(names)})")
+        parts.append(
+            f"{table}.collection_id NOT IN ({_placeholders('x', scope.exclude_collection_ids, params)})"
+        )
     return " AND ".join(parts), params
