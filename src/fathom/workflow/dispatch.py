@@ -130,6 +130,7 @@ class WorkflowServices:
     dataset_search: Any = None
     child_app_runner: Any = None
     secrets: SecretResolver | None = None
+    file_reader: Any = None
     extra: dict[str, Any] = field(default_factory=dict)
 
 
