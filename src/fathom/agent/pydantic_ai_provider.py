@@ -35,9 +35,6 @@ PYDANTIC_AI_PROVIDER = "pydanticAI"
 
 PYDANTIC_AI_GAPS: dict[str, str] = {
     "tool_choice_flip": "pydantic-ai sends the same tool_choice on every request of a run",
-    "withhold_tools_last_iteration": (
-        "pydantic-ai stops with UsageLimitExceeded at the request limit instead of withholding tools"
-    ),
     "context_checkpoint": "pydantic-ai has no hook for Fathom's history checkpoint compression",
     "unknown_tool_reply": "pydantic-ai answers an unknown tool name with its own retry prompt",
     "invalid_json_reply": (
@@ -73,6 +70,11 @@ def _tools(state: RunState, step: dict[str, list[dict[str, Any]]]) -> list[Any]:
 
     from fathom.agent.pydantic_ai_bridge import from_pydantic_ai_messages as to_openai
 
+    limit = max(1, state.runtime.max_run_agent_times)
+
+    async def withhold_on_last_request(ctx: RunContext[Any], tool_def: Any) -> Any:
+        return None if ctx.run_step >= limit else tool_def
+
     tools = []
     for schema in state.catalog.schemas:
         function = schema["function"]
@@ -97,16 +99,16 @@ def _tools(state: RunState, step: dict[str, list[dict[str, Any]]]) -> list[Any]:
                 raise _Pause()
             return str(outcome.messages[0]["content"])
 
-        tools.append(
-            Tool.from_schema(
-                call_tool,
-                name=name,
-                description=function.get("description") or "",
-                json_schema=function.get("parameters") or {"type": "object", "properties": {}},
-                takes_ctx=True,
-                sequential=kind != "runtime",
-            )
+        tool = Tool.from_schema(
+            call_tool,
+            name=name,
+            description=function.get("description") or "",
+            json_schema=function.get("parameters") or {"type": "object", "properties": {}},
+            takes_ctx=True,
+            sequential=kind != "runtime",
         )
+        tool.prepare = withhold_on_last_request
+        tools.append(tool)
     return tools
 
 
@@ -220,6 +222,8 @@ async def run_pydantic_ai(input: AgentLoopInput, runtime: AgentLoopRuntime) -> A
     base = list(state.messages)
     resumed = list(state.assistant_messages)
     step: dict[str, list[dict[str, Any]]] = {}
+    limit = max(1, runtime.max_run_agent_times)
+    withheld = False
     new_messages: list[Any] = []
     current: Any = None
     if not state.halted:
@@ -232,12 +236,15 @@ async def run_pydantic_ai(input: AgentLoopInput, runtime: AgentLoopRuntime) -> A
             async with agent.iter(
                 message_history=history,
                 model_settings=settings or None,  # type: ignore[arg-type]
-                usage_limits=UsageLimits(request_limit=max(1, runtime.max_run_agent_times)),
+                usage_limits=UsageLimits(request_limit=limit + 1),
             ) as run:
                 current = run
                 async for node in run:
                     if Agent.is_model_request_node(node):
                         await _model_node(state, node, run, step)
+                        if state.request_index >= limit:  # the last allowed request: run nothing more
+                            withheld = True
+                            break
                     if runtime.is_stopping():
                         break
         except _Pause:
@@ -248,12 +255,15 @@ async def run_pydantic_ai(input: AgentLoopInput, runtime: AgentLoopRuntime) -> A
             raise
         except Exception as exc:
             state.error = error_text(exc)
-    if state.ask_pause is not None or state.child_pause is not None:
+    if withheld or state.ask_pause is not None or state.child_pause is not None:
         assistant = state.messages[-1]
         assistant["tool_calls"] = [c for c in assistant.get("tool_calls") or [] if c["id"] in step]
         for call in assistant["tool_calls"]:
             for message in step[call["id"]]:
                 state.append(message)
+        if not assistant["tool_calls"]:
+            del assistant["tool_calls"]
+            assistant["content"] = assistant.get("content") or ""
         complete, produced = state.messages, state.assistant_messages
     else:
         if current is not None:
