@@ -14,6 +14,7 @@ from typing import Any
 
 from fathom.agent.events import AskEvent, LLMRequestEnd, LLMRequestStart
 from fathom.agent.fast_agent.loop import (
+    TOOL_CHOICE_NONE_AFTER,
     pending_ask_context,
     resume_ask,
     resume_ask_in_transcript,
@@ -34,7 +35,6 @@ from fathom.tools import error_text
 PYDANTIC_AI_PROVIDER = "pydanticAI"
 
 PYDANTIC_AI_GAPS: dict[str, str] = {
-    "tool_choice_flip": "pydantic-ai sends the same tool_choice on every request of a run",
     "context_checkpoint": "pydantic-ai has no hook for Fathom's history checkpoint compression",
     "unknown_tool_reply": "pydantic-ai answers an unknown tool name with its own retry prompt",
     "invalid_json_reply": (
@@ -174,6 +174,7 @@ async def _model_node(state: RunState, node: Any, run: Any, step: dict[str, list
     await state.push([record])
     converted = from_pydantic_ai_messages([response])[0]
     state.append(dict(converted))
+    state.consecutive_tool_rounds = state.consecutive_tool_rounds + 1 if converted.get("tool_calls") else 0
     state.finish_reason = str(response.finish_reason or "stop")
     await state.emit(
         LLMRequestEnd(
@@ -232,10 +233,15 @@ async def run_pydantic_ai(input: AgentLoopInput, runtime: AgentLoopRuntime) -> A
         model = OpenAIChatModel(runtime.model.config.request_model, provider=client_model)
         agent = Agent(model, instructions=system, tools=_tools(state, step), retries=3)
         settings = {k: v for k, v in runtime.llm_params.items() if k in ("temperature", "top_p")}
+
+        def step_settings(ctx: Any) -> Any:  # evaluated per request: the tool_choice flip of spec §3.6.4
+            flip = state.consecutive_tool_rounds > TOOL_CHOICE_NONE_AFTER
+            return {**settings, "tool_choice": "none" if flip else "auto"}
+
         try:
             async with agent.iter(
                 message_history=history,
-                model_settings=settings or None,  # type: ignore[arg-type]
+                model_settings=step_settings,
                 usage_limits=UsageLimits(request_limit=limit + 1),
             ) as run:
                 current = run
