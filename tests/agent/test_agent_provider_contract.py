@@ -471,7 +471,6 @@ async def test_system_tools_use_runtime_executors_and_collisions_are_removed(
 async def test_abort_stops_scheduling_and_returns_aborted(
     provider: str, server: ScriptedOpenAIServer, recorder: Recorder
 ) -> None:
-    require(provider, "abort_between_tools")
     signal = asyncio.Event()
     ran: list[str] = []
 

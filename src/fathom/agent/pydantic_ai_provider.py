@@ -42,8 +42,8 @@ PYDANTIC_AI_GAPS: dict[str, str] = {
     ),
     "prompt_mode": "pydanticAI provider needs a model with native function calling",
     "stop_gate": "pydantic-ai ends the run when the model answers; there is no stop gate hook",
-    "abort_between_tools": (
-        "pydantic-ai schedules a response's tool calls together; an abort is seen between model requests"
+    "tool_batches": (
+        "pydantic-ai runs a response's runtime tools all at once; only batch_tool_size=1 (serial) is honoured"
     ),
 }
 
@@ -82,6 +82,8 @@ def _tools(state: RunState, step: dict[str, list[dict[str, Any]]]) -> list[Any]:
         kind = state.catalog.kind(name)
 
         async def call_tool(ctx: RunContext[Any], _name: str = name, _kind: str = kind, **kwargs: Any) -> str:
+            if state.runtime.is_stopping():  # aborted: schedule nothing more
+                raise _Pause()
             call: dict[str, Any] = {
                 "id": ctx.tool_call_id or "",
                 "type": "function",
@@ -105,7 +107,7 @@ def _tools(state: RunState, step: dict[str, list[dict[str, Any]]]) -> list[Any]:
             description=function.get("description") or "",
             json_schema=function.get("parameters") or {"type": "object", "properties": {}},
             takes_ctx=True,
-            sequential=kind != "runtime",
+            sequential=kind != "runtime" or state.runtime.batch_tool_size <= 1,
         )
         tool.prepare = withhold_on_last_request
         tools.append(tool)
@@ -261,7 +263,8 @@ async def run_pydantic_ai(input: AgentLoopInput, runtime: AgentLoopRuntime) -> A
             raise
         except Exception as exc:
             state.error = error_text(exc)
-    if withheld or state.ask_pause is not None or state.child_pause is not None:
+    stopped = runtime.is_stopping()
+    if withheld or stopped or state.ask_pause is not None or state.child_pause is not None:
         assistant = state.messages[-1]
         assistant["tool_calls"] = [c for c in assistant.get("tool_calls") or [] if c["id"] in step]
         for call in assistant["tool_calls"]:
