@@ -1,9 +1,11 @@
 """The ``pydanticAI`` provider: the same contract, with the loop delegated to pydantic-ai.
 
 Optional: needs ``pydantic-ai-slim[openai]`` (extra ``agents-pydantic-ai``). pydantic-ai drives the
-model ⇄ tools loop; Fathom keeps the tool contract (``run_tool`` replies, tool events, response
-compression, usage pushed once per model call and billed tool) and the plan tools. What pydantic-ai
-cannot do is listed in :data:`PYDANTIC_AI_GAPS`; asking for it gives a clear error result.
+model ⇄ tools loop (requests, tool scheduling); Fathom keeps the tool contract (``run_tool`` replies,
+tool events, response compression, usage pushed once per model call and billed tool), the system tools,
+the tool_choice flip, tool withholding on the last request, and ask / child-tool pause and resume (a
+pausing tool ends the pydantic-ai run; the transcript is rebuilt as fastAgent builds it). What
+pydantic-ai cannot do is listed in :data:`PYDANTIC_AI_GAPS`; asking for it gives a clear error result.
 """
 
 from __future__ import annotations
@@ -264,7 +266,8 @@ async def run_pydantic_ai(input: AgentLoopInput, runtime: AgentLoopRuntime) -> A
         except Exception as exc:
             state.error = error_text(exc)
     stopped = runtime.is_stopping()
-    if withheld or stopped or state.ask_pause is not None or state.child_pause is not None:
+    trim = withheld or stopped or state.ask_pause is not None or state.child_pause is not None
+    if trim and state.messages and state.messages[-1].get("role") == "assistant":
         assistant = state.messages[-1]
         assistant["tool_calls"] = [c for c in assistant.get("tool_calls") or [] if c["id"] in step]
         for call in assistant["tool_calls"]:
@@ -273,6 +276,7 @@ async def run_pydantic_ai(input: AgentLoopInput, runtime: AgentLoopRuntime) -> A
         if not assistant["tool_calls"]:
             del assistant["tool_calls"]
             assistant["content"] = assistant.get("content") or ""
+    if trim:
         complete, produced = state.messages, state.assistant_messages
     else:
         if current is not None:
