@@ -2,6 +2,7 @@
 :data:`fathom.workflow.dispatch.default_registry` on import."""
 
 from . import (  # noqa: F401  (imported for registration)
+    agent,
     answer,
     app_module,
     chat,
@@ -20,6 +21,7 @@ from . import (  # noqa: F401  (imported for registration)
     read_files,
     start,
     text_editor,
+    tool_call,
     user_select,
     variable_update,
 )
