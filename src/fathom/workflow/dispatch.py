@@ -131,6 +131,7 @@ class WorkflowServices:
     child_app_runner: Any = None
     secrets: SecretResolver | None = None
     file_reader: Any = None
+    tool_resolver: Any = None
     extra: dict[str, Any] = field(default_factory=dict)
 
 

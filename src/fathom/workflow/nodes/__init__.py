@@ -17,11 +17,13 @@ from . import (  # noqa: F401  (imported for registration)
     loop,
     noop,
     plugin_io,
+    plugin_module,
     query_extension,
     read_files,
     start,
     text_editor,
     tool_call,
+    tool_node,
     user_select,
     variable_update,
 )

@@ -129,9 +129,13 @@ async def run_agent_node(
         tools={n.node_id: ToolDisplay(name=n.name, avatar=n.source.avatar or "") for n in tool_nodes},
         stream=ctx.params.get("isResponseAnswerText", True) is not False,
     )
+    try:
+        tools = await runner.definitions(tool_nodes)
+    except (LookupError, RuntimeError) as exc:
+        return node_error(str(exc) or exc.__class__.__name__)
     runtime = AgentLoopRuntime(
         model=model,
-        tools=runner.definitions(tool_nodes),
+        tools=tools,
         execute_interactive_tool=runner.resume,
         usage_push=adapter.usage_push,
         emit_event=adapter.emit_event,

@@ -111,8 +111,16 @@ class GraphToolRunner:
             error_message=result.error,
         )
 
-    def definitions(self, nodes: list[RuntimeNode]) -> list[ToolDefinition]:
-        """One tool definition per tool node."""
+    async def definitions(self, nodes: list[RuntimeNode]) -> list[ToolDefinition]:
+        """One tool definition per tool node; a ``toolSet`` node is expanded into its tools, which
+        run directly (not as graph branches)."""
+        from fathom.workflow.nodes.tool_node import resolve_node_tools
+
+        expanded: list[ToolDefinition] = []
+        for node in nodes:
+            if node.flow_node_type == FlowNodeType.toolSet:
+                expanded.extend(await resolve_node_tools(self.ctx, node))
+        nodes = [node for node in nodes if node.flow_node_type != FlowNodeType.toolSet]
 
         def bind(node_id: str) -> Any:
             async def execute(tool_ctx: ToolContext) -> ToolResult:
@@ -122,14 +130,17 @@ class GraphToolRunner:
             return execute
 
         return [
-            ToolDefinition(
-                name=node.node_id,
-                description=tool_description(node),
-                parameters=tool_parameters(node),
-                execute=bind(node.node_id),
-                kind="workflow",
-            )
-            for node in nodes
+            *(
+                ToolDefinition(
+                    name=node.node_id,
+                    description=tool_description(node),
+                    parameters=tool_parameters(node),
+                    execute=bind(node.node_id),
+                    kind="workflow",
+                )
+                for node in nodes
+            ),
+            *expanded,
         ]
 
     async def resume(
