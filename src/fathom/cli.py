@@ -149,7 +149,7 @@ def serve(
 
     async def prepare() -> Any:
         try:
-            return await platform.prepare()
+            return await platform.prepare(seed_demo=settings.seed_demo)
         finally:
             await platform.db.close()  # the server's event loop opens its own connections
 
@@ -157,6 +157,12 @@ def serve(
     if boot.admin_key:
         out.print("[bold green]Created the admin API key. It is shown only once; keep it:[/]")
         out.print(f"  {boot.admin_key}", highlight=False)
+    if boot.demo_app_id:
+        out.print(
+            f"Demo app (answers from the docs, no model needed): appId {boot.demo_app_id}",
+            highlight=False,
+            soft_wrap=True,
+        )
     out.print(
         f"Fathom {__version__} on http://{settings.host}:{settings.port}  (API docs: /docs)", highlight=False
     )

@@ -45,6 +45,9 @@ class Settings(BaseSettings):
     workers: int = Field(default=2, ge=0, le=64, description="In-process background job workers.")
     job_lease_seconds: float = Field(default=60.0, gt=0)
     job_max_attempts: int = Field(default=3, ge=1)
+    seed_demo: bool = Field(
+        default=True, description="On the first `fathom serve`, seed the demo knowledge base and app."
+    )
 
     # Model shortcuts for the common case (one OpenAI-compatible endpoint).
     openai_base_url: str | None = None

@@ -4,14 +4,16 @@ from __future__ import annotations
 
 import asyncio
 import contextlib
+import functools
 import logging
 from dataclasses import dataclass, field
 from typing import Any
 
 from fathom.chat import ChatApplication
 from fathom.config import ConfigError, Settings
-from fathom.datasets import DatasetSearchService, EmbedderResolver, IngestionService
+from fathom.datasets import DatasetSearchService, EmbedderResolver, IngestionService, ReembedService
 from fathom.datasets.ingest import INGEST_JOB_KIND
+from fathom.datasets.reembed import REEMBED_JOB_KIND
 from fathom.knowledge.tokenize import segment_for_index
 from fathom.llm import ModelRegistry, count_tokens, load_model_registry
 from fathom.sandbox import SandboxRunner
@@ -42,6 +44,7 @@ class Bootstrap:
     team_id: str
     member_id: str
     admin_key: str | None  # only when it was created just now
+    demo_app_id: str | None = None  # only when the demo was seeded just now
 
 
 @dataclass
@@ -134,18 +137,26 @@ class Platform:
                 "check that the database server is running and the URL is right."
             ) from None
 
-    async def prepare(self) -> Bootstrap:
-        """Connect, migrate to the newest schema, and create the root team and admin key on first start."""
+    async def prepare(self, *, seed_demo: bool = False) -> Bootstrap:
+        """Connect, migrate to the newest schema, and create the root team and admin key on first start
+        (with ``seed_demo``, also the demo knowledge base and app: :mod:`fathom.demo`)."""
         await self.check_database()
         await migrate.upgrade(self.db)
-        return await self.bootstrap()
+        return await self.bootstrap(seed_demo=seed_demo)
 
-    async def bootstrap(self) -> Bootstrap:
+    async def bootstrap(self, *, seed_demo: bool = False) -> Bootstrap:
         if await self.teams.count_teams() == 0:
             team = await self.teams.create_team(ROOT_TEAM_NAME)
             member = await self.teams.add_member(team.id, ROOT_MEMBER_NAME, "owner")
             _, plain = await self.api_keys.create_key(team.id, member.id, name="admin")
-            return Bootstrap(team.id, member.id, plain)
+            demo_app_id = None
+            if seed_demo:
+                from fathom.demo import docs_dir, load_docs
+                from fathom.demo import seed_demo as seed
+
+                documents = load_docs(docs_dir())
+                demo_app_id = (await seed(self, team.id, member.id, documents)).app_id
+            return Bootstrap(team.id, member.id, plain, demo_app_id)
         team_id, member_id = await self.root_identity()
         return Bootstrap(team_id, member_id, None)
 
@@ -173,7 +184,24 @@ class Platform:
 
     def job_handlers(self) -> dict[str, JobHandler]:
         """Every job kind this platform knows how to run."""
-        return {"db.analyze": self._analyze_database, INGEST_JOB_KIND: self.ingestion.run}
+        return {
+            "db.analyze": self._analyze_database,
+            INGEST_JOB_KIND: self.ingestion.run,
+            REEMBED_JOB_KIND: self.reembed.run,
+        }
+
+    @functools.cached_property
+    def reembed(self) -> ReembedService:
+        """Changing a knowledge base's embedding model (the ``dataset.reembed`` job)."""
+        from fathom.store.knowledge import SqlReembedRepository
+
+        return ReembedService(
+            self.datasets,
+            SqlReembedRepository(self.db),
+            self.jobs,
+            self.embedders,
+            max_attempts=self.settings.job_max_attempts,
+        )
 
     async def _analyze_database(self, job: JobRecord) -> dict[str, Any]:
         """Refresh the query planner's statistics (a maintenance job)."""

@@ -17,7 +17,7 @@ from fathom.chat.history_store import ChatListStore
 from fathom.chat.ids import nanoid
 from fathom.chat.messages import concat_histories, split_messages, text_value, value_text
 from fathom.chat.run_state import ChatOutcome, ChatRequest, PreparedRun
-from fathom.chat.services import RunServicesFactory
+from fathom.chat.services import NO_MODEL_HINT, RunServicesFactory
 from fathom.store.protocols import (
     ApiKeyRepository,
     ChatItemRecord,
@@ -263,6 +263,8 @@ class ChatService:
             outcome.result = result
             outcome.text = "".join(texts)
             await self._persist(prepared, outcome)
+            if request.stream and result.error == NO_MODEL_HINT:
+                outcome.error = result.error  # a setup problem: stream clients get an error event too
         except ChatError as exc:
             outcome.error = exc.message
         except Exception as exc:  # the run crashed: the client gets the error, the server the trace
