@@ -16,6 +16,7 @@ from . import (  # noqa: F401  (imported for registration)
     if_else,
     loop,
     noop,
+    parallel_run,
     plugin_io,
     plugin_module,
     query_extension,
