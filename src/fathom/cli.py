@@ -417,5 +417,47 @@ def bench_retrieval(
         out.print(f"  ingestion: {result.ingestion}")
 
 
+@bench_app.command("search-latency")
+def bench_search_latency(
+    backend: list[str] = typer.Option(
+        ["sqlite", "postgres"], help="sqlite or postgres (embedded); repeatable."
+    ),
+    chunks: int = typer.Option(100_000, help="Synthetic chunks in the knowledge base."),
+    queries: int = typer.Option(200, help="Queries per search mode."),
+    embed_queries: bool = typer.Option(True, help="Also time the local model's query embedding."),
+    as_json: bool = typer.Option(False, "--json", help="Print the results as JSON."),
+) -> None:
+    """Search latency p50/p95 per mode over a large synthetic knowledge base (query embedding excluded)."""
+    from fathom.bench.search_latency import run_search_latency
+
+    for name in backend:
+        if name not in ("sqlite", "postgres"):
+            raise fail(f"--backend: {name!r} is not sqlite or postgres")
+    results = []
+    for name in backend:
+        if not as_json:
+            out.print(f"{name}: loading {chunks} chunks …")
+        result = asyncio.run(
+            run_search_latency(name, chunks=chunks, queries=queries, embed_queries=embed_queries)
+        )
+        results.append(result.as_dict())
+        if as_json:
+            continue
+        out.print(f"{name}: {result.chunks} chunks loaded in {result.load_seconds:.0f}s")
+        for row in result.modes:
+            out.print(
+                f"  {row.mode:<15} p50 {row.p50_ms:.1f} ms  p95 {row.p95_ms:.1f} ms  "
+                f"(CPU p50 {row.cpu_p50_ms:.1f} ms, {row.mean_results:.0f} results, {row.queries} queries)"
+            )
+        if result.query_embedding:
+            embedding = result.query_embedding
+            out.print(
+                f"  query embedding (local model): p50 {embedding['p50_ms']:.1f} ms  "
+                f"p95 {embedding['p95_ms']:.1f} ms"
+            )
+    if as_json:
+        out.print_json(json.dumps(results))
+
+
 def main() -> None:
     app()

@@ -2,6 +2,15 @@
 
 from fathom.datasets.embedders import EmbedderResolver
 from fathom.datasets.ingest import INGEST_JOB_KIND, IngestionService
+from fathom.datasets.reembed import REEMBED_JOB_KIND, ModelChange, ReembedService
 from fathom.datasets.search import DatasetSearchService
 
-__all__ = ["INGEST_JOB_KIND", "DatasetSearchService", "EmbedderResolver", "IngestionService"]
+__all__ = [
+    "INGEST_JOB_KIND",
+    "REEMBED_JOB_KIND",
+    "DatasetSearchService",
+    "EmbedderResolver",
+    "IngestionService",
+    "ModelChange",
+    "ReembedService",
+]

@@ -14,7 +14,18 @@ from fathom.server import health
 from fathom.server.auth import AuthContext, authenticate
 from fathom.server.body_limit import BodySizeLimitMiddleware
 from fathom.server.errors import envelope, install_error_handlers
-from fathom.server.routes import apps, chat, collections, console, data, datasets, history, keys, usage
+from fathom.server.routes import (
+    apps,
+    chat,
+    collections,
+    console,
+    data,
+    dataset_update,
+    datasets,
+    history,
+    keys,
+    usage,
+)
 
 
 def create_app(platform: Platform, *, run_workers: bool = True) -> FastAPI:
@@ -42,7 +53,7 @@ def create_app(platform: Platform, *, run_workers: bool = True) -> FastAPI:
     app.add_middleware(CORSMiddleware, allow_origins=["*"], allow_methods=["*"], allow_headers=["*"])
     app.add_middleware(BodySizeLimitMiddleware, max_bytes=platform.settings.max_body_bytes)
     app.include_router(health.router)
-    for module in (datasets, collections, data, keys, usage, console, apps, chat, history):
+    for module in (datasets, dataset_update, collections, data, keys, usage, console, apps, chat, history):
         app.include_router(module.router)
 
     @app.get("/api/v1/whoami", summary="The identity behind the API key")

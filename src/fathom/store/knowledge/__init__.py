@@ -3,6 +3,14 @@
 from fathom.store.knowledge.chunks import SqlChunkRepository
 from fathom.store.knowledge.datasets import SqlDatasetRepository
 from fathom.store.knowledge.fulltext import SqlFullTextIndex
+from fathom.store.knowledge.reembed import IndexToReembed, SqlReembedRepository
 from fathom.store.knowledge.vectors import SqlVectorIndex
 
-__all__ = ["SqlChunkRepository", "SqlDatasetRepository", "SqlFullTextIndex", "SqlVectorIndex"]
+__all__ = [
+    "IndexToReembed",
+    "SqlChunkRepository",
+    "SqlDatasetRepository",
+    "SqlFullTextIndex",
+    "SqlReembedRepository",
+    "SqlVectorIndex",
+]

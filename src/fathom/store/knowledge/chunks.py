@@ -6,12 +6,12 @@ from collections.abc import Callable, Sequence
 from typing import Any
 
 import numpy as np
-from sqlalchemy import delete, func, select, text, update
+from sqlalchemy import delete, func, insert, select, text, update
 from sqlalchemy.ext.asyncio import AsyncSession
 
 from fathom.store.db import Database
 from fathom.store.knowledge.datasets import bump_index_version
-from fathom.store.models import Collection, DataChunk, DataIndex, utcnow
+from fathom.store.models import Collection, DataChunk, DataIndex, Dataset, new_id, utcnow
 from fathom.store.protocols import ChunkRow, ChunkToWrite, NotFound
 
 Segmenter = Callable[[str], str]
@@ -110,34 +110,104 @@ class SqlChunkRepository:
         self, team_id: str, dataset_id: str, collection_id: str, chunks: Sequence[ChunkToWrite], *, model: str
     ) -> list[str]:
         """Insert chunks with their index rows, vectors and full-text rows, and advance the collection's
-        progress, all in one transaction: a crash leaves none of the batch behind."""
-        ids: list[str] = []
+        progress, all in one transaction: a crash leaves none of the batch behind. Rows go in as a few
+        multi-row statements (one per table), not one statement per row."""
+        now = utcnow()
+        chunk_rows: list[dict[str, Any]] = []
+        index_rows: list[dict[str, Any]] = []
+        fts_rows: list[dict[str, Any]] = []
+        for chunk in chunks:
+            if len(chunk.index_texts) != len(chunk.vectors):
+                raise ValueError(
+                    f"chunk {chunk.chunk_index}: {len(chunk.index_texts)} index texts "
+                    f"but {len(chunk.vectors)} vectors"
+                )
+            data_id = new_id()
+            chunk_rows.append(
+                {
+                    "id": data_id,
+                    "team_id": team_id,
+                    "dataset_id": dataset_id,
+                    "collection_id": collection_id,
+                    "chunk_index": chunk.chunk_index,
+                    "q": chunk.q,
+                    "a": chunk.a,
+                    "created_at": now,
+                    "updated_at": now,
+                }
+            )
+            for position, (index_text, vector) in enumerate(
+                zip(chunk.index_texts, chunk.vectors, strict=True)
+            ):
+                array = normalised_vector(vector)
+                index_rows.append(
+                    {
+                        "id": new_id(),
+                        "team_id": team_id,
+                        "dataset_id": dataset_id,
+                        "collection_id": collection_id,
+                        "data_id": data_id,
+                        "type": chunk.index_types[position]
+                        if position < len(chunk.index_types)
+                        else "default",
+                        "text": index_text,
+                        "model": model,
+                        "dims": int(array.shape[0]),
+                        "vector": array.astype("<f4").tobytes(),
+                        "embedding": pgvector_literal(array) if self.db.is_postgres else None,
+                    }
+                )
+            fts_rows.append(
+                {
+                    "d": data_id,
+                    "ds": dataset_id,
+                    "c": collection_id,
+                    "t": self.segment(f"{chunk.q}\n{chunk.a}"),
+                }
+            )
         async with self.db.transaction() as session:
-            for chunk in chunks:
-                row = DataChunk(
-                    team_id=team_id,
-                    dataset_id=dataset_id,
-                    collection_id=collection_id,
-                    chunk_index=chunk.chunk_index,
-                    q=chunk.q,
-                    a=chunk.a,
-                )
-                session.add(row)
-                await session.flush()
-                await self._write_indexes(
-                    session, row, chunk.index_texts, chunk.vectors, chunk.index_types, model
-                )
-                await self._write_fulltext(
-                    session, row.id, dataset_id, collection_id, f"{chunk.q}\n{chunk.a}"
-                )
-                ids.append(row.id)
+            if chunk_rows:
+                await session.execute(insert(DataChunk), chunk_rows)
+            if index_rows:
+                await self._insert_index_rows(session, index_rows)
+            if fts_rows:
+                if self.db.is_postgres:
+                    sql = (
+                        "INSERT INTO data_fts (data_id, dataset_id, collection_id, tsv) "
+                        "VALUES (:d, :ds, :c, to_tsvector('simple', :t))"
+                    )
+                else:
+                    sql = (
+                        "INSERT INTO data_fts (text, data_id, dataset_id, collection_id) "
+                        "VALUES (:t, :d, :ds, :c)"
+                    )
+                await session.execute(text(sql), fts_rows)
             await session.execute(
                 update(Collection)
                 .where(Collection.id == collection_id)
                 .values(chunks_done=Collection.chunks_done + len(chunks), updated_at=utcnow())
             )
             await bump_index_version(session, [dataset_id])
-        return ids
+        return [row["id"] for row in chunk_rows]
+
+    async def _insert_index_rows(self, session: AsyncSession, rows: list[dict[str, Any]]) -> None:
+        """Multi-row insert of index rows (PostgreSQL: with the pgvector copy and its HNSW index)."""
+        if not self.db.is_postgres:
+            await session.execute(
+                insert(DataIndex), [{k: v for k, v in r.items() if k != "embedding"} for r in rows]
+            )
+            return
+        for dims in sorted({int(r["dims"]) for r in rows} - self._hnsw_dims):
+            await ensure_hnsw_index(session, dims)
+            self._hnsw_dims.add(dims)
+        await session.execute(
+            text(
+                "INSERT INTO data_indexes (id, team_id, dataset_id, collection_id, data_id, type, text, "
+                "model, dims, vector, embedding) VALUES (:id, :team_id, :dataset_id, :collection_id, "
+                ":data_id, :type, :text, :model, :dims, :vector, CAST(:embedding AS vector))"
+            ),
+            rows,
+        )
 
     async def update_chunk(
         self,
@@ -211,10 +281,10 @@ class SqlChunkRepository:
         result: dict[str, list[dict[str, Any]]] = {}
         if not data_ids:
             return result
-        rows = await session.execute(
-            select(DataIndex.data_id, DataIndex.id, DataIndex.type, DataIndex.text).where(
-                DataIndex.data_id.in_(data_ids)
-            )
+        rows = await session.execute(  # the current model's rows (not those staged for a model switch)
+            select(DataIndex.data_id, DataIndex.id, DataIndex.type, DataIndex.text)
+            .join(Dataset, Dataset.id == DataIndex.dataset_id)
+            .where(DataIndex.data_id.in_(data_ids), DataIndex.model == Dataset.vector_model)
         )
         for data_id, index_id, type_, index_text in rows:
             result.setdefault(data_id, []).append({"dataId": index_id, "type": type_, "text": index_text})

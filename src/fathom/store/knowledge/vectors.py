@@ -113,28 +113,30 @@ class SqlVectorIndex:
 
     async def _current(self, dataset_ids: Collection[str]) -> dict[str, _Matrix]:
         async with self.db.sessions() as session:
-            versions = dict(
-                (
-                    await session.execute(
-                        select(Dataset.id, Dataset.index_version).where(Dataset.id.in_(list(dataset_ids)))
+            versions = {
+                row[0]: (int(row[1]), str(row[2]))
+                for row in await session.execute(
+                    select(Dataset.id, Dataset.index_version, Dataset.vector_model).where(
+                        Dataset.id.in_(list(dataset_ids))
                     )
                 )
-                .tuples()
-                .all()
-            )
+            }
         async with self._lock:
-            for dataset_id, version in versions.items():
+            for dataset_id, (version, model) in versions.items():
                 cached = self._matrices.get(dataset_id)
                 if cached is None or cached.version != version:
-                    self._matrices[dataset_id] = await self._load(dataset_id, version)
+                    self._matrices[dataset_id] = await self._load(dataset_id, version, model)
             return {d: self._matrices[d] for d in versions}
 
-    async def _load(self, dataset_id: str, version: int) -> _Matrix:
+    async def _load(self, dataset_id: str, version: int, model: str) -> _Matrix:
+        """The dataset's vectors of its current model (rows staged for a model switch are left out)."""
         async with self.db.sessions() as session:
             rows = (
                 await session.execute(
                     select(DataIndex.data_id, DataIndex.collection_id, DataIndex.vector).where(
-                        DataIndex.dataset_id == dataset_id, DataIndex.vector.is_not(None)
+                        DataIndex.dataset_id == dataset_id,
+                        DataIndex.model == model,
+                        DataIndex.vector.is_not(None),
                     )
                 )
             ).all()
@@ -161,27 +163,38 @@ class SqlVectorIndex:
                     f"dataset {dataset_id} holds {matrix.vectors.shape[1]}-dimensional vectors but the query "
                     f"has {query.shape[0]}: search it with the embedding model it was built with"
                 )
-            mask = np.ones(matrix.vectors.shape[0], dtype=bool)
-            if scope.collection_ids is not None:
-                mask &= np.isin(matrix.collection_ids, list(scope.collection_ids))
-            if scope.exclude_collection_ids:
-                mask &= ~np.isin(matrix.collection_ids, list(scope.exclude_collection_ids))
-            if not mask.any():
-                continue
-            similarity = matrix.vectors[mask] @ query
-            take = min(len(similarity), limit * 4)
+            similarity = matrix.vectors @ query  # the whole matrix: cheaper than copying a masked one
+            if scope.collection_ids is not None or scope.exclude_collection_ids:
+                mask = np.ones(matrix.vectors.shape[0], dtype=bool)
+                if scope.collection_ids is not None:
+                    mask &= np.isin(matrix.collection_ids, list(scope.collection_ids))
+                if scope.exclude_collection_ids:
+                    mask &= ~np.isin(matrix.collection_ids, list(scope.exclude_collection_ids))
+                if not mask.any():
+                    continue
+                similarity = np.where(mask, similarity, -np.inf)
+                candidates = int(mask.sum())
+            else:
+                candidates = len(similarity)
+            take = min(candidates, limit * 4)
             top = (
                 np.argpartition(-similarity, take - 1)[:take]
                 if take < len(similarity)
                 else np.arange(len(similarity))
             )
-            ids.extend(matrix.data_ids[mask][top].tolist())
+            top = top[np.isfinite(similarity[top])]
+            ids.extend(matrix.data_ids[top].tolist())
             scores.extend(similarity[top].tolist())
         return _best_per_data(ids, scores, limit)
 
     async def _search_postgres(self, query: np.ndarray, limit: int, scope: ScopeLike) -> list[Hit]:
         dims = int(query.shape[0])
         where, params = scope_clauses(scope, "data_indexes")
+        # only the rows of each dataset's current model (rows staged for a model switch are left out)
+        where += (
+            " AND data_indexes.model = "
+            "(SELECT d.vector_model FROM datasets d WHERE d.id = data_indexes.dataset_id)"
+        )
         params.update({"q": pgvector_literal(query), "k": limit * 2})
         distance = f"(embedding::vector({dims}) <=> CAST(:q AS vector({dims})))"
         sql = (
