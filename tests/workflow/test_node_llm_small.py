@@ -232,3 +232,21 @@ async def test_read_files_renders_each_file_and_reports_unreadable_ones(tmp_path
 async def test_read_files_without_reader_is_a_clear_node_error() -> None:
     result = await run_workflow(read_graph(["file:///x"]), query="x")
     assert result.error == "The read files node needs a file reader service (services.file_reader)"
+
+
+async def test_classify_shows_last_memory_from_the_history_to_the_model(server: ScriptedOpenAIServer) -> None:
+    server.set_script([text_turn("wk1")])
+    history = [
+        {"obj": "Human", "value": [{"type": "text", "text": {"content": "before"}}]},
+        {
+            "obj": "AI",
+            "value": [{"type": "text", "text": {"content": "ok"}}],
+            "memories": {"app1-cq": {"key": "wk2", "value": "Question about billing"}},
+        },
+    ]
+    result = await run_workflow(
+        classify_graph(), query="and now?", histories=history, app_id="app1", services=services(server)
+    )
+    system = server.chat_requests[0]["messages"][0]["content"]
+    assert '## Last classification\n{"key": "wk2", "value": "Question about billing"}' in system
+    assert result.system_memories == {"app1-cq": AGENTS[0]}

@@ -177,3 +177,21 @@ async def test_agent_without_model_service_or_with_unknown_model_is_a_node_error
     graph = workflow([start(), caller("ag", "agent")], [edge("start", "ag")])
     result = await run_workflow(graph, query="q")
     assert result.error == "The agent node needs a chat model service"
+
+
+async def test_agent_offers_read_files_when_a_file_reader_is_injected(server: ScriptedOpenAIServer) -> None:
+    class Reader:
+        async def read_file(self, url: str) -> dict[str, str]:
+            return {"name": "notes.txt", "text": f"content of {url}"}
+
+    graph = workflow([start(), caller("ag", "agent")], [edge("start", "ag")])
+    server.set_script(
+        [tool_call_turn([("read_files", {"urls": ["https://x.test/notes.txt"]}, "r1")]), text_turn("read")]
+    )
+    base = services(server)
+    with_reader = WorkflowServices(chat_model_factory=base.chat_model_factory, file_reader=Reader())
+    result = await run_workflow(graph, query="summarise", services=with_reader)
+    assert "read_files" in {t["function"]["name"] for t in server.chat_requests[0]["tools"]}
+    reply = next(m for m in server.chat_requests[1]["messages"] if m.get("role") == "tool")
+    assert "File: notes.txt\n<Content>\ncontent of https://x.test/notes.txt\n</Content>" in reply["content"]
+    assert result.node_outputs["ag"]["answerText"] == "read"
