@@ -57,6 +57,8 @@ def is_pending_interactive(interactive: dict[str, Any] | None) -> bool:
         return not js_truthy(params.get("submitted"))
     if kind == "paymentPause":
         return not js_truthy(params.get("continue"))
+    if kind == "agentAsk":
+        return not js_truthy(params.get("answered"))
     return False
 
 
@@ -109,6 +111,9 @@ def mark_interactive_answered(interactive: dict[str, Any], answer: Any) -> dict[
         params["submitted"] = True
     elif record.get("type") == "paymentPause":
         params["continue"] = True
+    elif record.get("type") == "agentAsk":
+        params["answered"] = True
+        params["userAnswer"] = answer
     record["params"] = params
     return record
 
