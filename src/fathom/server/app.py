@@ -14,6 +14,7 @@ from fathom.server import health
 from fathom.server.auth import AuthContext, authenticate
 from fathom.server.body_limit import BodySizeLimitMiddleware
 from fathom.server.errors import envelope, install_error_handlers
+from fathom.server.openapi import install_unique_operation_ids, route_id
 from fathom.server.routes import (
     apps,
     chat,
@@ -47,7 +48,9 @@ def create_app(platform: Platform, *, run_workers: bool = True) -> FastAPI:
         lifespan=lifespan,
         docs_url="/docs",
         openapi_url="/openapi.json",
+        generate_unique_id_function=route_id,
     )
+    install_unique_operation_ids(app)
     app.state.platform = platform
     install_error_handlers(app)
     app.add_middleware(CORSMiddleware, allow_origins=["*"], allow_methods=["*"], allow_headers=["*"])

@@ -17,8 +17,13 @@ def chat_of(request: Request) -> ChatApplication:
 
 
 def api_error(exc: ChatError) -> ApiError:
-    """The envelope error for a chat service refusal."""
-    return ApiError(exc.http_status, exc.status_text, exc.message)
+    """The envelope error for a chat service refusal. FastGPT sends a bad request (no app key,
+    ``messages is empty``, ...) as its generic error, body code 500; the body keeps that code, the
+    HTTP status is 400 (the request is at fault, not the server)."""
+    error = ApiError(exc.http_status, exc.status_text, exc.message)
+    if exc.http_status == 500 and not exc.status_text:
+        error.http_status = 400
+    return error
 
 
 async def load_app(request: Request, auth: AuthContext, app_id: str, need: Need) -> AppRecord:
