@@ -7,6 +7,7 @@ from dataclasses import dataclass, field
 from typing import Any
 
 from fathom.chat.apps import TeamChildAppLoader
+from fathom.chat.file_reader import ExternalFileReader
 from fathom.llm import ChatModel, ModelNotFoundError, ModelRegistry, OpenAIChatModel
 from fathom.store.protocols import AppRepository
 from fathom.workflow import WorkflowServices
@@ -107,6 +108,7 @@ class RunServicesFactory:
             dataset_search=dataset_search if search is not None else None,
             child_app_runner=TeamChildAppLoader(self.apps, team_id),
             secrets=self.secrets,
+            file_reader=ExternalFileReader(self.http_client),
         )
 
     async def aclose(self) -> None:
