@@ -135,15 +135,18 @@ def test_demo_knowledge_base_queues_one_collection_per_docs_file(served: Served)
 
 
 def test_demo_app_quotes_chunks_with_no_model_through_the_openai_client(served: Served) -> None:
-    ready = {c["name"] for c in _wait_for_ready(served)}
+    _wait_for_ready(served)
     question = "What does FATHOM_DATABASE_URL configure?"
     reply = served.openai().chat.completions.create(
         model="", messages=[{"role": "user", "content": question}], extra_body={"appId": served.demo_app_id}
     )
     content = reply.choices[0].message.content or ""
     assert INTRO_TEXT in content
-    sources = [name for name in ready if f'"sourceName": "{name}"' in content]
-    assert sources, content[:2000]
+    quotes = json.loads(content.split(INTRO_TEXT, 1)[1])
+    assert quotes, content
+    for quote in quotes:  # each quote is a chunk of the docs file it names
+        source = (DOCS / quote["sourceName"]).read_text()
+        assert all(line in source for line in quote["q"].splitlines()), quote
     stream = served.openai().chat.completions.create(
         model="",
         messages=[{"role": "user", "content": question}],
