@@ -200,3 +200,21 @@ def test_load_docs_reads_every_non_empty_markdown_file(tmp_path: Path) -> None:
     (tmp_path / "empty.md").write_text("  \n")
     (tmp_path / "notes.txt").write_text("not markdown")
     assert load_docs(tmp_path) == [("a.md", "# A\n\ntext")]
+
+
+async def test_only_the_first_start_seeds_the_demo(tmp_path: Path) -> None:
+    from fathom.config import Settings
+    from fathom.platform import Platform
+
+    settings = Settings(data_dir=tmp_path / "data", workers=0)
+    platform = Platform.build(settings)
+    try:
+        first = await platform.prepare(seed_demo=True)
+        second = await platform.prepare(seed_demo=True)
+        assert first.demo_app_id is not None and second.demo_app_id is None
+        assert [a.id for a in await platform.apps.list_apps(first.team_id)] == [first.demo_app_id]
+        assert len(await platform.datasets.list_datasets(first.team_id)) == 1
+        jobs = await platform.jobs.list_jobs(kind="dataset.ingest")
+        assert len(jobs) == len(load_docs(DOCS))
+    finally:
+        await platform.close()
