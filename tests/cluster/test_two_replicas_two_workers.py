@@ -1,7 +1,8 @@
 """Several machines (DESIGN §1 step 6): two ``fathom serve`` replicas and two ``fathom worker``
 processes against one real PostgreSQL and one real Redis, all on loopback. A knowledge base ingested
 through replica A is claimed job by job by both workers with no chunk lost or duplicated; an app made
-on A answers through B; a run streaming from B is stopped from a third connection."""
+on A answers through B; a run streaming from B is stopped from a third connection; a client that
+dropped B's stream resumes on A (``Last-Event-ID``) with nothing lost or repeated."""
 
 from __future__ import annotations
 
@@ -277,3 +278,47 @@ def test_a_run_streaming_from_b_is_stopped_from_a_third_connection(cluster: Clus
     records = _records(cluster, cluster.a, app_id, "c-stop")
     assert [r["obj"] for r in records] == ["Human", "AI"]  # one answer, stored once
     assert _record_text(records[1]) == text  # what the client saw is what was kept
+
+
+def test_a_stream_dropped_on_b_resumes_on_a(cluster: Cluster) -> None:
+    body = {
+        "name": "Resumable",
+        "type": "simple",
+        "simpleConfig": {"model": MODEL, "systemPrompt": "Be brief."},
+    }
+    app_id = _create_published(cluster, body)
+    full = "Streams survive a replica switch between processes."
+    cluster.model.set_script([text_turn(full, text_chunk_chars=3, delay=0.03)])
+    request = {
+        "appId": app_id,
+        "chatId": "c-resume",
+        "stream": True,
+        "detail": True,
+        "messages": [{"role": "user", "content": "go"}],
+    }
+    blocks: list[str] = []
+    with (
+        cluster.client(cluster.b) as client,
+        client.stream("POST", "/api/v2/chat/completions", json=request) as response,
+    ):
+        buffer = ""
+        for chunk in response.iter_text():
+            buffer += chunk
+            while "\n\n" in buffer:
+                block, buffer = buffer.split("\n\n", 1)
+                blocks.append(block)
+            if len(blocks) >= 4:
+                break  # the client drops mid-answer
+    last_id = next(line for line in reversed(blocks[-1].split("\n")) if line.startswith("id: "))[4:]
+    with cluster.client(cluster.a) as client:
+        rest = client.get(
+            "/api/v2/chat/resume",
+            params={"appId": app_id, "chatId": "c-resume"},
+            headers={"Last-Event-ID": last_id},
+        ).text
+    first = sse_frames("\n\n".join(blocks) + "\n\n")
+    frames = sse_frames(rest)
+    assert frames[0][0] == "resumePhase" and frames[-1][0] == "resumeCompleted", rest[:500]
+    assert streamed_text(first) + streamed_text(frames) == full  # nothing lost, nothing twice
+    records = _records(cluster, cluster.a, app_id, "c-resume")
+    assert [r["obj"] for r in records] == ["Human", "AI"] and _record_text(records[1]) == full
