@@ -24,7 +24,15 @@ def _free_port() -> int:
 
 def _env(tmp_path: Path, **extra: str) -> dict[str, str]:
     env = {k: v for k, v in os.environ.items() if not k.startswith("FATHOM_")}
-    env.update({"FATHOM_DATA_DIR": str(tmp_path / "data"), "FATHOM_LOG_LEVEL": "warning", **extra})
+    # no demo knowledge base: its ingestion would compete with what these tests measure
+    env.update(
+        {
+            "FATHOM_DATA_DIR": str(tmp_path / "data"),
+            "FATHOM_LOG_LEVEL": "warning",
+            "FATHOM_SEED_DEMO": "false",
+        }
+    )
+    env.update(extra)
     return env
 
 
