@@ -252,28 +252,24 @@ class SqlChunkRepository:
         if not data_ids:
             return {}
         async with self.db.sessions() as session:
-            rows = (
+            rows = (  # plain columns, not ORM entities: this runs on every search
                 await session.execute(
-                    select(DataChunk, Collection.name)
+                    select(
+                        DataChunk.id,
+                        DataChunk.dataset_id,
+                        DataChunk.collection_id,
+                        DataChunk.chunk_index,
+                        DataChunk.q,
+                        DataChunk.a,
+                        Collection.name,
+                        DataChunk.updated_at,
+                    )
                     .join(Collection, Collection.id == DataChunk.collection_id)
                     .where(DataChunk.id.in_(list(data_ids)))
                 )
             ).all()
-            indexes = await self._indexes_of(session, [r[0].id for r in rows])
-        return {
-            chunk.id: ChunkRow(
-                id=chunk.id,
-                dataset_id=chunk.dataset_id,
-                collection_id=chunk.collection_id,
-                chunk_index=chunk.chunk_index,
-                q=chunk.q,
-                a=chunk.a,
-                source_name=name,
-                updated_at=chunk.updated_at,
-                indexes=indexes.get(chunk.id, []),
-            )
-            for chunk, name in rows
-        }
+            indexes = await self._indexes_of(session, [r[0] for r in rows])
+        return {row[0]: ChunkRow(*row, indexes=indexes.get(row[0], [])) for row in rows}
 
     async def _indexes_of(
         self, session: AsyncSession, data_ids: list[str]
