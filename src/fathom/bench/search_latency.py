@@ -19,6 +19,7 @@ from pathlib import Path
 from typing import Any
 
 import numpy as np
+from sqlalchemy import text as sql
 
 from fathom.datasets import DatasetSearchService, EmbedderResolver
 from fathom.knowledge.tokenize import segment_for_index
@@ -26,6 +27,7 @@ from fathom.llm import count_tokens
 from fathom.store import migrate
 from fathom.store.db import Database
 from fathom.store.knowledge import SqlChunkRepository, SqlDatasetRepository, SqlFullTextIndex, SqlVectorIndex
+from fathom.store.knowledge.chunks import ensure_hnsw_index
 from fathom.store.protocols import ChunkToWrite
 from fathom.store.repositories import SqlTeamRepository
 
@@ -156,13 +158,17 @@ async def load_corpus(
             text = corpus.chunk()
             writes.append(ChunkToWrite(text, "", start + offset, [text], [vectors[offset].tolist()]))
         await repository.write_chunks(team.id, dataset.id, collection.id, writes, model=MODEL_ID)
+        if db.is_postgres and start == 0:
+            # bulk loading: build the HNSW index once at the end instead of inserting row by row
+            async with db.engine.begin() as conn:
+                await conn.execute(sql(f"DROP INDEX IF EXISTS ix_data_indexes_hnsw_{DIMENSIONS}"))
         if progress is not None:
             progress(start + size, time.perf_counter() - started)
     await datasets.set_collection_state(collection.id, "ready", chunks_total=chunks, chunks_done=chunks)
     if db.is_postgres:
-        from sqlalchemy import text as sql
-
         async with db.engine.begin() as conn:
+            await conn.execute(sql("SET LOCAL maintenance_work_mem = '1GB'"))
+            await ensure_hnsw_index(conn, DIMENSIONS)  # type: ignore[arg-type]
             await conn.execute(sql("ANALYZE"))
     return team.id, dataset.id, time.perf_counter() - started
 
