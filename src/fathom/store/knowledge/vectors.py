@@ -202,15 +202,17 @@ class SqlVectorIndex:
             f"WHERE dims = {dims} AND embedding IS NOT NULL AND {where} ORDER BY {distance} LIMIT :k"
         )
         async with self.db.engine.begin() as conn:
-            others = await conn.execute(
-                text(f"SELECT count(*) FROM data_indexes WHERE dims <> {dims} AND {where}"), params
-            )
-            if int(others.scalar() or 0):
-                raise VectorDimensionMismatch(
-                    f"the datasets searched hold vectors that are not {dims}-dimensional: "
-                    "search them with the embedding model they were built with"
-                )
             await conn.execute(text(f"SET LOCAL hnsw.ef_search = {max(40, min(1000, limit * 2))}"))
             await conn.execute(text("SET LOCAL hnsw.iterative_scan = relaxed_order"))
             rows = (await conn.execute(text(sql), params)).all()
+            # vectors of another size can only hide behind a short answer; a full one needs no scan
+            if len(rows) < params["k"]:
+                others = await conn.execute(
+                    text(f"SELECT 1 FROM data_indexes WHERE dims <> {dims} AND {where} LIMIT 1"), params
+                )
+                if others.first() is not None:
+                    raise VectorDimensionMismatch(
+                        f"the datasets searched hold vectors that are not {dims}-dimensional: "
+                        "search them with the embedding model they were built with"
+                    )
         return _best_per_data([str(r[0]) for r in rows], [float(r[1]) for r in rows], limit)
