@@ -163,9 +163,8 @@ def serve(
             highlight=False,
             soft_wrap=True,
         )
-    out.print(
-        f"Fathom {__version__} on http://{settings.host}:{settings.port}  (API docs: /docs)", highlight=False
-    )
+    base = f"http://{settings.host}:{settings.port}"
+    out.print(f"Fathom {__version__} on {base}  (console: {base}/, API docs: {base}/docs)", highlight=False)
     config = uvicorn.Config(
         create_app(platform),
         host=settings.host,
