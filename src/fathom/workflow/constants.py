@@ -7,6 +7,8 @@ from __future__ import annotations
 
 from typing import Final, Literal
 
+from fathom.tools.schema.constants import FlowNodeInputType, WorkflowIOValueType
+
 VARIABLE_NODE_ID: Final = "VARIABLE_NODE_ID"
 WORKFLOW_MAX_RUN_TIMES: Final = 500
 WORKFLOW_MAX_DEPTH: Final = 20
@@ -142,28 +144,12 @@ class NodeOutputKey:
     error: Final = "error"
 
 
-class ValueType:
-    """``valueType`` values (FastGPT ``WorkflowIOValueTypeEnum``)."""
-
-    string: Final = "string"
-    number: Final = "number"
-    boolean: Final = "boolean"
-    object: Final = "object"
-    arrayString: Final = "arrayString"
-    arrayNumber: Final = "arrayNumber"
-    arrayBoolean: Final = "arrayBoolean"
-    arrayObject: Final = "arrayObject"
-    arrayAny: Final = "arrayAny"
-    any: Final = "any"
-    chatHistory: Final = "chatHistory"
-    datasetQuote: Final = "datasetQuote"
-    dynamic: Final = "dynamic"
-    selectDataset: Final = "selectDataset"
-    selectApp: Final = "selectApp"
+#: ``valueType`` values (FastGPT ``WorkflowIOValueTypeEnum``): the tool layer's spelling, shared.
+ValueType = WorkflowIOValueType
 
 
 #: Render type that marks the dynamic-input collector (``FlowNodeInputTypeEnum.addInputParam``).
-RENDER_ADD_INPUT_PARAM: Final = "addInputParam"
+RENDER_ADD_INPUT_PARAM: Final = FlowNodeInputType.addInputParam
 
 #: Keys passed to the dispatcher raw (no templating, no reference resolution).
 RAW_INPUT_KEYS: Final = frozenset({NodeInputKey.childrenNodeIdList, NodeInputKey.httpJsonBody})
