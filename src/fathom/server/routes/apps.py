@@ -115,7 +115,10 @@ async def list_apps(request: Request, auth: AuthContext = Depends(authenticate))
     platform = platform_of(request)
     search = str(values.get("searchKey") or "").lower()
     kinds = values.get("type")
-    wanted = set(kinds if isinstance(kinds, list) else [kinds] if kinds else [])
+    listed = kinds if isinstance(kinds, list) else [kinds] if kinds else []
+    if not all(isinstance(kind, str) for kind in listed):
+        raise ApiError(400, "invalidParams", "type: must be an app type or a list of app types (strings)")
+    wanted = set(listed)
     views = []
     for app in await chat_of(request).apps.apps.list_apps(auth.team_id):
         if auth.key_app_bound and app.id != auth.app_id:
