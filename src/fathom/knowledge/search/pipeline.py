@@ -7,6 +7,7 @@ similarity filter (on the score type ``similarity_score_type`` names) -> token b
 
 from __future__ import annotations
 
+import asyncio
 from collections.abc import Callable, Mapping
 from typing import Any
 
@@ -73,19 +74,26 @@ async def search_dataset_data(
     )
 
     embedding_limit, full_text_limit = count_recall_limit(mode)
-    cut: list[SearchDataItem] = []
-    embedding_items: list[SearchDataItem] = []
-    if embedding_limit > 0:
+
+    async def embedding_leg() -> tuple[list[SearchDataItem], list[SearchDataItem]]:
+        if embedding_limit <= 0:
+            return [], []
         vectors, reported = await embed_texts(embedder, queries)
         response.embedding_tokens = reported if reported is not None else sum(counter(q) for q in queries)
-        embedding_items, dropped = await embedding_recall(
-            queries, vectors, vector_index, chunk_store, scope, embedding_limit
-        )
-        cut += dropped
-    full_text_items, dropped = await full_text_recall(
-        queries, full_text_index, chunk_store, scope, full_text_limit
+        return await embedding_recall(queries, vectors, vector_index, chunk_store, scope, embedding_limit)
+
+    # the legs run concurrently: the full-text query is handed to the database first, so it runs
+    # while the query is embedded and the vectors are scanned
+    full_text_leg = asyncio.ensure_future(
+        full_text_recall(queries, full_text_index, chunk_store, scope, full_text_limit)
     )
-    cut += dropped
+    try:
+        embedding_items, embedding_cut = await embedding_leg()
+    except BaseException:
+        full_text_leg.cancel()
+        raise
+    full_text_items, full_text_cut = await full_text_leg
+    cut: list[SearchDataItem] = [*embedding_cut, *full_text_cut]
 
     weight = p.embedding_weight
     results = dataset_search_result_concat(

@@ -43,7 +43,7 @@ def _to_items(
         rank = len(items)
         score = SearchScore(type=score_type, value=value, index=rank)
         entry = TraceEntry(stage=stage, score=value, rank=rank, detail=f"query: {query}")
-        items.append(row.model_copy(update={"score": [score]}).traced(entry))
+        items.append(row.copy_with({"score": [score]}).traced(entry))
     return items
 
 

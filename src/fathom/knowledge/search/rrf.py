@@ -68,9 +68,9 @@ def dataset_search_result_concat(
                 first = fused[item.id]
                 known = first.trace.stages
                 extra = [entry for entry in item.trace.stages if entry not in known]
-                trace = first.trace.model_copy(update={"stages": [*known, *extra]})
-                fused[item.id] = first.model_copy(
-                    update={"score": _merge_scores(first.score, item.score), "trace": trace}
+                trace = first.trace.copy_with({"stages": [*known, *extra]})
+                fused[item.id] = first.copy_with(
+                    {"score": _merge_scores(first.score, item.score), "trace": trace}
                 )
                 sums[item.id] += contribution
             else:
