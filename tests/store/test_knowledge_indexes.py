@@ -8,12 +8,14 @@ import random
 from dataclasses import dataclass
 
 import pytest
+import snowballstemmer
 
 from fathom.knowledge.memory_index import MemoryFullTextIndex, MemoryVectorIndex
 from fathom.knowledge.ports import SearchScope, TextRecord, VectorRecord
-from fathom.knowledge.tokenize import segment_for_index
+from fathom.knowledge.tokenize import segment, segment_for_index
 from fathom.store.db import Database
 from fathom.store.knowledge import SqlChunkRepository, SqlDatasetRepository, SqlFullTextIndex, SqlVectorIndex
+from fathom.store.knowledge.fulltext import STOP_WORDS
 from fathom.store.knowledge.vectors import VectorDimensionMismatch
 from fathom.store.protocols import ChunkToWrite
 from fathom.store.repositories import SqlTeamRepository
@@ -29,6 +31,15 @@ TEXTS = [
     "Potassium helps muscles contract; bananas supply it.",
     "Rain and wind delayed the apple harvest in Normandy.",
 ]
+
+
+_STEMMER = snowballstemmer.stemmer("english")
+
+
+def _stemmed_words(text: str) -> list[str]:
+    """What both backends index: segmented words, English ones stemmed (FTS5 porter / PostgreSQL english),
+    stop words left out (PostgreSQL drops them when indexing, both drop them from queries)."""
+    return [_STEMMER.stemWord(word) for word in segment(text) if word not in STOP_WORDS]
 
 
 def _vector(seed: int) -> list[float]:
@@ -58,7 +69,7 @@ async def _corpus(db: Database) -> Corpus:
         (await datasets.create_collection(team.id, dataset.id, f"c{i}", type="virtual")).id for i in range(2)
     ]
     chunks = SqlChunkRepository(db, segment_for_index)
-    memory_text, memory_vectors = MemoryFullTextIndex(), MemoryVectorIndex()
+    memory_text, memory_vectors = MemoryFullTextIndex(tokenizer=_stemmed_words), MemoryVectorIndex()
     data_ids: list[str] = []
     for i, body in enumerate(TEXTS):
         collection_id = collections[i % 2]

@@ -38,11 +38,11 @@ async def current_revision(db: Database) -> str | None:
         return await conn.run_sync(read)
 
 
-async def upgrade(db: Database) -> str | None:
-    """Bring the schema to the newest migration; returns the revision reached. Idempotent."""
+async def upgrade(db: Database, target: str = "head") -> str | None:
+    """Bring the schema to the newest migration (or ``target``); returns the revision reached. Idempotent."""
 
     def run(sync_conn: Any) -> None:
-        command.upgrade(_config(sync_conn), "head")
+        command.upgrade(_config(sync_conn), target)
 
     async with db.engine.begin() as conn:
         await conn.run_sync(run)

@@ -11,6 +11,7 @@ from sqlalchemy.ext.asyncio import AsyncSession
 
 from fathom.store.db import Database
 from fathom.store.knowledge.datasets import bump_index_version
+from fathom.store.knowledge.fulltext import delete_fulltext_rows, write_fulltext_rows
 from fathom.store.models import Collection, DataChunk, DataIndex, Dataset, new_id, utcnow
 from fathom.store.protocols import ChunkRow, ChunkToWrite, NotFound
 
@@ -52,24 +53,8 @@ class SqlChunkRepository:
     async def _write_fulltext(
         self, session: AsyncSession, chunk_id: str, dataset_id: str, collection_id: str, content: str
     ) -> None:
-        params = {"d": chunk_id, "ds": dataset_id, "c": collection_id, "t": self.segment(content)}
-        if self.db.is_postgres:
-            await session.execute(
-                text(
-                    "INSERT INTO data_fts (data_id, dataset_id, collection_id, tsv) "
-                    "VALUES (:d, :ds, :c, to_tsvector('simple', :t)) "
-                    "ON CONFLICT (data_id) DO UPDATE SET tsv = excluded.tsv"
-                ),
-                params,
-            )
-        else:
-            await session.execute(text("DELETE FROM data_fts WHERE data_id = :d"), {"d": chunk_id})
-            await session.execute(
-                text(
-                    "INSERT INTO data_fts (text, data_id, dataset_id, collection_id) VALUES (:t, :d, :ds, :c)"
-                ),
-                params,
-            )
+        row = {"d": chunk_id, "ds": dataset_id, "c": collection_id, "t": self.segment(content)}
+        await write_fulltext_rows(session, self.db.is_postgres, [row], replace=True)
 
     async def _write_indexes(
         self,
@@ -115,7 +100,7 @@ class SqlChunkRepository:
         now = utcnow()
         chunk_rows: list[dict[str, Any]] = []
         index_rows: list[dict[str, Any]] = []
-        fts_rows: list[dict[str, Any]] = []
+        fts_rows: list[dict[str, str]] = []
         for chunk in chunks:
             if len(chunk.index_texts) != len(chunk.vectors):
                 raise ValueError(
@@ -170,18 +155,7 @@ class SqlChunkRepository:
                 await session.execute(insert(DataChunk), chunk_rows)
             if index_rows:
                 await self._insert_index_rows(session, index_rows)
-            if fts_rows:
-                if self.db.is_postgres:
-                    sql = (
-                        "INSERT INTO data_fts (data_id, dataset_id, collection_id, tsv) "
-                        "VALUES (:d, :ds, :c, to_tsvector('simple', :t))"
-                    )
-                else:
-                    sql = (
-                        "INSERT INTO data_fts (text, data_id, dataset_id, collection_id) "
-                        "VALUES (:t, :d, :ds, :c)"
-                    )
-                await session.execute(text(sql), fts_rows)
+            await write_fulltext_rows(session, self.db.is_postgres, fts_rows)
             await session.execute(
                 update(Collection)
                 .where(Collection.id == collection_id)
@@ -237,7 +211,7 @@ class SqlChunkRepository:
             row = await session.get(DataChunk, data_id)
             if row is None or row.team_id != team_id:
                 raise NotFound(f"data {data_id} not found")
-            await session.execute(text("DELETE FROM data_fts WHERE data_id = :d"), {"d": data_id})
+            await delete_fulltext_rows(session, self.db.is_postgres, data_ids=[data_id])
             await session.execute(delete(DataIndex).where(DataIndex.data_id == data_id))
             await session.delete(row)
             await session.execute(

@@ -4,7 +4,7 @@ from __future__ import annotations
 
 from typing import Any
 
-from sqlalchemy import delete, func, select, text, update
+from sqlalchemy import delete, func, select, update
 from sqlalchemy.ext.asyncio import AsyncSession
 
 from fathom.store.db import Database
@@ -57,8 +57,11 @@ async def purge_collection_rows(session: AsyncSession, collection_ids: list[str]
 
     if not collection_ids:
         return
-    for collection_id in collection_ids:  # the full-text table has no foreign keys (FTS5 cannot)
-        await session.execute(text("DELETE FROM data_fts WHERE collection_id = :c"), {"c": collection_id})
+    from fathom.store.knowledge.fulltext import delete_fulltext_rows
+
+    # the full-text rows have no foreign keys (FTS5 cannot have them)
+    is_postgres = session.bind.dialect.name == "postgresql"
+    await delete_fulltext_rows(session, is_postgres, collection_ids=collection_ids)
     await session.execute(delete(DataIndex).where(DataIndex.collection_id.in_(collection_ids)))
     await session.execute(delete(DataChunk).where(DataChunk.collection_id.in_(collection_ids)))
 

@@ -1,23 +1,241 @@
 """Full-text search: SQLite FTS5 ranked by ``bm25()``, PostgreSQL ``tsvector`` ranked by ``ts_rank``.
 
 Text is segmented by the injected ``segment`` function (jieba for Chinese) before indexing and before
-querying, so both backends see whitespace-separated lower-case words. Query words are OR-ed.
+querying, so both backends see whitespace-separated lower-case words; English words are then stemmed by
+the database (FTS5 ``porter`` tokenizer, PostgreSQL ``english`` configuration) and English stop words are
+left out of queries. Query words are OR-ed.
+
+SQLite keeps the ids of each full-text row in the ordinary table ``data_fts_rows`` (its ``id`` is the FTS
+rowid): searches join it to check the scope, deletes find rows through its indexes.
 """
 
 from __future__ import annotations
 
-from collections.abc import Callable, Collection, Sequence
+from collections.abc import Callable, Collection, Mapping, Sequence
+from typing import Any
 
 from sqlalchemy import text
+from sqlalchemy.ext.asyncio import AsyncSession
 
 from fathom.store.db import Database
 from fathom.store.knowledge.scope import ScopeLike, TextRecordLike, scope_clauses
 
 Hit = tuple[str, float]
+TS_CONFIG = "english"  # PostgreSQL text-search configuration: stemming and stop words
+
+# The English stop words PostgreSQL's ``english`` configuration drops (Snowball's list), dropped from
+# SQLite queries too so both backends match the same words.
+STOP_WORDS = frozenset(
+    [
+        "i",
+        "me",
+        "my",
+        "myself",
+        "we",
+        "our",
+        "ours",
+        "ourselves",
+        "you",
+        "your",
+        "yours",
+        "yourself",
+        "yourselves",
+        "he",
+        "him",
+        "his",
+        "himself",
+        "she",
+        "her",
+        "hers",
+        "herself",
+        "it",
+        "its",
+        "itself",
+        "they",
+        "them",
+        "their",
+        "theirs",
+        "themselves",
+        "what",
+        "which",
+        "who",
+        "whom",
+        "this",
+        "that",
+        "these",
+        "those",
+        "am",
+        "is",
+        "are",
+        "was",
+        "were",
+        "be",
+        "been",
+        "being",
+        "have",
+        "has",
+        "had",
+        "having",
+        "do",
+        "does",
+        "did",
+        "doing",
+        "a",
+        "an",
+        "the",
+        "and",
+        "but",
+        "if",
+        "or",
+        "because",
+        "as",
+        "until",
+        "while",
+        "of",
+        "at",
+        "by",
+        "for",
+        "with",
+        "about",
+        "against",
+        "between",
+        "into",
+        "through",
+        "during",
+        "before",
+        "after",
+        "above",
+        "below",
+        "to",
+        "from",
+        "up",
+        "down",
+        "in",
+        "out",
+        "on",
+        "off",
+        "over",
+        "under",
+        "again",
+        "further",
+        "then",
+        "once",
+        "here",
+        "there",
+        "when",
+        "where",
+        "why",
+        "how",
+        "all",
+        "any",
+        "both",
+        "each",
+        "few",
+        "more",
+        "most",
+        "other",
+        "some",
+        "such",
+        "no",
+        "nor",
+        "not",
+        "only",
+        "own",
+        "same",
+        "so",
+        "than",
+        "too",
+        "very",
+        "s",
+        "t",
+        "can",
+        "will",
+        "just",
+        "don",
+        "should",
+        "now",
+    ]
+)
+_ID_BATCH = 500  # ids per IN (...) list
 
 
 def _plain(value: str) -> str:
     return value.lower()
+
+
+async def write_fulltext_rows(
+    session: AsyncSession, is_postgres: bool, rows: Sequence[Mapping[str, str]], *, replace: bool = False
+) -> None:
+    """Insert full-text rows ``{"d": data id, "ds": dataset id, "c": collection id, "t": segmented text}``
+    inside the caller's transaction; ``replace`` first removes rows of the same data ids."""
+    if replace:  # the last row of a data id wins
+        rows = list({row["d"]: row for row in rows}.values())
+    if not rows:
+        return
+    if is_postgres:
+        conflict = " ON CONFLICT (data_id) DO UPDATE SET tsv = excluded.tsv" if replace else ""
+        await session.execute(
+            text(
+                "INSERT INTO data_fts (data_id, dataset_id, collection_id, tsv) "
+                f"VALUES (:d, :ds, :c, to_tsvector('{TS_CONFIG}', :t)){conflict}"
+            ),
+            list(rows),
+        )
+        return
+    if replace:
+        await delete_fulltext_rows(session, False, data_ids=[row["d"] for row in rows])
+    await session.execute(
+        text("INSERT INTO data_fts_rows (data_id, dataset_id, collection_id) VALUES (:d, :ds, :c)"),
+        list(rows),
+    )
+    rowids: dict[str, int] = {}
+    data_ids = [row["d"] for row in rows]
+    for start in range(0, len(data_ids), _ID_BATCH):
+        batch = data_ids[start : start + _ID_BATCH]
+        marks = ", ".join(f":i{i}" for i in range(len(batch)))
+        found = await session.execute(
+            text(f"SELECT data_id, id FROM data_fts_rows WHERE data_id IN ({marks})"),
+            {f"i{i}": value for i, value in enumerate(batch)},
+        )
+        rowids.update((str(data_id), int(rowid)) for data_id, rowid in found)
+    await session.execute(
+        text("INSERT INTO data_fts (rowid, text) VALUES (:r, :t)"),
+        [{"r": rowids[row["d"]], "t": row["t"]} for row in rows],
+    )
+
+
+async def delete_fulltext_rows(
+    session: AsyncSession,
+    is_postgres: bool,
+    *,
+    data_ids: Collection[str] = (),
+    collection_ids: Collection[str] = (),
+) -> int:
+    """Remove the full-text rows of these chunks and collections inside the caller's transaction."""
+    removed = 0
+    for column, values in (("data_id", list(data_ids)), ("collection_id", list(collection_ids))):
+        for start in range(0, len(values), _ID_BATCH):
+            batch = values[start : start + _ID_BATCH]
+            marks = ", ".join(f":i{i}" for i in range(len(batch)))
+            params = {f"i{i}": value for i, value in enumerate(batch)}
+            if is_postgres:
+                result = await session.execute(
+                    text(f"DELETE FROM data_fts WHERE {column} IN ({marks})"), params
+                )
+                removed += int(result.rowcount)  # type: ignore[attr-defined]
+                continue
+            selected = f"SELECT id FROM data_fts_rows WHERE {column} IN ({marks})"
+            await session.execute(text(f"DELETE FROM data_fts WHERE rowid IN ({selected})"), params)
+            result = await session.execute(
+                text(f"DELETE FROM data_fts_rows WHERE {column} IN ({marks})"), params
+            )
+            removed += int(result.rowcount)  # type: ignore[attr-defined]
+    return removed
+
+
+def query_words(segmented: str) -> list[str]:
+    """The distinct words of a segmented query, English stop words left out."""
+    return [word for word in dict.fromkeys(segmented.split()) if word not in STOP_WORDS]
 
 
 class SqlFullTextIndex:
@@ -26,64 +244,47 @@ class SqlFullTextIndex:
         self.segment = segment
 
     async def add(self, records: Sequence[TextRecordLike]) -> None:
+        rows = [
+            {"d": r.data_id, "ds": r.dataset_id, "c": r.collection_id, "t": self.segment(r.text)}
+            for r in records
+        ]
         async with self.db.transaction() as session:
-            for record in records:
-                params = {
-                    "d": record.data_id,
-                    "ds": record.dataset_id,
-                    "c": record.collection_id,
-                    "t": self.segment(record.text),
-                }
-                await session.execute(text("DELETE FROM data_fts WHERE data_id = :d"), {"d": record.data_id})
-                if self.db.is_postgres:
-                    sql = (
-                        "INSERT INTO data_fts (data_id, dataset_id, collection_id, tsv) "
-                        "VALUES (:d, :ds, :c, to_tsvector('simple', :t))"
-                    )
-                else:
-                    sql = (
-                        "INSERT INTO data_fts (text, data_id, dataset_id, collection_id) "
-                        "VALUES (:t, :d, :ds, :c)"
-                    )
-                await session.execute(text(sql), params)
+            await write_fulltext_rows(session, self.db.is_postgres, rows, replace=True)
 
     async def delete(
         self, *, data_ids: Collection[str] | None = None, collection_ids: Collection[str] | None = None
     ) -> int:
-        removed = 0
         async with self.db.transaction() as session:
-            for data_id in data_ids or ():
-                result = await session.execute(
-                    text("DELETE FROM data_fts WHERE data_id = :d"), {"d": data_id}
-                )
-                removed += result.rowcount  # type: ignore[attr-defined]
-            for collection_id in collection_ids or ():
-                result = await session.execute(
-                    text("DELETE FROM data_fts WHERE collection_id = :c"), {"c": collection_id}
-                )
-                removed += result.rowcount  # type: ignore[attr-defined]
-        return removed
+            return await delete_fulltext_rows(
+                session, self.db.is_postgres, data_ids=data_ids or (), collection_ids=collection_ids or ()
+            )
 
     async def search(self, query: str, limit: int, scope: ScopeLike) -> list[Hit]:
-        words = list(dict.fromkeys(self.segment(query).split()))
+        words = query_words(self.segment(query))
         if not words or limit <= 0 or not scope.dataset_ids:
             return []
-        where, params = scope_clauses(scope, "data_fts")
-        params["limit"] = limit
+        params: dict[str, Any]
         if self.db.is_postgres:
+            where, params = scope_clauses(scope, "data_fts")
             params["q"] = " | ".join(
                 "'" + word.replace("'", "''").replace("\\", "\\\\") + "'" for word in words
             )
             sql = (
-                "SELECT data_id, ts_rank(tsv, query) AS score FROM data_fts, to_tsquery('simple', :q) query "
+                "SELECT data_id, ts_rank(tsv, query) AS score "
+                f"FROM data_fts, to_tsquery('{TS_CONFIG}', :q) query "
                 f"WHERE tsv @@ query AND {where} ORDER BY score DESC, data_id LIMIT :limit"
             )
         else:
+            # FTS5's own ``ORDER BY rank`` (bm25) path; the scope is checked on the narrow row table
+            where, params = scope_clauses(scope, "r")
             params["q"] = " OR ".join('"' + word.replace('"', '""') + '"' for word in words)
             sql = (
-                "SELECT data_id, -bm25(data_fts) AS score FROM data_fts "
-                f"WHERE data_fts MATCH :q AND {where} ORDER BY bm25(data_fts), data_id LIMIT :limit"
+                "SELECT r.data_id, -f.rank AS score FROM data_fts f CROSS JOIN data_fts_rows r "
+                f"ON r.id = f.rowid WHERE data_fts MATCH :q AND {where} ORDER BY f.rank LIMIT :limit"
             )
+        params["limit"] = limit
         async with self.db.engine.connect() as conn:
             rows = (await conn.execute(text(sql), params)).all()
-        return [(str(row[0]), float(row[1])) for row in rows]
+        hits = [(str(row[0]), float(row[1])) for row in rows]
+        hits.sort(key=lambda hit: (-hit[1], hit[0]))  # equal scores in a stable, backend-independent order
+        return hits
