@@ -381,35 +381,63 @@ def bench_retrieval(
     max_docs: int | None = typer.Option(None, help="Use only the first N documents."),
     max_queries: int | None = typer.Option(None, help="Use only the first N queries."),
     throughput_docs: int = typer.Option(300, help="Documents for the ingestion throughput run (0: skip)."),
+    data_dir: Path | None = typer.Option(
+        None,
+        help="Keep the ingested knowledge base in this folder and reuse it when it holds the same corpus "
+        "(a folder holding anything else is refused: delete it to rebuild).",
+    ),
+    embedding_weight: list[float] = typer.Option(
+        [0.5], help="mixedRecall embeddingWeight in [0, 1]; repeatable (a sweep, each reported)."
+    ),
+    fusion: list[str] = typer.Option(
+        ["rrf"], help="mixedRecall fusion: rrf, convex (TMM-normalised) or convex-minmax; repeatable."
+    ),
     as_json: bool = typer.Option(False, "--json", help="Print the result as JSON."),
 ) -> None:
     """Ingest a BEIR dataset through the real pipeline and print nDCG@10 and Recall@100 per search mode."""
-    from fathom.bench.retrieval import MODES, run_retrieval_bench
+    from fathom.bench.retrieval import FUSIONS, MODES, BenchDataDirError, run_retrieval_bench
 
     for name in mode:
         if name not in MODES:
             raise fail(f"--mode: {name!r} is not one of {', '.join(MODES)}")
+    for name in fusion:
+        if name not in FUSIONS:
+            raise fail(f"--fusion: {name!r} is not one of {', '.join(FUSIONS)}")
+    for weight in embedding_weight:
+        if not 0 <= weight <= 1:
+            raise fail(f"--embedding-weight: {weight:g} is not between 0 and 1")
     if not (dataset / "corpus.jsonl").exists() or not (dataset / "qrels" / f"{split}.tsv").exists():
         raise fail(f"--dataset: {dataset} has no corpus.jsonl or qrels/{split}.tsv (BEIR layout expected)")
-    result = asyncio.run(
-        run_retrieval_bench(
-            dataset,
-            split=split,
-            modes=mode,
-            max_docs=max_docs,
-            max_queries=max_queries,
-            throughput_docs=throughput_docs,
+    try:
+        result = asyncio.run(
+            run_retrieval_bench(
+                dataset,
+                split=split,
+                modes=mode,
+                max_docs=max_docs,
+                max_queries=max_queries,
+                throughput_docs=throughput_docs,
+                data_dir=data_dir,
+                embedding_weights=list(dict.fromkeys(embedding_weight)),
+                fusions=list(dict.fromkeys(fusion)),
+            )
         )
-    )
+    except BenchDataDirError as exc:
+        raise fail(str(exc)) from None
     if as_json:
         out.print_json(json.dumps(result.as_dict()))
         return
+    reused = " (reused --data-dir)" if result.reused_data_dir else ""
     out.print(
-        f"{result.dataset} ({result.split}): {result.documents} documents in {result.ingest_seconds:.1f}s"
+        f"{result.dataset} ({result.split}): {result.documents} documents "
+        f"in {result.ingest_seconds:.1f}s{reused}"
     )
+    if result.query_embedding:
+        embedding = result.query_embedding
+        out.print(f"  query embedding: p50 {embedding['p50_ms']:.1f} ms  p95 {embedding['p95_ms']:.1f} ms")
     for row in result.modes:
         out.print(
-            f"  {row.mode:<15} nDCG@10 {row.ndcg_at_10:.4f}  Recall@100 {row.recall_at_100:.4f}  "
+            f"  {row.label:<24} nDCG@10 {row.ndcg_at_10:.4f}  Recall@100 {row.recall_at_100:.4f}  "
             f"p50 {row.latency_ms_p50:.1f} ms  p95 {row.latency_ms_p95:.1f} ms  ({row.queries} queries)"
         )
     if result.ingestion:

@@ -1,0 +1,106 @@
+"""``fathom bench retrieval`` on a tiny BEIR folder: a weight x fusion sweep, and ``--data-dir`` reuse."""
+
+from __future__ import annotations
+
+import json
+import os
+import subprocess
+import sys
+from pathlib import Path
+
+DOCS = {
+    "d1": ("Vitamin D", "Vitamin D deficiency is linked to weaker bones and fractures."),
+    "d2": ("Blood pressure", "Aerobic exercise lowers resting blood pressure in adults."),
+    "d3": ("Smoking", "Smoking increases the risk of lung cancer."),
+    "d4": ("Paris", "The Eiffel Tower was completed in 1889."),
+    "d5": ("Plants", "Photosynthesis converts light energy into chemical energy."),
+}
+QUERIES = {
+    "q1": "vitamin D and bone fractures",
+    "q2": "does exercise lower blood pressure",
+    "q3": "lung cancer",
+}
+QRELS = [("q1", "d1"), ("q2", "d2"), ("q3", "d3")]
+
+
+def _dataset(root: Path) -> Path:
+    (root / "qrels").mkdir(parents=True)
+    (root / "corpus.jsonl").write_text(
+        "".join(json.dumps({"_id": k, "title": t, "text": x}) + "\n" for k, (t, x) in DOCS.items())
+    )
+    (root / "queries.jsonl").write_text(
+        "".join(json.dumps({"_id": k, "text": v}) + "\n" for k, v in QUERIES.items())
+    )
+    (root / "qrels" / "train.tsv").write_text(
+        "query-id\tcorpus-id\tscore\n" + "".join(f"{q}\t{d}\t1\n" for q, d in QRELS)
+    )
+    return root
+
+
+def _bench(*args: str, tmp_path: Path) -> subprocess.CompletedProcess[str]:
+    env = {k: v for k, v in os.environ.items() if not k.startswith("FATHOM_")}
+    env["FATHOM_LOG_LEVEL"] = "warning"
+    command = [
+        sys.executable,
+        "-m",
+        "fathom",
+        "bench",
+        "retrieval",
+        "--split",
+        "train",
+        "--throughput-docs",
+        "0",
+    ]
+    return subprocess.run([*command, *args], env=env, capture_output=True, text=True, timeout=180)
+
+
+def test_sweep_and_data_dir_reuse(tmp_path: Path) -> None:
+    dataset = _dataset(tmp_path / "beir")
+    data_dir = tmp_path / "kb"
+    sweep = [
+        *("--dataset", str(dataset), "--data-dir", str(data_dir), "--json"),
+        *("--mode", "fullTextRecall", "--mode", "mixedRecall"),
+        *("--embedding-weight", "0.3", "--embedding-weight", "0.7"),
+        *("--fusion", "rrf", "--fusion", "convex"),
+    ]
+    first = _bench(*sweep, tmp_path=tmp_path)
+    assert first.returncode == 0, first.stderr
+    result = json.loads(first.stdout)
+    assert result["reusedDataDir"] is False and result["documents"] == 5
+    rows = result["modes"]
+    assert [(r["mode"], r["fusion"], r["embedding_weight"]) for r in rows] == [
+        ("fullTextRecall", None, None),
+        ("mixedRecall", "rrf", 0.3),
+        ("mixedRecall", "rrf", 0.7),
+        ("mixedRecall", "convex", 0.3),
+        ("mixedRecall", "convex", 0.7),
+    ]
+    assert rows[3]["label"] == "mixedRecall-convex-0.3"
+    for row in rows:
+        assert 0 < row["ndcg_at_10"] <= 1 and row["queries"] == 3
+        assert {"recall_at_100", "latency_ms_p50", "latency_ms_p95"} <= row.keys()
+    manifest = json.loads((data_dir / "bench-manifest.json").read_text())
+    assert manifest["documents"] == 5 and sorted(manifest["dataToDoc"].values()) == sorted(DOCS)
+
+    again = _bench(*sweep, tmp_path=tmp_path)
+    assert again.returncode == 0, again.stderr
+    reused = json.loads(again.stdout)
+    assert reused["reusedDataDir"] is True
+    assert [r["ndcg_at_10"] for r in reused["modes"]] == [r["ndcg_at_10"] for r in rows]
+
+    other = _bench(
+        "--dataset", str(dataset), "--data-dir", str(data_dir), "--max-docs", "3", tmp_path=tmp_path
+    )
+    assert other.returncode != 0 and "holds another corpus" in other.stderr + other.stdout
+
+
+def test_refuses_a_folder_without_manifest_and_bad_options(tmp_path: Path) -> None:
+    dataset = _dataset(tmp_path / "beir")
+    (tmp_path / "busy").mkdir()
+    (tmp_path / "busy" / "fathom.db").write_text("")
+    busy = _bench("--dataset", str(dataset), "--data-dir", str(tmp_path / "busy"), tmp_path=tmp_path)
+    assert busy.returncode != 0 and "no bench-manifest.json" in busy.stderr + busy.stdout
+    bad = _bench("--dataset", str(dataset), "--fusion", "linear", tmp_path=tmp_path)
+    assert bad.returncode != 0 and "--fusion" in bad.stderr + bad.stdout
+    weight = _bench("--dataset", str(dataset), "--embedding-weight", "1.5", tmp_path=tmp_path)
+    assert weight.returncode != 0 and "--embedding-weight" in weight.stderr + weight.stdout
