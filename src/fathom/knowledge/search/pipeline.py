@@ -1,7 +1,8 @@
 """``search_dataset_data``: the text search pipeline in the normative order of spec §5.3.
 
 queries -> embedding recall and full-text recall (pools from ``count_recall_limit``) -> weighted RRF
-(``embeddingWeight``) -> optional rerank fused by ``rerankWeight`` (fallback on failure) -> dedupe ->
+(``embeddingWeight``; with Fathom's optional ``fusion: "convex"``, a convex combination of normalised
+scores instead) -> optional rerank fused by ``rerankWeight`` (fallback on failure) -> dedupe ->
 similarity filter (on the score type ``similarity_score_type`` names) -> token budget (``limit``).
 """
 
@@ -20,6 +21,7 @@ from fathom.knowledge.search.filters import (
     normalize_search_mode,
     similarity_score_type,
 )
+from fathom.knowledge.search.fusion import ConvexInput, convex_combination
 from fathom.knowledge.search.recall import embed_texts, embedding_recall, full_text_recall
 from fathom.knowledge.search.rerank import rerank_search_results
 from fathom.knowledge.search.rrf import RrfInput, dataset_search_result_concat
@@ -96,16 +98,30 @@ async def search_dataset_data(
     cut: list[SearchDataItem] = [*embedding_cut, *full_text_cut]
 
     weight = p.embedding_weight
-    results = dataset_search_result_concat(
-        [
-            entry
-            for entry in (
-                RrfInput(weight=weight, items=embedding_items, name="embedding"),
-                RrfInput(weight=1 - weight, items=full_text_items, name="fullText"),
-            )
-            if entry.weight > 0
-        ]
-    )
+    results: list[SearchDataItem]
+    if p.fusion == "convex":
+        results = convex_combination(
+            [
+                entry
+                for entry in (
+                    ConvexInput(weight, embedding_items, "embedding", "embedding"),
+                    ConvexInput(1 - weight, full_text_items, "fullText", "fullText"),
+                )
+                if entry.weight > 0
+            ],
+            normalization="minmax" if p.convex_normalization == "minmax" else "tmm",
+        )
+    else:
+        results = dataset_search_result_concat(
+            [
+                entry
+                for entry in (
+                    RrfInput(weight=weight, items=embedding_items, name="embedding"),
+                    RrfInput(weight=1 - weight, items=full_text_items, name="fullText"),
+                )
+                if entry.weight > 0
+            ]
+        )
 
     using_re_rank = False
     if wants_rerank and results:

@@ -16,7 +16,8 @@ from typing import Any, Literal, Self
 
 from pydantic import BaseModel, ConfigDict, Field
 
-ScoreType = Literal["embedding", "fullText", "reRank", "rrf"]
+# ``convex`` is Fathom's: the fused value of ``fusion: "convex"`` (FastGPT clients never request it)
+ScoreType = Literal["embedding", "fullText", "reRank", "rrf", "convex"]
 SearchMode = Literal["embedding", "fullTextRecall", "mixedRecall"]
 SEARCH_MODES: tuple[SearchMode, ...] = ("embedding", "fullTextRecall", "mixedRecall")
 
@@ -24,6 +25,7 @@ TraceStage = Literal[
     "embeddingRecall",
     "fullTextRecall",
     "rrf",
+    "convex",
     "reRank",
     "reRankFusion",
     "dedupe",
@@ -125,6 +127,11 @@ class SearchDatasetDataParams(_Wire):
     limit: int = 1500
     search_mode: str = Field(default="embedding", alias="searchMode")
     embedding_weight: float = Field(default=0.5, alias="embeddingWeight")
+    # Fathom's addition: how mixedRecall fuses its legs, ``rrf`` (FastGPT's weighted RRF) or ``convex``
+    # (``fathom.knowledge.search.fusion``); any other value means ``rrf``
+    fusion: str = "rrf"
+    # with ``fusion: "convex"``: ``tmm`` (theoretical min-max, the default) or ``minmax`` normalisation
+    convex_normalization: str = Field(default="tmm", alias="convexNormalization")
     using_re_rank: bool = Field(default=False, alias="usingReRank")
     rerank_weight: float = Field(default=0.5, alias="rerankWeight")
     collection_ids: list[str] | None = Field(default=None, alias="collectionIds")

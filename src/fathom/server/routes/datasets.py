@@ -132,6 +132,9 @@ async def search_test(request: Request, auth: AuthContext = Depends(authenticate
     mode = values.get("searchMode") or "embedding"
     if mode not in ("embedding", "fullTextRecall", "mixedRecall"):
         mode = "embedding"
+    fusion = values.get("fusion") or "rrf"  # Fathom's addition; FastGPT clients never send it
+    if fusion not in ("rrf", "convex"):
+        raise ApiError(400, "invalidParams", "fusion: must be rrf or convex")
     search_params = SearchDatasetDataParams(
         queries=[text],
         reRankQuery=text,
@@ -140,6 +143,7 @@ async def search_test(request: Request, auth: AuthContext = Depends(authenticate
         limit=limit,
         searchMode=mode,
         embeddingWeight=embedding_weight,
+        fusion=fusion,
         usingReRank=bool(values.get("usingReRank", False)),
         rerankWeight=rerank_weight,
     )

@@ -1,0 +1,143 @@
+"""Convex-combination fusion of recall legs (Bruch, Gai and Ingber 2023, "An Analysis of Fusion Functions
+for Hybrid Retrieval"), Fathom's optional alternative to weighted RRF (request field ``fusion: "convex"``).
+
+Each leg's raw scores (the item's score entry of the leg's type: cosine for ``embedding``, BM25 for
+``fullText``) are normalised to [0, 1] within the leg's recalled list, ``(s - lower) / (max - lower)``:
+
+* ``tmm`` (theoretical min-max, the default): ``lower`` is the score's theoretical minimum (cosine -1,
+  BM25 0), or the list's minimum when that is lower, so a leg whose best hit is weak stays weak;
+* ``minmax``: ``lower`` is the list's own minimum (its last item gets 0).
+
+A list whose scores are all equal normalises to 1 (every item is the leg's best). The fused score is
+``sum(weight * normalised)``; an item a leg did not recall counts that leg's lower bound (0). With weights
+``w`` and ``1 - w`` the fused score lies in [0, 1]. Ties are broken by the item's rank in the
+heaviest leg, then in the next one, then by first appearance, so weight 1 reproduces the first leg's order
+and weight 0 the second's. Unlike RRF, a leg is kept even at weight 0 (its items rank after the others);
+the pipeline drops legs whose weight is <= 0, as it does for RRF.
+
+Every fused item gets a ``convex`` score (value, final position) and a ``convex`` trace entry whose detail
+names each leg's raw and normalised value; an ``rrf`` score a leg carried (several queries fused per leg)
+is removed, since it no longer describes the order. With several queries a leg's raw score is the best
+one over the queries (score arrays merge by maximum). The fused value has its own score type rather than
+``rrf``: nothing downstream reads ``rrf`` values (the similarity filter reads ``embedding``/``reRank``;
+rerank fusion and the concat node fuse by rank and set a new ``rrf``), and a convex value is not an RRF
+sum, so the type says which formula made it. Repeated ids merge like RRF's: score arrays per type keep the
+larger value, trace stages are united, other fields come from the first occurrence.
+"""
+
+from __future__ import annotations
+
+import math
+from collections.abc import Mapping, Sequence
+from dataclasses import dataclass
+from typing import Any, Literal
+
+from fathom.knowledge.search.types import ScoreType, SearchDataItem, SearchScore, TraceEntry, TraceStage
+
+Normalization = Literal["tmm", "minmax"]
+NORMALIZATIONS: tuple[Normalization, ...] = ("tmm", "minmax")
+DEFAULT_NORMALIZATION: Normalization = "tmm"
+
+# the theoretical minimum of each leg's raw score (TMM): cosine similarity and BM25
+THEORETICAL_MIN: dict[str, float] = {"embedding": -1.0, "fullText": 0.0}
+
+
+@dataclass(frozen=True)
+class ConvexInput:
+    """One recalled list, its weight and the score type holding its raw scores; ``name`` labels the trace."""
+
+    weight: float
+    items: Sequence[SearchDataItem | Mapping[str, Any]]
+    score_type: ScoreType
+    name: str = ""
+
+
+def normalize_scores(values: Sequence[float], lower_bound: float | None) -> list[float]:
+    """``values`` scaled to [0, 1] by ``(v - lower) / (max - lower)``; ``lower`` is ``lower_bound`` (TMM)
+    or the minimum of ``values`` (None), whichever is lower. All equal: every value becomes 1."""
+    if not values:
+        return []
+    upper = max(values)
+    lower = min(values) if lower_bound is None else min(lower_bound, min(values))
+    span = upper - lower
+    if not span > 0 or not math.isfinite(span):
+        return [1.0 for _ in values]
+    return [min(1.0, max(0.0, (value - lower) / span)) for value in values]
+
+
+def _merge_scores(first: list[SearchScore], other: list[SearchScore]) -> list[SearchScore]:
+    merged = list(first)
+    for entry in other:
+        for i, existing in enumerate(merged):
+            if existing.type == entry.type:
+                if entry.value > existing.value:
+                    merged[i] = entry
+                break
+        else:
+            merged.append(entry)
+    return merged
+
+
+def _leg_values(items: Sequence[SearchDataItem], score_type: ScoreType) -> list[float]:
+    """Raw scores of a leg in list order; an item without one counts as the list's weakest score."""
+    raw = [item.score_of(score_type) for item in items]
+    known = [value for value in raw if value is not None and math.isfinite(value)]
+    floor = min(known) if known else 0.0
+    return [value if value is not None and math.isfinite(value) else floor for value in raw]
+
+
+def convex_combination(
+    inputs: Sequence[ConvexInput],
+    *,
+    normalization: Normalization = DEFAULT_NORMALIZATION,
+    stage: TraceStage = "convex",
+) -> list[SearchDataItem]:
+    """Fuse the lists by ``sum(weight * normalised score)``; see the module docstring for the rules."""
+    legs = [leg for leg in inputs if leg.items]
+    if not legs:
+        return []
+    fused: dict[str, SearchDataItem] = {}
+    sums: dict[str, float] = {}
+    ranks: dict[str, list[float]] = {}
+    details: dict[str, list[str]] = {}
+    for index, leg in enumerate(legs):
+        items = [SearchDataItem.of(raw) for raw in leg.items]
+        values = _leg_values(items, leg.score_type)
+        lower = THEORETICAL_MIN.get(leg.score_type) if normalization == "tmm" else None
+        scaled_values = normalize_scores(values, lower)
+        for rank, (item, value, scaled) in enumerate(zip(items, values, scaled_values, strict=True)):
+            if item.id in ranks and ranks[item.id][index] < rank:
+                continue  # an id repeated within one list counts at its best rank
+            if item.id in fused:
+                first = fused[item.id]
+                known = first.trace.stages
+                extra = [entry for entry in item.trace.stages if entry not in known]
+                trace = first.trace.copy_with({"stages": [*known, *extra]})
+                fused[item.id] = first.copy_with(
+                    {"score": _merge_scores(first.score, item.score), "trace": trace}
+                )
+            else:
+                fused[item.id] = item
+                sums[item.id] = 0.0
+                ranks[item.id] = [math.inf] * len(legs)
+            sums[item.id] += leg.weight * scaled
+            ranks[item.id][index] = rank
+            details.setdefault(item.id, []).append(
+                f"{leg.name or leg.score_type}#{rank + 1} {value:.4g}→{scaled:.4f}×{leg.weight:g}"
+            )
+
+    cap = sum(max(0.0, leg.weight) for leg in legs)
+    cap = 1.0 if math.isclose(cap, 1.0) else cap  # w + (1 - w) may round above 1
+    by_weight = sorted(range(len(legs)), key=lambda i: -legs[i].weight)  # stable: input order on ties
+    order = sorted(fused, key=lambda data_id: (-sums[data_id], *(ranks[data_id][i] for i in by_weight)))
+    result: list[SearchDataItem] = []
+    for position, data_id in enumerate(order):
+        item = fused[data_id]
+        value = max(0.0, min(sums[data_id], cap))
+        scores = [s for s in item.score if s.type not in ("convex", "rrf")]
+        scores.append(SearchScore(type="convex", value=value, index=position))
+        missing = [leg.name or leg.score_type for i, leg in enumerate(legs) if ranks[data_id][i] == math.inf]
+        detail = " + ".join(details[data_id]) + "".join(f" + {name} missing→0" for name in missing)
+        entry = TraceEntry(stage=stage, score=value, rank=position, detail=detail)
+        result.append(item.with_scores(scores).traced(entry))
+    return result
