@@ -4,10 +4,12 @@ index backends on SQLite and on PostgreSQL."""
 from __future__ import annotations
 
 from collections.abc import Sequence
+from pathlib import Path
 
 from fathom.knowledge.conformance import check_full_text_index, check_vector_index
 from fathom.knowledge.ports import TextRecord, VectorRecord
 from fathom.knowledge.tokenize import segment_for_index
+from fathom.store import migrate
 from fathom.store.db import Database
 from fathom.store.knowledge import SqlFullTextIndex, SqlVectorIndex
 from fathom.store.models import Collection, DataChunk, Dataset, Team
@@ -57,3 +59,16 @@ async def test_sql_vector_index_passes_the_domain_conformance_kit(database: Data
         await _rows_for(database, records)
 
     await check_vector_index(SqlVectorIndex(database), prepare=prepare)
+
+
+async def test_sqlite_int8_scan_with_float32_rescoring_passes_the_conformance_kit(tmp_path: Path) -> None:
+    db = Database(f"sqlite:///{tmp_path / 'quantized.db'}")
+    try:
+        await migrate.upgrade(db)
+
+        async def prepare(records: Sequence[VectorRecord]) -> None:
+            await _rows_for(db, records)
+
+        await check_vector_index(SqlVectorIndex(db, quantized_min_rows=0), prepare=prepare)
+    finally:
+        await db.close()

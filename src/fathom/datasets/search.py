@@ -66,7 +66,7 @@ class DatasetSearchService:
             if isinstance(params, SearchDatasetDataParams)
             else SearchDatasetDataParams.model_validate(params)
         )
-        models = {(await self.datasets.get_dataset(team_id, d)).vector_model for d in p.dataset_ids}
+        models = set((await self.datasets.vector_models(team_id, p.dataset_ids)).values())
         if len(models) > 1:
             raise SearchModelMismatch(
                 "datasetIds: these knowledge bases use different embedding models "

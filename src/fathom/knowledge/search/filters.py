@@ -45,11 +45,12 @@ def dedupe_key(item: SearchDataItem) -> str:
 
 def dedupe_results(items: Sequence[SearchDataItem]) -> FilterResult:
     """Keep the first item of each dedupe key (distinct images never collapse)."""
-    seen: dict[str, str] = {}
+    seen: dict[tuple[str, str], str] = {}
     kept: list[SearchDataItem] = []
     cut: list[SearchDataItem] = []
     for item in items:
-        key = dedupe_key(item)
+        # what ``dedupe_key`` hashes, compared directly: equal keys exactly when equal hashes
+        key = (letters_and_digits(item.q + (item.a or "")), item.image_id or "")
         if key in seen:
             entry = TraceEntry(stage="dedupe", passed=False, detail=f"same text as {seen[key]}")
             cut.append(item.traced(entry, cut=True))

@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 from collections.abc import Callable, Sequence
+from datetime import UTC, datetime
 from typing import Any
 
 import numpy as np
@@ -20,6 +21,12 @@ Segmenter = Callable[[str], str]
 
 def _plain(text_: str) -> str:
     return text_.lower()
+
+
+def _utc(value: datetime | str) -> datetime:
+    """A stored timestamp as an aware UTC datetime (SQLite's raw rows hold naive UTC text)."""
+    parsed = datetime.fromisoformat(value) if isinstance(value, str) else value
+    return parsed if parsed.tzinfo else parsed.replace(tzinfo=UTC)
 
 
 def normalised_vector(vector: Sequence[float]) -> np.ndarray:
@@ -225,25 +232,29 @@ class SqlChunkRepository:
         """Chunk rows (with their collection's name as source) for the ids a search recalled."""
         if not data_ids:
             return {}
-        async with self.db.sessions() as session:
-            rows = (  # plain columns, not ORM entities: this runs on every search
-                await session.execute(
-                    select(
-                        DataChunk.id,
-                        DataChunk.dataset_id,
-                        DataChunk.collection_id,
-                        DataChunk.chunk_index,
-                        DataChunk.q,
-                        DataChunk.a,
-                        Collection.name,
-                        DataChunk.updated_at,
-                    )
-                    .join(Collection, Collection.id == DataChunk.collection_id)
-                    .where(DataChunk.id.in_(list(data_ids)))
-                )
-            ).all()
-            indexes = await self._indexes_of(session, [r[0] for r in rows])
-        return {row[0]: ChunkRow(*row, indexes=indexes.get(row[0], [])) for row in rows}
+        params = {f"i{n}": data_id for n, data_id in enumerate(dict.fromkeys(data_ids))}
+        marks = ", ".join(f":{name}" for name in params)
+        # plain statements on the database's read path, not ORM entities: this runs on every search
+        rows = await self.db.read(
+            "SELECT c.id, c.dataset_id, c.collection_id, c.chunk_index, c.q, c.a, col.name, c.updated_at "
+            f"FROM data_chunks c JOIN collections col ON col.id = c.collection_id WHERE c.id IN ({marks})",
+            params,
+        )
+        indexes: dict[str, list[dict[str, Any]]] = {}
+        found = await self.db.read(  # the current model's rows (not those staged for a model switch)
+            "SELECT i.data_id, i.id, i.type, i.text FROM data_indexes i "
+            "JOIN datasets d ON d.id = i.dataset_id "
+            f"WHERE i.data_id IN ({marks}) AND i.model = d.vector_model",
+            params,
+        )
+        for data_id, index_id, type_, index_text in found:
+            indexes.setdefault(data_id, []).append({"dataId": index_id, "type": type_, "text": index_text})
+        return {
+            row[0]: ChunkRow(
+                row[0], row[1], row[2], row[3], row[4], row[5], row[6], _utc(row[7]), indexes.get(row[0], [])
+            )
+            for row in rows
+        }
 
     async def _indexes_of(
         self, session: AsyncSession, data_ids: list[str]

@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+from collections.abc import Sequence
 from typing import Any
 
 from sqlalchemy import delete, func, select, update
@@ -60,7 +61,7 @@ async def purge_collection_rows(session: AsyncSession, collection_ids: list[str]
     from fathom.store.knowledge.fulltext import delete_fulltext_rows
 
     # the full-text rows have no foreign keys (FTS5 cannot have them)
-    is_postgres = session.bind.dialect.name == "postgresql"
+    is_postgres = session.get_bind().dialect.name == "postgresql"
     await delete_fulltext_rows(session, is_postgres, collection_ids=collection_ids)
     await session.execute(delete(DataIndex).where(DataIndex.collection_id.in_(collection_ids)))
     await session.execute(delete(DataChunk).where(DataChunk.collection_id.in_(collection_ids)))
@@ -121,6 +122,24 @@ class SqlDatasetRepository:
     async def get_dataset(self, team_id: str, dataset_id: str) -> DatasetRecord:
         async with self.db.sessions() as session:
             return dataset_record(await self._dataset(session, team_id, dataset_id))
+
+    async def vector_models(self, team_id: str, dataset_ids: Sequence[str]) -> dict[str, str]:
+        """Each dataset's embedding model (one plain read: a search asks on every query); a dataset of
+        another team or none at all is NotFound."""
+        wanted = list(dict.fromkeys(dataset_ids))
+        if not wanted:
+            return {}
+        params = {f"d{n}": dataset_id for n, dataset_id in enumerate(wanted)}
+        params["team"] = team_id
+        marks = ", ".join(f":d{n}" for n in range(len(wanted)))
+        rows = await self.db.read(
+            f"SELECT id, vector_model FROM datasets WHERE team_id = :team AND id IN ({marks})", params
+        )
+        models = {str(row[0]): str(row[1]) for row in rows}
+        for dataset_id in wanted:
+            if dataset_id not in models:
+                raise NotFound(f"dataset {dataset_id} not found")
+        return models
 
     async def list_datasets(self, team_id: str) -> list[DatasetRecord]:
         async with self.db.sessions() as session:

@@ -283,8 +283,7 @@ class SqlFullTextIndex:
                 f"ON r.id = f.rowid WHERE data_fts MATCH :q AND {where} ORDER BY f.rank LIMIT :limit"
             )
         params["limit"] = limit
-        async with self.db.engine.connect() as conn:
-            rows = (await conn.execute(text(sql), params)).all()
+        rows = await self.db.read(sql, params)
         hits = [(str(row[0]), float(row[1])) for row in rows]
         hits.sort(key=lambda hit: (-hit[1], hit[0]))  # equal scores in a stable, backend-independent order
         return hits

@@ -2,9 +2,13 @@
 
 SQLite: every dataset's vectors are held in memory as one float32 matrix and searched exactly with numpy;
 a per-dataset ``index_version`` (bumped in the same transaction as every write) tells each process when its
-copy is stale, so many processes can share one database. PostgreSQL: pgvector HNSW indexes, one per vector
-dimension (``embedding::vector(N)`` where ``dims = N``), with iterative scans so filters cannot starve
-results.
+copy is stale, so many processes can share one database. From ``QUANTIZED_MIN_ROWS`` rows on, a query first
+scans an int8 copy of the matrix with SIMD dot products (simsimd; a quarter of the memory traffic), then
+rescores the best ``rescore_candidates`` rows in float32, so the scores returned are exact and the order
+differs from a full float32 scan only when a true top hit falls outside the candidates.
+
+PostgreSQL: pgvector HNSW indexes, one per vector dimension (``embedding::vector(N)`` where ``dims = N``),
+with iterative scans so filters cannot starve results.
 """
 
 from __future__ import annotations
@@ -16,12 +20,18 @@ from dataclasses import dataclass
 import numpy as np
 from sqlalchemy import delete, select, text
 
+try:  # SIMD int8 dot products; without it every search is the float32 scan
+    import simsimd
+except ImportError:  # pragma: no cover - depends on the platform's wheels
+    simsimd = None  # type: ignore[assignment]
+
 from fathom.store.db import Database
 from fathom.store.knowledge.chunks import ensure_hnsw_index, normalised_vector, pgvector_literal
 from fathom.store.knowledge.scope import ScopeLike, VectorRecordLike, scope_clauses
-from fathom.store.models import DataChunk, DataIndex, Dataset
+from fathom.store.models import DataChunk, DataIndex
 
 Hit = tuple[str, float]
+QUANTIZED_MIN_ROWS = 20_000  # below this a float32 scan is as fast as the int8 one
 
 
 class VectorDimensionMismatch(ValueError):
@@ -34,6 +44,36 @@ class _Matrix:
     data_ids: np.ndarray
     collection_ids: np.ndarray
     vectors: np.ndarray  # (n, dims) float32, rows L2-normalised
+    quantized: np.ndarray | None = None  # (n, dims) int8: round(vectors * 127 / max |vectors|)
+
+
+def quantize(vectors: np.ndarray) -> np.ndarray:
+    """An int8 copy scaled so the largest component becomes 127 (one scale for the whole matrix)."""
+    peak = float(np.abs(vectors).max()) if vectors.size else 0.0
+    scaled = vectors * (127.0 / peak) if peak > 0 else vectors
+    return np.clip(np.rint(scaled), -127, 127).astype(np.int8)
+
+
+def exact_similarity(rows: np.ndarray, query: np.ndarray) -> np.ndarray:
+    """float32 dot products of a few rows with the query, on this thread (numpy's BLAS would wake its
+    thread pool for a product this small, which costs milliseconds on a busy machine)."""
+    if simsimd is None:  # pragma: no cover - depends on the platform's wheels
+        return rows @ query
+    return np.asarray(simsimd.cdist(query[None, :], rows, metric="dot", out_dtype="float32"))[0]
+
+
+def rescore_candidates(limit: int) -> int:
+    """How many int8-scan winners are rescored in float32 for a search of ``limit`` rows."""
+    return max(4 * limit, 1024)
+
+
+def approximate_similarity(quantized: np.ndarray, query: np.ndarray) -> np.ndarray:
+    """Dot products of the int8 rows with the query (proportional to the float32 ones, not equal)."""
+    if simsimd is None:  # pragma: no cover - depends on the platform's wheels
+        return quantized.astype(np.float32) @ query
+    return np.asarray(simsimd.cdist(quantize(query[None, :]), quantized, metric="dot", out_dtype="float32"))[
+        0
+    ]
 
 
 def _best_per_data(data_ids: Sequence[str], scores: Sequence[float], limit: int) -> list[Hit]:
@@ -44,9 +84,16 @@ def _best_per_data(data_ids: Sequence[str], scores: Sequence[float], limit: int)
     return sorted(best.items(), key=lambda hit: (-hit[1], hit[0]))[:limit]
 
 
+def _best(scores: np.ndarray, take: int) -> np.ndarray:
+    """Positions of the ``take`` highest finite scores (in no particular order)."""
+    top = np.argpartition(-scores, take - 1)[:take] if 0 < take < len(scores) else np.arange(len(scores))
+    return top[np.isfinite(scores[top])]
+
+
 class SqlVectorIndex:
-    def __init__(self, db: Database) -> None:
+    def __init__(self, db: Database, *, quantized_min_rows: int = QUANTIZED_MIN_ROWS) -> None:
         self.db = db
+        self.quantized_min_rows = quantized_min_rows
         self._matrices: dict[str, _Matrix] = {}
         self._lock = asyncio.Lock()
 
@@ -112,15 +159,12 @@ class SqlVectorIndex:
         return await self._search_memory(query, limit, scope)
 
     async def _current(self, dataset_ids: Collection[str]) -> dict[str, _Matrix]:
-        async with self.db.sessions() as session:
-            versions = {
-                row[0]: (int(row[1]), str(row[2]))
-                for row in await session.execute(
-                    select(Dataset.id, Dataset.index_version, Dataset.vector_model).where(
-                        Dataset.id.in_(list(dataset_ids))
-                    )
-                )
-            }
+        params = {f"d{i}": dataset_id for i, dataset_id in enumerate(sorted(dataset_ids))}
+        marks = ", ".join(f":{name}" for name in params)
+        rows = await self.db.read(  # runs on every search: the database's read path
+            f"SELECT id, index_version, vector_model FROM datasets WHERE id IN ({marks})", params
+        )
+        versions = {str(row[0]): (int(row[1]), str(row[2])) for row in rows}
         async with self._lock:
             for dataset_id, (version, model) in versions.items():
                 cached = self._matrices.get(dataset_id)
@@ -145,11 +189,15 @@ class SqlVectorIndex:
                 version, np.array([], dtype=object), np.array([], dtype=object), np.zeros((0, 0), "f4")
             )
         vectors = np.vstack([np.frombuffer(bytes(row[2] or b""), dtype="<f4") for row in rows])
+        quantized = (
+            quantize(vectors) if simsimd is not None and len(rows) >= self.quantized_min_rows else None
+        )
         return _Matrix(
             version,
             np.array([row[0] for row in rows], dtype=object),
             np.array([row[1] for row in rows], dtype=object),
             vectors,
+            quantized,
         )
 
     async def _search_memory(self, query: np.ndarray, limit: int, scope: ScopeLike) -> list[Hit]:
@@ -163,7 +211,10 @@ class SqlVectorIndex:
                     f"dataset {dataset_id} holds {matrix.vectors.shape[1]}-dimensional vectors but the query "
                     f"has {query.shape[0]}: search it with the embedding model it was built with"
                 )
-            similarity = matrix.vectors @ query  # the whole matrix: cheaper than copying a masked one
+            if matrix.quantized is not None:
+                similarity = approximate_similarity(matrix.quantized, query)
+            else:
+                similarity = matrix.vectors @ query  # the whole matrix: cheaper than copying a masked one
             if scope.collection_ids is not None or scope.exclude_collection_ids:
                 mask = np.ones(matrix.vectors.shape[0], dtype=bool)
                 if scope.collection_ids is not None:
@@ -177,14 +228,16 @@ class SqlVectorIndex:
             else:
                 candidates = len(similarity)
             take = min(candidates, limit * 4)
-            top = (
-                np.argpartition(-similarity, take - 1)[:take]
-                if take < len(similarity)
-                else np.arange(len(similarity))
-            )
-            top = top[np.isfinite(similarity[top])]
+            if matrix.quantized is not None:  # rescore the int8 winners in float32
+                top = _best(similarity, min(candidates, rescore_candidates(take)))
+                exact = exact_similarity(matrix.vectors[top], query)
+                best = _best(exact, take)
+                top, exact = top[best], exact[best]
+            else:
+                top = _best(similarity, take)
+                exact = similarity[top]
             ids.extend(matrix.data_ids[top].tolist())
-            scores.extend(similarity[top].tolist())
+            scores.extend(exact.tolist())
         return _best_per_data(ids, scores, limit)
 
     async def _search_postgres(self, query: np.ndarray, limit: int, scope: ScopeLike) -> list[Hit]:
