@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import asyncio
 import errno
+import gc
 import json
 import logging
 import signal
@@ -173,7 +174,16 @@ def serve(
         lifespan="on",
         log_config=None,
     )
+    _freeze_startup_objects()
     uvicorn.Server(config).run()
+
+
+def _freeze_startup_objects() -> None:
+    """Move everything built at start (modules, models, tokenizers: ~150k objects) out of the garbage
+    collector's full passes: they live as long as the process, and a full pass over them took ~80 ms on
+    the 2-core machine, landing on one request in a few dozen as a latency spike."""
+    gc.collect()
+    gc.freeze()
 
 
 @app.command()
@@ -192,6 +202,7 @@ def worker(
 
         if not await migrate.is_current(platform.db):
             raise ConfigError("the database schema is not current; run `fathom db upgrade` first.")
+        _freeze_startup_objects()
         try:
             if once:
                 return sum(

@@ -45,6 +45,11 @@ class Settings(BaseSettings):
     workers: int = Field(default=2, ge=0, le=64, description="In-process background job workers.")
     job_lease_seconds: float = Field(default=60.0, gt=0)
     job_max_attempts: int = Field(default=3, ge=1)
+    vector_int8_scan_min_rows: int = Field(
+        default=20_000,
+        ge=0,
+        description="SQLite: from this many vectors on, a scan is int8 first, then rescored in float32.",
+    )
     seed_demo: bool = Field(
         default=True, description="On the first `fathom serve`, seed the demo knowledge base and app."
     )

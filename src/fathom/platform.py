@@ -97,7 +97,7 @@ class Platform:
             self.datasets,
             self.chunks,
             SqlFullTextIndex(self.db, segment_for_index),
-            SqlVectorIndex(self.db),
+            SqlVectorIndex(self.db, quantized_min_rows=self.settings.vector_int8_scan_min_rows),
             self.embedders,
             count_tokens=count_tokens,
         )

@@ -10,6 +10,7 @@ search latency and measured on its own with the local model.
 
 from __future__ import annotations
 
+import gc
 import statistics
 import tempfile
 import time
@@ -269,6 +270,8 @@ async def run_search_latency(
             vectors = corpus.vectors(len(texts))
             query_vectors = {text: vectors[i].tolist() for i, text in enumerate(texts)}
             result = LatencyResult(backend, chunks, seconds)
+            gc.collect()
+            gc.freeze()  # as `fathom serve` does once started: start-up objects leave the full GC passes
             result.modes = await measure_modes(db, team_id, dataset_id, query_vectors, modes)
             if embed_queries:
                 result.query_embedding = await measure_query_embedding(texts)

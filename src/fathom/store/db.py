@@ -94,12 +94,21 @@ class Database:
         thread, ``query_only``) in a single thread hop, instead of aiosqlite's hop per cursor call, which
         costs milliseconds on a busy machine. Values come back as the driver gives them (SQLite: dates are
         text). Elsewhere it runs on the engine."""
+        return (await self.read_many([(sql, params or {})]))[0]
+
+    async def read_many(
+        self, statements: Sequence[tuple[str, Mapping[str, Any]]]
+    ) -> list[list[Sequence[Any]]]:
+        """``read`` for several statements at once (on SQLite in the same single thread hop)."""
         if self._reader_path is None:
             async with self.engine.connect() as conn:
-                return [tuple(row) for row in await conn.execute(text(sql), dict(params or {}))]
-        return await asyncio.to_thread(self._read_sqlite, sql, dict(params or {}))
+                return [
+                    [tuple(row) for row in await conn.execute(text(sql), dict(params))]
+                    for sql, params in statements
+                ]
+        return await asyncio.to_thread(self._read_sqlite, [(sql, dict(params)) for sql, params in statements])
 
-    def _read_sqlite(self, sql: str, params: dict[str, Any]) -> list[Sequence[Any]]:
+    def _read_sqlite(self, statements: list[tuple[str, dict[str, Any]]]) -> list[list[Sequence[Any]]]:
         connection: sqlite3.Connection | None = getattr(self._reader_local, "connection", None)
         if connection is None:
             connection = sqlite3.connect(self._reader_path or "", timeout=30, check_same_thread=False)
@@ -107,7 +116,11 @@ class Database:
             self._reader_local.connection = connection
             with self._reader_lock:
                 self._reader_connections.append(connection)
-        return connection.execute(sql, params).fetchall()
+        connection.execute("BEGIN")  # one snapshot for all the statements
+        try:
+            return [connection.execute(sql, params).fetchall() for sql, params in statements]
+        finally:
+            connection.execute("COMMIT")
 
     async def close(self) -> None:
         with self._reader_lock:

@@ -235,18 +235,23 @@ class SqlChunkRepository:
         params = {f"i{n}": data_id for n, data_id in enumerate(dict.fromkeys(data_ids))}
         marks = ", ".join(f":{name}" for name in params)
         # plain statements on the database's read path, not ORM entities: this runs on every search
-        rows = await self.db.read(
-            "SELECT c.id, c.dataset_id, c.collection_id, c.chunk_index, c.q, c.a, col.name, c.updated_at "
-            f"FROM data_chunks c JOIN collections col ON col.id = c.collection_id WHERE c.id IN ({marks})",
-            params,
+        rows, found = await self.db.read_many(
+            [
+                (
+                    "SELECT c.id, c.dataset_id, c.collection_id, c.chunk_index, c.q, c.a, col.name, "
+                    "c.updated_at FROM data_chunks c JOIN collections col ON col.id = c.collection_id "
+                    f"WHERE c.id IN ({marks})",
+                    params,
+                ),
+                (  # the current model's index rows (not those staged for a model switch)
+                    "SELECT i.data_id, i.id, i.type, i.text FROM data_indexes i "
+                    "JOIN datasets d ON d.id = i.dataset_id "
+                    f"WHERE i.data_id IN ({marks}) AND i.model = d.vector_model",
+                    params,
+                ),
+            ]
         )
         indexes: dict[str, list[dict[str, Any]]] = {}
-        found = await self.db.read(  # the current model's rows (not those staged for a model switch)
-            "SELECT i.data_id, i.id, i.type, i.text FROM data_indexes i "
-            "JOIN datasets d ON d.id = i.dataset_id "
-            f"WHERE i.data_id IN ({marks}) AND i.model = d.vector_model",
-            params,
-        )
         for data_id, index_id, type_, index_text in found:
             indexes.setdefault(data_id, []).append({"dataId": index_id, "type": type_, "text": index_text})
         return {
