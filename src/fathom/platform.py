@@ -11,7 +11,13 @@ from typing import Any
 
 from fathom.chat import ChatApplication
 from fathom.config import ConfigError, Settings
-from fathom.datasets import DatasetSearchService, EmbedderResolver, IngestionService, ReembedService
+from fathom.datasets import (
+    DatasetSearchService,
+    EmbedderResolver,
+    IngestionService,
+    ReembedService,
+    RerankerResolver,
+)
 from fathom.datasets.ingest import INGEST_JOB_KIND
 from fathom.datasets.reembed import REEMBED_JOB_KIND
 from fathom.knowledge.tokenize import segment_for_index
@@ -65,6 +71,7 @@ class Platform:
     egress: EgressGuard = field(init=False)
     secrets: SecretBox = field(init=False)
     embedders: EmbedderResolver = field(init=False)
+    rerankers: RerankerResolver = field(init=False)
     ingestion: IngestionService = field(init=False)
     search: DatasetSearchService = field(init=False)
     chat: ChatApplication = field(init=False)
@@ -84,6 +91,7 @@ class Platform:
         self.egress = EgressGuard(EgressPolicy.from_settings(self.settings))
         self.secrets = SecretBox(self.secret_key or "fathom-unconfigured-secret-key")
         self.embedders = EmbedderResolver(self.models)
+        self.rerankers = RerankerResolver(self.models)
         self.ingestion = IngestionService(
             self.datasets,
             self.chunks,
@@ -100,6 +108,7 @@ class Platform:
             SqlVectorIndex(self.db, quantized_min_rows=self.settings.vector_int8_scan_min_rows),
             self.embedders,
             count_tokens=count_tokens,
+            rerankers=self.rerankers,
         )
         self.chat = ChatApplication.build(
             db=self.db,
@@ -240,4 +249,5 @@ class Platform:
     async def close(self) -> None:
         await self.stop_workers()
         await self.chat.aclose()
+        await self.rerankers.aclose()
         await self.db.close()

@@ -15,17 +15,23 @@ from typing import Any
 
 import pytest
 
-_spec = importlib.util.spec_from_file_location(
-    "fathom_server_test_support", Path(__file__).parents[1] / "server" / "conftest.py"
-)
-assert _spec and _spec.loader
-server_support = importlib.util.module_from_spec(_spec)
-sys.modules[_spec.name] = server_support
-_spec.loader.exec_module(server_support)
 
-LiveServer = server_support.LiveServer
-start_live_server = server_support.start_live_server
-free_port = server_support._free_port
+def _load(name: str, path: Path) -> Any:
+    spec = importlib.util.spec_from_file_location(name, path)
+    assert spec and spec.loader
+    module = importlib.util.module_from_spec(spec)
+    sys.modules[spec.name] = module
+    spec.loader.exec_module(module)
+    return module
+
+
+_server_tests = Path(__file__).parents[1] / "server"
+live_support = sys.modules.get("live_support") or _load("live_support", _server_tests / "live_support.py")
+server_support = _load("fathom_server_test_support", _server_tests / "conftest.py")
+
+LiveServer = live_support.LiveServer
+start_live_server = live_support.start_live_server
+free_port = live_support.free_port
 live_server = server_support.live_server
 module_live_server = server_support.module_live_server
 

@@ -3,6 +3,7 @@
 from fathom.datasets.embedders import EmbedderResolver
 from fathom.datasets.ingest import INGEST_JOB_KIND, IngestionService
 from fathom.datasets.reembed import REEMBED_JOB_KIND, ModelChange, ReembedService
+from fathom.datasets.rerankers import RerankerResolver, UnknownRerankModel
 from fathom.datasets.search import DatasetSearchService
 
 __all__ = [
@@ -13,4 +14,6 @@ __all__ = [
     "IngestionService",
     "ModelChange",
     "ReembedService",
+    "RerankerResolver",
+    "UnknownRerankModel",
 ]

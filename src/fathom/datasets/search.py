@@ -6,6 +6,7 @@ from collections.abc import Mapping, Sequence
 from typing import Any
 
 from fathom.datasets.embedders import EmbedderResolver
+from fathom.datasets.rerankers import RerankerResolver
 from fathom.knowledge.search import search_dataset_data
 from fathom.knowledge.search.types import SearchDataItem, SearchDatasetDataParams
 from fathom.store.knowledge import SqlChunkRepository, SqlDatasetRepository, SqlFullTextIndex, SqlVectorIndex
@@ -50,6 +51,7 @@ class DatasetSearchService:
         embedders: EmbedderResolver,
         reranker: Any | None = None,
         count_tokens: Any | None = None,
+        rerankers: RerankerResolver | None = None,
     ) -> None:
         self.datasets = datasets
         self.chunk_store = ChunkStoreAdapter(chunks)
@@ -57,10 +59,21 @@ class DatasetSearchService:
         self.vectors = vectors
         self.embedders = embedders
         self.reranker = reranker
+        self.rerankers = rerankers
         self.count_tokens = count_tokens
 
-    async def search(self, team_id: str, params: SearchDatasetDataParams | Mapping[str, Any]) -> Any:
-        """Run the pipeline over the team's datasets (another team's dataset id is NotFound)."""
+    async def search(
+        self,
+        team_id: str,
+        params: SearchDatasetDataParams | Mapping[str, Any],
+        *,
+        rerank_model: str | None = None,
+    ) -> Any:
+        """Run the pipeline over the team's datasets (another team's dataset id is NotFound).
+
+        With ``usingReRank`` the reranker is the one given at construction, else ``rerank_model`` (a model
+        of type ``rerank``; an unknown one raises ``UnknownRerankModel``), else the default rerank model;
+        with none configured the search runs without rerank and reports ``usingReRank: false``."""
         p = (
             params
             if isinstance(params, SearchDatasetDataParams)
@@ -79,6 +92,11 @@ class DatasetSearchService:
             full_text_index=self.full_text,
             vector_index=self.vectors,
             chunk_store=self.chunk_store,
-            reranker=self.reranker if p.using_re_rank else None,
+            reranker=self._reranker(rerank_model) if p.using_re_rank else None,
             count_tokens=self.count_tokens,
         )
+
+    def _reranker(self, model_id: str | None) -> Any | None:
+        if self.reranker is not None:
+            return self.reranker
+        return self.rerankers.get(model_id) if self.rerankers is not None else None

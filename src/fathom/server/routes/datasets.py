@@ -7,6 +7,7 @@ from typing import Any
 
 from fastapi import APIRouter, Depends, Request
 
+from fathom.datasets import UnknownRerankModel
 from fathom.knowledge.search.types import SearchDatasetDataParams
 from fathom.server.auth import AuthContext, authenticate
 from fathom.server.errors import ApiError, envelope
@@ -147,8 +148,16 @@ async def search_test(request: Request, auth: AuthContext = Depends(authenticate
         usingReRank=bool(values.get("usingReRank", False)),
         rerankWeight=rerank_weight,
     )
+    rerank_model = values.get("rerankModel") or None
+    if rerank_model is not None and not isinstance(rerank_model, str):
+        raise ApiError(400, "invalidParams", "rerankModel: must be a model id (a string)")
     started = time.perf_counter()
-    result: Any = await platform_of(request).search.search(auth.team_id, search_params)
+    try:
+        result: Any = await platform_of(request).search.search(
+            auth.team_id, search_params, rerank_model=rerank_model
+        )
+    except UnknownRerankModel as exc:
+        raise ApiError(400, "invalidParams", str(exc)) from None
     return envelope(
         {
             "list": [item.model_dump(mode="json", by_alias=True) for item in result.search_res],

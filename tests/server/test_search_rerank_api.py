@@ -1,0 +1,139 @@
+"""``POST /api/core/dataset/searchTest`` with ``usingReRank``: the default rerank model of the models file
+(or the one named by ``rerankModel``) reorders the recalled chunks through a real ``/v1/rerank`` call; a
+failing rerank endpoint falls back to the recall order; an unknown model is a 400 naming the field; with
+no rerank model configured the search runs without rerank and says so."""
+
+from __future__ import annotations
+
+import socket
+import time
+from collections.abc import Iterator
+from pathlib import Path
+from typing import Any
+
+import httpx
+import pytest
+from live_support import LiveServer, free_port, start_live_server
+
+from fathom.config import Settings
+from fathom.testing import ScriptedOpenAIServer
+
+DOC = "\n\n".join(
+    f"## {title}\n\n{body}"
+    for title, body in [
+        ("Refunds", "Refunds are paid back to the original card within five working days."),
+        ("Shipping", "Parcels ship from Rotterdam and arrive within three days in the EU."),
+        ("Warranty", "Every device carries a two year warranty against manufacturing faults."),
+    ]
+)
+QUERY = "When are refunds paid back to the card?"
+
+
+def _closed_port() -> int:
+    with socket.socket() as sock:
+        sock.bind(("127.0.0.1", 0))
+        return int(sock.getsockname()[1])  # closed again when the block ends: connections are refused
+
+
+@pytest.fixture(scope="module")
+def reranking(tmp_path_factory: pytest.TempPathFactory) -> Iterator[tuple[LiveServer, ScriptedOpenAIServer]]:
+    # the scripted reranker prefers the warranty chunk, which recall ranks last for this query
+    with ScriptedOpenAIServer(rerank_fn=lambda q, d: 0.9 if "warranty" in d.lower() else 0.1) as scripted:
+        root = tmp_path_factory.mktemp("rerank")
+        models = root / "models.yaml"
+        models.write_text(
+            "default_rerank: scripted-rerank\n"
+            "models:\n"
+            f"  - {{id: scripted-rerank, type: rerank, base_url: '{scripted.base_url}', max_retries: 0}}\n"
+            f"  - {{id: broken-rerank, type: rerank, base_url: 'http://127.0.0.1:{_closed_port()}/v1', "
+            "max_retries: 0}\n",
+            encoding="utf-8",
+        )
+        settings = Settings(data_dir=root / "data", port=free_port(), workers=1, models_file=models)
+        for server in start_live_server(settings):
+            yield server, scripted
+
+
+def _ok(response: httpx.Response) -> Any:
+    assert response.status_code == 200, response.text
+    return response.json()["data"]
+
+
+def _dataset(client: httpx.Client) -> str:
+    dataset_id = str(_ok(client.post("/api/core/dataset/create", json={"name": "Rerank"})))
+    collection_id = _ok(
+        client.post(
+            "/api/core/dataset/collection/create/text",
+            json={"datasetId": dataset_id, "name": "faq", "text": DOC},
+        )
+    )["collectionId"]
+    deadline = time.monotonic() + 60
+    while True:
+        listing = _ok(client.post("/api/core/dataset/collection/listV2", json={"datasetId": dataset_id}))
+        item = next(i for i in listing["list"] if i["_id"] == collection_id)
+        if item["trainingAmount"] == 0 or item["hasError"]:
+            return dataset_id
+        assert time.monotonic() < deadline, item
+        time.sleep(0.2)
+
+
+def test_default_rerank_model_reorders_the_results(
+    reranking: tuple[LiveServer, ScriptedOpenAIServer],
+) -> None:
+    server, scripted = reranking
+    with server.client(server.admin_key) as client:
+        dataset_id = _dataset(client)
+        query = {"datasetId": dataset_id, "text": QUERY, "searchMode": "mixedRecall"}
+        plain = _ok(client.post("/api/core/dataset/searchTest", json=query))
+        assert "Refunds" in plain["list"][0]["q"] and plain["usingReRank"] is False
+        before = len(scripted.rerank_requests)
+
+        ranked = _ok(
+            client.post(
+                "/api/core/dataset/searchTest", json={**query, "usingReRank": True, "rerankWeight": 1}
+            )
+        )
+        assert ranked["usingReRank"] is True
+        top = ranked["list"][0]
+        assert "Warranty" in top["q"]
+        assert {"type": "reRank", "value": 0.9, "index": 0} in top["score"]
+        assert "reRank" in [stage["stage"] for stage in top["trace"]["stages"]]
+        requests = scripted.rerank_requests[before:]
+        assert len(requests) == 1 and requests[0]["model"] == "scripted-rerank"
+        assert requests[0]["query"] == QUERY
+
+
+def test_failing_rerank_model_falls_back_to_the_recall_order(
+    reranking: tuple[LiveServer, ScriptedOpenAIServer],
+) -> None:
+    server, _ = reranking
+    with server.client(server.admin_key) as client:
+        dataset_id = _dataset(client)
+        body = {"datasetId": dataset_id, "text": QUERY, "searchMode": "mixedRecall", "usingReRank": True}
+        result = _ok(
+            client.post("/api/core/dataset/searchTest", json={**body, "rerankModel": "broken-rerank"})
+        )
+        assert result["usingReRank"] is False
+        assert "Refunds" in result["list"][0]["q"]
+        assert not any(s["type"] == "reRank" for item in result["list"] for s in item["score"])
+
+
+def test_unknown_rerank_model_is_a_clear_400(reranking: tuple[LiveServer, ScriptedOpenAIServer]) -> None:
+    server, _ = reranking
+    with server.client(server.admin_key) as client:
+        dataset_id = _dataset(client)
+        body = {"datasetId": dataset_id, "text": QUERY, "usingReRank": True}
+        for model, fragment in (("nope", "nope"), (17, "string")):
+            response = client.post("/api/core/dataset/searchTest", json={**body, "rerankModel": model})
+            assert response.status_code == 400, response.text
+            assert "rerankModel" in response.text and fragment in response.text
+
+
+def test_without_a_rerank_model_the_search_runs_without_rerank(tmp_path: Path) -> None:
+    settings = Settings(data_dir=tmp_path / "data", port=free_port(), workers=1)
+    for server in start_live_server(settings):
+        with server.client(server.admin_key) as client:
+            dataset_id = _dataset(client)
+            body = {"datasetId": dataset_id, "text": QUERY, "usingReRank": True, "searchMode": "mixedRecall"}
+            result = _ok(client.post("/api/core/dataset/searchTest", json=body))
+            assert result["usingReRank"] is False and "Refunds" in result["list"][0]["q"]
