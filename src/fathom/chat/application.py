@@ -68,5 +68,10 @@ class ChatApplication:
         )
         return cls(app_service, runs, HistoryService(chats, chat_list), AppOwnerStore(db))
 
+    def chat_model(self, model_id: str = "") -> Any:
+        """The shared client of a chat model (empty: the default); unknown ids raise ``LookupError``, no
+        model configured raises ``NoChatModelConfigured``."""
+        return self.runs.services.models.chat_model(model_id)
+
     async def aclose(self) -> None:
         await self.runs.aclose()

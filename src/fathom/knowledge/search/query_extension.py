@@ -26,6 +26,22 @@ from fathom.knowledge.text import letters_and_digits
 
 MAX_SELECTED_QUERIES = 3
 RELEVANCE_ALPHA = 0.3
+GENERATE_COUNT = 10  # rewrites asked of the model
+
+
+def extension_prompt(background: str) -> str:
+    """Instructions for the rewrite model (the app's background is optional)."""
+    parts = [
+        "## Role\nYou rewrite the user's latest question so that it can be searched on its own: "
+        "resolve pronouns and references from the conversation, keep the meaning, and vary the wording.",
+    ]
+    if background:
+        parts.append(f"## Background\n{background}")
+    parts.append(
+        f"## Output\nReply with a JSON array of at most {GENERATE_COUNT} strings, each one rewritten "
+        'question, e.g. ["...", "..."]. Reply [] when the question needs no rewrite.'
+    )
+    return "\n\n".join(parts)
 
 
 def cosine(a: Sequence[float], b: Sequence[float]) -> float:
@@ -141,3 +157,36 @@ async def select_extension_queries(
     vectors = result.vectors if hasattr(result, "vectors") else result
     chosen = lazy_greedy_select(vectors[0], vectors[1:], k)
     return build_extended_queries(query, [candidates[i] for i in chosen])
+
+
+@dataclass(frozen=True)
+class QueryExtension:
+    """What query extension did for one search: the queries to run, the rerank query, and the model's
+    token use (``input_tokens``/``output_tokens`` as the model reported or estimated them)."""
+
+    queries: ExtendedQueries
+    model_id: str
+    input_tokens: int
+    output_tokens: int
+
+
+async def extend_search_query(
+    query: str, model: Any, embedder: Any, *, background: str = ""
+) -> QueryExtension:
+    """Ask ``model`` (``complete(messages, temperature=…)`` → ``content``, ``usage``) for rewrites of
+    ``query``, then keep up to 3 by lazy greedy over ``embedder``'s vectors (spec §5.7)."""
+    messages = [
+        {"role": "system", "content": extension_prompt(background)},
+        {"role": "user", "content": query},
+    ]
+    result = await model.complete(messages, temperature=0.1)
+    candidates = parse_query_extension_output(str(getattr(result, "content", "") or ""))
+    extended = await select_extension_queries(query, candidates, embedder)
+    usage = getattr(result, "usage", None)
+    config = getattr(model, "config", None)
+    return QueryExtension(
+        extended,
+        str(getattr(config, "id", "") or getattr(model, "model_id", "") or ""),
+        int(getattr(usage, "input_tokens", 0) or 0),
+        int(getattr(usage, "output_tokens", 0) or 0),
+    )

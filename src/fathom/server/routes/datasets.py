@@ -2,13 +2,16 @@
 
 from __future__ import annotations
 
+import logging
 import time
 from typing import Any
 
 from fastapi import APIRouter, Depends, Request
 
 from fathom.datasets import UnknownRerankModel
+from fathom.knowledge.search.query_extension import QueryExtension, extend_search_query
 from fathom.knowledge.search.types import SearchDatasetDataParams
+from fathom.llm.errors import ModelRequestError
 from fathom.server.auth import AuthContext, authenticate
 from fathom.server.errors import ApiError, envelope
 from fathom.server.permissions import Need, permission_view, require_permission, require_team_key
@@ -16,6 +19,7 @@ from fathom.server.routes.common import ANY_METHOD, iso, object_id, params, plat
 from fathom.store.protocols import DatasetRecord
 
 router = APIRouter(tags=["datasets"])
+log = logging.getLogger(__name__)
 
 SEARCH_LIMIT_MAX = 20000
 
@@ -136,9 +140,10 @@ async def search_test(request: Request, auth: AuthContext = Depends(authenticate
     fusion = values.get("fusion") or "rrf"  # Fathom's addition; FastGPT clients never send it
     if fusion not in ("rrf", "convex"):
         raise ApiError(400, "invalidParams", "fusion: must be rrf or convex")
+    extension = await _query_extension(request, values, text, dataset.vector_model)
     search_params = SearchDatasetDataParams(
-        queries=[text],
-        reRankQuery=text,
+        queries=extension.queries.search_queries if extension else [text],
+        reRankQuery=extension.queries.re_rank_query if extension else text,
         datasetIds=[dataset.id],
         similarity=similarity,
         limit=limit,
@@ -158,15 +163,43 @@ async def search_test(request: Request, auth: AuthContext = Depends(authenticate
         )
     except UnknownRerankModel as exc:
         raise ApiError(400, "invalidParams", str(exc)) from None
-    return envelope(
-        {
-            "list": [item.model_dump(mode="json", by_alias=True) for item in result.search_res],
-            "cutList": [item.model_dump(mode="json", by_alias=True) for item in result.cut_res],
-            "duration": f"{time.perf_counter() - started:.3f}s",
-            "searchMode": result.search_mode,
-            "limit": result.limit,
-            "similarity": result.similarity,
-            "usingReRank": result.using_re_rank,
-            "usingSimilarityFilter": result.using_similarity_filter,
-        }
-    )
+    answer: dict[str, Any] = {
+        "list": [item.model_dump(mode="json", by_alias=True) for item in result.search_res],
+        "cutList": [item.model_dump(mode="json", by_alias=True) for item in result.cut_res],
+        "duration": f"{time.perf_counter() - started:.3f}s",
+        "searchMode": result.search_mode,
+        "limit": result.limit,
+        "similarity": result.similarity,
+        "usingReRank": result.using_re_rank,
+        "usingSimilarityFilter": result.using_similarity_filter,
+    }
+    if extension is not None:  # FastGPT sends the model only when the extension ran
+        answer["queryExtensionModel"] = extension.model_id
+        answer["queries"] = extension.queries.search_queries
+    return envelope(answer)
+
+
+async def _query_extension(
+    request: Request, values: dict[str, Any], text: str, vector_model: str
+) -> QueryExtension | None:
+    """``datasetSearchUsingExtensionQuery``: rewrites of ``text`` by ``datasetSearchExtensionModel`` (default:
+    the default chat model), up to 3 kept by lazy greedy. A model that fails leaves the plain query."""
+    if not values.get("datasetSearchUsingExtensionQuery"):
+        return None
+    model_id = values.get("datasetSearchExtensionModel") or ""
+    background = values.get("datasetSearchExtensionBg") or ""
+    if not isinstance(model_id, str) or not isinstance(background, str):
+        raise ApiError(400, "invalidParams", "datasetSearchExtensionModel/Bg: must be strings")
+    platform = platform_of(request)
+    try:
+        model = platform.chat.chat_model(model_id)
+    except (LookupError, RuntimeError) as exc:
+        raise ApiError(400, "invalidParams", f"datasetSearchExtensionModel: {exc}") from None
+    embedder = platform.embedders.query_embedder(vector_model)
+    try:
+        return await extend_search_query(text, model, embedder, background=background)
+    except ModelRequestError as exc:
+        log.warning(
+            "query extension with %s failed, searching the plain query: %s", model_id or "default", exc
+        )
+        return None

@@ -11,6 +11,7 @@ from __future__ import annotations
 import json
 
 from fathom.knowledge import parse_query_extension_output
+from fathom.knowledge.search.query_extension import extension_prompt
 from fathom.knowledge.text import letters_and_digits
 from fathom.workflow.constants import FlowNodeType, NodeInputKey, NodeOutputKey
 from fathom.workflow.dispatch import DispatchResponse, NodeContext, register_node
@@ -22,23 +23,6 @@ from fathom.workflow.nodes.llm_support import (
     node_histories,
     resolve_model,
 )
-
-GENERATE_COUNT = 10
-
-
-def extension_prompt(background: str) -> str:
-    """Instructions for the rewrite model (the app's background is optional)."""
-    parts = [
-        "## Role\nYou rewrite the user's latest question so that it can be searched on its own: "
-        "resolve pronouns and references from the conversation, keep the meaning, and vary the wording.",
-    ]
-    if background:
-        parts.append(f"## Background\n{background}")
-    parts.append(
-        f"## Output\nReply with a JSON array of at most {GENERATE_COUNT} strings, each one rewritten "
-        'question, e.g. ["...", "..."]. Reply [] when the question needs no rewrite.'
-    )
-    return "\n\n".join(parts)
 
 
 def dedupe_queries(queries: list[str]) -> list[str]:
