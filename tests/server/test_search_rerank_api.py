@@ -16,7 +16,7 @@ import pytest
 from live_support import LiveServer, free_port, start_live_server
 
 from fathom.config import Settings
-from fathom.testing import ScriptedOpenAIServer
+from fathom.testing import ScriptedOpenAIServer, text_turn
 
 DOC = "\n\n".join(
     f"## {title}\n\n{body}"
@@ -44,6 +44,7 @@ def reranking(tmp_path_factory: pytest.TempPathFactory) -> Iterator[tuple[LiveSe
         models.write_text(
             "default_rerank: scripted-rerank\n"
             "models:\n"
+            f"  - {{id: scripted-chat, type: llm, base_url: '{scripted.base_url}', max_retries: 0}}\n"
             f"  - {{id: scripted-rerank, type: rerank, base_url: '{scripted.base_url}', max_retries: 0}}\n"
             f"  - {{id: broken-rerank, type: rerank, base_url: 'http://127.0.0.1:{_closed_port()}/v1', "
             "max_retries: 0}\n",
@@ -137,3 +138,47 @@ def test_without_a_rerank_model_the_search_runs_without_rerank(tmp_path: Path) -
             body = {"datasetId": dataset_id, "text": QUERY, "usingReRank": True, "searchMode": "mixedRecall"}
             result = _ok(client.post("/api/core/dataset/searchTest", json=body))
             assert result["usingReRank"] is False and "Refunds" in result["list"][0]["q"]
+
+
+def test_a_simple_apps_rerank_model_reorders_its_quotes(
+    reranking: tuple[LiveServer, ScriptedOpenAIServer],
+) -> None:
+    server, scripted = reranking
+    with server.client(server.admin_key) as client:
+        dataset_id = _dataset(client)
+        setting = {"searchMode": "mixedRecall", "usingReRank": True, "rerankWeight": 1}
+        body = {
+            "name": "Reranked",
+            "type": "simple",
+            "simpleConfig": {
+                "model": "scripted-chat",
+                "datasets": [{"datasetId": dataset_id}],
+                "datasetSearchSetting": {**setting, "rerankModel": "scripted-rerank"},
+            },
+        }
+        app_id = _ok(client.post("/api/core/app/create", json=body))
+        _ok(client.post("/api/core/app/version/publish", json={"appId": app_id}))
+        scripted.set_script([text_turn("Five working days.")])
+        before = len(scripted.rerank_requests)
+        reply = client.post(
+            "/api/v1/chat/completions",
+            json={"appId": app_id, "detail": True, "messages": [{"role": "user", "content": QUERY}]},
+            timeout=30,
+        ).json()
+        search = next(r for r in reply["responseData"] if r["moduleType"] == "datasetSearchNode")
+        assert search["searchUsingReRank"] is True
+        assert "Warranty" in search["quoteList"][0]["q"]
+        assert [r["model"] for r in scripted.rerank_requests[before:]] == ["scripted-rerank"]
+
+        # the named model is the one used: a broken one falls back although the default works
+        body["simpleConfig"]["datasetSearchSetting"] = {**setting, "rerankModel": "broken-rerank"}
+        broken_id = _ok(client.post("/api/core/app/create", json=body))
+        _ok(client.post("/api/core/app/version/publish", json={"appId": broken_id}))
+        scripted.set_script([text_turn("Five working days.")])
+        reply = client.post(
+            "/api/v1/chat/completions",
+            json={"appId": broken_id, "detail": True, "messages": [{"role": "user", "content": QUERY}]},
+            timeout=30,
+        ).json()
+        search = next(r for r in reply["responseData"] if r["moduleType"] == "datasetSearchNode")
+        assert search["searchUsingReRank"] is False and "Refunds" in search["quoteList"][0]["q"]

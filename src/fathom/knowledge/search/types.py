@@ -134,6 +134,8 @@ class SearchDatasetDataParams(_Wire):
     convex_normalization: str = Field(default="tmm", alias="convexNormalization")
     using_re_rank: bool = Field(default=False, alias="usingReRank")
     rerank_weight: float = Field(default=0.5, alias="rerankWeight")
+    # which rerank model (spec §5.3 ``rerankModel?``); None: the service's default rerank model
+    rerank_model: str | None = Field(default=None, alias="rerankModel")
     collection_ids: list[str] | None = Field(default=None, alias="collectionIds")
     forbid_collection_ids: list[str] = Field(default_factory=list, alias="forbidCollectionIds")
 

@@ -66,6 +66,7 @@ async def dispatch_dataset_search(ctx: NodeContext) -> DispatchResponse:
             "embeddingWeight": params.get("embeddingWeight", 0.5),
             "usingReRank": bool(params.get("usingReRank")),
             "rerankWeight": params.get("rerankWeight", 0.5),
+            "rerankModel": params.get("rerankModel") or None,
         }
     )
     response = await searcher(request)
