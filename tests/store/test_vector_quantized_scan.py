@@ -89,3 +89,44 @@ async def test_the_read_path_sees_committed_writes_at_once(tmp_path: Path) -> No
             await db.read("DELETE FROM datasets")
     finally:
         await db.close()
+
+
+async def test_rows_written_after_a_load_are_appended_and_deletes_reload(tmp_path: Path) -> None:
+    db = Database(f"sqlite:///{tmp_path}/append.db")
+    try:
+        await migrate.upgrade(db)
+        team = await SqlTeamRepository(db).create_team("T")
+        datasets = SqlDatasetRepository(db)
+        dataset = await datasets.create_dataset(team.id, "KB", vector_model="m")
+        collection = await datasets.create_collection(team.id, dataset.id, "c", type="virtual")
+        repository = SqlChunkRepository(db)
+        rng = np.random.default_rng(5)
+
+        async def write(count: int, start: int) -> list[str]:
+            rows = rng.standard_normal((count, DIMS))
+            chunks = [
+                ChunkToWrite(f"c{start + n}", "", start + n, ["x"], [vector.tolist()])
+                for n, vector in enumerate(rows)
+            ]
+            return await repository.write_chunks(team.id, dataset.id, collection.id, chunks, model="m")
+
+        scope = SearchScope(dataset_ids=frozenset({dataset.id}))
+        queries = rng.standard_normal((5, DIMS)).tolist()
+        # the int8 copy appears when appended rows cross the threshold (300 + 60 >= 320)
+        index = SqlVectorIndex(db, quantized_min_rows=320)
+        ids = await write(300, 0)
+        await index.search(queries[0], 10, scope)
+        assert (index.full_loads, index.appends) == (1, 0)
+        ids += await write(60, 300)
+        for query in queries:  # same answers as a fresh exact index that loads everything
+            fresh = SqlVectorIndex(db, quantized_min_rows=10**9)
+            found, expected = await index.search(query, 50, scope), await fresh.search(query, 50, scope)
+            assert [d for d, _ in found] == [d for d, _ in expected]
+            assert np.allclose([v for _, v in found], [v for _, v in expected], atol=1e-5)
+        assert (index.full_loads, index.appends) == (1, 1)
+        assert index._matrices[dataset.id].quantized is not None
+        await repository.delete_chunk(team.id, ids[7])
+        found = await index.search(queries[0], 400, scope)
+        assert index.full_loads == 2 and ids[7] not in {d for d, _ in found} and len(found) == 359
+    finally:
+        await db.close()

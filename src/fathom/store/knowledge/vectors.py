@@ -15,7 +15,8 @@ from __future__ import annotations
 
 import asyncio
 from collections.abc import Collection, Sequence
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
+from typing import Any
 
 import numpy as np
 from sqlalchemy import delete, select, text
@@ -32,6 +33,8 @@ from fathom.store.models import DataChunk, DataIndex
 
 Hit = tuple[str, float]
 QUANTIZED_MIN_ROWS = 20_000  # below this a float32 scan is as fast as the int8 one
+# the rows of the in-memory matrix (SQLite): a dataset's vectors of its current model
+_CURRENT_ROWS = "dataset_id = :d AND model = :m AND vector IS NOT NULL"
 
 
 class VectorDimensionMismatch(ValueError):
@@ -44,14 +47,23 @@ class _Matrix:
     data_ids: np.ndarray
     collection_ids: np.ndarray
     vectors: np.ndarray  # (n, dims) float32, rows L2-normalised
-    quantized: np.ndarray | None = None  # (n, dims) int8: round(vectors * 127 / max |vectors|)
+    quantized: np.ndarray | None = None  # (n, dims) int8: round(vectors * scale)
+    model: str = ""
+    last_rowid: int = 0  # SQLite rowid of the newest row held: rows after it can be appended
+    scale: float = 0.0  # the int8 copy's scale (127 / the largest component when it was built)
 
 
-def quantize(vectors: np.ndarray) -> np.ndarray:
-    """An int8 copy scaled so the largest component becomes 127 (one scale for the whole matrix)."""
+def quantization_scale(vectors: np.ndarray) -> float:
+    """127 / the largest absolute component (1.0 for an all-zero or empty matrix)."""
     peak = float(np.abs(vectors).max()) if vectors.size else 0.0
-    scaled = vectors * (127.0 / peak) if peak > 0 else vectors
-    return np.clip(np.rint(scaled), -127, 127).astype(np.int8)
+    return 127.0 / peak if peak > 0 else 1.0
+
+
+def quantize(vectors: np.ndarray, scale: float | None = None) -> np.ndarray:
+    """An int8 copy: ``vectors * scale`` rounded and clipped to ±127 (by default the scale that makes the
+    largest component 127; rows appended later reuse the matrix's scale)."""
+    factor = quantization_scale(vectors) if scale is None else scale
+    return np.clip(np.rint(vectors * factor), -127, 127).astype(np.int8)
 
 
 def exact_similarity(rows: np.ndarray, query: np.ndarray) -> np.ndarray:
@@ -95,6 +107,8 @@ class SqlVectorIndex:
         self.db = db
         self.quantized_min_rows = quantized_min_rows
         self._matrices: dict[str, _Matrix] = {}
+        self.full_loads = 0  # matrices loaded whole, and refreshed by appending rows (for tests and logs)
+        self.appends = 0
         self._lock = asyncio.Lock()
 
     async def add(self, records: Sequence[VectorRecordLike]) -> None:
@@ -169,35 +183,84 @@ class SqlVectorIndex:
             for dataset_id, (version, model) in versions.items():
                 cached = self._matrices.get(dataset_id)
                 if cached is None or cached.version != version:
-                    self._matrices[dataset_id] = await self._load(dataset_id, version, model)
+                    self._matrices[dataset_id] = await self._refresh(dataset_id, version, model, cached)
             return {d: self._matrices[d] for d in versions}
+
+    async def _refresh(self, dataset_id: str, version: int, model: str, cached: _Matrix | None) -> _Matrix:
+        """The dataset's current matrix: the cached one with the rows written since appended when nothing
+        else changed (an ingestion adds rows batch by batch: no reload of the whole matrix per batch), else
+        a full load. Rows only ever get larger rowids, so "count = held + newer" proves nothing was deleted
+        or replaced in between."""
+        if cached is not None and cached.model == model and cached.vectors.size:
+            params = {"d": dataset_id, "m": model, "r": cached.last_rowid}
+            counted, newer = await self.db.read_many(
+                [
+                    (f"SELECT count(*) FROM data_indexes WHERE {_CURRENT_ROWS}", params),
+                    (
+                        "SELECT rowid, data_id, collection_id, vector FROM data_indexes "
+                        f"WHERE {_CURRENT_ROWS} AND rowid > :r ORDER BY rowid",
+                        params,
+                    ),
+                ]
+            )
+            if int(counted[0][0]) == len(cached.data_ids) + len(newer):
+                self.appends += 1
+                return self._append(cached, version, newer)
+        self.full_loads += 1
+        return await self._load(dataset_id, version, model)
+
+    def _append(self, cached: _Matrix, version: int, rows: Sequence[Sequence[Any]]) -> _Matrix:
+        if not rows:
+            return replace(cached, version=version)
+        added = np.vstack([np.frombuffer(bytes(row[3] or b""), dtype="<f4") for row in rows])
+        vectors = np.concatenate([cached.vectors, added])
+        quantized, scale = cached.quantized, cached.scale
+        if quantized is not None:  # new rows take the matrix's scale (a larger component is clipped)
+            quantized = np.concatenate([quantized, quantize(added, scale)])
+        elif simsimd is not None and len(vectors) >= self.quantized_min_rows:  # crossing the threshold
+            scale = quantization_scale(vectors)
+            quantized = quantize(vectors, scale)
+        return replace(
+            cached,
+            version=version,
+            data_ids=np.concatenate([cached.data_ids, np.array([row[1] for row in rows], dtype=object)]),
+            collection_ids=np.concatenate(
+                [cached.collection_ids, np.array([row[2] for row in rows], dtype=object)]
+            ),
+            vectors=vectors,
+            quantized=quantized,
+            last_rowid=int(rows[-1][0]),
+            scale=scale,
+        )
 
     async def _load(self, dataset_id: str, version: int, model: str) -> _Matrix:
         """The dataset's vectors of its current model (rows staged for a model switch are left out)."""
-        async with self.db.sessions() as session:
-            rows = (
-                await session.execute(
-                    select(DataIndex.data_id, DataIndex.collection_id, DataIndex.vector).where(
-                        DataIndex.dataset_id == dataset_id,
-                        DataIndex.model == model,
-                        DataIndex.vector.is_not(None),
-                    )
-                )
-            ).all()
+        rows = await self.db.read(
+            f"SELECT rowid, data_id, collection_id, vector FROM data_indexes WHERE {_CURRENT_ROWS}",
+            {"d": dataset_id, "m": model},
+        )
         if not rows:
             return _Matrix(
-                version, np.array([], dtype=object), np.array([], dtype=object), np.zeros((0, 0), "f4")
+                version,
+                np.array([], dtype=object),
+                np.array([], dtype=object),
+                np.zeros((0, 0), "f4"),
+                model=model,
             )
-        vectors = np.vstack([np.frombuffer(bytes(row[2] or b""), dtype="<f4") for row in rows])
+        vectors = np.vstack([np.frombuffer(bytes(row[3] or b""), dtype="<f4") for row in rows])
+        scale = quantization_scale(vectors)
         quantized = (
-            quantize(vectors) if simsimd is not None and len(rows) >= self.quantized_min_rows else None
+            quantize(vectors, scale) if simsimd is not None and len(rows) >= self.quantized_min_rows else None
         )
         return _Matrix(
             version,
-            np.array([row[0] for row in rows], dtype=object),
             np.array([row[1] for row in rows], dtype=object),
+            np.array([row[2] for row in rows], dtype=object),
             vectors,
             quantized,
+            model=model,
+            last_rowid=max(int(row[0]) for row in rows),
+            scale=scale,
         )
 
     async def _search_memory(self, query: np.ndarray, limit: int, scope: ScopeLike) -> list[Hit]:
