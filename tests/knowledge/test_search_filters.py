@@ -128,3 +128,12 @@ def test_workflow_budget_keeps_the_first_item_when_nothing_fits() -> None:
     items = [_item("0", _words(900)), _item("1", _words(5))]
     kept, _ = filter_search_results_by_max_chars(items, 100, count)
     assert [i.id for i in kept] == ["0"]
+
+
+def test_token_budget_reads_a_stored_token_count_before_counting() -> None:
+    stored = SearchDataItem(id="a", q="tiny", tokens=1000)
+    counted = SearchDataItem(id="b", q="tiny")
+    kept, cut = filter_by_max_tokens([stored, counted, SearchDataItem(id="c", q="x")], 999, lambda _: 1)
+    assert [i.id for i in kept] == ["a"] and [i.id for i in cut] == ["b", "c"]  # 1000 > 999 at the first
+    kept, _ = filter_by_max_tokens([counted, stored], 999, lambda _: 1)
+    assert [i.trace.stages[-1].score for i in kept] == [1.0, 1001.0]

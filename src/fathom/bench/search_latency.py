@@ -157,7 +157,11 @@ async def load_corpus(
         writes = []
         for offset in range(size):
             text = corpus.chunk()
-            writes.append(ChunkToWrite(text, "", start + offset, [text], [vectors[offset].tolist()]))
+            writes.append(  # with its token count, as ingestion writes chunks
+                ChunkToWrite(
+                    text, "", start + offset, [text], [vectors[offset].tolist()], tokens=count_tokens(text)
+                )
+            )
         await repository.write_chunks(team.id, dataset.id, collection.id, writes, model=MODEL_ID)
         if db.is_postgres and start == 0:
             # bulk loading: build the HNSW index once at the end instead of inserting row by row

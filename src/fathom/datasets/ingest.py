@@ -17,6 +17,7 @@ from fathom.datasets.embedders import EmbedderResolver
 from fathom.knowledge.chunk import split_text_to_chunks
 from fathom.knowledge.chunk_settings import ChunkSettings, split_chunk_indexes
 from fathom.knowledge.parse import parse_document
+from fathom.llm import count_tokens
 from fathom.store.files import LocalFileStore
 from fathom.store.knowledge import SqlChunkRepository, SqlDatasetRepository
 from fathom.store.protocols import ChunkToWrite, CollectionRecord, JobQueue, JobRecord
@@ -136,7 +137,14 @@ class IngestionService:
         writes, cursor = [], 0
         for offset, (row, group) in enumerate(zip(rows, texts, strict=True)):
             writes.append(
-                ChunkToWrite(row.q, row.a, start + offset, group, vectors[cursor : cursor + len(group)])
+                ChunkToWrite(
+                    row.q,
+                    row.a,
+                    start + offset,
+                    group,
+                    vectors[cursor : cursor + len(group)],
+                    tokens=count_tokens(row.q + row.a),
+                )
             )
             cursor += len(group)
         if not writes:
@@ -174,6 +182,7 @@ class IngestionService:
                         chunk_index=position,
                         index_texts=texts,
                         vectors=vectors[cursor : cursor + len(texts)],
+                        tokens=count_tokens(piece),
                     )
                 )
                 cursor += len(texts)

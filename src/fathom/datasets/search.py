@@ -32,6 +32,7 @@ class ChunkStoreAdapter:
                 chunkIndex=row.chunk_index,
                 updateTime=row.updated_at,
                 indexes=row.indexes,
+                tokens=row.tokens,
             )
             for data_id, row in rows.items()
         }

@@ -262,6 +262,7 @@ class DataChunk(Base):
     chunk_index: Mapped[int] = mapped_column(Integer, nullable=False, default=0)
     q: Mapped[str] = mapped_column(Text, nullable=False)
     a: Mapped[str] = mapped_column(Text, nullable=False, default="")
+    tokens: Mapped[int | None] = mapped_column(Integer, nullable=True)  # cl100k tokens of q + a, if counted
     created_at: Mapped[datetime] = _created()
     updated_at: Mapped[datetime] = mapped_column(UTCDateTime(), default=utcnow, onupdate=utcnow)
 

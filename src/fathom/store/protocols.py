@@ -310,6 +310,7 @@ class ChunkToWrite:
     index_texts: list[str]
     vectors: list[list[float]]
     index_types: list[str] = field(default_factory=list)
+    tokens: int | None = None  # tokens of q + a (the search's token budget reads it); None: count later
 
 
 @dataclass(frozen=True)
@@ -323,3 +324,4 @@ class ChunkRow:
     source_name: str
     updated_at: datetime
     indexes: list[dict[str, Any]] = field(default_factory=list)
+    tokens: int | None = None

@@ -93,7 +93,9 @@ def filter_by_similarity(
 
 
 def _item_tokens(item: SearchDataItem, count_tokens: TokenCounter) -> int:
-    return count_tokens(item.q + (item.a or ""))
+    """The chunk's stored token count when the store has one (counted with cl100k when it was written),
+    else ``count_tokens(q + a)`` now."""
+    return item.tokens if item.tokens is not None else count_tokens(item.q + (item.a or ""))
 
 
 def filter_by_max_tokens(

@@ -90,6 +90,7 @@ class SearchDataItem(_Wire):
     image_id: str | None = Field(default=None, alias="imageId")
     indexes: list[dict[str, Any]] | None = None
     metadata: dict[str, Any] | None = None
+    tokens: int | None = None  # tokens of q + a when the store counted them at write time (FastGPT's)
     score: list[SearchScore] = Field(default_factory=list)
     trace: ScoreTrace = Field(default_factory=ScoreTrace)
 
@@ -130,8 +131,9 @@ class SearchDatasetDataParams(_Wire):
     # Fathom's addition: how mixedRecall fuses its legs, ``rrf`` (FastGPT's weighted RRF) or ``convex``
     # (``fathom.knowledge.search.fusion``); any other value means ``rrf``
     fusion: str = "rrf"
-    # with ``fusion: "convex"``: ``tmm`` (theoretical min-max, the default) or ``minmax`` normalisation
-    convex_normalization: str = Field(default="tmm", alias="convexNormalization")
+    # with ``fusion: "convex"``: ``minmax`` (the default, best on SciFact train) or ``tmm`` (theoretical
+    # min-max) normalisation of each leg's scores; any other value means ``minmax``
+    convex_normalization: str = Field(default="minmax", alias="convexNormalization")
     using_re_rank: bool = Field(default=False, alias="usingReRank")
     rerank_weight: float = Field(default=0.5, alias="rerankWeight")
     # which rerank model (spec §5.3 ``rerankModel?``); None: the service's default rerank model

@@ -8,6 +8,7 @@ from fastapi import APIRouter, Depends, Request
 
 from fathom.datasets.ingest import PushRow
 from fathom.knowledge.chunk_settings import split_chunk_indexes
+from fathom.llm import count_tokens
 from fathom.server.auth import AuthContext, authenticate
 from fathom.server.errors import ApiError, envelope
 from fathom.server.pagination import page_window
@@ -120,7 +121,14 @@ async def update_data(request: Request, auth: AuthContext = Depends(authenticate
     embedder = platform.embedders.get(dataset.vector_model)
     vectors = await embedder.embed(texts)
     await platform.chunks.update_chunk(
-        auth.team_id, row.id, q=q, a=a, index_texts=texts, vectors=vectors, model=embedder.model_id
+        auth.team_id,
+        row.id,
+        q=q,
+        a=a,
+        index_texts=texts,
+        vectors=vectors,
+        model=embedder.model_id,
+        tokens=count_tokens(q + a),
     )
     return envelope(None)
 

@@ -124,6 +124,7 @@ class SqlChunkRepository:
                     "chunk_index": chunk.chunk_index,
                     "q": chunk.q,
                     "a": chunk.a,
+                    "tokens": chunk.tokens,
                     "created_at": now,
                     "updated_at": now,
                 }
@@ -200,13 +201,14 @@ class SqlChunkRepository:
         index_texts: Sequence[str],
         vectors: Sequence[Sequence[float]],
         model: str,
+        tokens: int | None = None,
     ) -> None:
-        """Replace a chunk's text, index rows and full-text row in one transaction."""
+        """Replace a chunk's text (and its token count), index rows and full-text row in one transaction."""
         async with self.db.transaction() as session:
             row = await session.get(DataChunk, data_id)
             if row is None or row.team_id != team_id:
                 raise NotFound(f"data {data_id} not found")
-            row.q, row.a, row.updated_at = q, a, utcnow()
+            row.q, row.a, row.tokens, row.updated_at = q, a, tokens, utcnow()
             await session.execute(delete(DataIndex).where(DataIndex.data_id == data_id))
             await self._write_indexes(session, row, index_texts, vectors, [], model)
             await self._write_fulltext(session, row.id, row.dataset_id, row.collection_id, f"{q}\n{a}")
@@ -239,8 +241,8 @@ class SqlChunkRepository:
             [
                 (
                     "SELECT c.id, c.dataset_id, c.collection_id, c.chunk_index, c.q, c.a, col.name, "
-                    "c.updated_at FROM data_chunks c JOIN collections col ON col.id = c.collection_id "
-                    f"WHERE c.id IN ({marks})",
+                    "c.updated_at, c.tokens FROM data_chunks c "
+                    f"JOIN collections col ON col.id = c.collection_id WHERE c.id IN ({marks})",
                     params,
                 ),
                 (  # the current model's index rows (not those staged for a model switch)
@@ -256,7 +258,16 @@ class SqlChunkRepository:
             indexes.setdefault(data_id, []).append({"dataId": index_id, "type": type_, "text": index_text})
         return {
             row[0]: ChunkRow(
-                row[0], row[1], row[2], row[3], row[4], row[5], row[6], _utc(row[7]), indexes.get(row[0], [])
+                row[0],
+                row[1],
+                row[2],
+                row[3],
+                row[4],
+                row[5],
+                row[6],
+                _utc(row[7]),
+                indexes.get(row[0], []),
+                None if row[8] is None else int(row[8]),
             )
             for row in rows
         }
@@ -313,6 +324,7 @@ class SqlChunkRepository:
                 "",
                 r.updated_at,
                 indexes.get(r.id, []),
+                r.tokens,
             )
             for r in rows
         ], total
