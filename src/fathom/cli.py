@@ -401,7 +401,8 @@ def bench_retrieval(
         [0.5], help="mixedRecall embeddingWeight in [0, 1]; repeatable (a sweep, each reported)."
     ),
     fusion: list[str] = typer.Option(
-        ["rrf"], help="mixedRecall fusion: rrf, convex (TMM-normalised) or convex-minmax; repeatable."
+        ["rrf"],
+        help="mixedRecall fusion: rrf, convex (default normalisation), convex-minmax, convex-tmm; repeatable",
     ),
     as_json: bool = typer.Option(False, "--json", help="Print the result as JSON."),
 ) -> None:

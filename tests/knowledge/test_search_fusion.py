@@ -69,7 +69,7 @@ def test_hand_computed_example(normalization: str, weight: float, expected: dict
 
 
 def test_raw_scores_merge_and_trace_names_both_legs() -> None:
-    fused = convex_combination(_legs(EMBEDDING, FULL_TEXT, 0.5))
+    fused = convex_combination(_legs(EMBEDDING, FULL_TEXT, 0.5), normalization="tmm")
     b = fused[0]
     assert b.id == "b"
     assert b.score_of("embedding") == 0.6 and b.score_of("fullText") == 10.0

@@ -64,7 +64,7 @@ async def backend(local_embedder: LocalEmbedder) -> Backend:
 
 def test_fusion_defaults_to_rrf_and_is_optional_on_the_wire() -> None:
     params = SearchDatasetDataParams.model_validate({"queries": ["q"]})
-    assert params.fusion == "rrf"
+    assert params.fusion == "rrf" and params.convex_normalization == "minmax"
     assert SearchDatasetDataParams.model_validate({"queries": ["q"], "fusion": "convex"}).fusion == "convex"
 
 

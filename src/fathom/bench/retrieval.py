@@ -36,8 +36,8 @@ from fathom.llm.local_embedding import LOCAL_EMBEDDING_MODEL_ID
 from fathom.platform import Platform
 
 MODES = ("embedding", "fullTextRecall", "mixedRecall")
-# ``convex`` normalises by theoretical min-max (the pipeline's default), ``convex-minmax`` by the list's range
-FUSIONS = ("rrf", "convex", "convex-minmax")
+# ``convex`` uses the pipeline's default normalisation; ``convex-minmax`` and ``convex-tmm`` name one
+FUSIONS = ("rrf", "convex", "convex-minmax", "convex-tmm")
 PUSH_BATCH = 64
 MANIFEST = "bench-manifest.json"
 
@@ -269,8 +269,8 @@ async def _measure(
     request: dict[str, Any] = {"datasetIds": [dataset_id], "searchMode": mode, "limit": 10**9}
     if fusion is not None:
         request["fusion"] = "convex" if fusion.startswith("convex") else fusion
-        if fusion == "convex-minmax":
-            request["convexNormalization"] = "minmax"
+        if fusion.startswith("convex-"):
+            request["convexNormalization"] = fusion.removeprefix("convex-")
     if weight is not None:
         request["embeddingWeight"] = weight
     scores_10, recalls, latencies = [], [], []

@@ -109,7 +109,7 @@ async def search_dataset_data(
                 )
                 if entry.weight > 0
             ],
-            normalization="minmax" if p.convex_normalization == "minmax" else "tmm",
+            normalization="tmm" if p.convex_normalization == "tmm" else "minmax",
         )
     else:
         results = dataset_search_result_concat(
