@@ -1,4 +1,5 @@
-"""The ``fathom`` command: serve, worker, doctor, db upgrade, keys create, jobs."""
+"""The ``fathom`` command: serve, worker, doctor, db upgrade, keys create, jobs (and ``bench``, in
+``fathom.cli.bench``)."""
 
 from __future__ import annotations
 
@@ -12,14 +13,16 @@ import socket
 import sys
 from collections.abc import Awaitable, Callable
 from enum import StrEnum
-from pathlib import Path
 from typing import Any, TypeVar
 
 import typer
-from rich.console import Console
 
 from fathom import __version__
+from fathom.cli.bench import bench_app
+from fathom.cli.output import err, fail, out
 from fathom.config import ConfigError, Settings, load_settings
+
+__all__ = ["app", "err", "fail", "main", "out"]
 
 T = TypeVar("T")
 
@@ -35,20 +38,10 @@ app = typer.Typer(help="Fathom: knowledge-base Q&A, workflows and agents.", no_a
 db_app = typer.Typer(help="Database schema.", no_args_is_help=True)
 keys_app = typer.Typer(help="API keys.", no_args_is_help=True)
 jobs_app = typer.Typer(help="Background jobs.", no_args_is_help=True)
-bench_app = typer.Typer(help="Benchmarks through the real pipelines.", no_args_is_help=True)
 app.add_typer(db_app, name="db")
 app.add_typer(keys_app, name="keys")
 app.add_typer(jobs_app, name="jobs")
-app.add_typer(bench_app, name="bench")
-
-out = Console()
-err = Console(stderr=True)
-
-
-def fail(message: str) -> typer.Exit:
-    """Print one line to stderr and give the exit to raise."""
-    err.print(f"[bold red]error:[/] {message}", highlight=False, soft_wrap=True)
-    return typer.Exit(code=1)
+app.add_typer(bench_app, name="bench")  # fathom.cli.bench
 
 
 def configure_logging(settings: Settings) -> None:
@@ -380,122 +373,6 @@ def jobs_retry(job_id: str) -> None:
     except (NotFound, ValueError) as exc:
         raise fail(str(exc)) from None
     out.print(f"job {job.id} queued again")
-
-
-@bench_app.command("retrieval")
-def bench_retrieval(
-    dataset: Path = typer.Option(..., help="A BEIR-format folder (corpus.jsonl, queries.jsonl, qrels/)."),
-    split: str = typer.Option("test", help="Which qrels file: test, train or dev."),
-    mode: list[str] = typer.Option(
-        ["mixedRecall"], help="embedding, fullTextRecall or mixedRecall; repeatable."
-    ),
-    max_docs: int | None = typer.Option(None, help="Use only the first N documents."),
-    max_queries: int | None = typer.Option(None, help="Use only the first N queries."),
-    throughput_docs: int = typer.Option(300, help="Documents for the ingestion throughput run (0: skip)."),
-    data_dir: Path | None = typer.Option(
-        None,
-        help="Keep the ingested knowledge base in this folder and reuse it when it holds the same corpus "
-        "(a folder holding anything else is refused: delete it to rebuild).",
-    ),
-    embedding_weight: list[float] = typer.Option(
-        [0.5], help="mixedRecall embeddingWeight in [0, 1]; repeatable (a sweep, each reported)."
-    ),
-    fusion: list[str] = typer.Option(
-        ["rrf"],
-        help="mixedRecall fusion: rrf, convex (default normalisation), convex-minmax, convex-tmm; repeatable",
-    ),
-    as_json: bool = typer.Option(False, "--json", help="Print the result as JSON."),
-) -> None:
-    """Ingest a BEIR dataset through the real pipeline and print nDCG@10 and Recall@100 per search mode."""
-    from fathom.bench.retrieval import FUSIONS, MODES, BenchDataDirError, run_retrieval_bench
-
-    for name in mode:
-        if name not in MODES:
-            raise fail(f"--mode: {name!r} is not one of {', '.join(MODES)}")
-    for name in fusion:
-        if name not in FUSIONS:
-            raise fail(f"--fusion: {name!r} is not one of {', '.join(FUSIONS)}")
-    for weight in embedding_weight:
-        if not 0 <= weight <= 1:
-            raise fail(f"--embedding-weight: {weight:g} is not between 0 and 1")
-    if not (dataset / "corpus.jsonl").exists() or not (dataset / "qrels" / f"{split}.tsv").exists():
-        raise fail(f"--dataset: {dataset} has no corpus.jsonl or qrels/{split}.tsv (BEIR layout expected)")
-    try:
-        result = asyncio.run(
-            run_retrieval_bench(
-                dataset,
-                split=split,
-                modes=mode,
-                max_docs=max_docs,
-                max_queries=max_queries,
-                throughput_docs=throughput_docs,
-                data_dir=data_dir,
-                embedding_weights=list(dict.fromkeys(embedding_weight)),
-                fusions=list(dict.fromkeys(fusion)),
-            )
-        )
-    except BenchDataDirError as exc:
-        raise fail(str(exc)) from None
-    if as_json:
-        out.print_json(json.dumps(result.as_dict()))
-        return
-    reused = " (reused --data-dir)" if result.reused_data_dir else ""
-    out.print(
-        f"{result.dataset} ({result.split}): {result.documents} documents "
-        f"in {result.ingest_seconds:.1f}s{reused}"
-    )
-    if result.query_embedding:
-        embedding = result.query_embedding
-        out.print(f"  query embedding: p50 {embedding['p50_ms']:.1f} ms  p95 {embedding['p95_ms']:.1f} ms")
-    for row in result.modes:
-        out.print(
-            f"  {row.label:<24} nDCG@10 {row.ndcg_at_10:.4f}  Recall@100 {row.recall_at_100:.4f}  "
-            f"p50 {row.latency_ms_p50:.1f} ms  p95 {row.latency_ms_p95:.1f} ms  ({row.queries} queries)"
-        )
-    if result.ingestion:
-        out.print(f"  ingestion: {result.ingestion}")
-
-
-@bench_app.command("search-latency")
-def bench_search_latency(
-    backend: list[str] = typer.Option(
-        ["sqlite", "postgres"], help="sqlite or postgres (embedded); repeatable."
-    ),
-    chunks: int = typer.Option(100_000, help="Synthetic chunks in the knowledge base."),
-    queries: int = typer.Option(200, help="Queries per search mode."),
-    embed_queries: bool = typer.Option(True, help="Also time the local model's query embedding."),
-    as_json: bool = typer.Option(False, "--json", help="Print the results as JSON."),
-) -> None:
-    """Search latency p50/p95 per mode over a large synthetic knowledge base (query embedding excluded)."""
-    from fathom.bench.search_latency import run_search_latency
-
-    for name in backend:
-        if name not in ("sqlite", "postgres"):
-            raise fail(f"--backend: {name!r} is not sqlite or postgres")
-    results = []
-    for name in backend:
-        if not as_json:
-            out.print(f"{name}: loading {chunks} chunks …")
-        result = asyncio.run(
-            run_search_latency(name, chunks=chunks, queries=queries, embed_queries=embed_queries)
-        )
-        results.append(result.as_dict())
-        if as_json:
-            continue
-        out.print(f"{name}: {result.chunks} chunks loaded in {result.load_seconds:.0f}s")
-        for row in result.modes:
-            out.print(
-                f"  {row.mode:<15} p50 {row.p50_ms:.1f} ms  p95 {row.p95_ms:.1f} ms  "
-                f"(CPU p50 {row.cpu_p50_ms:.1f} ms, {row.mean_results:.0f} results, {row.queries} queries)"
-            )
-        if result.query_embedding:
-            embedding = result.query_embedding
-            out.print(
-                f"  query embedding (local model): p50 {embedding['p50_ms']:.1f} ms  "
-                f"p95 {embedding['p95_ms']:.1f} ms"
-            )
-    if as_json:
-        out.print_json(json.dumps(results))
 
 
 def main() -> None:
