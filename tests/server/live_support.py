@@ -9,6 +9,7 @@ import threading
 import time
 from collections.abc import Iterator
 from dataclasses import dataclass
+from typing import Any
 
 import httpx
 import uvicorn
@@ -63,3 +64,38 @@ def start_live_server(settings: Settings) -> Iterator[LiveServer]:
     finally:
         server.should_exit = True
         thread.join(timeout=10)
+
+
+FAQ = "\n\n".join(
+    f"## {title}\n\n{body}"
+    for title, body in [
+        ("Refunds", "Refunds are paid back to the original card within five working days."),
+        ("Shipping", "Parcels ship from Rotterdam and arrive within three days in the EU."),
+        ("Warranty", "Every device carries a two year warranty against manufacturing faults."),
+    ]
+)
+
+
+def ok(response: httpx.Response) -> Any:
+    """The ``data`` of a 200 FastGPT envelope (fails the test otherwise, showing the body)."""
+    assert response.status_code == 200, response.text
+    return response.json()["data"]
+
+
+def create_text_dataset(client: httpx.Client, text: str = FAQ, name: str = "KB") -> str:
+    """A knowledge base holding ``text`` as one text collection, once its ingestion is done: its id."""
+    dataset_id = str(ok(client.post("/api/core/dataset/create", json={"name": name})))
+    collection_id = ok(
+        client.post(
+            "/api/core/dataset/collection/create/text",
+            json={"datasetId": dataset_id, "name": "faq", "text": text},
+        )
+    )["collectionId"]
+    deadline = time.monotonic() + 60
+    while True:
+        listing = ok(client.post("/api/core/dataset/collection/listV2", json={"datasetId": dataset_id}))
+        item = next(i for i in listing["list"] if i["_id"] == collection_id)
+        if item["trainingAmount"] == 0 or item["hasError"]:
+            return dataset_id
+        assert time.monotonic() < deadline, item
+        time.sleep(0.2)

@@ -6,26 +6,15 @@ no rerank model configured the search runs without rerank and says so."""
 from __future__ import annotations
 
 import socket
-import time
 from collections.abc import Iterator
 from pathlib import Path
-from typing import Any
 
-import httpx
 import pytest
-from live_support import LiveServer, free_port, start_live_server
+from live_support import LiveServer, create_text_dataset, free_port, ok, start_live_server
 
 from fathom.config import Settings
 from fathom.testing import ScriptedOpenAIServer, text_turn
 
-DOC = "\n\n".join(
-    f"## {title}\n\n{body}"
-    for title, body in [
-        ("Refunds", "Refunds are paid back to the original card within five working days."),
-        ("Shipping", "Parcels ship from Rotterdam and arrive within three days in the EU."),
-        ("Warranty", "Every device carries a two year warranty against manufacturing faults."),
-    ]
-)
 QUERY = "When are refunds paid back to the card?"
 
 
@@ -55,41 +44,18 @@ def reranking(tmp_path_factory: pytest.TempPathFactory) -> Iterator[tuple[LiveSe
             yield server, scripted
 
 
-def _ok(response: httpx.Response) -> Any:
-    assert response.status_code == 200, response.text
-    return response.json()["data"]
-
-
-def _dataset(client: httpx.Client) -> str:
-    dataset_id = str(_ok(client.post("/api/core/dataset/create", json={"name": "Rerank"})))
-    collection_id = _ok(
-        client.post(
-            "/api/core/dataset/collection/create/text",
-            json={"datasetId": dataset_id, "name": "faq", "text": DOC},
-        )
-    )["collectionId"]
-    deadline = time.monotonic() + 60
-    while True:
-        listing = _ok(client.post("/api/core/dataset/collection/listV2", json={"datasetId": dataset_id}))
-        item = next(i for i in listing["list"] if i["_id"] == collection_id)
-        if item["trainingAmount"] == 0 or item["hasError"]:
-            return dataset_id
-        assert time.monotonic() < deadline, item
-        time.sleep(0.2)
-
-
 def test_default_rerank_model_reorders_the_results(
     reranking: tuple[LiveServer, ScriptedOpenAIServer],
 ) -> None:
     server, scripted = reranking
     with server.client(server.admin_key) as client:
-        dataset_id = _dataset(client)
+        dataset_id = create_text_dataset(client)
         query = {"datasetId": dataset_id, "text": QUERY, "searchMode": "mixedRecall"}
-        plain = _ok(client.post("/api/core/dataset/searchTest", json=query))
+        plain = ok(client.post("/api/core/dataset/searchTest", json=query))
         assert "Refunds" in plain["list"][0]["q"] and plain["usingReRank"] is False
         before = len(scripted.rerank_requests)
 
-        ranked = _ok(
+        ranked = ok(
             client.post(
                 "/api/core/dataset/searchTest", json={**query, "usingReRank": True, "rerankWeight": 1}
             )
@@ -109,9 +75,9 @@ def test_failing_rerank_model_falls_back_to_the_recall_order(
 ) -> None:
     server, _ = reranking
     with server.client(server.admin_key) as client:
-        dataset_id = _dataset(client)
+        dataset_id = create_text_dataset(client)
         body = {"datasetId": dataset_id, "text": QUERY, "searchMode": "mixedRecall", "usingReRank": True}
-        result = _ok(
+        result = ok(
             client.post("/api/core/dataset/searchTest", json={**body, "rerankModel": "broken-rerank"})
         )
         assert result["usingReRank"] is False
@@ -122,7 +88,7 @@ def test_failing_rerank_model_falls_back_to_the_recall_order(
 def test_unknown_rerank_model_is_a_clear_400(reranking: tuple[LiveServer, ScriptedOpenAIServer]) -> None:
     server, _ = reranking
     with server.client(server.admin_key) as client:
-        dataset_id = _dataset(client)
+        dataset_id = create_text_dataset(client)
         body = {"datasetId": dataset_id, "text": QUERY, "usingReRank": True}
         for model, fragment in (("nope", "nope"), (17, "string")):
             response = client.post("/api/core/dataset/searchTest", json={**body, "rerankModel": model})
@@ -134,9 +100,9 @@ def test_without_a_rerank_model_the_search_runs_without_rerank(tmp_path: Path) -
     settings = Settings(data_dir=tmp_path / "data", port=free_port(), workers=1)
     for server in start_live_server(settings):
         with server.client(server.admin_key) as client:
-            dataset_id = _dataset(client)
+            dataset_id = create_text_dataset(client)
             body = {"datasetId": dataset_id, "text": QUERY, "usingReRank": True, "searchMode": "mixedRecall"}
-            result = _ok(client.post("/api/core/dataset/searchTest", json=body))
+            result = ok(client.post("/api/core/dataset/searchTest", json=body))
             assert result["usingReRank"] is False and "Refunds" in result["list"][0]["q"]
 
 
@@ -145,7 +111,7 @@ def test_a_simple_apps_rerank_model_reorders_its_quotes(
 ) -> None:
     server, scripted = reranking
     with server.client(server.admin_key) as client:
-        dataset_id = _dataset(client)
+        dataset_id = create_text_dataset(client)
         setting = {"searchMode": "mixedRecall", "usingReRank": True, "rerankWeight": 1}
         body = {
             "name": "Reranked",
@@ -156,8 +122,8 @@ def test_a_simple_apps_rerank_model_reorders_its_quotes(
                 "datasetSearchSetting": {**setting, "rerankModel": "scripted-rerank"},
             },
         }
-        app_id = _ok(client.post("/api/core/app/create", json=body))
-        _ok(client.post("/api/core/app/version/publish", json={"appId": app_id}))
+        app_id = ok(client.post("/api/core/app/create", json=body))
+        ok(client.post("/api/core/app/version/publish", json={"appId": app_id}))
         scripted.set_script([text_turn("Five working days.")])
         before = len(scripted.rerank_requests)
         reply = client.post(
@@ -172,8 +138,8 @@ def test_a_simple_apps_rerank_model_reorders_its_quotes(
 
         # the named model is the one used: a broken one falls back although the default works
         body["simpleConfig"]["datasetSearchSetting"] = {**setting, "rerankModel": "broken-rerank"}
-        broken_id = _ok(client.post("/api/core/app/create", json=body))
-        _ok(client.post("/api/core/app/version/publish", json={"appId": broken_id}))
+        broken_id = ok(client.post("/api/core/app/create", json=body))
+        ok(client.post("/api/core/app/version/publish", json={"appId": broken_id}))
         scripted.set_script([text_turn("Five working days.")])
         reply = client.post(
             "/api/v1/chat/completions",

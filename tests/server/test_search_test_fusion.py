@@ -2,43 +2,14 @@
 
 from __future__ import annotations
 
-import time
 from typing import Any
 
-import httpx
-
-DOC = "\n\n".join(
-    f"## {title}\n\n{body}"
-    for title, body in [
-        ("Refunds", "Refunds are paid back to the original card within five working days."),
-        ("Shipping", "Parcels ship from Rotterdam and arrive within three days in the EU."),
-        ("Warranty", "Every device carries a two year warranty against manufacturing faults."),
-    ]
-)
-
-
-def ok(response: httpx.Response) -> Any:
-    assert response.status_code == 200, response.text
-    return response.json()["data"]
+from live_support import create_text_dataset, ok
 
 
 def test_search_test_fusion_convex_and_invalid_value(live_server: Any) -> None:
     with live_server.client(live_server.admin_key) as client:
-        dataset_id = ok(client.post("/api/core/dataset/create", json={"name": "Fusion"}))
-        collection_id = ok(
-            client.post(
-                "/api/core/dataset/collection/create/text",
-                json={"datasetId": dataset_id, "name": "faq", "text": DOC},
-            )
-        )["collectionId"]
-        deadline = time.monotonic() + 60
-        while True:
-            listing = ok(client.post("/api/core/dataset/collection/listV2", json={"datasetId": dataset_id}))
-            item = next(i for i in listing["list"] if i["_id"] == collection_id)
-            if item["trainingAmount"] == 0 or item["hasError"]:
-                break
-            assert time.monotonic() < deadline, item
-            time.sleep(0.2)
+        dataset_id = create_text_dataset(client, name="Fusion")
         query = {"datasetId": dataset_id, "text": "When are refunds paid?", "searchMode": "mixedRecall"}
 
         convex = ok(client.post("/api/core/dataset/searchTest", json={**query, "fusion": "convex"}))
