@@ -37,6 +37,7 @@ from collections.abc import Mapping, Sequence
 from dataclasses import dataclass
 from typing import Any, Literal
 
+from fathom.knowledge.search.rrf import merge_scores
 from fathom.knowledge.search.types import ScoreType, SearchDataItem, SearchScore, TraceEntry, TraceStage
 
 Normalization = Literal["tmm", "minmax"]
@@ -68,19 +69,6 @@ def normalize_scores(values: Sequence[float], lower_bound: float | None) -> list
     if not span > 0 or not math.isfinite(span):
         return [1.0 for _ in values]
     return [min(1.0, max(0.0, (value - lower) / span)) for value in values]
-
-
-def _merge_scores(first: list[SearchScore], other: list[SearchScore]) -> list[SearchScore]:
-    merged = list(first)
-    for entry in other:
-        for i, existing in enumerate(merged):
-            if existing.type == entry.type:
-                if entry.value > existing.value:
-                    merged[i] = entry
-                break
-        else:
-            merged.append(entry)
-    return merged
 
 
 def _leg_values(items: Sequence[SearchDataItem], score_type: ScoreType) -> list[float]:
@@ -119,7 +107,7 @@ def convex_combination(
                 extra = [entry for entry in item.trace.stages if entry not in known]
                 trace = first.trace.copy_with({"stages": [*known, *extra]})
                 fused[item.id] = first.copy_with(
-                    {"score": _merge_scores(first.score, item.score), "trace": trace}
+                    {"score": merge_scores(first.score, item.score), "trace": trace}
                 )
             else:
                 fused[item.id] = item

@@ -28,7 +28,8 @@ class RrfInput:
     name: str = ""
 
 
-def _merge_scores(first: list[SearchScore], other: list[SearchScore]) -> list[SearchScore]:
+def merge_scores(first: list[SearchScore], other: list[SearchScore]) -> list[SearchScore]:
+    """FastGPT's score-array merge for a repeated id: same type keeps the larger value, new types append."""
     merged = list(first)
     for entry in other:
         for i, existing in enumerate(merged):
@@ -70,7 +71,7 @@ def dataset_search_result_concat(
                 extra = [entry for entry in item.trace.stages if entry not in known]
                 trace = first.trace.copy_with({"stages": [*known, *extra]})
                 fused[item.id] = first.copy_with(
-                    {"score": _merge_scores(first.score, item.score), "trace": trace}
+                    {"score": merge_scores(first.score, item.score), "trace": trace}
                 )
                 sums[item.id] += contribution
             else:
