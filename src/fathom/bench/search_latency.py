@@ -28,7 +28,7 @@ from fathom.llm import count_tokens
 from fathom.store import migrate
 from fathom.store.db import Database
 from fathom.store.knowledge import SqlChunkRepository, SqlDatasetRepository, SqlFullTextIndex, SqlVectorIndex
-from fathom.store.knowledge.chunks import ensure_hnsw_index
+from fathom.store.knowledge.index_rows import ensure_hnsw_index
 from fathom.store.protocols import ChunkToWrite
 from fathom.store.repositories import SqlTeamRepository
 

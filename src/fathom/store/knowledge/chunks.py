@@ -6,13 +6,13 @@ from collections.abc import Callable, Sequence
 from datetime import UTC, datetime
 from typing import Any
 
-import numpy as np
-from sqlalchemy import delete, func, insert, select, text, update
+from sqlalchemy import delete, func, insert, select, update
 from sqlalchemy.ext.asyncio import AsyncSession
 
 from fathom.store.db import Database
 from fathom.store.knowledge.datasets import bump_index_version
 from fathom.store.knowledge.fulltext import delete_fulltext_rows, write_fulltext_rows
+from fathom.store.knowledge.index_rows import index_row, insert_index_rows
 from fathom.store.models import Collection, DataChunk, DataIndex, Dataset, new_id, utcnow
 from fathom.store.protocols import ChunkRow, ChunkToWrite, NotFound
 
@@ -27,26 +27,6 @@ def _utc(value: datetime | str) -> datetime:
     """A stored timestamp as an aware UTC datetime (SQLite's raw rows hold naive UTC text)."""
     parsed = datetime.fromisoformat(value) if isinstance(value, str) else value
     return parsed if parsed.tzinfo else parsed.replace(tzinfo=UTC)
-
-
-def normalised_vector(vector: Sequence[float]) -> np.ndarray:
-    array = np.asarray(vector, dtype=np.float32)
-    norm = float(np.linalg.norm(array))
-    return array / norm if norm > 0 else array
-
-
-def pgvector_literal(array: np.ndarray) -> str:
-    return "[" + ",".join(f"{float(x):.7g}" for x in array) + "]"
-
-
-async def ensure_hnsw_index(session: AsyncSession, dims: int) -> None:
-    """PostgreSQL: an HNSW (cosine) index for vectors of this dimension, created on first use."""
-    await session.execute(
-        text(
-            f"CREATE INDEX IF NOT EXISTS ix_data_indexes_hnsw_{dims} ON data_indexes "
-            f"USING hnsw ((embedding::vector({dims})) vector_cosine_ops) WHERE dims = {dims}"
-        )
-    )
 
 
 class SqlChunkRepository:
@@ -69,34 +49,24 @@ class SqlChunkRepository:
         row: DataChunk,
         texts: Sequence[str],
         vectors: Sequence[Sequence[float]],
-        types: Sequence[str],
         model: str,
     ) -> None:
         if len(texts) != len(vectors):
             raise ValueError(f"chunk {row.chunk_index}: {len(texts)} index texts but {len(vectors)} vectors")
-        for position, (index_text, vector) in enumerate(zip(texts, vectors, strict=True)):
-            array = normalised_vector(vector)
-            index = DataIndex(
+        rows = [
+            index_row(
                 team_id=row.team_id,
                 dataset_id=row.dataset_id,
                 collection_id=row.collection_id,
                 data_id=row.id,
-                type=types[position] if position < len(types) else "default",
                 text=index_text,
                 model=model,
-                dims=int(array.shape[0]),
-                vector=array.astype("<f4").tobytes(),
+                vector=vector,
+                is_postgres=self.db.is_postgres,
             )
-            session.add(index)
-            if self.db.is_postgres:
-                await session.flush()
-                if index.dims not in self._hnsw_dims:
-                    await ensure_hnsw_index(session, index.dims)
-                    self._hnsw_dims.add(index.dims)
-                await session.execute(
-                    text("UPDATE data_indexes SET embedding = CAST(:v AS vector) WHERE id = :i"),
-                    {"v": pgvector_literal(array), "i": index.id},
-                )
+            for index_text, vector in zip(texts, vectors, strict=True)
+        ]
+        await insert_index_rows(session, self.db.is_postgres, rows, self._hnsw_dims)
 
     async def write_chunks(
         self, team_id: str, dataset_id: str, collection_id: str, chunks: Sequence[ChunkToWrite], *, model: str
@@ -132,23 +102,18 @@ class SqlChunkRepository:
             for position, (index_text, vector) in enumerate(
                 zip(chunk.index_texts, chunk.vectors, strict=True)
             ):
-                array = normalised_vector(vector)
                 index_rows.append(
-                    {
-                        "id": new_id(),
-                        "team_id": team_id,
-                        "dataset_id": dataset_id,
-                        "collection_id": collection_id,
-                        "data_id": data_id,
-                        "type": chunk.index_types[position]
-                        if position < len(chunk.index_types)
-                        else "default",
-                        "text": index_text,
-                        "model": model,
-                        "dims": int(array.shape[0]),
-                        "vector": array.astype("<f4").tobytes(),
-                        "embedding": pgvector_literal(array) if self.db.is_postgres else None,
-                    }
+                    index_row(
+                        team_id=team_id,
+                        dataset_id=dataset_id,
+                        collection_id=collection_id,
+                        data_id=data_id,
+                        text=index_text,
+                        model=model,
+                        vector=vector,
+                        is_postgres=self.db.is_postgres,
+                        type_=chunk.index_types[position] if position < len(chunk.index_types) else "default",
+                    )
                 )
             fts_rows.append(
                 {
@@ -161,8 +126,7 @@ class SqlChunkRepository:
         async with self.db.transaction() as session:
             if chunk_rows:
                 await session.execute(insert(DataChunk), chunk_rows)
-            if index_rows:
-                await self._insert_index_rows(session, index_rows)
+            await insert_index_rows(session, self.db.is_postgres, index_rows, self._hnsw_dims)
             await write_fulltext_rows(session, self.db.is_postgres, fts_rows)
             await session.execute(
                 update(Collection)
@@ -171,25 +135,6 @@ class SqlChunkRepository:
             )
             await bump_index_version(session, [dataset_id])
         return [row["id"] for row in chunk_rows]
-
-    async def _insert_index_rows(self, session: AsyncSession, rows: list[dict[str, Any]]) -> None:
-        """Multi-row insert of index rows (PostgreSQL: with the pgvector copy and its HNSW index)."""
-        if not self.db.is_postgres:
-            await session.execute(
-                insert(DataIndex), [{k: v for k, v in r.items() if k != "embedding"} for r in rows]
-            )
-            return
-        for dims in sorted({int(r["dims"]) for r in rows} - self._hnsw_dims):
-            await ensure_hnsw_index(session, dims)
-            self._hnsw_dims.add(dims)
-        await session.execute(
-            text(
-                "INSERT INTO data_indexes (id, team_id, dataset_id, collection_id, data_id, type, text, "
-                "model, dims, vector, embedding) VALUES (:id, :team_id, :dataset_id, :collection_id, "
-                ":data_id, :type, :text, :model, :dims, :vector, CAST(:embedding AS vector))"
-            ),
-            rows,
-        )
 
     async def update_chunk(
         self,
@@ -210,7 +155,7 @@ class SqlChunkRepository:
                 raise NotFound(f"data {data_id} not found")
             row.q, row.a, row.tokens, row.updated_at = q, a, tokens, utcnow()
             await session.execute(delete(DataIndex).where(DataIndex.data_id == data_id))
-            await self._write_indexes(session, row, index_texts, vectors, [], model)
+            await self._write_indexes(session, row, index_texts, vectors, model)
             await self._write_fulltext(session, row.id, row.dataset_id, row.collection_id, f"{q}\n{a}")
             await bump_index_version(session, [row.dataset_id])
 

@@ -10,16 +10,14 @@ version. Staging is per chunk and transactional, so a run that is retried resume
 from __future__ import annotations
 
 from dataclasses import dataclass
-from typing import Any
 
-import numpy as np
-from sqlalchemy import delete, func, insert, select, text, update
+from sqlalchemy import delete, func, select, update
 from sqlalchemy.ext.asyncio import AsyncSession
 
 from fathom.store.db import Database
-from fathom.store.knowledge.chunks import ensure_hnsw_index, normalised_vector, pgvector_literal
 from fathom.store.knowledge.datasets import bump_index_version
-from fathom.store.models import DataChunk, DataIndex, Dataset, new_id
+from fathom.store.knowledge.index_rows import index_row, insert_index_rows
+from fathom.store.models import DataChunk, DataIndex, Dataset
 
 
 @dataclass(frozen=True)
@@ -106,24 +104,20 @@ class SqlReembedRepository:
         """Write new-model index rows for whole chunks in one transaction (replacing any earlier ones)."""
         if not rows:
             return
-        values: list[dict[str, Any]] = []
-        for index, vector in rows:
-            array: np.ndarray = normalised_vector(vector)
-            values.append(
-                {
-                    "id": new_id(),
-                    "team_id": index.team_id,
-                    "dataset_id": dataset_id,
-                    "collection_id": index.collection_id,
-                    "data_id": index.data_id,
-                    "type": index.type,
-                    "text": index.text,
-                    "model": target_model,
-                    "dims": int(array.shape[0]),
-                    "vector": array.astype("<f4").tobytes(),
-                    "embedding": pgvector_literal(array) if self.db.is_postgres else None,
-                }
+        values = [
+            index_row(
+                team_id=index.team_id,
+                dataset_id=dataset_id,
+                collection_id=index.collection_id,
+                data_id=index.data_id,
+                text=index.text,
+                model=target_model,
+                vector=vector,
+                is_postgres=self.db.is_postgres,
+                type_=index.type,
             )
+            for index, vector in rows
+        ]
         data_ids = sorted({index.data_id for index, _ in rows})
         async with self.db.transaction() as session:
             existing = set(await session.scalars(select(DataChunk.id).where(DataChunk.id.in_(data_ids))))
@@ -131,24 +125,7 @@ class SqlReembedRepository:
             await session.execute(
                 delete(DataIndex).where(DataIndex.data_id.in_(data_ids), DataIndex.model == target_model)
             )
-            if not values:
-                return
-            if not self.db.is_postgres:
-                await session.execute(
-                    insert(DataIndex), [{k: v for k, v in row.items() if k != "embedding"} for row in values]
-                )
-                return
-            for dims in sorted({int(v["dims"]) for v in values} - self._hnsw_dims):
-                await ensure_hnsw_index(session, dims)
-                self._hnsw_dims.add(dims)
-            await session.execute(
-                text(
-                    "INSERT INTO data_indexes (id, team_id, dataset_id, collection_id, data_id, type, text, "
-                    "model, dims, vector, embedding) VALUES (:id, :team_id, :dataset_id, :collection_id, "
-                    ":data_id, :type, :text, :model, :dims, :vector, CAST(:embedding AS vector))"
-                ),
-                values,
-            )
+            await insert_index_rows(session, self.db.is_postgres, values, self._hnsw_dims)
 
     async def switch(self, dataset_id: str, source_model: str, target_model: str) -> bool:
         """If every chunk has its ``target_model`` rows: drop the other rows and make ``target_model`` the

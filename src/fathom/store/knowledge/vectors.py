@@ -27,7 +27,12 @@ except ImportError:  # pragma: no cover - depends on the platform's wheels
     simsimd = None  # type: ignore[assignment]
 
 from fathom.store.db import Database
-from fathom.store.knowledge.chunks import ensure_hnsw_index, normalised_vector, pgvector_literal
+from fathom.store.knowledge.index_rows import (
+    index_row,
+    insert_index_rows,
+    normalised_vector,
+    pgvector_literal,
+)
 from fathom.store.knowledge.scope import ScopeLike, VectorRecordLike, scope_clauses
 from fathom.store.models import DataChunk, DataIndex
 
@@ -107,6 +112,7 @@ class SqlVectorIndex:
         self.db = db
         self.quantized_min_rows = quantized_min_rows
         self._matrices: dict[str, _Matrix] = {}
+        self._hnsw_dims: set[int] = set()  # PostgreSQL: dimensions whose HNSW index this writer ensured
         self.full_loads = 0  # matrices loaded whole, and refreshed by appending rows (for tests and logs)
         self.appends = 0
         self._lock = asyncio.Lock()
@@ -116,30 +122,25 @@ class SqlVectorIndex:
         from fathom.store.knowledge.datasets import bump_index_version
 
         async with self.db.transaction() as session:
+            rows = []
             for record in records:
                 chunk = await session.get(DataChunk, record.data_id)
                 if chunk is None:
                     raise ValueError(f"vector {record.index_id}: chunk {record.data_id} does not exist")
-                array = normalised_vector(record.vector)
-                row = DataIndex(
-                    id=record.index_id,
-                    team_id=chunk.team_id,
-                    dataset_id=record.dataset_id,
-                    collection_id=record.collection_id,
-                    data_id=record.data_id,
-                    text="",
-                    model=record.model_id,
-                    dims=int(array.shape[0]),
-                    vector=array.astype("<f4").tobytes(),
-                )
-                session.add(row)
-                if self.db.is_postgres:
-                    await session.flush()
-                    await ensure_hnsw_index(session, row.dims)
-                    await session.execute(
-                        text("UPDATE data_indexes SET embedding = CAST(:v AS vector) WHERE id = :i"),
-                        {"v": pgvector_literal(array), "i": row.id},
+                rows.append(
+                    index_row(
+                        team_id=chunk.team_id,
+                        dataset_id=record.dataset_id,
+                        collection_id=record.collection_id,
+                        data_id=record.data_id,
+                        text="",
+                        model=record.model_id,
+                        vector=record.vector,
+                        is_postgres=self.db.is_postgres,
+                        index_id=record.index_id,
                     )
+                )
+            await insert_index_rows(session, self.db.is_postgres, rows, self._hnsw_dims)
             await bump_index_version(session, sorted({r.dataset_id for r in records}))
 
     async def delete(
