@@ -35,12 +35,14 @@ def count_recall_limit(mode: str | None) -> tuple[int, int]:
     return 100, 0
 
 
+def _dedupe_parts(item: SearchDataItem) -> tuple[str, str]:
+    """What two items must share to be duplicates: ``q + a`` letters and digits, and the image id."""
+    return letters_and_digits(item.q + (item.a or "")), item.image_id or ""
+
+
 def dedupe_key(item: SearchDataItem) -> str:
     """Hash of ``[q + a with every non-letter/non-digit removed, imageId or '']``."""
-    payload = json.dumps(
-        [letters_and_digits(item.q + (item.a or "")), item.image_id or ""], ensure_ascii=False
-    )
-    return hashlib.sha256(payload.encode()).hexdigest()
+    return hashlib.sha256(json.dumps(list(_dedupe_parts(item)), ensure_ascii=False).encode()).hexdigest()
 
 
 def dedupe_results(items: Sequence[SearchDataItem]) -> FilterResult:
@@ -49,8 +51,7 @@ def dedupe_results(items: Sequence[SearchDataItem]) -> FilterResult:
     kept: list[SearchDataItem] = []
     cut: list[SearchDataItem] = []
     for item in items:
-        # what ``dedupe_key`` hashes, compared directly: equal keys exactly when equal hashes
-        key = (letters_and_digits(item.q + (item.a or "")), item.image_id or "")
+        key = _dedupe_parts(item)  # what ``dedupe_key`` hashes, compared without hashing
         if key in seen:
             entry = TraceEntry(stage="dedupe", passed=False, detail=f"same text as {seen[key]}")
             cut.append(item.traced(entry, cut=True))
