@@ -13,6 +13,7 @@ from fathom.store.db import Database
 from fathom.store.knowledge.datasets import bump_index_version
 from fathom.store.knowledge.fulltext import delete_fulltext_rows, write_fulltext_rows
 from fathom.store.knowledge.index_rows import index_row, insert_index_rows
+from fathom.store.knowledge.scope import in_list
 from fathom.store.models import Collection, DataChunk, DataIndex, Dataset, new_id, utcnow
 from fathom.store.protocols import ChunkRow, ChunkToWrite, NotFound
 
@@ -179,8 +180,8 @@ class SqlChunkRepository:
         """Chunk rows (with their collection's name as source) for the ids a search recalled."""
         if not data_ids:
             return {}
-        params = {f"i{n}": data_id for n, data_id in enumerate(dict.fromkeys(data_ids))}
-        marks = ", ".join(f":{name}" for name in params)
+        params: dict[str, Any] = {}
+        marks = in_list("i", set(data_ids), params)
         # plain statements on the database's read path, not ORM entities: this runs on every search
         rows, found = await self.db.read_many(
             [

@@ -9,6 +9,7 @@ from sqlalchemy import delete, func, select, update
 from sqlalchemy.ext.asyncio import AsyncSession
 
 from fathom.store.db import Database
+from fathom.store.knowledge.scope import in_list
 from fathom.store.models import Collection, Dataset, utcnow
 from fathom.store.protocols import CollectionRecord, CollectionStatus, DatasetRecord, NotFound
 
@@ -129,9 +130,8 @@ class SqlDatasetRepository:
         wanted = list(dict.fromkeys(dataset_ids))
         if not wanted:
             return {}
-        params = {f"d{n}": dataset_id for n, dataset_id in enumerate(wanted)}
-        params["team"] = team_id
-        marks = ", ".join(f":d{n}" for n in range(len(wanted)))
+        params: dict[str, Any] = {"team": team_id}
+        marks = in_list("d", wanted, params)
         rows = await self.db.read(
             f"SELECT id, vector_model FROM datasets WHERE team_id = :team AND id IN ({marks})", params
         )

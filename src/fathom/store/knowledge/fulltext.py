@@ -18,7 +18,7 @@ from sqlalchemy import text
 from sqlalchemy.ext.asyncio import AsyncSession
 
 from fathom.store.db import Database
-from fathom.store.knowledge.scope import ScopeLike, TextRecordLike, scope_clauses
+from fathom.store.knowledge.scope import ScopeLike, TextRecordLike, in_list, scope_clauses
 
 Hit = tuple[str, float]
 TS_CONFIG = "english"  # PostgreSQL text-search configuration: stemming and stop words
@@ -26,135 +26,13 @@ TS_CONFIG = "english"  # PostgreSQL text-search configuration: stemming and stop
 # The English stop words PostgreSQL's ``english`` configuration drops (Snowball's list), dropped from
 # SQLite queries too so both backends match the same words.
 STOP_WORDS = frozenset(
-    [
-        "i",
-        "me",
-        "my",
-        "myself",
-        "we",
-        "our",
-        "ours",
-        "ourselves",
-        "you",
-        "your",
-        "yours",
-        "yourself",
-        "yourselves",
-        "he",
-        "him",
-        "his",
-        "himself",
-        "she",
-        "her",
-        "hers",
-        "herself",
-        "it",
-        "its",
-        "itself",
-        "they",
-        "them",
-        "their",
-        "theirs",
-        "themselves",
-        "what",
-        "which",
-        "who",
-        "whom",
-        "this",
-        "that",
-        "these",
-        "those",
-        "am",
-        "is",
-        "are",
-        "was",
-        "were",
-        "be",
-        "been",
-        "being",
-        "have",
-        "has",
-        "had",
-        "having",
-        "do",
-        "does",
-        "did",
-        "doing",
-        "a",
-        "an",
-        "the",
-        "and",
-        "but",
-        "if",
-        "or",
-        "because",
-        "as",
-        "until",
-        "while",
-        "of",
-        "at",
-        "by",
-        "for",
-        "with",
-        "about",
-        "against",
-        "between",
-        "into",
-        "through",
-        "during",
-        "before",
-        "after",
-        "above",
-        "below",
-        "to",
-        "from",
-        "up",
-        "down",
-        "in",
-        "out",
-        "on",
-        "off",
-        "over",
-        "under",
-        "again",
-        "further",
-        "then",
-        "once",
-        "here",
-        "there",
-        "when",
-        "where",
-        "why",
-        "how",
-        "all",
-        "any",
-        "both",
-        "each",
-        "few",
-        "more",
-        "most",
-        "other",
-        "some",
-        "such",
-        "no",
-        "nor",
-        "not",
-        "only",
-        "own",
-        "same",
-        "so",
-        "than",
-        "too",
-        "very",
-        "s",
-        "t",
-        "can",
-        "will",
-        "just",
-        "don",
-        "should",
-        "now",
-    ]
+    """i me my myself we our ours ourselves you your yours yourself yourselves he him his himself she her
+    hers herself it its itself they them their theirs themselves what which who whom this that these those
+    am is are was were be been being have has had having do does did doing a an the and but if or because
+    as until while of at by for with about against between into through during before after above below to
+    from up down in out on off over under again further then once here there when where why how all any
+    both each few more most other some such no nor not only own same so than too very s t can will just don
+    should now""".split()  # noqa: SIM905 (127 words read better as a paragraph than as 127 lines)
 )
 _ID_BATCH = 500  # ids per IN (...) list
 
@@ -191,11 +69,10 @@ async def write_fulltext_rows(
     rowids: dict[str, int] = {}
     data_ids = [row["d"] for row in rows]
     for start in range(0, len(data_ids), _ID_BATCH):
-        batch = data_ids[start : start + _ID_BATCH]
-        marks = ", ".join(f":i{i}" for i in range(len(batch)))
+        params: dict[str, Any] = {}
+        marks = in_list("i", data_ids[start : start + _ID_BATCH], params)
         found = await session.execute(
-            text(f"SELECT data_id, id FROM data_fts_rows WHERE data_id IN ({marks})"),
-            {f"i{i}": value for i, value in enumerate(batch)},
+            text(f"SELECT data_id, id FROM data_fts_rows WHERE data_id IN ({marks})"), params
         )
         rowids.update((str(data_id), int(rowid)) for data_id, rowid in found)
     await session.execute(
@@ -215,9 +92,8 @@ async def delete_fulltext_rows(
     removed = 0
     for column, values in (("data_id", list(data_ids)), ("collection_id", list(collection_ids))):
         for start in range(0, len(values), _ID_BATCH):
-            batch = values[start : start + _ID_BATCH]
-            marks = ", ".join(f":i{i}" for i in range(len(batch)))
-            params = {f"i{i}": value for i, value in enumerate(batch)}
+            params: dict[str, Any] = {}
+            marks = in_list("i", values[start : start + _ID_BATCH], params)
             if is_postgres:
                 result = await session.execute(
                     text(f"DELETE FROM data_fts WHERE {column} IN ({marks})"), params

@@ -45,7 +45,7 @@ class VectorRecordLike(Protocol):
     def model_id(self) -> str: ...
 
 
-def _placeholders(prefix: str, values: Collection[str], params: dict[str, Any]) -> str:
+def in_list(prefix: str, values: Collection[str], params: dict[str, Any]) -> str:
     """``:p0, :p1, …`` bound to ``values`` (``NULL`` for none, which matches nothing)."""
     names = []
     for i, value in enumerate(sorted(values)):
@@ -57,11 +57,9 @@ def _placeholders(prefix: str, values: Collection[str], params: dict[str, Any]) 
 def scope_clauses(scope: ScopeLike, table: str) -> tuple[str, dict[str, Any]]:
     """A SQL condition (named parameters) restricting ``table`` rows to the scope."""
     params: dict[str, Any] = {}
-    parts = [f"{table}.dataset_id IN ({_placeholders('ds', scope.dataset_ids, params)})"]
+    parts = [f"{table}.dataset_id IN ({in_list('ds', scope.dataset_ids, params)})"]
     if scope.collection_ids is not None:
-        parts.append(f"{table}.collection_id IN ({_placeholders('c', scope.collection_ids, params)})")
+        parts.append(f"{table}.collection_id IN ({in_list('c', scope.collection_ids, params)})")
     if scope.exclude_collection_ids:
-        parts.append(
-            f"{table}.collection_id NOT IN ({_placeholders('x', scope.exclude_collection_ids, params)})"
-        )
+        parts.append(f"{table}.collection_id NOT IN ({in_list('x', scope.exclude_collection_ids, params)})")
     return " AND ".join(parts), params

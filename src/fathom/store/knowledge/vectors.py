@@ -33,7 +33,7 @@ from fathom.store.knowledge.index_rows import (
     normalised_vector,
     pgvector_literal,
 )
-from fathom.store.knowledge.scope import ScopeLike, VectorRecordLike, scope_clauses
+from fathom.store.knowledge.scope import ScopeLike, VectorRecordLike, in_list, scope_clauses
 from fathom.store.models import DataChunk, DataIndex
 
 Hit = tuple[str, float]
@@ -174,8 +174,8 @@ class SqlVectorIndex:
         return await self._search_memory(query, limit, scope)
 
     async def _current(self, dataset_ids: Collection[str]) -> dict[str, _Matrix]:
-        params = {f"d{i}": dataset_id for i, dataset_id in enumerate(sorted(dataset_ids))}
-        marks = ", ".join(f":{name}" for name in params)
+        params: dict[str, Any] = {}
+        marks = in_list("d", dataset_ids, params)
         rows = await self.db.read(  # runs on every search: the database's read path
             f"SELECT id, index_version, vector_model FROM datasets WHERE id IN ({marks})", params
         )
