@@ -211,14 +211,16 @@ class SqlVectorIndex:
         return await self._load(dataset_id, version, model)
 
     def _append(self, cached: _Matrix, version: int, rows: Sequence[Sequence[Any]]) -> _Matrix:
+        """``cached`` with ``rows`` (``rowid, data_id, collection_id, vector``) added at the end; the int8
+        copy grows with them, or is built once the matrix reaches ``quantized_min_rows``."""
         if not rows:
             return replace(cached, version=version)
         added = np.vstack([np.frombuffer(bytes(row[3] or b""), dtype="<f4") for row in rows])
-        vectors = np.concatenate([cached.vectors, added])
+        vectors = np.concatenate([cached.vectors, added]) if cached.vectors.size else added
         quantized, scale = cached.quantized, cached.scale
         if quantized is not None:  # new rows take the matrix's scale (a larger component is clipped)
             quantized = np.concatenate([quantized, quantize(added, scale)])
-        elif simsimd is not None and len(vectors) >= self.quantized_min_rows:  # crossing the threshold
+        elif simsimd is not None and len(vectors) >= self.quantized_min_rows:
             scale = quantization_scale(vectors)
             quantized = quantize(vectors, scale)
         return replace(
@@ -230,7 +232,7 @@ class SqlVectorIndex:
             ),
             vectors=vectors,
             quantized=quantized,
-            last_rowid=int(rows[-1][0]),
+            last_rowid=max(cached.last_rowid, max(int(row[0]) for row in rows)),
             scale=scale,
         )
 
@@ -240,29 +242,8 @@ class SqlVectorIndex:
             f"SELECT rowid, data_id, collection_id, vector FROM data_indexes WHERE {_CURRENT_ROWS}",
             {"d": dataset_id, "m": model},
         )
-        if not rows:
-            return _Matrix(
-                version,
-                np.array([], dtype=object),
-                np.array([], dtype=object),
-                np.zeros((0, 0), "f4"),
-                model=model,
-            )
-        vectors = np.vstack([np.frombuffer(bytes(row[3] or b""), dtype="<f4") for row in rows])
-        scale = quantization_scale(vectors)
-        quantized = (
-            quantize(vectors, scale) if simsimd is not None and len(rows) >= self.quantized_min_rows else None
-        )
-        return _Matrix(
-            version,
-            np.array([row[1] for row in rows], dtype=object),
-            np.array([row[2] for row in rows], dtype=object),
-            vectors,
-            quantized,
-            model=model,
-            last_rowid=max(int(row[0]) for row in rows),
-            scale=scale,
-        )
+        none = np.array([], dtype=object)
+        return self._append(_Matrix(version, none, none, np.zeros((0, 0), "f4"), model=model), version, rows)
 
     async def _search_memory(self, query: np.ndarray, limit: int, scope: ScopeLike) -> list[Hit]:
         ids: list[str] = []
