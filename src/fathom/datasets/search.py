@@ -63,19 +63,12 @@ class DatasetSearchService:
         self.rerankers = rerankers
         self.count_tokens = count_tokens
 
-    async def search(
-        self,
-        team_id: str,
-        params: SearchDatasetDataParams | Mapping[str, Any],
-        *,
-        rerank_model: str | None = None,
-    ) -> Any:
+    async def search(self, team_id: str, params: SearchDatasetDataParams | Mapping[str, Any]) -> Any:
         """Run the pipeline over the team's datasets (another team's dataset id is NotFound).
 
-        With ``usingReRank`` the reranker is the one given at construction, else ``rerank_model`` or the
-        params' ``rerankModel`` (a model of type ``rerank``; an unknown one raises ``UnknownRerankModel``),
-        else the default rerank model;
-        with none configured the search runs without rerank and reports ``usingReRank: false``."""
+        With ``usingReRank`` the reranker is the one given at construction, else the params' ``rerankModel``
+        (a model of type ``rerank``; an unknown one raises ``UnknownRerankModel``), else the default rerank
+        model; with none configured the search runs without rerank and reports ``usingReRank: false``."""
         p = (
             params
             if isinstance(params, SearchDatasetDataParams)
@@ -94,7 +87,7 @@ class DatasetSearchService:
             full_text_index=self.full_text,
             vector_index=self.vectors,
             chunk_store=self.chunk_store,
-            reranker=self._reranker(rerank_model or p.rerank_model) if p.using_re_rank else None,
+            reranker=self._reranker(p.rerank_model) if p.using_re_rank else None,
             count_tokens=self.count_tokens,
         )
 

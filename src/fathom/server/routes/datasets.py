@@ -140,6 +140,9 @@ async def search_test(request: Request, auth: AuthContext = Depends(authenticate
     fusion = values.get("fusion") or "rrf"  # Fathom's addition; FastGPT clients never send it
     if fusion not in ("rrf", "convex"):
         raise ApiError(400, "invalidParams", "fusion: must be rrf or convex")
+    rerank_model = values.get("rerankModel") or None
+    if rerank_model is not None and not isinstance(rerank_model, str):
+        raise ApiError(400, "invalidParams", "rerankModel: must be a model id (a string)")
     extension = await _query_extension(request, values, text, dataset.vector_model)
     search_params = SearchDatasetDataParams(
         queries=extension.queries.search_queries if extension else [text],
@@ -152,15 +155,11 @@ async def search_test(request: Request, auth: AuthContext = Depends(authenticate
         fusion=fusion,
         usingReRank=bool(values.get("usingReRank", False)),
         rerankWeight=rerank_weight,
+        rerankModel=rerank_model,
     )
-    rerank_model = values.get("rerankModel") or None
-    if rerank_model is not None and not isinstance(rerank_model, str):
-        raise ApiError(400, "invalidParams", "rerankModel: must be a model id (a string)")
     started = time.perf_counter()
     try:
-        result: Any = await platform_of(request).search.search(
-            auth.team_id, search_params, rerank_model=rerank_model
-        )
+        result: Any = await platform_of(request).search.search(auth.team_id, search_params)
     except UnknownRerankModel as exc:
         raise ApiError(400, "invalidParams", str(exc)) from None
     answer: dict[str, Any] = {
