@@ -9,6 +9,7 @@ from __future__ import annotations
 import json
 import re
 from typing import Any
+from urllib.parse import quote, urlencode
 
 from fathom.workflow.constants import VARIABLE_NODE_ID, FlowNodeType, NodeInputKey, NodeOutputKey
 from fathom.workflow.dispatch import DispatchResponse, NodeContext, ServiceUnavailableError, register_node
@@ -109,6 +110,16 @@ def _pairs(ctx: NodeContext, items: Any, render: Any) -> dict[str, str]:
     return result
 
 
+def with_query_params(url: str, params: dict[str, str]) -> str:
+    """The URL with the node's params appended after the URL's own query, as FastGPT's axios call builds it:
+    the fragment is dropped, the URL's query stays first, a key in both is sent twice."""
+    if not params:
+        return url
+    url = url.split("#", 1)[0]
+    encoded = urlencode(params, quote_via=lambda text, *_: quote(text, safe=":$,[]").replace("%20", "+"))
+    return f"{url}{'&' if '?' in url else '?'}{encoded}"
+
+
 def _header_secrets(ctx: NodeContext, store: Any) -> dict[str, str]:
     if not store:
         return {}
@@ -186,7 +197,7 @@ async def dispatch_http_request(ctx: NodeContext) -> DispatchResponse:
     headers = {**_header_secrets(ctx, params.get(NodeInputKey.headerSecret)), **headers}
     try:
         response = await client.request(
-            method, url, headers=headers, params=query, timeout=timeout, **request
+            method, with_query_params(url, query), headers=headers, timeout=timeout, **request
         )
         try:
             raw: Any = response.json()
