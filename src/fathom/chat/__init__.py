@@ -10,6 +10,7 @@ from fathom.chat.apps import (
     TeamChildAppLoader,
     check_workflow,
     draft_workflow,
+    tool_config_status,
     version_workflow,
 )
 from fathom.chat.channel import DONE, ChatKey, Frame, RunChannel, RunRegistry
@@ -66,6 +67,7 @@ __all__ = [
     "compile_simple_app",
     "completion_response",
     "draft_workflow",
+    "tool_config_status",
     "frame_visible",
     "history_load_limit",
     "messages_to_chat_items",

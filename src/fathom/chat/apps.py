@@ -11,6 +11,7 @@ from fathom.chat.simple_app import compile_simple_app, simple_chat_config, valid
 from fathom.store.protocols import AppRecord, AppRepository, AppVersionRecord, NotFound
 from fathom.workflow import WorkflowGraphError, load_workflow
 from fathom.workflow.nodes.app_module import ChildApp
+from fathom.workflow.nodes.graph_tools import workflow_tool_config_status
 
 SIMPLE_KEY = "simpleConfig"
 WORKFLOW_TYPES = ("advanced", "plugin", "tool")
@@ -61,6 +62,12 @@ def draft_workflow(app: AppRecord) -> dict[str, Any]:
         "edges": list(draft.get("edges") or []),
         "chatConfig": dict(draft.get("chatConfig") or {}),
     }
+
+
+def tool_config_status(workflow: dict[str, Any]) -> dict[str, dict[str, Any]]:
+    """Per tool node of a workflow, whether it still needs configuration (``getToolConfigStatus``):
+    the editor shows these nodes as "needs configuration"; the Tool Call and Agent nodes skip them."""
+    return workflow_tool_config_status(workflow)
 
 
 def version_workflow(version: AppVersionRecord) -> dict[str, Any]:

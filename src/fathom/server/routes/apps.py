@@ -8,7 +8,7 @@ from typing import Any
 
 from fastapi import APIRouter, Depends, Request
 
-from fathom.chat import SIMPLE_KEY, ChatError, draft_workflow, version_workflow
+from fathom.chat import SIMPLE_KEY, ChatError, draft_workflow, tool_config_status, version_workflow
 from fathom.server.auth import AuthContext, authenticate
 from fathom.server.errors import ApiError, envelope
 from fathom.server.pagination import page_window
@@ -42,6 +42,7 @@ def app_view(app: AppRecord, auth: AuthContext, owner: str | None, *, full: bool
         )
         view.update({"modules": workflow["nodes"], "nodes": workflow["nodes"], "edges": workflow["edges"]})
         view["chatConfig"] = workflow["chatConfig"]
+        view["toolConfigStatus"] = tool_config_status(workflow)
         if app.type == "simple":
             view[SIMPLE_KEY] = app.draft.get(SIMPLE_KEY) or {}
     return view

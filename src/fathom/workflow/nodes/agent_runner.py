@@ -20,6 +20,7 @@ from fathom.agent import (
     run_agent_loop,
 )
 from fathom.llm import ChatModel
+from fathom.tools import ToolInputConflictError
 from fathom.workflow.constants import NodeInputKey, NodeOutputKey
 from fathom.workflow.dispatch import DispatchResponse, NodeContext
 from fathom.workflow.nodes.agent_adapter import (
@@ -131,7 +132,7 @@ async def run_agent_node(
     )
     try:
         tools = await runner.definitions(tool_nodes)
-    except (LookupError, RuntimeError) as exc:
+    except (LookupError, RuntimeError, ToolInputConflictError) as exc:
         return node_error(str(exc) or exc.__class__.__name__)
     runtime = AgentLoopRuntime(
         model=model,
