@@ -181,3 +181,23 @@ def test_app_detail_reports_tools_waiting_for_configuration(chat_server: ChatSer
         "lookup": {"needConfig": False, "status": "configured"},
         "pending": {"needConfig": True, "status": "waitingForConfig"},
     }
+
+
+def test_arguments_that_are_not_json_come_back_as_one_error_naming_the_missing_field(
+    chat_server: ChatServer, scripted: ScriptedOpenAIServer
+) -> None:
+    app_id = tool_app(chat_server)
+    scripted.clear()
+    scripted.set_script(
+        [
+            tool_call_turn([("lookup", "order = A-7")]),
+            tool_call_turn([("lookup", {"order": "A-7"})]),
+            text_turn("Found it."),
+        ]
+    )
+    _ask(chat_server, app_id)
+    retry, done = scripted.chat_requests[-2:]
+    first_result = [m for m in retry["messages"] if m["role"] == "tool"][-1]["content"]
+    assert first_result == "Tool input validation failed: / must have required property 'order'"
+    second_result = [m for m in done["messages"] if m["role"] == "tool"][-1]["content"]
+    assert json.loads(second_result)["order"] == "A-7"

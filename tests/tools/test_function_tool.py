@@ -73,8 +73,15 @@ async def test_invalid_arguments_return_pydantic_errors_with_retry_hint() -> Non
     assert result.response.endswith("Fix the errors and try again.")
 
 
-async def test_not_json_arguments_are_a_parse_error() -> None:
+async def test_not_json_arguments_parse_to_empty_and_name_the_missing_field() -> None:
     result = await run_tool(call("get_weather", "city=Oslo"), [], [get_weather])
+    assert result.response.startswith("Invalid arguments for tool get_weather: city: Field required")
+
+
+async def test_strict_function_tool_refuses_arguments_that_are_not_json() -> None:
+    assert get_weather.function is not None
+    strict_weather = function_tool(get_weather.function, strict=True)
+    result = await run_tool(call("get_weather", "city=Oslo"), [], [strict_weather])
     assert result.response.startswith("Tool arguments are not valid JSON")
 
 

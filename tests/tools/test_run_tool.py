@@ -77,14 +77,34 @@ async def test_exception_without_message_reports_its_class_name() -> None:
     assert result.response == "Tool error: KeyError"
 
 
-async def test_arguments_that_are_not_json_give_a_model_visible_parse_error() -> None:
-    result = await run_tool(call("echo", "{text: hi"), [], [echo_tool()])
+def required_tool(**kwargs: Any) -> ToolDefinition:
+    schema = {
+        "type": "object",
+        "properties": {"city": {"type": "string"}, "days": {"type": "integer"}},
+        "required": ["city", "days"],
+    }
+    return ToolDefinition(name="echo", parameters=schema, execute=lambda ctx: "ran", **kwargs)
+
+
+@pytest.mark.parametrize("arguments", ["{city: Oslo", "[1, 2]", '"Oslo"', "42"])
+async def test_arguments_that_are_not_a_json_object_parse_to_empty_and_name_the_missing_fields(
+    arguments: str,
+) -> None:
+    result = await run_tool(call("echo", arguments), [], [required_tool()])
+    assert result.response == (
+        "Tool input validation failed: / must have required property 'city'; "
+        "/ must have required property 'days'"
+    )
+
+
+async def test_strict_arguments_refuse_text_that_is_not_json() -> None:
+    result = await run_tool(call("echo", "{text: hi"), [], [echo_tool(strict_args=True)])
     assert result.response.startswith("Tool arguments are not valid JSON: ")
     assert "Send the arguments as one JSON object." in result.response
 
 
-async def test_arguments_that_are_json_but_not_an_object_are_rejected() -> None:
-    result = await run_tool(call("echo", "[1, 2]"), [], [echo_tool()])
+async def test_strict_arguments_refuse_json_that_is_not_an_object() -> None:
+    result = await run_tool(call("echo", "[1, 2]"), [], [echo_tool(strict_args=True)])
     assert result.response == (
         "Tool arguments must be a JSON object, got list. Send the arguments as one JSON object."
     )
@@ -255,12 +275,14 @@ json_values = st.recursive(
 def test_default_parser_accepts_exactly_json_objects(value: Any) -> None:
     from fathom.tools import parse_json_args
 
-    parsed = parse_json_args(json.dumps(value))
+    parsed = parse_json_args(json.dumps(value), strict=True)
     if isinstance(value, dict):
         assert parsed.success and parsed.data == value
     else:
         assert not parsed.success
         assert parsed.error_message.startswith("Tool arguments must be a JSON object, got ")
+    lenient = parse_json_args(json.dumps(value))
+    assert lenient.success and lenient.data == (value if isinstance(value, dict) else {})
 
 
 @pytest.mark.parametrize(

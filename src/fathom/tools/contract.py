@@ -127,18 +127,24 @@ class ToolSource(Protocol):
     def tool_definitions(self) -> list[ToolDefinition]: ...
 
 
-def parse_json_args(raw: str | None) -> ParseResult:
-    """Default argument parser: empty → ``{}``; not JSON or not an object → a model-visible error."""
+def parse_json_args(raw: str | None, *, strict: bool = False) -> ParseResult:
+    """Default argument parser (seed 002 ``parseJsonArgs``): empty, not JSON or not a JSON object →
+    ``{}``, so validation then names every missing field in one readable error. ``strict=True``
+    instead refuses text that is not a JSON object with a model-visible parse error."""
     if raw is None or not raw.strip():
         return ParseResult.ok({})
     try:
         value = json.loads(raw)
     except json.JSONDecodeError as exc:
+        if not strict:
+            return ParseResult.ok({})
         return ParseResult.fail(
             f"Tool arguments are not valid JSON: {exc.msg} (line {exc.lineno} column {exc.colno}). "
             "Send the arguments as one JSON object."
         )
     if not isinstance(value, dict):
+        if not strict:
+            return ParseResult.ok({})
         return ParseResult.fail(
             f"Tool arguments must be a JSON object, got {type(value).__name__}. "
             "Send the arguments as one JSON object."
@@ -162,7 +168,8 @@ class ToolDefinition:
     - ``name`` is the id: the function name the model calls.
     - ``parameters`` is the JSON Schema of the arguments (``None``: the model sends none).
     - ``parse_params(raw_args)`` turns the raw argument string into params or a model-visible
-      error; without it arguments are parsed as JSON and, when ``validate`` is true, checked
+      error; without it arguments are parsed as JSON (text that is not a JSON object counts as
+      ``{}``; ``strict_args=True`` refuses it instead) and, when ``validate`` is true, checked
       against ``parameters`` (``parse_input`` replaces that check for already-decoded input).
     - ``authorize(params, ctx)`` runs once, before ``execute``; raising refuses the call.
     - ``execute(ctx)`` returns a :class:`ToolResult`, a string, or any JSON-able value.
@@ -183,6 +190,7 @@ class ToolDefinition:
     parse_output: Callable[[Any], Any] | None = None
     timeout: float | None = None
     validate: bool = True
+    strict_args: bool = False
     metadata: dict[str, Any] = field(default_factory=dict)
 
     @property
@@ -208,7 +216,7 @@ class ToolDefinition:
             return self.parse_params(text or "")
         if isinstance(raw, Mapping):
             return self.parse_value(dict(raw))
-        decoded = parse_json_args(raw)
+        decoded = parse_json_args(raw, strict=self.strict_args)
         if not decoded.success:
             return decoded
         return self.parse_value(decoded.data)

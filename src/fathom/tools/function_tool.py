@@ -116,7 +116,7 @@ def _build(
             except ValidationError as exc:
                 if not any(err["type"] == "json_invalid" for err in exc.errors(include_url=False)):
                     return ParseResult.fail(_format_errors(tool_name, exc))
-        decoded = parse_json_args(raw)
+        decoded = parse_json_args(raw, strict=strict)
         if not decoded.success:
             return decoded
         return parse_input(decoded.data)
@@ -192,8 +192,9 @@ def function_tool(
 ) -> FunctionTool | Callable[[Callable[..., Any]], FunctionTool]:
     """Declare a tool from a typed function: ``@function_tool`` or ``@function_tool(name=...)``.
 
-    ``strict`` rejects unknown argument keys; ``run_sync_in_thread`` runs plain (non-async)
-    functions in a worker thread so they cannot block the event loop.
+    ``strict`` rejects unknown argument keys and arguments that are not a JSON object (by default
+    those parse as ``{}`` and validation names the missing fields); ``run_sync_in_thread`` runs
+    plain (non-async) functions in a worker thread so they cannot block the event loop.
     """
 
     def decorate(func: Callable[..., Any]) -> FunctionTool:
