@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import copy
 import json
 import subprocess
 import sys
@@ -18,6 +19,16 @@ from fathom.tools.sources.mcp import McpServer, McpToolError, McpToolSet
 SERVER_SCRIPT = Path(__file__).with_name("mcp_test_server.py")
 sys.path.insert(0, str(SERVER_SCRIPT.parent))
 from mcp_test_server import SEARCH_SCHEMA  # noqa: E402
+
+
+def model_visible(schema: dict[str, Any]) -> dict[str, Any]:
+    """The server's schema as the model sees it: whole, less the ``default`` annotations that the
+    tool-input runtime strips (FastGPT ``stripModelSchemaAnnotations``)."""
+    visible = copy.deepcopy(schema)
+    for prop in visible["properties"].values():
+        prop.pop("default", None)
+    return visible
+
 
 LOOPBACK = EgressGuard(EgressPolicy(allow_cidrs=["127.0.0.1/32"]))
 
@@ -69,7 +80,7 @@ async def test_stdio_tools_keep_the_full_schema_and_survive_a_dying_server() -> 
         assert definitions[0].schema["function"] == {
             "name": "search_docs",
             "description": "Search the documentation",
-            "parameters": SEARCH_SCHEMA,
+            "parameters": model_visible(SEARCH_SCHEMA),
         }
 
         args = {
@@ -104,7 +115,7 @@ async def test_streamable_http_tools_per_call_connections(http_url: str) -> None
     await toolset.load_tools()
     definitions = toolset.tool_definitions(["echo", "search_docs"])
     assert [d.name for d in definitions] == ["docs_echo", "docs_search_docs"]
-    assert definitions[1].parameters == SEARCH_SCHEMA
+    assert definitions[1].parameters == model_visible(SEARCH_SCHEMA)
     result = await run_tool(call("docs_echo", {"text": "你好"}), [], definitions)
     assert json.loads(result.response) == {"tool": "echo", "arguments": {"text": "你好"}}
     with pytest.raises(ToolInputValidationError):
@@ -148,3 +159,14 @@ def test_server_config_needs_exactly_one_transport() -> None:
         McpServer()
     with pytest.raises(ValueError):
         McpServer(url="http://x", command="y")
+
+
+async def test_fixed_inputs_leave_the_model_schema_and_win_over_model_arguments() -> None:
+    async with McpToolSet(stdio_server(), timeout=20) as toolset:
+        await toolset.load_tools()
+        definitions = toolset.tool_definitions(["search_docs"], config={"search_docs": {"mode": "deep"}})
+        parameters = definitions[0].parameters
+        assert parameters is not None and "mode" not in parameters["properties"]
+        args = {"query": "rrf", "mode": "fast", "injected": True}
+        result = await run_tool(call("search_docs", args), [], definitions)
+        assert json.loads(result.response)["arguments"] == {"mode": "deep", "query": "rrf"}

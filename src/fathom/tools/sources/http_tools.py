@@ -22,6 +22,7 @@ from fathom.tools.http_client import ToolHttpClient
 from fathom.tools.schema import assert_tool_runtime_params
 from fathom.tools.sources.http_request import build_openapi_request, operation_request_schema
 from fathom.tools.sources.openapi import OpenApiOperation, OpenApiSchema, parse_openapi_document
+from fathom.tools.sources.runtime_tool import compile_json_schema_tool, runtime_tool_definition
 
 __all__ = [
     "HttpToolError",
@@ -163,19 +164,18 @@ class OpenApiToolSet:
             metadata={"status": response.status_code, "rawResponse": data, "url": str(response.url)},
         )
 
-    def _definition(self, tool: HttpTool) -> ToolDefinition:
+    def _definition(self, tool: HttpTool, config: Mapping[str, Any] | None) -> ToolDefinition:
         async def execute(ctx: ToolContext) -> ToolResult:
             return await self.call(tool.model_name, ctx.params or {})
 
-        return ToolDefinition(
-            name=tool.model_name,
-            description=tool.description,
-            parameters=tool.request_schema,
-            execute=execute,
-            kind="http",
-            metadata={"path": tool.operation.path, "method": tool.operation.method},
+        compiled = compile_json_schema_tool(
+            tool.model_name, tool.description, tool.request_schema, "http", config
         )
+        metadata = {"path": tool.operation.path, "method": tool.operation.method}
+        return runtime_tool_definition(compiled, execute, tool.request_schema, kind="http", metadata=metadata)
 
-    def tool_definitions(self) -> list[ToolDefinition]:
-        """One :class:`ToolDefinition` per operation, in document order."""
-        return [self._definition(tool) for tool in self.tools]
+    def tool_definitions(self, config: Mapping[str, Mapping[str, Any]] | None = None) -> list[ToolDefinition]:
+        """One :class:`ToolDefinition` per operation, in document order. ``config`` fixes inputs per
+        tool name (``{tool: {key: value}}``): those keys leave the model schema and are always sent
+        with the builder's value (the tool-input runtime)."""
+        return [self._definition(tool, (config or {}).get(tool.model_name)) for tool in self.tools]

@@ -26,6 +26,7 @@ from fathom.tools.contract import ToolContext, ToolDefinition, ToolResult
 from fathom.tools.http_client import EgressGuardLike, check_tool_url
 from fathom.tools.schema import assert_tool_runtime_params
 from fathom.tools.sources.http_tools import model_tool_name
+from fathom.tools.sources.runtime_tool import compile_json_schema_tool, runtime_tool_definition
 
 __all__ = ["McpServer", "McpToolError", "McpToolInfo", "McpToolSet", "mcp_result_to_tool_result"]
 
@@ -298,20 +299,27 @@ class McpToolSet:
 
         return await self._wrap_errors(action)
 
-    def _definition(self, info: McpToolInfo) -> ToolDefinition:
+    def _definition(self, info: McpToolInfo, config: Mapping[str, Any] | None) -> ToolDefinition:
         async def execute(ctx: ToolContext) -> ToolResult:
             return await self.call_tool(info.name, ctx.params or {})
 
-        return ToolDefinition(
-            name=model_tool_name(info.name, self.name_prefix),
-            description=info.description,
-            parameters=info.input_schema,
-            execute=execute,
+        name = model_tool_name(info.name, self.name_prefix)
+        compiled = compile_json_schema_tool(name, info.description, info.input_schema, "mcp", config)
+        return runtime_tool_definition(
+            compiled,
+            execute,
+            info.input_schema,
             kind="mcp",
             metadata={"mcpTool": info.name, "server": self.server.label},
         )
 
-    def tool_definitions(self, names: Sequence[str] | None = None) -> list[ToolDefinition]:
-        """Definitions of the loaded tools (call :meth:`load_tools` first), optionally only ``names``."""
+    def tool_definitions(
+        self,
+        names: Sequence[str] | None = None,
+        config: Mapping[str, Mapping[str, Any]] | None = None,
+    ) -> list[ToolDefinition]:
+        """Definitions of the loaded tools (call :meth:`load_tools` first), optionally only ``names``.
+        ``config`` fixes inputs per MCP tool name (``{tool: {key: value}}``): those keys leave the
+        model schema and are always sent with the builder's value (the tool-input runtime)."""
         chosen = self.tools if names is None else [self.info(name) for name in names]
-        return [self._definition(info) for info in chosen]
+        return [self._definition(info, (config or {}).get(info.name)) for info in chosen]
