@@ -1,7 +1,8 @@
 """Escape attempts: each is contained with a clear error and the test process is unharmed.
 
 Each attempt runs twice where it makes sense: with the language guards (the default) and with the
-guards off, so the OS layer (network namespace, dropped uid, rlimits) is shown to hold on its own.
+guards off, so the OS layer (network namespace, dropped uid, rlimits, seccomp) is shown to hold on its
+own. The table of Python/JavaScript escape cases lives in ``test_escape_table.py``.
 """
 
 from __future__ import annotations
@@ -170,51 +171,20 @@ async def test_sockets_cannot_reach_a_loopback_server(
     assert accepted == []
 
 
-@pytest.mark.parametrize(
-    ("code", "message"),
-    [
-        (
-            "import ctypes\ndef main():\n    return 1",
-            "Import of module 'ctypes' is not allowed in the sandbox",
-        ),
-        (
-            "import os\ndef main():\n    return os.system('id')",
-            "Import of module 'os' is not allowed in the sandbox",
-        ),
-        (
-            "import subprocess\ndef main():\n    return 1",
-            "Import of module 'subprocess' is not allowed in the sandbox",
-        ),
-        (
-            "from os import path\ndef main():\n    return 1",
-            "Import of module 'os' is not allowed in the sandbox",
-        ),
-        (
-            "def main():\n"
-            "    w = [c for c in ().__class__.__base__.__subclasses__() if c.__name__ == '_wrap_close'][0]\n"
-            "    return w.__init__.__globals__['system']('id')\n",
-            "Operation 'os.system' is not allowed in the sandbox",
-        ),
-        ("def main():\n    return eval('1')", "name 'eval' is not defined"),
-    ],
-)
-async def test_dangerous_python_is_refused(runner: SandboxRunner, code: str, message: str) -> None:
-    assert (await runner.run_python(code)).to_wire() == {"success": False, "message": message}
-
-
 async def test_fork_bomb_is_contained(runner: SandboxRunner) -> None:
     guarded = await runner.run_python("import os\ndef main():\n    while True:\n        os.fork()")
     assert not guarded.success
     bomb = "import os\ndef main():\n    while True:\n        os.fork()"
     result = await runner.run_python(bomb, limits=NO_GUARDS)
     assert not result.success and "Resource temporarily unavailable" in result.message
+    # Threads count against RLIMIT_NPROC too (Node cannot start processes: execve is refused).
     js = (
-        "function main() { const cp = require('child_process');"
-        " for (let i = 0; i < 200; i++) cp.spawn('/bin/sh', ['-c', 'sleep 30']);"
+        "function main() { const { Worker } = require('worker_threads');"
+        " for (let i = 0; i < 200; i++) new Worker('setInterval(() => {}, 1000)', { eval: true });"
         " return new Promise((resolve) => setTimeout(resolve, 2000)) }"
     )
     result = await runner.run_javascript(js, limits=NO_GUARDS)
-    assert result.to_wire() == {"success": False, "message": "Process limit exceeded (16 processes)"}
+    assert not result.success and "EAGAIN" in result.message
     assert _sandbox_processes() == []
 
 

@@ -38,6 +38,87 @@ def _no_new_privs() -> None:
         raise OSError(ctypes.get_errno(), "prctl(PR_SET_NO_NEW_PRIVS) failed")
 
 
+# seccomp: a small classic-BPF syscall filter (no dependency). Every process of the run inherits it.
+_SECCOMP_ARCH = {  # machine -> (AUDIT_ARCH, execve, execveat, other refused syscalls)
+    "x86_64": (
+        0xC000003E,
+        59,
+        322,
+        # ptrace mount umount2 pivot_root chroot unshare setns keyctl add_key request_key bpf
+        # perf_event_open kexec_load kexec_file_load init_module finit_module delete_module reboot
+        # swapon swapoff userfaultfd process_vm_readv process_vm_writev open_by_handle_at
+        # name_to_handle_at acct iopl ioperm, new mount API (open_tree..fspick, mount_setattr)
+        (101, 165, 166, 155, 161, 272, 308, 250, 248, 249, 321, 298, 246, 320, 175, 313, 176, 169)
+        + (167, 168, 323, 310, 311, 304, 303, 163, 172, 173, 428, 429, 430, 431, 432, 433, 442),
+    ),
+    "aarch64": (
+        0xC00000B7,
+        221,
+        281,
+        (117, 40, 39, 41, 51, 97, 268, 219, 217, 218, 280, 241, 104, 294, 105, 273, 106, 142)
+        + (224, 225, 282, 270, 271, 265, 264, 89, 428, 429, 430, 431, 432, 433, 442),
+    ),
+}
+_EPERM = 0x00050001  # SECCOMP_RET_ERRNO | EPERM
+_ALLOW = 0x7FFF0000
+_KILL = 0x80000000  # SECCOMP_RET_KILL_PROCESS
+EXEC_FD = 1000  # the only descriptor execveat may run (Node's start); unreachable under RLIMIT_NOFILE
+
+
+def seccomp_program(machine: str, exec_fd: int | None) -> list[tuple[int, int, int, int]]:
+    """The filter as ``(code, jt, jf, k)``: no execve; execveat only on ``exec_fd``; no namespace,
+    mount, ptrace, keyring, bpf or module syscalls. Other architectures' syscalls kill the process."""
+    arch, execve, execveat, refused = _SECCOMP_ARCH[machine]
+    ld, jeq, jge, ret = 0x20, 0x15, 0x35, 0x06
+    prog: list[tuple[int, int, int, int]] = [
+        (ld, 0, 0, 4),
+        (jeq, 1, 0, arch),
+        (ret, 0, 0, _KILL),
+        (ld, 0, 0, 0),
+    ]
+    checks: list[tuple[int, int]] = [(jge, 0x40000000)] if machine == "x86_64" else []  # x32 ABI
+    checks += [(jeq, execve)] + [(jeq, nr) for nr in refused]
+    if exec_fd is None:
+        checks.append((jeq, execveat))
+    allow = len(prog) + len(checks) + (3 if exec_fd is not None else 0)
+    deny = allow + 1
+    for code, k in checks:
+        prog.append((code, deny - len(prog) - 1, 0, k))
+    if exec_fd is not None:  # execveat(fd == exec_fd, ...) passes, any other execveat is refused
+        prog.append((jeq, 0, 2, execveat))
+        prog.append((ld, 0, 0, 16))  # args[0], low 32 bits
+        prog.append((jeq, allow - len(prog) - 1, deny - len(prog) - 1, exec_fd))
+    prog += [(ret, 0, 0, _ALLOW), (ret, 0, 0, _EPERM)]
+    return prog
+
+
+def _install_seccomp(exec_fd: int | None) -> None:
+    import ctypes
+
+    machine = os.uname().machine
+    if machine not in _SECCOMP_ARCH:
+        raise OSError(f"no seccomp filter for the machine type {machine!r}")
+    prog = seccomp_program(machine, exec_fd)
+
+    class SockFilter(ctypes.Structure):
+        _fields_ = [
+            ("code", ctypes.c_ushort),
+            ("jt", ctypes.c_ubyte),
+            ("jf", ctypes.c_ubyte),
+            ("k", ctypes.c_uint),
+        ]
+
+    class SockFprog(ctypes.Structure):
+        _fields_ = [("len", ctypes.c_ushort), ("filter", ctypes.POINTER(SockFilter))]
+
+    filters = (SockFilter * len(prog))(*(SockFilter(*ins) for ins in prog))
+    fprog = SockFprog(len(prog), filters)
+    libc = ctypes.CDLL(None, use_errno=True)
+    # PR_SET_SECCOMP, SECCOMP_MODE_FILTER (needs no_new_privs or CAP_SYS_ADMIN)
+    if libc.prctl(22, 2, ctypes.byref(fprog), 0, 0) != 0:
+        raise OSError(ctypes.get_errno(), "prctl(PR_SET_SECCOMP) failed")
+
+
 def _drop_privileges(cfg: dict[str, Any]) -> None:
     uid = cfg.get("uid")
     if uid is None:
@@ -119,6 +200,7 @@ def _worker(cfg: dict[str, Any]) -> None:
 
     runner: dict[str, Any] = {"__name__": "fathom_sandbox_pyrunner"}
     if cfg["language"] == "python":
+        exec(compile(cfg["py_guards"], "<fathom-sandbox-guards>", "exec"), runner)
         exec(compile(cfg["py_runner"], "<fathom-sandbox-runner>", "exec"), runner)
         if not cfg.get("stdlib_visible"):
             # Without the standard library bound into the sandbox root, import what code may use
@@ -131,10 +213,19 @@ def _worker(cfg: dict[str, Any]) -> None:
     os.environ.clear()
     os.environ.update({"PATH": "/usr/bin:/bin", "HOME": cfg["work_dir"], "LANG": "C.UTF-8", "TZ": "UTC"})
     os.environ["TMPDIR"] = cfg["work_dir"]
+    exec_fd = None
+    if cfg["language"] == "javascript":  # kept open above RLIMIT_NOFILE, closed by the exec
+        if int(cfg["open_files"]) >= EXEC_FD:
+            raise OSError(f"open_files must stay below {EXEC_FD}")
+        opened = os.open(cfg["node"], os.O_RDONLY | os.O_CLOEXEC)
+        exec_fd = os.dup2(opened, EXEC_FD, inheritable=False)
+        os.close(opened)
     _apply_limits(cfg)
     if cfg.get("no_new_privs", True):
         _no_new_privs()
     _drop_privileges(cfg)
+    if cfg.get("seccomp", True):
+        _install_seccomp(exec_fd)
     if cfg["language"] == "javascript":
         node = cfg["node"]
         heap_mb = max(16, int(cfg["memory_bytes"]) // (1024 * 1024) * 3 // 4)
@@ -149,7 +240,7 @@ def _worker(cfg: dict[str, Any]) -> None:
         env["FATHOM_SANDBOX_CFG"] = json.dumps(
             {k: cfg[k] for k in ("output_bytes", "max_requests", "guards")}
         )
-        os.execve(node, [*args, "-e", cfg["js_runner"]], env)
+        os.execve(exec_fd if exec_fd is not None else node, [*args, "-e", cfg["js_runner"]], env)
     runner["run_python"](cfg)
 
 

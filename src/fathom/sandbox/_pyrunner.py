@@ -1,84 +1,18 @@
 """The Python runner INSIDE the sandbox: FastGPT's ``main`` contract under the language guards.
 
 Standard library only; never imports fathom. ``_bootstrap.py`` executes this source (passed in its
-launch config) after the OS isolation is in place and calls :func:`run_python`.
+launch config, after ``_pyguards.py`` in the same namespace) once the OS isolation is in place and
+calls :func:`run_python`.
 """
 
 from __future__ import annotations
 
 import json
-import os
 import sys
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
-PRELOAD = [
-    "base64",
-    "binascii",
-    "bisect",
-    "calendar",
-    "cmath",
-    "collections",
-    "collections.abc",
-    "copy",
-    "csv",
-    "dataclasses",
-    "datetime",
-    "decimal",
-    "enum",
-    "fractions",
-    "functools",
-    "hashlib",
-    "heapq",
-    "hmac",
-    "inspect",
-    "itertools",
-    "json",
-    "math",
-    "numbers",
-    "operator",
-    "random",
-    "re",
-    "statistics",
-    "string",
-    "struct",
-    "textwrap",
-    "time",
-    "typing",
-    "unicodedata",
-    "urllib.parse",
-    "uuid",
-]
-ALLOWED_IMPORTS = frozenset(PRELOAD) - {"inspect"}
-REMOVED_BUILTINS = ("eval", "exec", "compile", "globals", "locals", "vars", "breakpoint", "input", "help")
-BLOCKED_EVENTS = (
-    "os.system",
-    "os.exec",
-    "os.posix_spawn",
-    "os.spawn",
-    "os.fork",
-    "os.forkpty",
-    "os.kill",
-    "os.killpg",
-    "subprocess.Popen",
-    "_posixsubprocess",
-    "socket.",
-    "ctypes.",
-    "os.chmod",
-    "os.chown",
-    "os.link",
-    "os.symlink",
-    "os.rename",
-    "os.remove",
-    "os.rmdir",
-    "os.truncate",
-    "os.listdir",
-    "os.scandir",
-    "shutil.",
-    "sys.settrace",
-    "sys.setprofile",
-    "mmap.",
-    "fcntl.",
-)
+if TYPE_CHECKING:  # inside the sandbox these names come from _pyguards.py, executed first
+    from fathom.sandbox._pyguards import check_source, install_guards
 
 
 def _send(message: dict[str, Any]) -> None:
@@ -171,69 +105,6 @@ class _Helpers:
         return response
 
 
-def _install_guards(work_dir: str, builtins_ns: dict[str, Any]) -> None:
-    import builtins
-
-    real_import = builtins.__import__
-    real_open = builtins.open
-    root = os.path.realpath(work_dir)
-    library = tuple(os.path.realpath(p) + os.sep for p in sys.path if p and os.path.isdir(p))
-    write_flags = os.O_WRONLY | os.O_RDWR | os.O_CREAT | os.O_TRUNC | os.O_APPEND
-
-    def library_read(path: Any, mode: Any, flags: Any) -> bool:
-        """Read-only opens of the standard library (lazy imports) pass; nothing else outside /work."""
-        if not isinstance(path, str) or not os.path.realpath(path).startswith(library):
-            return False
-        if isinstance(mode, str):
-            return not any(c in mode for c in "wax+")
-        return isinstance(flags, int) and not flags & write_flags
-
-    def inside(path: Any) -> bool:
-        if isinstance(path, bytes):
-            path = path.decode(errors="replace")
-        if not isinstance(path, str):
-            return False
-        full = os.path.realpath(os.path.join(root, path))
-        return full == root or full.startswith(root + os.sep)
-
-    def guarded_import(
-        name: str, globals: Any = None, locals: Any = None, fromlist: Any = (), level: int = 0
-    ) -> Any:
-        if level == 0 and (globals or {}).get("__name__") == "__sandbox__":
-            wanted = [name] + [f"{name}.{item}" for item in (fromlist or ()) if item != "*"]
-            for full in wanted:
-                top_ok = full in ALLOWED_IMPORTS or any(full.startswith(a + ".") for a in ALLOWED_IMPORTS)
-                if not top_ok and not (
-                    fromlist and full == name and any(w in ALLOWED_IMPORTS for w in wanted[1:])
-                ):
-                    raise ImportError(f"Import of module '{full}' is not allowed in the sandbox")
-        return real_import(name, globals, locals, fromlist, level)
-
-    def guarded_open(file: Any, mode: str = "r", *args: Any, **kwargs: Any) -> Any:
-        if not inside(file):
-            raise PermissionError(f"File access outside the sandbox work dir is not allowed: {file!r}")
-        return real_open(file, mode, *args, **kwargs)
-
-    def audit(event: str, args: tuple[Any, ...]) -> None:
-        if event in ("os.listdir", "os.scandir") and args:
-            # the import system lists package directories of the standard library
-            target = args[0] if isinstance(args[0], str) else None
-            if target is not None and (inside(target) or library_read(target, "r", 0)):
-                return
-        if event == "open":
-            if not inside(args[0]) and not library_read(*args[:3]):
-                raise PermissionError(f"File access outside the sandbox work dir is not allowed: {args[0]!r}")
-            return
-        if event.startswith(BLOCKED_EVENTS):
-            raise PermissionError(f"Operation '{event}' is not allowed in the sandbox")
-
-    for name in REMOVED_BUILTINS:
-        builtins_ns.pop(name, None)
-    builtins_ns["__import__"] = guarded_import
-    builtins_ns["open"] = guarded_open
-    sys.addaudithook(audit)
-
-
 def _parameters(user_main: Any) -> list[tuple[str, bool]]:
     """``(name, has_default)`` of main's positional parameters (cheap path for plain functions)."""
     code = getattr(user_main, "__code__", None)
@@ -265,6 +136,7 @@ def _call_main(user_main: Any, variables: dict[str, Any]) -> Any:
 
 
 def run_python(cfg: dict[str, Any]) -> None:
+    import ast
     import builtins
 
     _send({"type": "ready"})
@@ -274,27 +146,36 @@ def run_python(cfg: dict[str, Any]) -> None:
     helpers = _Helpers(int(cfg["max_requests"]))
     safe_builtins = dict(vars(builtins))
     safe_builtins["print"] = log.print
-    env: dict[str, Any] = {
-        "__name__": "__sandbox__",
-        "__builtins__": safe_builtins,
-        "variables": variables,
-        "SystemHelper": helpers,
-        "system_helper": helpers,
-        "count_token": helpers.count_token,
-        "str_to_base64": helpers.str_to_base64,
-        "create_hmac": helpers.create_hmac,
-        "delay": helpers.delay,
-        "http_request": helpers.http_request,
-        "json": json,
-        "math": __import__("math"),
-        "time": __import__("time"),
-    }
+    # The code's globals are a registered module's namespace: dataclasses and typing look up
+    # sys.modules[cls.__module__] to resolve string annotations.
+    module = type(sys)("__sandbox__")
+    sys.modules["__sandbox__"] = module
+    env: dict[str, Any] = module.__dict__
+    env.update(
+        {
+            "__builtins__": safe_builtins,
+            "variables": variables,
+            "SystemHelper": helpers,
+            "system_helper": helpers,
+            "count_token": helpers.count_token,
+            "str_to_base64": helpers.str_to_base64,
+            "create_hmac": helpers.create_hmac,
+            "delay": helpers.delay,
+            "http_request": helpers.http_request,
+            "json": json,
+            "math": __import__("math"),
+            "time": __import__("time"),
+        }
+    )
     if isinstance(variables, dict):
         env.update({k: v for k, v in variables.items() if isinstance(k, str) and k.isidentifier()})
     try:
-        code = compile(job.get("code", ""), "<sandbox>", "exec")
+        tree = ast.parse(job.get("code", ""), "<sandbox>")
         if cfg.get("guards", True):
-            _install_guards(cfg["work_dir"], safe_builtins)
+            check_source(tree)
+        code = compile(tree, "<sandbox>", "exec")
+        if cfg.get("guards", True):
+            install_guards(cfg["work_dir"], safe_builtins, env)
         exec(code, env)  # noqa: S102 - this is the sandbox
         user_main = env.get("main")
         if user_main is None:

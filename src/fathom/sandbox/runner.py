@@ -105,6 +105,7 @@ class SandboxRunner:
         self._bootstrap = _package_text("_bootstrap.py")
         self._js_runner = _package_text("_runner.js")
         self._py_runner = _package_text("_pyrunner.py")
+        self._py_guards = _package_text("_pyguards.py")
 
     @classmethod
     def from_settings(cls, settings: Any, **kwargs: Any) -> SandboxRunner:
@@ -226,6 +227,7 @@ class SandboxRunner:
                 "node": self.isolation.node,
                 "js_runner": self._js_runner if language == "javascript" else "",
                 "py_runner": self._py_runner if language == "python" else "",
+                "py_guards": self._py_guards if language == "python" else "",
             }
             started = time.perf_counter()
             proc = await asyncio.create_subprocess_exec(
