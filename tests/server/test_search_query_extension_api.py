@@ -1,7 +1,7 @@
 """``POST /api/core/dataset/searchTest`` with ``datasetSearchUsingExtensionQuery``: the chat model rewrites
 the question (a real ``/v1/chat/completions`` call to a scripted model), up to 3 rewrites are kept by lazy
 greedy and searched with the question; the answer names ``queryExtensionModel``. A failing model leaves the
-plain question; an unknown model is a 400 naming the field."""
+plain question; an unknown model runs on the default chat model (FastGPT getLLMModel)."""
 
 from __future__ import annotations
 
@@ -73,15 +73,19 @@ def test_a_failing_model_leaves_the_plain_question(served: tuple[LiveServer, Scr
     assert "queryExtensionModel" not in result and result["list"]
 
 
-def test_unknown_extension_model_is_a_clear_400(served: tuple[LiveServer, ScriptedOpenAIServer]) -> None:
-    server, _ = served
+def test_unknown_extension_model_falls_back_to_the_default_chat_model(
+    served: tuple[LiveServer, ScriptedOpenAIServer],
+) -> None:
+    """As FastGPT's ``getLLMModel``: an id this server does not have runs on the default chat model."""
+    server, scripted = served
+    scripted.set_script([json.dumps(REWRITES)])
     with server.client(server.admin_key) as client:
         dataset_id = create_text_dataset(client)
         body = {
             "datasetId": dataset_id,
             "text": QUESTION,
             "datasetSearchUsingExtensionQuery": True,
-            "datasetSearchExtensionModel": "no-such-model",
+            "datasetSearchExtensionModel": "gpt-4o-mini",
         }
-        response = client.post("/api/core/dataset/searchTest", json=body)
-    assert response.status_code == 400 and "datasetSearchExtensionModel" in response.text
+        result = ok(client.post("/api/core/dataset/searchTest", json=body))
+    assert result["queryExtensionModel"] == "scripted-chat"

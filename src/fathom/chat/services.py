@@ -45,18 +45,17 @@ class ModelPool:
     _models: dict[str, ChatModel] = field(default_factory=dict)
 
     def chat_model(self, model_id: str) -> ChatModel:
-        """The model for ``model_id`` (empty: the default); unknown ids raise ``LookupError``."""
+        """The chat model ``model_id`` names; empty or not a configured chat model: the default chat model,
+        as FastGPT's ``getLLMModel`` does (the node's response data names the model that ran). Only "no
+        chat model configured at all" is an error, :class:`NoChatModelConfigured`, naming the settings."""
         if self.registry is None or len(self.registry) == 0:
             raise NoChatModelConfigured(NO_MODEL_HINT)
-        if not model_id:
+        config = self.registry.find(model_id) if model_id else None
+        if config is None or config.type != "llm":
             try:
                 config = self.registry.default_chat()
             except ModelNotFoundError:
                 raise NoChatModelConfigured(NO_MODEL_HINT) from None
-        else:
-            config = self.registry.get(model_id)
-        if config.type != "llm":
-            raise LookupError(f"model '{config.id}' is a {config.type} model, not a chat model")
         model = self._models.get(config.id)
         if model is None:
             model = self._models[config.id] = OpenAIChatModel(config)

@@ -37,6 +37,18 @@ class EmbedderResolver:
                 pass
         return LOCAL_EMBEDDING_MODEL_ID
 
+    def resolve_model_id(self, model_id: str | None) -> str:
+        """``model_id`` when this server has that embedding model, else the default embedding model, as
+        FastGPT's ``getEmbeddingModel`` falls back (a FastGPT export naming ``text-embedding-3-small``)."""
+        if not model_id:
+            return self.default_model_id
+        if model_id in (LOCAL_EMBEDDING_MODEL_ID, MULTILINGUAL_E5_MODEL_ID) or model_id in self._cache:
+            return model_id
+        config = self.registry.find(model_id) if self.registry is not None else None
+        if config is not None and config.type == "embedding":
+            return model_id
+        return self.default_model_id
+
     def get(self, model_id: str) -> Embedder:
         if model_id in self._cache:
             return self._cache[model_id]

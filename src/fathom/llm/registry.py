@@ -73,6 +73,10 @@ class ModelRegistry:
             known = ", ".join(sorted(self._by_id)) or "none configured"
             raise ModelNotFoundError(f"unknown model '{model_id}' (known: {known})") from None
 
+    def find(self, model_id: str) -> ModelConfig | None:
+        """The model with this id, or None."""
+        return self._by_id.get(model_id)
+
     def of_type(self, model_type: ModelType) -> list[ModelConfig]:
         """Models of one type, in file order."""
         return [model for model in self._by_id.values() if model.type == model_type]

@@ -69,7 +69,10 @@ async def create_dataset(request: Request, auth: AuthContext = Depends(authentic
     kind = values.get("type") or "dataset"
     if kind not in ("dataset", "folder"):
         raise ApiError(400, "invalidParams", f"type: {kind!r} is not supported; use 'dataset' or 'folder'")
-    vector_model = values.get("vectorModel") or platform.embedders.default_model_id
+    requested = values.get("vectorModel")
+    if isinstance(requested, dict):  # FastGPT clients may send the model object they were shown
+        requested = requested.get("model")
+    vector_model = platform.embedders.resolve_model_id(str(requested or ""))
     try:
         platform.embedders.get(vector_model)
     except LookupError:
