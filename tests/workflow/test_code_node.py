@@ -65,3 +65,20 @@ async def test_failing_code_routes_to_the_error_branch(sandbox: SandboxRunner) -
     result = await run_workflow(graph, query="x", services=WorkflowServices(sandbox=sandbox))
     assert result.skipped_node_ids == ["ok"]
     assert "nope" in result.answer_text
+
+
+async def test_unresolved_reference_reaches_the_script_as_absent(sandbox: SandboxRunner) -> None:
+    """FastGPT passes an unresolved reference as ``undefined``: the script's own default applies."""
+    if not sandbox.isolation.node:
+        pytest.skip("node is not installed on this machine")
+    node = code_node(
+        "function main({n, who = 'nobody'}) { return {greet: 'hi ' + who, has: 'who' in arguments[0]}; }",
+        "js",
+    )
+    node["inputs"][-1]["value"] = ["start", "neverSet"]  # the start node has no such output
+    graph = workflow(
+        [start(), node, answer("a", "{{$code.greet$}}")], [edge("start", "code"), edge("code", "a")]
+    )
+    result = await run_workflow(graph, query="Ann", services=WorkflowServices(sandbox=sandbox))
+    assert result.answer_text == "\nhi nobody"
+    assert result.node_outputs["code"]["system_rawResponse"]["has"] is False

@@ -47,7 +47,8 @@ def http_node(
 
 BODY = (
     '{"name": "{{name}}", "count": {{count}}, "question": "{{$start.userChatInput$}}", '
-    '"city": "{{city}}", "tags": {{tags}}, "missing": {{nothing}}}'
+    '"city": "{{city}}", "tags": {{tags}}, "missing": {{nothing}}, "quotedMissing": "{{nothing}}", '
+    '"tagsText": "{{tags}}"}'
 )
 
 
@@ -84,7 +85,9 @@ async def test_json_body_headers_and_params_are_templated(base_url: str) -> None
         "question": 'say "hi"\nnow',
         "city": "Paris",
         "tags": ["x", "y"],
-        "missing": None,
+        "missing": None,  # unresolved: null as a JSON value, nothing inside a string (FastGPT valToStr)
+        "quotedMissing": "",
+        "tagsText": '["x","y"]',
     }
     assert raw["headers"]["content-type"] == "application/json"
     assert outputs["json.name"] == "Ann"

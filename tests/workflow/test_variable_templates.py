@@ -76,7 +76,7 @@ def test_reference_resolution(value: Any, expected: Any) -> None:
         ("{{$n1.text$}} / {{$n1.obj$}} / {{$n1.list$}}", 'hello / {"k":1} / ["a","b"]'),
         ("{{$VARIABLE_NODE_ID.name$}}", "Ann"),
         ("{{$n1.src$}}", "7"),  # falls back to the node's input, resolved as a reference
-        ("{{$n1.nope$}} {{$ghost.x$}}", "undefined undefined"),
+        ("{{$n1.nope$}} {{$ghost.x$}}", " "),  # unresolved renders as nothing (FastGPT valToStr)
         ("{{$n2.nested$}}", "hello!"),  # nested template expanded
         ("{{$n2.loop$}}", "{{$n2.loop$}}"),  # self reference left alone
         ("{{self}}", "{{self}}"),

@@ -63,9 +63,10 @@ def js_string(value: Any) -> str:
 
 
 def val_to_str(value: Any) -> str:
-    """How a template substitution renders a value: ``undefined``/``null``, JSON for objects."""
+    """How a template substitution renders a value (FastGPT ``valToStr``): an unresolved value (undefined)
+    renders as nothing, JSON for objects."""
     if value is None:
-        return "undefined"
+        return ""
     return js_string(value)
 
 

@@ -83,6 +83,17 @@ def quote_budget(model: ChatModel) -> int:
     return min(DEFAULT_QUOTE_BUDGET, model.config.max_context // 2)
 
 
+def check_quote_qa_value(value: Any) -> list[dict[str, Any]] | None:
+    """FastGPT's ``checkQuoteQAValue``: the quotes when the input resolved to a list of quote objects
+    (each with a ``q``); an empty list stays empty (the quote prompt is still added); anything else (an
+    unresolved reference, a skipped search, malformed items) is no quote input at all."""
+    if not isinstance(value, list):
+        return None
+    if any(not isinstance(item, dict) or not item.get("q") for item in value):
+        return None
+    return value
+
+
 @register_node(FlowNodeType.chatNode)
 async def dispatch_chat_completion(ctx: NodeContext) -> DispatchResponse:
     """Outputs ``answerText`` (trimmed), ``reasoningText`` and ``history`` (selected history + this round)."""
@@ -102,9 +113,9 @@ async def dispatch_chat_completion(ctx: NodeContext) -> DispatchResponse:
     question = str(params.get(NodeInputKey.userChatInput) or "")
     if not question:
         return node_error("AI input is empty")
-    raw_quotes = params.get("quoteQA")
-    use_quotes = isinstance(raw_quotes, list)
-    quotes = [SearchDataItem.of(item) for item in raw_quotes or [] if isinstance(item, dict)]
+    raw_quotes = check_quote_qa_value(params.get("quoteQA"))
+    use_quotes = raw_quotes is not None
+    quotes = [SearchDataItem.of(item) for item in raw_quotes or []]
     kept, _ = filter_search_results_by_max_chars(quotes, quote_budget(model), count_tokens)
     quote_text = render_quotes(kept, str(params.get("quoteTemplate") or DEFAULT_QUOTE_TEMPLATE))
     custom_prompt = str(params.get("quotePrompt") or "")

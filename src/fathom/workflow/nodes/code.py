@@ -26,7 +26,10 @@ async def dispatch_run_code(ctx: NodeContext) -> DispatchResponse:
         raise ServiceUnavailableError("The code node needs the code sandbox service")
     code = str(ctx.params.get("code") or "")
     language = str(ctx.params.get("codeType") or "js").lower()
-    variables = ctx.params.get(NodeInputKey.addInputParam) or {}
+    # an input whose reference did not resolve reaches the script as absent (JavaScript ``undefined``),
+    # so ``main({a = 1})`` or ``def main(a=1)`` applies its own default, as in FastGPT
+    given = ctx.params.get(NodeInputKey.addInputParam) or {}
+    variables = {key: value for key, value in given.items() if value is not None}
     try:
         if language in ("py", "python"):
             result = await sandbox.run_python(code, dict(variables))

@@ -57,13 +57,16 @@ def _in_quotes(text: str, start: int) -> bool:
 
 
 def _json_fragment(value: Any, quoted: bool) -> str:
+    """FastGPT's ``replaceJsonBodyString`` ``valToStr``: an unresolved value is ``null`` as a JSON value and
+    nothing inside a string; strings inside quotes are JSON-escaped; objects are compact JSON."""
     if value is None:
-        return "null"
+        return "" if quoted else "null"
     if isinstance(value, (dict, list)):
-        return json.dumps(value, ensure_ascii=False)
+        text = json.dumps(value, ensure_ascii=False, separators=(",", ":"))
+        return text.replace('"', '\\"') if quoted else text
     if isinstance(value, str):
         if quoted:
-            return re.sub(r'(?<!\\)"', '\\"', value.replace("\n", "\\n"))
+            return json.dumps(value, ensure_ascii=False)[1:-1]
         try:
             json.loads(value)
             return value
