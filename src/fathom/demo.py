@@ -155,7 +155,7 @@ async def seed_demo(
         "advanced",
         demo_workflow(dataset_id),
         intro="Searches the Fathom docs and quotes what it finds; works with no model configured.",
+        version_name="demo",
     )
     await platform.chat.owners.set_owner(app.id, member_id)
-    await apps.publish(team_id, app.id, version_name="demo")
     return DemoSeed(app.id, dataset_id, len(documents))

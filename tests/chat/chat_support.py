@@ -48,14 +48,28 @@ class ChatServer:
         return asyncio.run(go())
 
     def create_app(self, body: dict[str, Any], *, publish: bool = True, key: str | None = None) -> str:
+        """Create through ``/api/core/app/create`` (which publishes the first version, as FastGPT's does).
+        ``publish=False``: an app that was never published (only apps stored before create published, or
+        written by other tools, are in that state), stored through the repository."""
+        if not publish:
+            return self._create_unpublished(body)
         with self.client(key) as client:
             reply = client.post("/api/core/app/create", json=body).json()
             assert reply["code"] == 200, reply
-            app_id = str(reply["data"])
-            if publish:
-                published = client.post("/api/core/app/version/publish", json={"appId": app_id}).json()
-                assert published["code"] == 200, published
-        return app_id
+            return str(reply["data"])
+
+    def _create_unpublished(self, body: dict[str, Any]) -> str:
+        from fathom.chat.apps import make_draft
+
+        async def make(platform: Platform) -> str:
+            kind = str(body.get("type") or "simple")
+            app = await platform.apps.create_app(
+                self.boot.team_id, str(body["name"]), type=kind, intro="", draft=make_draft(kind, body)
+            )
+            await platform.chat.owners.set_owner(app.id, self.boot.member_id)
+            return app.id
+
+        return str(self.run(make))
 
     def app_key(self, app_id: str) -> str:
         async def make(platform: Platform) -> str:
@@ -74,7 +88,11 @@ def free_port() -> int:
 
 
 def start_chat_server(
-    settings: Settings, model: ScriptedOpenAIServer | None, *, admin_key: str | None = None
+    settings: Settings,
+    model: ScriptedOpenAIServer | None,
+    *,
+    admin_key: str | None = None,
+    run_workers: bool = False,
 ) -> Iterator[ChatServer]:
     """Serve ``settings`` in a thread; ``admin_key``: a replica of a database already prepared."""
     platform = Platform.build(settings)
@@ -88,7 +106,7 @@ def start_chat_server(
     boot = asyncio.run(prepare())
     admin_key = admin_key or boot.admin_key
     assert admin_key is not None
-    app = create_app(platform, run_workers=False)
+    app = create_app(platform, run_workers=run_workers)
     app.state.sse_heartbeat_s = 10.0
     config = uvicorn.Config(app, host="127.0.0.1", port=settings.port, log_level="warning", log_config=None)
     server = uvicorn.Server(config)

@@ -29,7 +29,7 @@ def test_simple_app_detail_shows_config_and_compiled_graph(chat_server: ChatServ
     assert detail["simpleConfig"]["model"] == MODEL
     assert [n["flowNodeType"] for n in detail["nodes"]] == ["userGuide", "workflowStart", "chatNode"]
     assert detail["chatConfig"]["welcomeText"] == "Hello!"
-    assert detail["hasPublished"] is False and detail["permission"]["isOwner"] is True
+    assert detail["hasPublished"] is True and detail["permission"]["isOwner"] is True  # create publishes
 
 
 def test_simple_app_with_knowledge_base_searches_it_before_answering(
@@ -99,8 +99,8 @@ def test_publish_versions_list_detail_latest_and_copy(chat_server: ChatServer) -
         {"appId": app_id, "versionName": "v2", "simpleConfig": {"model": MODEL, "systemPrompt": "two"}},
     )["data"]
     listing = call(chat_server, "/api/core/app/version/list", {"appId": app_id, "pageSize": 10})["data"]
-    assert listing["total"] == 2
-    assert [v["versionName"] for v in listing["list"]] == ["v2", "v1"]
+    assert listing["total"] == 3  # create published the first version, named after the app (FastGPT)
+    assert [v["versionName"] for v in listing["list"]] == ["v2", "v1", "Versions"]
     old = call(chat_server, "/api/core/app/version/detail", appId=app_id, versionId=first["versionId"])[
         "data"
     ]

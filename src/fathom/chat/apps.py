@@ -8,6 +8,7 @@ from typing import Any
 
 from fathom.chat.errors import AppNotPublished, ChatError
 from fathom.chat.simple_app import compile_simple_app, simple_chat_config, validate_simple_config
+from fathom.chat.simple_form import form_to_workflow, is_simple_form
 from fathom.store.protocols import AppRecord, AppRepository, AppVersionRecord, NotFound
 from fathom.workflow import WorkflowGraphError, load_workflow
 from fathom.workflow.nodes.app_module import ChildApp
@@ -53,9 +54,10 @@ def check_workflow(workflow: Any) -> dict[str, Any]:
 
 
 def draft_workflow(app: AppRecord) -> dict[str, Any]:
-    """The draft as workflow JSON (a simple app is compiled)."""
+    """The draft as workflow JSON (a simple app stored as a config is compiled; one stored as FastGPT
+    ``modules`` runs those nodes, as FastGPT runs every simple app)."""
     draft = app.draft or {}
-    if app.type == "simple":
+    if app.type == "simple" and SIMPLE_KEY in draft:
         return compile_simple_app(draft.get(SIMPLE_KEY) or {})
     return {
         "nodes": list(draft.get("nodes") or []),
@@ -79,9 +81,22 @@ def version_workflow(version: AppVersionRecord) -> dict[str, Any]:
     return {"nodes": version.nodes, "edges": version.edges, "chatConfig": chat_config}
 
 
+def _has_graph(values: dict[str, Any]) -> bool:
+    return values.get("nodes") is not None or values.get("modules") is not None
+
+
 def make_draft(kind: str, values: dict[str, Any]) -> dict[str, Any]:
-    """The stored draft of a new or updated app from request values."""
+    """The stored draft of a new or updated app from request values.
+
+    A simple app comes in three shapes: Fathom's ``simpleConfig``, FastGPT's stored ``modules`` (kept as
+    they are, every node), or FastGPT's form ``{aiSettings, dataset, selectedTools, chatConfig}``
+    (compiled to the nodes FastGPT's ``form2AppWorkflow`` builds)."""
     if kind == "simple":
+        if values.get(SIMPLE_KEY) is None and values.get("config") is None:
+            if _has_graph(values):
+                return check_workflow(values)
+            if is_simple_form(values):
+                return check_workflow(form_to_workflow(values))
         return {SIMPLE_KEY: validate_simple_config(values.get(SIMPLE_KEY) or values.get("config") or {})}
     if kind in WORKFLOW_TYPES:
         return check_workflow(values)
@@ -120,8 +135,17 @@ class AppService:
         self.secrets = secrets
 
     async def create(
-        self, team_id: str, name: str, kind: str, values: dict[str, Any], *, intro: str = ""
+        self,
+        team_id: str,
+        name: str,
+        kind: str,
+        values: dict[str, Any],
+        *,
+        intro: str = "",
+        version_name: str | None = None,
     ) -> AppRecord:
+        """Store the app and, as FastGPT's ``onCreateApp`` does, its first published version (named after
+        the app unless ``version_name``), so the next API chat answers without a separate publish."""
         if kind not in (*RUNNABLE_TYPES, "folder"):
             raise _invalid(f"type: {kind!r} is not one of {', '.join((*RUNNABLE_TYPES, 'folder'))}")
         if not name.strip():
@@ -130,6 +154,9 @@ class AppService:
         app = await self.apps.create_app(team_id, name, type=kind, intro=intro, draft=draft)
         if values.get("avatar"):
             app = await self.apps.update_app(team_id, app.id, avatar=str(values["avatar"]))
+        if kind in RUNNABLE_TYPES:
+            await self.publish(team_id, app.id, version_name=name if version_name is None else version_name)
+            app = await self.apps.get_app(team_id, app.id)
         return app
 
     async def update(self, team_id: str, app_id: str, values: dict[str, Any]) -> AppRecord:
@@ -140,13 +167,14 @@ class AppService:
                 changes[key] = str(values[key])
         if "name" in changes and not changes["name"].strip():
             raise _invalid("name: must not be empty")
-        if app.type == "simple" and (values.get(SIMPLE_KEY) is not None or values.get("config") is not None):
-            changes["draft"] = make_draft("simple", values)
-        elif app.type in WORKFLOW_TYPES and (
-            values.get("nodes") is not None or values.get("modules") is not None
+        graph_app = app.type in WORKFLOW_TYPES or (app.type == "simple" and SIMPLE_KEY not in app.draft)
+        if app.type == "simple" and (
+            values.get(SIMPLE_KEY) is not None or values.get("config") is not None or is_simple_form(values)
         ):
+            changes["draft"] = make_draft("simple", values)
+        elif (graph_app or app.type == "simple") and _has_graph(values):
             changes["draft"] = check_workflow({**draft_workflow(app), **values})
-        elif app.type in WORKFLOW_TYPES and values.get("chatConfig") is not None:
+        elif graph_app and values.get("chatConfig") is not None:
             changes["draft"] = {**draft_workflow(app), "chatConfig": dict(values["chatConfig"])}
         if not changes:
             return app
@@ -165,7 +193,7 @@ class AppService:
             app = await self.update(team_id, app_id, values)
         workflow = draft_workflow(app)
         chat_config = dict(workflow["chatConfig"])
-        if app.type == "simple":
+        if app.type == "simple" and SIMPLE_KEY in app.draft:
             chat_config[SIMPLE_KEY] = app.draft.get(SIMPLE_KEY) or {}
         return await self.apps.publish(
             team_id,
@@ -242,7 +270,7 @@ class TeamChildAppLoader:
 
 def simple_config_of(app: AppRecord) -> dict[str, Any] | None:
     """The simple app's config (None for other app types)."""
-    if app.type != "simple":
+    if app.type != "simple" or SIMPLE_KEY not in (app.draft or {}):
         return None
     config: dict[str, Any] = (app.draft or {}).get(SIMPLE_KEY) or {}
     return config

@@ -74,6 +74,9 @@ async def create_app(request: Request, auth: AuthContext = Depends(authenticate)
     require_team_key(auth, "create apps")
     values = await params(request)
     chat = chat_of(request)
+    workflow = values.get("workflow")
+    if isinstance(workflow, dict) and values.get("modules") is None and values.get("nodes") is None:
+        values = {**values, **workflow}  # a FastGPT template file ({name, type, workflow}) sent as it is
     try:
         app = await chat.apps.create(
             auth.team_id,
@@ -97,8 +100,10 @@ async def import_workflow(request: Request, auth: AuthContext = Depends(authenti
     workflow = values.get("workflow")
     document: dict[str, Any] = workflow if isinstance(workflow, dict) else values
     kind = str(values.get("type") or "advanced")
-    if kind == "simple":
-        raise ApiError(400, "invalidParams", "type: a workflow import makes an 'advanced' or 'plugin' app")
+    if kind == "folder":
+        raise ApiError(
+            400, "invalidParams", "type: a workflow import makes a 'simple', 'advanced' or 'plugin' app"
+        )
     chat = chat_of(request)
     try:
         app = await chat.apps.create(

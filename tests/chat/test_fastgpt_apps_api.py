@@ -1,0 +1,314 @@
+"""Every FastGPT app in ``shared/datasets/fastgpt-apps`` (FastGPT's own templates and workflow test cases,
+unmodified, model ids as shipped) created through ``/api/core/app/create`` and chatted with once per
+transport (stream and not, ``detail`` on and off) against the scripted model, on one live server.
+
+The expected node sequences are what FastGPT's dispatcher runs for these graphs (read from
+``packages/service/core/workflow/dispatch``), not Fathom's own output:
+
+- ``classifyQuestion`` falls back to the *last* class when the model's answer names none;
+- an HTTP node that cannot reach its host sets its ``error`` output and the run goes on (no
+  ``catchError`` on these old nodes), and a code node that ``JSON.parse``s the error text then fails
+  exactly as it does in FastGPT;
+- ``datasetSearchNode`` with no knowledge base selected is FastGPT's node error "Select dataset empty"
+  (the templates ship with an empty selection: a FastGPT user picks one first); the same apps with a
+  knowledge base filled in are run below;
+- a tool-call node whose model answers without calling a tool ends after that answer.
+
+Names resolve through a static table with no public hosts, so an HTTP node fails the same way with
+and without a network.
+"""
+
+from __future__ import annotations
+
+import copy
+import json
+from collections.abc import Iterator
+from pathlib import Path
+from typing import Any
+
+import pytest
+from chat_support import ChatServer, free_port, parse_sse, start_chat_server
+
+from fathom.config import Settings
+from fathom.security.egress.resolver import StaticResolver
+from fathom.testing import ScriptedOpenAIServer
+
+# copies of shared/datasets/fastgpt-apps (provenance and licence in SOURCES.txt), so a fresh clone runs them
+APPS_DIR = Path(__file__).resolve().parent / "fastgpt_apps"
+REPLY = "scripted reply"
+NETWORK = "Could not resolve host"
+NO_DATASET = "No knowledge base selected"
+LANGS = {"source_lang": "English", "target_lang": "简体中文"}
+
+# app → (node types FastGPT runs, in order; {node type: the only error text it may carry}, variables)
+EXPECTED: dict[str, tuple[list[str], dict[str, str], dict[str, Any]]] = {
+    "fg-CQ": (["workflowStart", "classifyQuestion", "answerNode"], {}, {}),
+    "fg-Chinese": (["workflowStart", "chatNode", "code", "answerNode"], {}, {}),
+    "fg-TranslateRobot": (
+        ["workflowStart", "textEditor", "chatNode", "code", "textEditor", "answerNode"],
+        {},
+        {},
+    ),
+    "fg-chatGuide": (["workflowStart", "chatNode"], {}, {}),
+    "fg-flux": (
+        ["pluginInput", "httpRequest468", "pluginOutput"],
+        {"httpRequest468": NETWORK},
+        {"绘图提示词": "a cat"},
+    ),
+    "fg-githubIssue": (
+        ["workflowStart", "code", "answerNode", "httpRequest468", "code"],
+        {"httpRequest468": NETWORK, "code": "is not valid JSON"},  # parses the HTTP node's error text
+        {},
+    ),
+    "fg-google": (["workflowStart", "tools"], {}, {}),
+    "fg-longTranslate": (
+        ["workflowStart", "code", "ifElseNode", "ifElseNode", "code", "code", "datasetSearchNode"],
+        {"datasetSearchNode": NO_DATASET},
+        LANGS,
+    ),
+    "fg-plugin-dalle": (
+        ["pluginInput", "httpRequest468", "pluginOutput"],
+        {"httpRequest468": NETWORK},
+        {"绘图提示词": "a cat"},
+    ),
+    "fg-simpleDatasetChat": (
+        ["workflowStart", "datasetSearchNode"],
+        {"datasetSearchNode": NO_DATASET},
+        {},
+    ),
+    "fg-srt-translate": (
+        [
+            "workflowStart",
+            "code",
+            "ifElseNode",
+            "code",
+            "code",
+            "code",
+            "textEditor",
+            "chatNode",
+            "code",
+            "code",
+            "answerNode",
+            "code",
+            "ifElseNode",
+            "answerNode",
+        ],
+        {},
+        LANGS,
+    ),
+    "fgtest-loopTest": (["workflowStart", "loop"], {}, {}),
+}
+
+
+def app_files() -> list[Path]:
+    return sorted(APPS_DIR.glob("*.json"))
+
+
+def test_every_shipped_app_has_an_expectation() -> None:
+    assert app_files(), f"no FastGPT apps in {APPS_DIR}"
+    assert sorted(p.stem for p in app_files()) == sorted(EXPECTED)
+
+
+@pytest.fixture(scope="module")
+def fg_server(tmp_path_factory: pytest.TempPathFactory) -> Iterator[ChatServer]:
+    with ScriptedOpenAIServer(lambda request: REPLY) as scripted:
+        root = tmp_path_factory.mktemp("fastgpt-apps")
+        settings = Settings(
+            data_dir=root / "data",
+            port=free_port(),
+            workers=1,
+            openai_base_url=scripted.base_url,
+            chat_model="scripted-chat",
+            egress_allow_cidrs=["127.0.0.1/32"],
+        )
+        for server in start_chat_server(settings, scripted, run_workers=True):
+            server.platform.egress._resolver = StaticResolver({"localhost": ["127.0.0.1"]})
+            yield server
+
+
+def create_body(path: Path) -> dict[str, Any]:
+    """The file as it is; FastGPT's workflow test cases carry no name or type, so those are added."""
+    document: dict[str, Any] = json.loads(path.read_text(encoding="utf-8"))
+    return document if "name" in document else {"name": path.stem, "type": "advanced", **document}
+
+
+def chat(server: ChatServer, app_id: str, variables: dict[str, Any], *, stream: bool, detail: bool) -> Any:
+    body = {
+        "appId": app_id,
+        "stream": stream,
+        "detail": detail,
+        "variables": variables,
+        "messages": [{"role": "user", "content": "hello world"}],
+    }
+    with server.client() as client:
+        response = client.post("/api/v1/chat/completions", json=body, timeout=60)
+    assert response.status_code == 200, response.text
+    return parse_sse(response.text) if stream else response.json()
+
+
+def stream_text(frames: list[Any]) -> str:
+    parts = []
+    for frame in frames:
+        if frame.event in (None, "answer", "fastAnswer") and frame.data != "[DONE]":
+            parts.append(frame.json()["choices"][0]["delta"].get("content") or "")
+    return "".join(parts)
+
+
+def check_nodes(name: str, nodes: list[dict[str, Any]]) -> None:
+    sequence, allowed, _ = EXPECTED[name]
+    assert [node["moduleType"] for node in nodes] == sequence, name
+    for node in nodes:
+        error = node.get("error") or node.get("errorText")
+        http_error = (
+            (node.get("httpResult") or {}).get("error") if isinstance(node.get("httpResult"), dict) else None
+        )
+        for problem in (error, http_error):
+            if problem:
+                expected = allowed.get(node["moduleType"])
+                assert expected and expected in json.dumps(problem, ensure_ascii=False), (name, node)
+
+
+@pytest.mark.parametrize("path", app_files(), ids=lambda p: p.stem)
+def test_fastgpt_app_creates_publishes_and_runs_like_fastgpt(fg_server: ChatServer, path: Path) -> None:
+    name = path.stem
+    with fg_server.client() as client:
+        reply = client.post("/api/core/app/create", json=create_body(path)).json()
+    assert reply["code"] == 200, reply
+    app_id = reply["data"]
+    variables = EXPECTED[name][2]
+
+    detailed = chat(fg_server, app_id, variables, stream=False, detail=True)
+    check_nodes(name, detailed["responseData"])
+    answer = detailed["choices"][0]["message"]["content"]
+    if not EXPECTED[name][1]:  # the apps FastGPT runs to the end answer something
+        assert answer.strip(), name
+
+    plugin = name in ("fg-flux", "fg-plugin-dalle")  # a plugin run reports its output on every transport
+    plain = chat(fg_server, app_id, variables, stream=False, detail=False)
+    assert plugin or "responseData" not in plain
+    frames = chat(fg_server, app_id, variables, stream=True, detail=True)
+    flow = next(frame.json() for frame in frames if frame.event == "flowResponses")
+    check_nodes(name, flow)
+    plain_frames = chat(fg_server, app_id, variables, stream=True, detail=False)
+    assert plugin or all(frame.event is None for frame in plain_frames)
+    # the same answer on every transport (code nodes stamping the time aside)
+    if name != "fg-githubIssue":
+        assert plain["choices"][0]["message"]["content"] == answer, name
+        assert stream_text(frames) == answer and stream_text(plain_frames) == answer, name
+
+
+def with_dataset(document: dict[str, Any], dataset_id: str) -> dict[str, Any]:
+    filled = copy.deepcopy(document)
+    for node in filled["workflow"]["nodes"]:
+        for item in node["inputs"]:
+            if node["flowNodeType"] == "datasetSearchNode" and item["key"] == "datasets":
+                item["value"] = [{"datasetId": dataset_id}]
+    return filled
+
+
+@pytest.fixture(scope="module")
+def faq_dataset(fg_server: ChatServer) -> str:
+    import time
+
+    with fg_server.client() as client:
+        # a FastGPT export naming an embedding model this server lacks: the default one is used
+        created = client.post(
+            "/api/core/dataset/create", json={"name": "FAQ", "vectorModel": "text-embedding-3-small"}
+        ).json()
+        dataset_id = str(created["data"])
+        client.post(
+            "/api/core/dataset/collection/create/text",
+            json={
+                "datasetId": dataset_id,
+                "name": "faq",
+                "text": "Refunds are paid back to the original card within five working days.",
+            },
+        ).raise_for_status()
+        deadline = time.monotonic() + 60
+        while True:
+            listing = client.post("/api/core/dataset/collection/listV2", json={"datasetId": dataset_id})
+            item = listing.json()["data"]["list"][0]
+            if item["trainingAmount"] == 0:
+                return dataset_id
+            assert time.monotonic() < deadline and not item["hasError"], item
+            time.sleep(0.1)
+
+
+def run_question(server: ChatServer, app_id: str) -> dict[str, Any]:
+    body = {
+        "appId": app_id,
+        "detail": True,
+        "messages": [{"role": "user", "content": "How are refunds paid?"}],
+    }
+    with server.client() as client:
+        reply = client.post("/api/v1/chat/completions", json=body, timeout=60).json()
+    assert "choices" in reply, reply
+    return dict(reply)
+
+
+def test_simple_dataset_template_with_a_knowledge_base_quotes_it(
+    fg_server: ChatServer, faq_dataset: str
+) -> None:
+    document = with_dataset(json.loads((APPS_DIR / "fg-simpleDatasetChat.json").read_text()), faq_dataset)
+    with fg_server.client() as client:
+        app_id = client.post("/api/core/app/create", json=document).json()["data"]
+        detail = client.get("/api/core/app/detail", params={"appId": app_id}).json()["data"]
+    # a simple app stored as FastGPT modules keeps every node
+    assert [n["flowNodeType"] for n in detail["nodes"]] == [
+        "userGuide",
+        "workflowStart",
+        "chatNode",
+        "datasetSearchNode",
+    ]
+    reply = run_question(fg_server, app_id)
+    nodes = reply["responseData"]
+    assert [n["moduleType"] for n in nodes] == ["workflowStart", "datasetSearchNode", "chatNode"]
+    assert "Refunds" in nodes[1]["quoteList"][0]["q"]
+    assert nodes[2]["model"] == "scripted-chat"  # gpt-4o-mini is not here: the default chat model ran
+    assert reply["choices"][0]["message"]["content"] == REPLY
+    sent = fg_server.model.chat_requests[-1]["messages"]  # type: ignore[union-attr]
+    assert any("five working days" in str(m["content"]) for m in sent)
+
+
+def test_simple_app_form_shape_compiles_to_fastgpt_nodes(fg_server: ChatServer, faq_dataset: str) -> None:
+    form = {
+        "name": "Form app",
+        "type": "simple",
+        "aiSettings": {
+            "model": "deepseek-reasoner",
+            "systemPrompt": "Answer from the FAQ.",
+            "maxHistories": 4,
+        },
+        "dataset": {"datasets": [{"datasetId": faq_dataset}], "similarity": 0, "limit": 1500},
+        "selectedTools": [],
+        "chatConfig": {"welcomeText": "Ask me about refunds"},
+    }
+    for route in ("/api/core/app/create", "/api/core/app/importWorkflow"):
+        with fg_server.client() as client:
+            reply = client.post(route, json=form).json()
+            assert reply["code"] == 200, reply
+            detail = client.get("/api/core/app/detail", params={"appId": reply["data"]}).json()["data"]
+        assert detail["type"] == "simple" and detail["chatConfig"]["welcomeText"] == "Ask me about refunds"
+        assert [n["flowNodeType"] for n in detail["nodes"]] == [
+            "userGuide",
+            "workflowStart",
+            "chatNode",
+            "datasetSearchNode",
+        ]
+        result = run_question(fg_server, reply["data"])
+        assert [n["moduleType"] for n in result["responseData"]] == [
+            "workflowStart",
+            "datasetSearchNode",
+            "chatNode",
+        ]
+        assert result["responseData"][2]["model"] == "scripted-chat"
+        assert fg_server.model.chat_requests[-1]["messages"][0]["content"].startswith(  # type: ignore[union-attr]
+            "Answer from the FAQ."
+        )
+
+
+def test_web_search_in_a_simple_form_is_refused_by_name(fg_server: ChatServer) -> None:
+    form = {"name": "Web", "type": "simple", "aiSettings": {}, "webSearch": {"enabled": True}}
+    with fg_server.client() as client:
+        reply = client.post("/api/core/app/create", json=form)
+    assert reply.status_code == 400 and "webSearch.enabled" in reply.json()["message"]
