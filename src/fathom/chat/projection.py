@@ -6,6 +6,7 @@ from __future__ import annotations
 from typing import Any
 
 from fathom.chat.channel import Frame
+from fathom.chat.cite import remove_dataset_cite_text
 from fathom.chat.run_state import ChatOutcome
 
 ANSWER_EVENTS = frozenset({"answer", "fastAnswer"})
@@ -26,17 +27,26 @@ def frame_visible(frame: Frame, *, detail: bool, api_version: int) -> bool:
     return True
 
 
-def response_content(outcome: ChatOutcome, *, detail: bool) -> Any:
+def _without_cites(value: dict[str, Any], retain: bool) -> dict[str, Any]:
+    text = value.get("text")
+    if value.get("type") != "text" or not isinstance(text, dict) or not isinstance(text.get("content"), str):
+        return value
+    return {**value, "text": {**text, "content": remove_dataset_cite_text(text["content"], retain)}}
+
+
+def response_content(outcome: ChatOutcome, *, detail: bool, retain_dataset_cite: bool = True) -> Any:
     """``choices[0].message.content``: the streamed text; with detail and several or non-text values,
-    the raw value array (FastGPT's shape)."""
+    the raw value array (FastGPT's shape). Citation markers removed unless ``retain_dataset_cite``."""
     values = outcome.result.assistant_responses if outcome.result else []
     non_empty = [v for v in values if v.get("type") != "text" or (v.get("text") or {}).get("content")]
     if detail and (len(non_empty) > 1 or any(v.get("type") != "text" for v in non_empty)):
-        return non_empty
-    return outcome.text
+        return [_without_cites(v, retain_dataset_cite) for v in non_empty]
+    return remove_dataset_cite_text(outcome.text, retain_dataset_cite)
 
 
-def completion_response(outcome: ChatOutcome, *, detail: bool, api_version: int) -> dict[str, Any]:
+def completion_response(
+    outcome: ChatOutcome, *, detail: bool, api_version: int, retain_dataset_cite: bool = True
+) -> dict[str, Any]:
     """The non-stream body: ``{id, model, usage, choices, error?, responseData?, newVariables?}``."""
     prepared = outcome.prepared
     result = outcome.result
@@ -53,7 +63,12 @@ def completion_response(outcome: ChatOutcome, *, detail: bool, api_version: int)
             "usage": dict(PLACEHOLDER_USAGE),
             "choices": [
                 {
-                    "message": {"role": "assistant", "content": response_content(outcome, detail=detail)},
+                    "message": {
+                        "role": "assistant",
+                        "content": response_content(
+                            outcome, detail=detail, retain_dataset_cite=retain_dataset_cite
+                        ),
+                    },
                     "finish_reason": "stop",
                     "index": 0,
                 }

@@ -15,6 +15,7 @@ from starlette.responses import StreamingResponse
 
 from fathom.chat import RunChannel, frame_visible
 from fathom.chat.channel import Frame
+from fathom.chat.cite import CiteStreamFilter
 from fathom.chat.fanout import RemoteChannel
 from fathom.workflow import text_adapt_gpt_response
 
@@ -59,8 +60,11 @@ async def stream_frames(
     after: int = 0,
     heartbeat_s: float = HEARTBEAT_SECONDS,
     resuming: bool = False,
+    retain_dataset_cite: bool = True,
 ) -> AsyncIterator[str]:
-    """The client's view of a run from frame ``after`` on, with heartbeats while it is quiet."""
+    """The client's view of a run from frame ``after`` on, with heartbeats while it is quiet; answer
+    text without dataset citation markers unless ``retain_dataset_cite`` (FastGPT's request flag)."""
+    cites = CiteStreamFilter(retain_dataset_cite)
     if resuming and detail:
         yield encode_frame("resumePhase", {"phase": "catchup", "lastEventId": after}, detail=True)
     caught_up = not resuming
@@ -72,10 +76,36 @@ async def stream_frames(
             caught_up = True
             if detail:
                 yield encode_frame("resumePhase", {"phase": "live"}, detail=True)
-        if frame_visible(frame, detail=detail, api_version=api_version):
-            yield encode_frame(frame.event, frame.data, detail=detail, seq=frame.seq)
+        if not frame_visible(frame, detail=detail, api_version=api_version):
+            continue
+        content = _answer_content(frame)
+        if content is not None:
+            data = _with_content(frame.data, cites.feed(content))
+            yield encode_frame(frame.event, data, detail=detail, seq=frame.seq)
+            continue
+        if cites.holding:
+            yield encode_frame("answer", text_adapt_gpt_response(cites.flush()), detail=detail)
+        yield encode_frame(frame.event, frame.data, detail=detail, seq=frame.seq)
+    if cites.holding:
+        yield encode_frame("answer", text_adapt_gpt_response(cites.flush()), detail=detail)
     if resuming and detail:
         yield encode_frame("resumeCompleted", {"lastEventId": len(channel.frames)}, detail=True)
+
+
+def _answer_content(frame: Frame) -> str | None:
+    """The text of an answer chunk (``choices[0].delta.content``), else None."""
+    if frame.event not in ("answer", "fastAnswer") or not isinstance(frame.data, dict):
+        return None
+    choices = frame.data.get("choices")
+    if not isinstance(choices, list) or not choices or not isinstance(choices[0], dict):
+        return None
+    content = (choices[0].get("delta") or {}).get("content")
+    return content if isinstance(content, str) and content else None
+
+
+def _with_content(data: dict[str, Any], content: str) -> dict[str, Any]:
+    choice = data["choices"][0]
+    return {**data, "choices": [{**choice, "delta": {**choice["delta"], "content": content}}]}
 
 
 async def single_frames(frames: list[Frame], *, detail: bool) -> AsyncIterator[str]:

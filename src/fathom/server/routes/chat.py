@@ -74,6 +74,8 @@ async def run_chat(request: Request, auth: AuthContext, *, api_version: int, dra
     values = await params(request)
     stream = flag(values.get("stream"), default=draft)
     detail = flag(values.get("detail"), default=draft)
+    # FastGPT: the API strips [<id>](CITE) markers unless asked to keep them; the chat test keeps them
+    retain = flag(values.get("retainDatasetCite"), default=draft)
     chat = chat_of(request)
     try:
         app_id = resolve_app_id(auth, values)
@@ -91,6 +93,7 @@ async def run_chat(request: Request, auth: AuthContext, *, api_version: int, dra
                         after=resume_from,
                         heartbeat_s=heartbeat_of(request),
                         resuming=True,
+                        retain_dataset_cite=retain,
                     )
                 )
         workflow = None
@@ -122,12 +125,20 @@ async def run_chat(request: Request, auth: AuthContext, *, api_version: int, dra
     detail = channel.detail  # plugin apps force detail
     if stream:
         return sse_response(
-            stream_frames(channel, detail=detail, api_version=api_version, heartbeat_s=heartbeat_of(request))
+            stream_frames(
+                channel,
+                detail=detail,
+                api_version=api_version,
+                heartbeat_s=heartbeat_of(request),
+                retain_dataset_cite=retain,
+            )
         )
     outcome = await channel.wait_done()
     if outcome.error is not None:
         return JSONResponse(envelope(code=500, message=outcome.error), status_code=500)
-    return JSONResponse(completion_response(outcome, detail=detail, api_version=api_version))
+    return JSONResponse(
+        completion_response(outcome, detail=detail, api_version=api_version, retain_dataset_cite=retain)
+    )
 
 
 @router.api_route("/api/v1/chat/completions", methods=ANY_METHOD, summary="Chat with an app (v1)")
