@@ -312,3 +312,32 @@ def test_web_search_in_a_simple_form_is_refused_by_name(fg_server: ChatServer) -
     with fg_server.client() as client:
         reply = client.post("/api/core/app/create", json=form)
     assert reply.status_code == 400 and "webSearch.enabled" in reply.json()["message"]
+
+
+CHUNK_ID = "65f0a1b2c3d4e5f601234567"
+CITED = f"Refunds take five days[{CHUNK_ID}](CITE). Ask again[id](CITE)【{CHUNK_ID}】(CITE)!"
+
+
+@pytest.mark.parametrize("retain", [None, False, True], ids=["default", "false", "true"])
+def test_retain_dataset_cite_on_both_transports(fg_server: ChatServer, retain: bool | None) -> None:
+    """FastGPT's ``removeDatasetCiteText``: markers go unless ``retainDatasetCite``; the copied prompt
+    placeholder ``[id](CITE)`` goes in both modes; a marker split across stream chunks goes too."""
+    from fathom.testing.scripted_turns import text_turn
+
+    model = fg_server.model
+    assert model is not None
+    model.set_script(lambda request: text_turn(CITED, text_chunk_chars=3))
+    try:
+        app_id = fg_server.create_app(create_body(APPS_DIR / "fg-chatGuide.json"))
+        extra = {} if retain is None else {"retainDatasetCite": retain}
+        kept = f"Refunds take five days[{CHUNK_ID}](CITE). Ask again【{CHUNK_ID}】(CITE)!"
+        expected = kept if retain else "Refunds take five days. Ask again!"
+        with fg_server.client() as client:
+            for detail in (False, True):
+                body = {"appId": app_id, "detail": detail, "messages": [{"role": "user", "content": "q"}]}
+                plain = client.post("/api/v1/chat/completions", json={**body, **extra}).json()
+                assert plain["choices"][0]["message"]["content"] == expected
+                streamed = client.post("/api/v1/chat/completions", json={**body, **extra, "stream": True})
+                assert stream_text(parse_sse(streamed.text)) == expected
+    finally:
+        model.set_script(lambda request: REPLY)

@@ -33,8 +33,10 @@ from fathom.chat.run_state import ChatOutcome, ChatRequest, PreparedRun
 from fathom.chat.service import ChatService, history_load_limit
 from fathom.chat.services import NO_MODEL_HINT, ModelPool, NoChatModelConfigured, RunServicesFactory
 from fathom.chat.simple_app import compile_simple_app, validate_simple_config
+from fathom.workflow.nodes.system_tools import system_tool_templates
 
 __all__ = [
+    "system_tool_templates",
     "APP_KEY_REQUIRED",
     "DATA_ID_REQUIRED",
     "DONE",

@@ -8,7 +8,14 @@ from typing import Any
 
 from fastapi import APIRouter, Depends, Request
 
-from fathom.chat import SIMPLE_KEY, ChatError, draft_workflow, tool_config_status, version_workflow
+from fathom.chat import (
+    SIMPLE_KEY,
+    ChatError,
+    draft_workflow,
+    system_tool_templates,
+    tool_config_status,
+    version_workflow,
+)
 from fathom.server.auth import AuthContext, authenticate
 from fathom.server.errors import ApiError, envelope
 from fathom.server.pagination import page_window
@@ -231,3 +238,14 @@ async def latest_version(request: Request, auth: AuthContext = Depends(authentic
         raise ApiError(404, "unExist", f"app {app.id} has no published version")
     version = await chat_of(request).apps.apps.get_version(auth.team_id, app.id, app.published_version_id)
     return envelope(version_view(version, full=True))
+
+
+@router.api_route(
+    "/api/core/app/plugin/getSystemPluginTemplates",
+    methods=ANY_METHOD,
+    summary="FastGPT system tools this server runs",
+)
+async def system_plugin_templates(auth: AuthContext = Depends(authenticate)) -> dict[str, Any]:
+    """The ``community-…`` tools a ``pluginModule``/``tool`` node may name (FastGPT's ids, inputs and
+    outputs); any other system tool id fails its node with an error naming it."""
+    return envelope(system_tool_templates())

@@ -16,6 +16,7 @@ from fathom.workflow.dispatch import DispatchResponse, NodeContext, ServiceUnava
 from fathom.workflow.graph import WorkflowGraph
 from fathom.workflow.nodes.app_module import ChildAppLoader
 from fathom.workflow.nodes.chat import node_error
+from fathom.workflow.nodes.system_tools import find_system_tool, is_system_tool_id
 from fathom.workflow.run import run_workflow
 
 
@@ -35,12 +36,14 @@ def bind_plugin_inputs(workflow: Any, params: dict[str, Any]) -> dict[str, Any]:
 async def dispatch_run_plugin(ctx: NodeContext) -> DispatchResponse:
     """Inputs: the plugin's input keys → outputs: the plugin's ``pluginOutput`` keys (+ ``answerText``
     when the plugin answers)."""
-    loader: ChildAppLoader | None = ctx.services.child_app_runner
-    if loader is None:
-        raise ServiceUnavailableError("The plugin node needs the child app service")
     plugin_id = ctx.node.plugin_id
     if not plugin_id:
         return node_error("pluginId is empty")
+    if is_system_tool_id(plugin_id):
+        return await run_system_tool(ctx, plugin_id)
+    loader: ChildAppLoader | None = ctx.services.child_app_runner
+    if loader is None:
+        raise ServiceUnavailableError("The plugin node needs the child app service")
     try:
         plugin = await loader.load_child_app(plugin_id, ctx.node.version)
     except Exception as exc:
@@ -89,4 +92,21 @@ async def dispatch_run_plugin(ctx: NodeContext) -> DispatchResponse:
         node_dispatch_usages=[{"moduleName": plugin.name, "totalPoints": total}],
         tool_responses=values,
         run_times=max(1.0, result.run_times),
+    )
+
+
+async def run_system_tool(ctx: NodeContext, plugin_id: str) -> DispatchResponse:
+    """A FastGPT system tool (``community-…``/``systemTool-…``): its outputs, or a node error naming it."""
+    params = {k: v for k, v in ctx.params.items() if not k.startswith("system_")}
+    try:
+        tool = find_system_tool(plugin_id)
+        values = await tool.run(ctx, params)
+    except ServiceUnavailableError:
+        raise
+    except Exception as exc:
+        return node_error(str(exc) or exc.__class__.__name__)
+    return DispatchResponse(
+        data=values,
+        response_data={"toolInput": params, "pluginOutput": values, "totalPoints": 0},
+        tool_responses=values,
     )

@@ -18,6 +18,7 @@ from fathom.tools import ToolDefinition, run_tool
 from fathom.workflow.constants import FlowNodeType, NodeOutputKey
 from fathom.workflow.dispatch import DispatchResponse, NodeContext, ServiceUnavailableError, register_node
 from fathom.workflow.nodes.chat import node_error
+from fathom.workflow.nodes.system_tools import is_system_tool_id
 from fathom.workflow.runtime import RuntimeNode
 
 
@@ -45,6 +46,10 @@ def _parse_response(text: str) -> Any:
 @register_node(FlowNodeType.tool)
 async def dispatch_tool(ctx: NodeContext) -> DispatchResponse:
     """Inputs: the tool's parameters → outputs: the response's keys and ``system_rawResponse``."""
+    if ctx.services.tool_resolver is None and is_system_tool_id(ctx.node.plugin_id):
+        from fathom.workflow.nodes.plugin_module import run_system_tool
+
+        return await run_system_tool(ctx, str(ctx.node.plugin_id))
     try:
         tools = await resolve_node_tools(ctx, ctx.node)
     except LookupError as exc:
