@@ -341,3 +341,41 @@ def test_retain_dataset_cite_on_both_transports(fg_server: ChatServer, retain: b
                 assert stream_text(parse_sse(streamed.text)) == expected
     finally:
         model.set_script(lambda request: REPLY)
+
+
+def test_template_picker_body_and_built_in_templates(fg_server: ChatServer) -> None:
+    """FastGPT's picker sends the template's graph with its ``templateId`` (the graph wins); a body with
+    only the id of a built-in template gets that template; an unknown id alone is a 400 naming it."""
+    document = json.loads((APPS_DIR / "fg-CQ.json").read_text(encoding="utf-8"))
+    workflow = document["workflow"]
+    picker = {
+        "name": document["name"],
+        "avatar": document["avatar"],
+        "intro": document["intro"],
+        "type": document["type"],
+        "modules": workflow["nodes"],
+        "edges": workflow["edges"],
+        "chatConfig": workflow.get("chatConfig"),
+        "templateId": "CQ",
+    }
+    with fg_server.client() as client:
+        app_id = client.post("/api/core/app/create", json=picker).json()["data"]
+        listed = client.get("/api/core/app/template/list").json()["data"]
+        detail = client.get("/api/core/app/template/detail", params={"templateId": "simpleChat"}).json()[
+            "data"
+        ]
+        from_template = client.post(
+            "/api/core/app/create", json={"name": "From template", "templateId": "simpleChat"}
+        ).json()["data"]
+        unknown = client.post("/api/core/app/create", json={"name": "x", "templateId": "nope"})
+    check_nodes("fg-CQ", chat(fg_server, app_id, {}, stream=False, detail=True)["responseData"])
+    assert {"simpleChat", "simpleDatasetChat"} <= {t["templateId"] for t in listed}
+    assert [n["flowNodeType"] for n in detail["workflow"]["nodes"]] == [
+        "userGuide",
+        "workflowStart",
+        "chatNode",
+    ]
+    reply = chat(fg_server, from_template, {}, stream=False, detail=True)
+    assert reply["choices"][0]["message"]["content"] == REPLY
+    assert [n["moduleType"] for n in reply["responseData"]] == ["workflowStart", "chatNode"]
+    assert unknown.status_code == 400 and "templateId" in unknown.json()["message"]

@@ -33,10 +33,14 @@ from fathom.chat.run_state import ChatOutcome, ChatRequest, PreparedRun
 from fathom.chat.service import ChatService, history_load_limit
 from fathom.chat.services import NO_MODEL_HINT, ModelPool, NoChatModelConfigured, RunServicesFactory
 from fathom.chat.simple_app import compile_simple_app, validate_simple_config
+from fathom.chat.templates import apply_template, template_detail, template_list
 from fathom.workflow.nodes.system_tools import system_tool_templates
 
 __all__ = [
+    "apply_template",
     "system_tool_templates",
+    "template_detail",
+    "template_list",
     "APP_KEY_REQUIRED",
     "DATA_ID_REQUIRED",
     "DONE",

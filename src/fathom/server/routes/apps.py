@@ -11,8 +11,11 @@ from fastapi import APIRouter, Depends, Request
 from fathom.chat import (
     SIMPLE_KEY,
     ChatError,
+    apply_template,
     draft_workflow,
     system_tool_templates,
+    template_detail,
+    template_list,
     tool_config_status,
     version_workflow,
 )
@@ -85,6 +88,7 @@ async def create_app(request: Request, auth: AuthContext = Depends(authenticate)
     if isinstance(workflow, dict) and values.get("modules") is None and values.get("nodes") is None:
         values = {**values, **workflow}  # a FastGPT template file ({name, type, workflow}) sent as it is
     try:
+        values = apply_template(values)
         app = await chat.apps.create(
             auth.team_id,
             str(required(values, "name")),
@@ -249,3 +253,17 @@ async def system_plugin_templates(auth: AuthContext = Depends(authenticate)) -> 
     """The ``community-…`` tools a ``pluginModule``/``tool`` node may name (FastGPT's ids, inputs and
     outputs); any other system tool id fails its node with an error naming it."""
     return envelope(system_tool_templates())
+
+
+@router.api_route("/api/core/app/template/list", methods=ANY_METHOD, summary="Built-in app templates")
+async def list_templates(auth: AuthContext = Depends(authenticate)) -> dict[str, Any]:
+    return envelope(template_list())
+
+
+@router.api_route("/api/core/app/template/detail", methods=ANY_METHOD, summary="One template with its graph")
+async def get_template(request: Request, auth: AuthContext = Depends(authenticate)) -> dict[str, Any]:
+    values = await params(request)
+    try:
+        return envelope(template_detail(str(required(values, "templateId"))))
+    except ChatError as exc:
+        raise api_error(exc) from None
