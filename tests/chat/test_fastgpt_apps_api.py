@@ -379,3 +379,53 @@ def test_template_picker_body_and_built_in_templates(fg_server: ChatServer) -> N
     assert reply["choices"][0]["message"]["content"] == REPLY
     assert [n["moduleType"] for n in reply["responseData"]] == ["workflowStart", "chatNode"]
     assert unknown.status_code == 400 and "templateId" in unknown.json()["message"]
+
+
+def test_simple_app_form_with_tools_runs_a_tool_call_node(fg_server: ChatServer, faq_dataset: str) -> None:
+    """selectedTools (here FastGPT's getTime system tool) and the knowledge base become the tools of one
+    Tool Call node, as form2AppWorkflow builds it; the model calls the tool and answers."""
+    from fathom.testing.scripted_turns import text_turn, tool_call_turn
+
+    def script(request: Any) -> Any:
+        messages = request.json["messages"]
+        if request.json.get("tools") and not any(m["role"] == "tool" for m in messages):
+            return tool_call_turn([("timeTool", {})])
+        return text_turn("It is late.")
+
+    time_tool = {
+        "nodeId": "timeTool",
+        "flowNodeType": "pluginModule",
+        "pluginId": "community-getTime",
+        "name": "获取当前时间",
+        "intro": "Current date and time",
+        "inputs": [],
+        "outputs": [{"id": "time", "key": "time", "valueType": "string", "type": "static"}],
+    }
+    form = {
+        "name": "Tool form",
+        "type": "simple",
+        "aiSettings": {"model": "gpt-4o-mini"},
+        "dataset": {"datasets": [{"datasetId": faq_dataset}]},
+        "selectedTools": [time_tool],
+    }
+    model = fg_server.model
+    assert model is not None
+    model.set_script(script)
+    before = len(model.chat_requests)
+    try:
+        with fg_server.client() as client:
+            app_id = client.post("/api/core/app/create", json=form).json()["data"]
+            detail = client.get("/api/core/app/detail", params={"appId": app_id}).json()["data"]
+        kinds = [n["flowNodeType"] for n in detail["nodes"]]
+        assert kinds == ["userGuide", "workflowStart", "tools", "datasetSearchNode", "pluginModule"]
+        reply = chat(fg_server, app_id, {}, stream=False, detail=True)
+        names = {tool["function"]["name"] for tool in model.chat_requests[before]["tools"]}
+        assert {"timeTool", "iKBoX2vIzETU"} <= names
+    finally:
+        model.set_script(lambda request: REPLY)
+    values = reply["choices"][0]["message"]["content"]  # detail: the value list (a tool call, then text)
+    texts = [v["text"]["content"] for v in values if v.get("type") == "text"]
+    assert texts[-1].endswith("It is late.") and any(v.get("type") == "tool" for v in values)
+    tool_node = next(n for n in reply["responseData"] if n["moduleType"] == "tools")
+    ran = [d["moduleType"] for d in tool_node.get("toolDetail") or []]
+    assert "pluginModule" in ran, tool_node

@@ -1,6 +1,6 @@
 """``POST /api/core/dataset/searchTest`` with ``usingReRank``: the default rerank model of the models file
 (or the one named by ``rerankModel``) reorders the recalled chunks through a real ``/v1/rerank`` call; a
-failing rerank endpoint falls back to the recall order; an unknown model is a 400 naming the field; with
+failing rerank endpoint falls back to the recall order; an unknown model reranks with the default one; with
 no rerank model configured the search runs without rerank and says so."""
 
 from __future__ import annotations
@@ -85,15 +85,21 @@ def test_failing_rerank_model_falls_back_to_the_recall_order(
         assert not any(s["type"] == "reRank" for item in result["list"] for s in item["score"])
 
 
-def test_unknown_rerank_model_is_a_clear_400(reranking: tuple[LiveServer, ScriptedOpenAIServer]) -> None:
+def test_unknown_rerank_model_falls_back_and_a_bad_type_is_a_clear_400(
+    reranking: tuple[LiveServer, ScriptedOpenAIServer],
+) -> None:
+    """As FastGPT's ``getRerankModel``: an id this server lacks reranks with the default rerank model."""
     server, _ = reranking
     with server.client(server.admin_key) as client:
         dataset_id = create_text_dataset(client)
         body = {"datasetId": dataset_id, "text": QUERY, "usingReRank": True}
-        for model, fragment in (("nope", "nope"), (17, "string")):
-            response = client.post("/api/core/dataset/searchTest", json={**body, "rerankModel": model})
-            assert response.status_code == 400, response.text
-            assert "rerankModel" in response.text and fragment in response.text
+        fallback = ok(
+            client.post("/api/core/dataset/searchTest", json={**body, "rerankModel": "bge-reranker"})
+        )
+        assert fallback["usingReRank"] is True
+        response = client.post("/api/core/dataset/searchTest", json={**body, "rerankModel": 17})
+        assert response.status_code == 400, response.text
+        assert "rerankModel" in response.text and "string" in response.text
 
 
 def test_without_a_rerank_model_the_search_runs_without_rerank(tmp_path: Path) -> None:

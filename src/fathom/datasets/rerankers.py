@@ -1,5 +1,5 @@
 """Rerank models by id for knowledge-base search: a named model of type ``rerank`` from the models file,
-or the file's default rerank model. With none configured, a search asking for rerank runs without it
+or the file's default rerank model (also for an id this server lacks). With none configured, a search asking for rerank runs without it
 (FastGPT: ``usingReRank`` only applies when a rerank model is configured) and says so in ``usingReRank``."""
 
 from __future__ import annotations
@@ -19,21 +19,12 @@ class RerankerResolver:
         self._cache: dict[str, Any] = {}
 
     def get(self, model_id: str | None = None) -> Any | None:
-        """The client of ``model_id``, or of the default rerank model when None (None when there is none)."""
+        """The client of ``model_id``; empty, or not a rerank model this server has: the default rerank
+        model, as FastGPT's ``getRerankModel`` falls back (None when there is none: no rerank)."""
         if self.registry is None:
-            if model_id:
-                raise UnknownRerankModel(f"rerankModel: {model_id!r} is not configured (FATHOM_MODELS_FILE)")
             return None
-        if model_id:
-            try:
-                config = self.registry.get(model_id)
-            except LookupError as exc:
-                raise UnknownRerankModel(f"rerankModel: {exc}") from None
-            if config.type != "rerank":
-                raise UnknownRerankModel(
-                    f"rerankModel: model {model_id!r} has type {config.type!r}; name a model of type 'rerank'"
-                )
-        else:
+        config = self.registry.find(model_id) if model_id else None
+        if config is None or config.type != "rerank":
             try:
                 config = self.registry.default_rerank()
             except LookupError:
