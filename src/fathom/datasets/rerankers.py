@@ -1,6 +1,7 @@
 """Rerank models by id for knowledge-base search: a named model of type ``rerank`` from the models file,
-or the file's default rerank model (also for an id this server lacks). With none configured, a search asking for rerank runs without it
-(FastGPT: ``usingReRank`` only applies when a rerank model is configured) and says so in ``usingReRank``."""
+or the file's default rerank model (also for an id this server lacks). With none configured, a search
+asking for rerank runs without it (FastGPT: ``usingReRank`` only applies when a rerank model is
+configured) and says so in ``usingReRank``."""
 
 from __future__ import annotations
 
