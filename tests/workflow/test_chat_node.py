@@ -140,3 +140,23 @@ async def test_unknown_model_is_a_node_error_routed_like_fastgpt(server: Scripte
     assert result.error == "Model nope is undefined, you need to select a chat model."
     assert result.skipped_node_ids == ["echo"]
     assert server.chat_requests == []
+
+
+@pytest.mark.parametrize(
+    ("quotes", "with_prompt"),
+    [
+        (None, False),  # the variable is not set: the reference does not resolve
+        ([{"id": "x", "q": ""}], False),  # an item without q: FastGPT's checkQuoteQAValue drops the input
+        ("not a list", True),  # valueTypeFormat turns a non-JSON string into [] first, as FastGPT does
+        ([], True),  # an empty search result still gets the (empty) quote prompt
+        (QUOTES, True),
+    ],
+)
+async def test_quote_prompt_only_when_the_quote_input_resolves(
+    server: ScriptedOpenAIServer, quotes: Any, with_prompt: bool
+) -> None:
+    server.add_turns(text_turn("ok"))
+    variables = {} if quotes is None else {"quotes": quotes}
+    await run_workflow(graph(), query="q", variables=variables, services=services(server))
+    system = server.chat_requests[0]["messages"][0]["content"]
+    assert ("<Data>" in system or "<Reference>" in system or "quote" in system.lower()) is with_prompt, system
