@@ -53,7 +53,7 @@ def app_view(app: AppRecord, auth: AuthContext, owner: str | None, *, full: bool
         view.update({"modules": workflow["nodes"], "nodes": workflow["nodes"], "edges": workflow["edges"]})
         view["chatConfig"] = workflow["chatConfig"]
         view["toolConfigStatus"] = tool_config_status(workflow)
-        if app.type == "simple":
+        if app.type == "simple" and SIMPLE_KEY in app.draft:  # a simple app kept as FastGPT modules has none
             view[SIMPLE_KEY] = app.draft.get(SIMPLE_KEY) or {}
     return view
 
