@@ -91,7 +91,7 @@ def test_local_system_tools_run_with_fastgpt_ids(chat_server: ChatServer) -> Non
         tool(
             "edit",
             "community-textEditor",
-            {"text": "{{who}} has {{n}}", "who": "Ann", "n": "{{$math.result$}}"},
+            {"文本": "{{who}} has {{n}}", "who": "Ann", "n": "{{$math.result$}}"},
             ["text"],
         ),
     ]
