@@ -22,7 +22,7 @@ from fathom.datasets.ingest import INGEST_JOB_KIND
 from fathom.datasets.reembed import REEMBED_JOB_KIND
 from fathom.knowledge.tokenize import segment_for_index
 from fathom.llm import ModelRegistry, count_tokens, load_model_registry
-from fathom.sandbox import SandboxRunner
+from fathom.sandbox import SandboxRunner, client_factory_request_handler
 from fathom.security import EgressGuard, EgressPolicy, SecretBox
 from fathom.store import migrate
 from fathom.store.db import Database
@@ -119,9 +119,15 @@ class Platform:
             models=self.models,
             search=self.search.search,
             http_client_factory=self.egress.client,
-            sandbox_factory=lambda: SandboxRunner.from_settings(self.settings),
+            sandbox_factory=self._sandbox_runner,
             secrets=self.secrets,
             redis_url=self.settings.redis_url,
+        )
+
+    def _sandbox_runner(self) -> SandboxRunner:
+        """The code node's sandbox; its ``http_request`` helper goes through the egress guard."""
+        return SandboxRunner.from_settings(
+            self.settings, http_request=client_factory_request_handler(self.egress.client)
         )
 
     @classmethod
