@@ -1,6 +1,6 @@
 """The first-start demo: a knowledge base of the project's own ``docs/*.md`` and a published workflow
 app that answers from it with no LLM configured (start → knowledge-base search → answer quoting the
-found chunks).
+found chunks as readable passages with their source names; the chat shows the sources as chips).
 
 Seeded once, by :meth:`fathom.platform.Platform.bootstrap` when it creates the root team. The
 documents are queued as ordinary ingestion jobs; the in-process workers of ``fathom serve`` (or any
@@ -25,8 +25,8 @@ SEARCH_ID = "datasetSearchNode"
 INTRO_ID = "demoIntro"
 QUOTES_ID = "demoQuotes"
 INTRO_TEXT = (
-    "No model is needed for this demo app: these are the passages of Fathom's own documentation "
-    "that best match your question, quoted as found."
+    "These passages of Fathom's own documentation best match your question (this demo app quotes "
+    "them as found; it needs no model):"
 )
 NO_DOCS_TEXT = (
     "This demo app searches Fathom's own docs/ folder, which was not found next to the installed "
@@ -66,13 +66,13 @@ def _edge(source: str, target: str) -> dict[str, Any]:
     }
 
 
-def _answer(node_id: str, text: Any) -> dict[str, Any]:
+def _answer(node_id: str, name: str, text: Any, value_type: str = "any") -> dict[str, Any]:
     return {
         "nodeId": node_id,
-        "name": "指定回复",
+        "name": name,
         "flowNodeType": "answerNode",
         "version": "481",
-        "inputs": [_input("text", text, "any", render="textarea")],
+        "inputs": [_input("text", text, value_type, render="textarea")],
         "outputs": [_output("answerText", "string")],
     }
 
@@ -81,17 +81,20 @@ def demo_workflow(dataset_id: str | None) -> dict[str, Any]:
     """The demo app as FastGPT workflow JSON; without a knowledge base it only explains why."""
     start = {
         "nodeId": START_ID,
-        "name": "流程开始",
+        "name": "Start",
         "flowNodeType": "workflowStart",
         "version": "481",
         "inputs": [_input("userChatInput", "", "string", render="reference")],
         "outputs": [_output("userChatInput", "string"), _output("userFiles", "arrayString")],
     }
     if dataset_id is None:
-        return {"nodes": [start, _answer(INTRO_ID, NO_DOCS_TEXT)], "edges": [_edge(START_ID, INTRO_ID)]}
+        return {
+            "nodes": [start, _answer(INTRO_ID, "Explain", NO_DOCS_TEXT)],
+            "edges": [_edge(START_ID, INTRO_ID)],
+        }
     search = {
         "nodeId": SEARCH_ID,
-        "name": "知识库搜索",
+        "name": "Knowledge base search",
         "flowNodeType": "datasetSearchNode",
         "showStatus": True,
         "version": "481",
@@ -111,8 +114,10 @@ def demo_workflow(dataset_id: str | None) -> dict[str, Any]:
         "nodes": [
             start,
             search,
-            _answer(INTRO_ID, INTRO_TEXT),
-            _answer(QUOTES_ID, [SEARCH_ID, "quoteQA"]),
+            _answer(INTRO_ID, "Intro", INTRO_TEXT),
+            # valueType datasetQuote: the answer node renders the quotes as readable numbered passages
+            # (Fathom's rendering; an ``any`` input would answer FastGPT's JSON of the quote objects).
+            _answer(QUOTES_ID, "Passages", [SEARCH_ID, "quoteQA"], "datasetQuote"),
         ],
         "edges": [_edge(START_ID, SEARCH_ID), _edge(SEARCH_ID, INTRO_ID), _edge(INTRO_ID, QUOTES_ID)],
     }

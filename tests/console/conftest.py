@@ -14,6 +14,7 @@ from pathlib import Path
 from typing import Any
 
 import pytest
+from console_support import CHROMIUM, CHROMIUM_ARGS, browser_unavailable
 
 
 def _load(name: str, path: Path) -> Any:
@@ -35,27 +36,7 @@ free_port = live_support.free_port
 live_server = server_support.live_server
 module_live_server = server_support.module_live_server
 
-CHROMIUM = Path("/usr/bin/chromium")
-CHROMIUM_ARGS = [
-    "--no-sandbox",
-    "--disable-gpu",
-    "--disable-quic",
-    "--no-first-run",
-    "--disable-background-networking",
-    "--disable-component-update",
-    "--disable-sync",
-    "--disable-dev-shm-usage",
-]
 SCREENSHOTS = Path(__file__).parents[2] / "build" / "console-screenshots"
-
-
-def browser_unavailable() -> str | None:
-    """Why the browser tests cannot run here, or None."""
-    if importlib.util.find_spec("playwright") is None:
-        return "playwright (Python) is not installed: pip install -e '.[dev]'"
-    if not CHROMIUM.exists() and shutil.which("chromium") is None:
-        return "Debian chromium is not installed: apt-get install -y chromium"
-    return None
 
 
 @pytest.fixture

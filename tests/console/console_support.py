@@ -2,8 +2,36 @@
 
 from __future__ import annotations
 
+import importlib.util
+import shutil
 import time
+from pathlib import Path
 from typing import Any
+
+CHROMIUM = Path("/usr/bin/chromium")
+CHROMIUM_ARGS = [
+    "--no-sandbox",
+    "--disable-gpu",
+    "--disable-quic",
+    "--no-first-run",
+    "--disable-background-networking",
+    "--disable-component-update",
+    "--disable-sync",
+    "--disable-dev-shm-usage",
+]
+
+
+def browser_unavailable() -> str | None:
+    """Why the browser tests cannot run here, or None."""
+    if importlib.util.find_spec("playwright") is None:
+        return "playwright (Python) is not installed: pip install -e '.[dev]'"
+    if not CHROMIUM.exists() and shutil.which("chromium") is None:
+        return "Debian chromium is not installed: apt-get install -y chromium"
+    return None
+
+
+def chromium_path() -> str:
+    return str(CHROMIUM) if CHROMIUM.exists() else str(shutil.which("chromium"))
 
 
 def sign_in(page: Any, base_url: str, key: str) -> None:

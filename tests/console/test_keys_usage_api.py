@@ -30,6 +30,16 @@ def test_created_key_is_shown_once_and_then_authenticates(live_server: Any) -> N
     assert all(plain not in str(k) for k in listed)
     whoami = _data(live_server.client(plain).get("/api/v1/whoami"))
     assert whoami["teamId"] == live_server.boot.team_id
+    assert whoami["keyId"] == created.json()["key"]["_id"]  # the console hides Revoke on this key
+
+
+def test_a_key_needs_a_name(live_server: Any) -> None:
+    admin = live_server.client(live_server.admin_key)
+    for body in ({}, {"name": "   "}):
+        response = admin.post("/api/support/openapi/create", json=body)
+        assert response.status_code == 400, response.text
+        assert response.json()["message"].startswith("name: required")
+    assert {k["name"] for k in _data(admin.get("/api/support/openapi/list"))} == {"admin"}
 
 
 def test_revoked_key_is_refused_and_leaves_the_list(live_server: Any) -> None:

@@ -7,6 +7,7 @@ from __future__ import annotations
 
 import json
 import os
+import re
 import socket
 import subprocess
 import sys
@@ -142,11 +143,15 @@ def test_demo_app_quotes_chunks_with_no_model_through_the_openai_client(served: 
     )
     content = reply.choices[0].message.content or ""
     assert INTRO_TEXT in content
-    quotes = json.loads(content.split(INTRO_TEXT, 1)[1])
-    assert quotes, content
-    for quote in quotes:  # each quote is a chunk of the docs file it names
-        source = (DOCS / quote["sourceName"]).read_text()
-        assert all(line in source for line in quote["q"].splitlines()), quote
+    passages = content.split(INTRO_TEXT, 1)[1]
+    assert '"sourceName"' not in passages and '"q":' not in passages, content  # no JSON dump
+    assert len(content) < 6000, len(content)
+    blocks = re.findall(r"\*\*\[(\d+)\] ([^*\n]+)\*\*\n\n((?:>.*\n?)+)", passages)
+    assert blocks and [int(b[0]) for b in blocks] == list(range(1, len(blocks) + 1)), content
+    for _, source, quoted in blocks:  # each passage is lines of the docs file it names
+        lines = [line.removeprefix(">").strip().strip("*") for line in quoted.splitlines()]
+        longest = max((line for line in lines if not line.endswith("…")), key=len)
+        assert longest in (DOCS / source).read_text(), (source, quoted)
     stream = served.openai().chat.completions.create(
         model="",
         messages=[{"role": "user", "content": question}],
@@ -154,7 +159,7 @@ def test_demo_app_quotes_chunks_with_no_model_through_the_openai_client(served: 
         extra_body={"appId": served.demo_app_id},
     )
     streamed = "".join(chunk.choices[0].delta.content or "" for chunk in stream if chunk.choices)
-    assert INTRO_TEXT in streamed and '"sourceName"' in streamed
+    assert INTRO_TEXT in streamed and "**[1] " in streamed
 
 
 def test_an_app_that_needs_a_model_names_the_settings_to_set(served: Served) -> None:

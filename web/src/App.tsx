@@ -10,7 +10,7 @@ import { Icon } from "./icons";
 // The workflow editor (React Flow) loads only when opened, keeping the first load small.
 const WorkflowEditor = lazy(() => import("./pages/WorkflowEditor"));
 
-type Who = { teamId: string; tmbId: string; role: string; appId: string | null };
+type Who = { teamId: string; tmbId: string; role: string; appId: string | null; keyId?: string };
 
 const NAV = [
   { path: "/chat", label: "Chat", icon: "chat" },
@@ -23,6 +23,7 @@ export function App() {
   const path = usePath();
   const [who, setWho] = useState<Who | null>(null);
   const [checking, setChecking] = useState(!!getKey());
+  const [menuOpen, setMenuOpen] = useState(false);
 
   useEffect(() => {
     if (!getKey()) return;
@@ -41,12 +42,16 @@ export function App() {
     navigate("/");
   };
   const section = "/" + (path.split("/")[1] || "chat");
+  // A key limited to one app can only chat with that app: the other pages would only answer 403.
+  const nav = who.appId ? NAV.filter((n) => n.path === "/chat") : NAV;
   return (
-    <div className="shell">
+    <div className={"shell" + (menuOpen ? " menu-open" : "")}>
       <nav className="sidebar">
-        <div className="brand"><span className="logo">◉</span> Fathom</div>
-        {NAV.map((n) => (
-          <a key={n.path} className={"nav" + (section === n.path ? " active" : "")} {...linkProps(n.path)}>
+        <div className="brand"><span className="logo">◉</span> Fathom
+          <button className="menu-toggle" aria-label="Menu" aria-expanded={menuOpen} onClick={() => setMenuOpen(!menuOpen)}><Icon name="menu" /> Menu</button>
+        </div>
+        {nav.map((n) => (
+          <a key={n.path} className={"nav" + (section === n.path ? " active" : "")} {...linkProps(n.path)} onClick={(e) => { setMenuOpen(false); linkProps(n.path).onClick(e); }}>
             <span className="nav-icon"><Icon name={n.icon} /></span>{n.label}
           </a>
         ))}
@@ -66,6 +71,7 @@ export function App() {
 
 function Route({ path, who }: { path: string; who: Who }) {
   const parts = path.split("/").filter(Boolean);
+  if (who.appId) return <ChatPage appId={who.appId} chatId={parts[0] === "chat" && parts[1] === who.appId ? parts[2] : undefined} appKey />;
   switch (parts[0] ?? "chat") {
     case "knowledge":
       return <KnowledgePage datasetId={parts[1]} tab={parts[2]} />;
@@ -78,7 +84,7 @@ function Route({ path, who }: { path: string; who: Who }) {
         );
       return <AppsPage appId={parts[1]} />;
     case "keys":
-      return <KeysPage />;
+      return <KeysPage currentKeyId={who.keyId} />;
     case "chat":
     default:
       return <ChatPage appId={parts[1] ?? who.appId ?? undefined} chatId={parts[2]} />;

@@ -1,4 +1,5 @@
 // The console talks only to Fathom's public HTTP API with the user's API key.
+import { message as english } from "./i18n";
 
 const KEY_STORAGE = "fathom.apiKey";
 
@@ -12,7 +13,7 @@ export function setKey(key: string): void {
 
 export class ApiError extends Error {
   constructor(public status: number, public statusText: string, message: string) {
-    super(message);
+    super(english(message));
   }
 }
 

@@ -6,6 +6,10 @@ export type ChatConfig = { welcomeText?: string; variables?: AppVariable[]; [k: 
 export type AppSummary = { _id: string; name: string; type: string; intro?: string; updateTime?: string; hasPublished?: boolean };
 export type AppDetail = AppSummary & { modules?: any[]; nodes?: any[]; edges?: any[]; chatConfig?: ChatConfig; simpleConfig?: Record<string, any>; [k: string]: unknown };
 
+/** The app type as the console names it: FastGPT's "advanced" (and "workflow") is a Workflow. */
+export const typeLabel = (type?: string): string =>
+  type === "simple" ? "Simple app" : type === "advanced" || type === "workflow" ? "Workflow" : type === "plugin" || type === "workflowTool" ? "Workflow tool" : type ?? "";
+
 export const listApps = async (): Promise<AppSummary[]> => {
   const data = await api<any>("POST", "/api/core/app/list", {});
   return (Array.isArray(data) ? data : data?.list ?? []).map((a: any) => ({ ...a, _id: a._id ?? a.id ?? a.appId }));

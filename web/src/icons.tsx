@@ -13,6 +13,7 @@ const PATHS: Record<string, string> = {
   play: "M7 4l13 8-13 8z",
   flow: "M6 4v6a4 4 0 0 0 4 4h4M6 20v-6M18 14l-4-4v8z",
   upload: "M12 16V4M6 10l6-6 6 6M4 20h16",
+  menu: "M4 6h16M4 12h16M4 18h16",
 };
 
 export function Icon({ name, size = 16 }: { name: string; size?: number }) {

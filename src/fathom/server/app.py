@@ -62,7 +62,13 @@ def create_app(platform: Platform, *, run_workers: bool = True) -> FastAPI:
     @app.get("/api/v1/whoami", summary="The identity behind the API key")
     async def whoami(auth: AuthContext = Depends(authenticate)) -> dict[str, object]:
         return envelope(
-            {"teamId": auth.team_id, "tmbId": auth.member_id, "role": auth.role, "appId": auth.app_id}
+            {
+                "teamId": auth.team_id,
+                "tmbId": auth.member_id,
+                "role": auth.role,
+                "appId": auth.app_id,
+                "keyId": auth.api_key_id,
+            }
         )
 
     return app

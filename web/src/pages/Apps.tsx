@@ -1,6 +1,6 @@
 import { useEffect, useState } from "react";
 import { api, fmtTime } from "../api";
-import { AppDetail, AppSummary, createApp, deleteApp, getApp, listApps, listVersions, publishApp, saveDraft, Version } from "../apps";
+import { AppDetail, AppSummary, createApp, deleteApp, getApp, listApps, listVersions, publishApp, saveDraft, typeLabel, Version } from "../apps";
 import { linkProps, navigate } from "../router";
 import { makeNode, SimpleForm, simpleConfigOf, simpleFormOf } from "../workflow/catalogue";
 import type { Dataset } from "./Knowledge";
@@ -42,12 +42,12 @@ function AppList() {
       {apps === null ? <div className="muted">Loading…</div> : (
         <div className="grid">
           {apps.map((a) => (
-            <div key={a._id} className="card tile col" onClick={() => navigate(`/apps/${a._id}`)}>
-              <div className="row"><h3 style={{ margin: 0 }}><Icon name="apps" /> {a.name}</h3><div className="grow" /><span className="badge">{a.type}</span></div>
-              <div className="muted small">{a.intro || "No description"}</div>
-              <div className="row small" onClick={(e) => e.stopPropagation()}>
-                <a {...linkProps(`/chat/${a._id}`)}>Chat</a>
-                {a.type !== "simple" && <a {...linkProps(`/apps/${a._id}/workflow`)}>Workflow</a>}
+            <div key={a._id} className="card tile col" data-app={a.name} role="link" tabIndex={0} onClick={() => navigate(`/apps/${a._id}`)} onKeyDown={(e) => { if (e.key === "Enter") navigate(`/apps/${a._id}`); }}>
+              <div className="row"><h3 style={{ margin: 0 }}><Icon name="apps" /> {a.name}</h3><div className="grow" /><span className="badge">{typeLabel(a.type)}</span></div>
+              <div className="muted small grow">{a.intro || "No description"}</div>
+              <div className="row small">
+                <a {...linkProps(`/chat/${a._id}`)} onClick={(e) => { e.stopPropagation(); linkProps(`/chat/${a._id}`).onClick(e); }}>Chat</a>
+                {a.type !== "simple" && <a {...linkProps(`/apps/${a._id}/workflow`)} onClick={(e) => { e.stopPropagation(); linkProps(`/apps/${a._id}/workflow`).onClick(e); }}>Edit workflow</a>}
                 <span className="grow" />
                 <span className="muted">{a.updateTime ? new Date(a.updateTime).toLocaleDateString() : ""}</span>
               </div>
@@ -74,7 +74,7 @@ function AppDetailPage({ appId }: { appId: string }) {
   return (
     <div className="page">
       <div className="page-head">
-        <div><a className="small" {...linkProps("/apps")}>← Apps</a><h1><Icon name="apps" size={20} /> {app.name}</h1><div className="muted small">{app.type} · {appId}</div></div>
+        <div><a className="small" {...linkProps("/apps")}>← Apps</a><h1><Icon name="apps" size={20} /> {app.name}</h1><div className="muted small">{typeLabel(app.type)} · {appId}</div></div>
         <div className="row">
           <a {...linkProps(`/chat/${appId}`)}><button><Icon name="chat" /> Chat</button></a>
           {app.type !== "simple" && <a {...linkProps(`/apps/${appId}/workflow`)}><button><Icon name="flow" /> Workflow editor</button></a>}
@@ -83,7 +83,7 @@ function AppDetailPage({ appId }: { appId: string }) {
       </div>
       <div className="row top" style={{ gap: 16 }}>
         <div className="grow"><SimpleAppForm app={app} onPublished={() => setTick((t) => t + 1)} /></div>
-        <div style={{ width: 300 }}><Versions appId={appId} refresh={tick} /></div>
+        <div className="side-col"><Versions appId={appId} refresh={tick} /></div>
       </div>
     </div>
   );
@@ -126,7 +126,7 @@ function SimpleAppForm({ app, onPublished }: { app: AppDetail; onPublished: () =
               <option value="embedding">Semantic</option><option value="fullTextRecall">Full text</option><option value="mixedRecall">Hybrid</option>
             </select>
           </label>
-          <label style={{ flex: 1 }}>Minimum relevance<input type="number" step={0.05} min={0} max={1} value={form.similarity} onChange={(e) => setForm({ ...form, similarity: +e.target.value })} /></label>
+          <label style={{ flex: 1 }} title={form.searchMode === "mixedRecall" ? "Hybrid scores are rank fusions (RRF): a minimum relevance does not apply without rerank (as in FastGPT)" : ""}>Minimum relevance{form.searchMode === "mixedRecall" ? " (not used in hybrid)" : ""}<input type="number" name="similarity" step={0.05} min={0} max={1} disabled={form.searchMode === "mixedRecall"} value={form.similarity} onChange={(e) => setForm({ ...form, similarity: +e.target.value })} /></label>
           <label style={{ flex: 1 }}>Quote token limit<input type="number" step={100} min={100} value={form.limit} onChange={(e) => setForm({ ...form, limit: +e.target.value })} /></label>
         </div>
       )}

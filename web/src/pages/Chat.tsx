@@ -1,10 +1,11 @@
 import { useCallback, useEffect, useRef, useState } from "react";
 import { api, fmtTime, streamSse } from "../api";
-import { AppDetail, AppSummary, AppVariable, getApp, listApps, newChatId } from "../apps";
+import { AppDetail, AppSummary, AppVariable, getApp, listApps, newChatId, typeLabel } from "../apps";
 import { Markdown } from "../markdown";
 import { linkProps, navigate } from "../router";
 import { ScoreTrace } from "./SearchTest";
 import { Icon } from "../icons";
+import { message as english, nodeName, useEscape } from "../i18n";
 
 type Tool = { id: string; name: string; params: string; response: string };
 type Quote = { id: string; q: string; a?: string; sourceName?: string; collectionId?: string; score?: { type: string; value: number }[]; trace?: any };
@@ -12,9 +13,13 @@ type Interactive = { type: string; params: any; answered?: boolean };
 export type Turn = {
   id: string; role: "user" | "ai"; text: string; reasoning: string; tools: Tool[]; quotes: Quote[];
   interactive: Interactive | null; status: string; error: string; done: boolean; nodes: any[];
+  /** Errors of workflow nodes (`flowNodeResponse.error`): a failed AI chat answers nothing but this. */
+  nodeErrors: string[];
+  /** The stored record's id (reopened chats). */
+  dataId?: string;
 };
 
-const emptyTurn = (role: "user" | "ai", text = ""): Turn => ({ id: Math.random().toString(36).slice(2), role, text, reasoning: "", tools: [], quotes: [], interactive: null, status: "", error: "", done: role === "user", nodes: [] });
+const emptyTurn = (role: "user" | "ai", text = ""): Turn => ({ id: Math.random().toString(36).slice(2), role, text, reasoning: "", tools: [], quotes: [], interactive: null, status: "", error: "", done: role === "user", nodes: [], nodeErrors: [] });
 
 /** Fold one SSE event of FastGPT's chat stream into the assistant turn. Exported for the editor's debug run. */
 export function applyEvent(turn: Turn, event: string, data: any): Turn {
@@ -29,7 +34,7 @@ export function applyEvent(turn: Turn, event: string, data: any): Turn {
       if (typeof data === "string" && event === "message") t.text += data;
       break;
     case "flowNodeStatus":
-      t.status = data?.status === "running" ? `${data.name}…` : "";
+      t.status = data?.status === "running" ? `${nodeName(data.name)}…` : "";
       break;
     case "toolCall": {
       const tool = data?.tool ?? data ?? {};
@@ -44,11 +49,12 @@ export function applyEvent(turn: Turn, event: string, data: any): Turn {
       break;
     case "flowNodeResponse":
       t.nodes = [...t.nodes, data];
+      if (nodeError(data)) t.nodeErrors = [...t.nodeErrors, nodeError(data)!];
       if (Array.isArray(data?.quoteList)) t.quotes = uniqueQuotes([...t.quotes, ...data.quoteList]);
       break;
     case "flowResponses":
       if (Array.isArray(data)) {
-        if (!t.nodes.length) t.nodes = data;
+        if (!t.nodes.length) { t.nodes = data; t.nodeErrors = data.map(nodeError).filter((x): x is string => !!x); }
         if (!t.quotes.length) t.quotes = uniqueQuotes(data.flatMap((n: any) => (Array.isArray(n?.quoteList) ? n.quoteList : [])));
       }
       break;
@@ -56,10 +62,19 @@ export function applyEvent(turn: Turn, event: string, data: any): Turn {
       t.interactive = data?.interactive ?? data;
       break;
     case "error":
-      t.error = data?.message ?? data?.error?.message ?? (typeof data === "string" ? data : JSON.stringify(data));
+      t.error = english(String(data?.message ?? data?.error?.message ?? (typeof data === "string" ? data : JSON.stringify(data))));
       break;
   }
   return t;
+}
+
+/** "AI chat: Connection error." for a node response that carries an error, else null. */
+export function nodeError(data: any): string | null {
+  const error = data?.error ?? data?.errorText;
+  if (!error) return null;
+  const text = typeof error === "string" ? error : error.message ?? JSON.stringify(error);
+  const name = nodeName(data?.moduleName ?? data?.name);
+  return english(name ? `${name}: ${text}` : text);
 }
 
 function uniqueQuotes(quotes: Quote[]): Quote[] {
@@ -71,6 +86,7 @@ function turnsFromRecords(list: any[]): Turn[] {
   return list.map((item) => {
     const turn = emptyTurn(item.obj === "Human" ? "user" : "ai");
     turn.done = true;
+    turn.dataId = item.dataId ?? item._id;
     for (const v of item.value ?? []) {
       if (v.type === "text") turn.text += v.text?.content ?? "";
       else if (v.type === "reasoning") turn.reasoning += v.reasoning?.content ?? "";
@@ -78,25 +94,34 @@ function turnsFromRecords(list: any[]): Turn[] {
       else if (v.type === "interactive") turn.interactive = v.interactive;
     }
     if (Array.isArray(item.totalQuoteList)) turn.quotes.push(...item.totalQuoteList);
-    for (const n of item.responseData ?? []) if (Array.isArray(n?.quoteList)) turn.quotes.push(...n.quoteList);
+    for (const n of item.responseData ?? []) {
+      if (Array.isArray(n?.quoteList)) turn.quotes.push(...n.quoteList);
+      const failed = nodeError(n);
+      if (failed) turn.nodeErrors.push(failed);
+    }
     turn.quotes = uniqueQuotes(turn.quotes);
     return turn;
   });
 }
 
-export function ChatPage({ appId, chatId }: { appId?: string; chatId?: string }) {
+export function ChatPage({ appId, chatId, appKey = false }: { appId?: string; chatId?: string; appKey?: boolean }) {
   const [apps, setApps] = useState<AppSummary[] | null>(null);
   const [error, setError] = useState("");
-  useEffect(() => { listApps().then(setApps).catch((e) => setError(e.message)); }, []);
+  useEffect(() => {
+    // A key limited to one app lists no apps: it chats with its own.
+    if (appKey && appId) getApp(appId).then((a) => setApps([a])).catch(() => setApps([{ _id: appId, name: "App", type: "" }]));
+    else listApps().then(setApps).catch((e) => setError(e.message));
+  }, [appKey, appId]);
   useEffect(() => { if (!appId && apps?.length) navigate(`/chat/${apps[0]._id}`); }, [appId, apps]);
   if (error) return <div className="page"><h1>Chat</h1><div className="error">The app API answered: {error}</div></div>;
   if (!apps) return <div className="page muted">Loading…</div>;
   if (!apps.length) return <div className="page"><h1>Chat</h1><div className="card muted">No apps yet. <a {...linkProps("/apps")}>Create one</a> — a simple app on a knowledge base takes a minute.</div></div>;
   if (!appId) return null;
-  return <ChatWithApp key={appId} apps={apps} appId={appId} chatId={chatId} />;
+  return <ChatWithApp key={appId} apps={apps} appId={appId} chatId={chatId} appKey={appKey} />;
 }
 
-function ChatWithApp({ apps, appId, chatId }: { apps: AppSummary[]; appId: string; chatId?: string }) {
+function ChatWithApp({ apps, appId, chatId, appKey }: { apps: AppSummary[]; appId: string; chatId?: string; appKey: boolean }) {
+  const [showHistory, setShowHistory] = useState(false);
   const [app, setApp] = useState<AppDetail | null>(null);
   const [histories, setHistories] = useState<{ chatId: string; title: string; updateTime: string }[]>([]);
   const [turns, setTurns] = useState<Turn[]>([]);
@@ -104,6 +129,8 @@ function ChatWithApp({ apps, appId, chatId }: { apps: AppSummary[]; appId: strin
   const [variables, setVariables] = useState<Record<string, unknown>>({});
   const [streaming, setStreaming] = useState(false);
   const [quote, setQuote] = useState<Quote | null>(null);
+  const closeQuote = useCallback(() => setQuote(null), []);
+  useEscape(closeQuote, !!quote);
   const abort = useRef<AbortController | null>(null);
   const bottom = useRef<HTMLDivElement>(null);
   const currentChat = useRef(chatId ?? newChatId());
@@ -126,7 +153,18 @@ function ChatWithApp({ apps, appId, chatId }: { apps: AppSummary[]; appId: strin
     setTurns([]);
     if (!chatId) return;
     api<any>("POST", "/api/core/chat/getPaginationRecords", { appId, chatId, offset: 0, pageSize: 100, loadCustomFeedbacks: false })
-      .then((d) => setTurns(turnsFromRecords(Array.isArray(d) ? d : d?.list ?? [])))
+      .then(async (d) => {
+        const loaded = turnsFromRecords(Array.isArray(d) ? d : d?.list ?? []);
+        setTurns(loaded);
+        // Records carry no node responses; an answer with no text may have failed: ask for its nodes' errors.
+        const silent = loaded.filter((t) => t.role === "ai" && !t.text && !t.interactive && t.dataId);
+        if (!silent.length) return;
+        const errors = await Promise.all(silent.map((t) => api<any[]>("POST", "/api/core/chat/getResData", { appId, chatId, dataId: t.dataId })
+          .then((nodes) => (Array.isArray(nodes) ? nodes.map(nodeError).filter((x): x is string => !!x) : []))
+          .catch(() => [] as string[])));
+        const byId = new Map(silent.map((t, i) => [t.id, errors[i]]));
+        setTurns((prev) => prev.map((t) => (byId.get(t.id)?.length ? { ...t, nodeErrors: byId.get(t.id)! } : t)));
+      })
       .catch(() => setTurns([]));
   }, [appId, chatId]);
 
@@ -171,27 +209,32 @@ function ChatWithApp({ apps, appId, chatId }: { apps: AppSummary[]; appId: strin
   const welcome = app?.chatConfig?.welcomeText;
 
   return (
-    <div className="chat">
+    <div className={"chat" + (showHistory ? " history-open" : "")}>
       <aside className="chat-side">
-        <select aria-label="App" value={appId} onChange={(e) => navigate(`/chat/${e.target.value}`)}>
-          {apps.map((a) => <option key={a._id} value={a._id}>{a.name}</option>)}
-        </select>
-        <button className="primary" onClick={newChat}>+ New chat</button>
-        <div className="muted small" style={{ marginTop: 6 }}>History</div>
+        {!appKey && (
+          <select aria-label="App" value={appId} onChange={(e) => navigate(`/chat/${e.target.value}`)}>
+            {apps.map((a) => <option key={a._id} value={a._id}>{a.name}</option>)}
+          </select>
+        )}
+        <div className="row chat-side-buttons">
+          <button className="primary grow" onClick={() => { setShowHistory(false); newChat(); }}>+ New chat</button>
+          <button className="history-toggle" aria-expanded={showHistory} onClick={() => setShowHistory(!showHistory)}>History</button>
+        </div>
+        <div className="muted small hist-title" style={{ marginTop: 6 }}>History</div>
         <div className="hist">
           {histories.length === 0 && <div className="muted small">No conversations yet.</div>}
           {histories.map((h) => (
-            <a key={h.chatId} className={"hist-item" + (h.chatId === chatId ? " active" : "")} title={fmtTime(h.updateTime)} {...linkProps(`/chat/${appId}/${h.chatId}`)}>{h.title || "Untitled"}</a>
+            <a key={h.chatId} className={"hist-item" + (h.chatId === chatId ? " active" : "")} title={fmtTime(h.updateTime)} {...linkProps(`/chat/${appId}/${h.chatId}`)} onClick={(e) => { setShowHistory(false); linkProps(`/chat/${appId}/${h.chatId}`).onClick(e); }}>{h.title || "Untitled"}</a>
           ))}
         </div>
       </aside>
       <section className="chat-main">
         <div className="chat-head">
           <b>{app?.name ?? "…"}</b>
-          {app?.type && <span className="badge">{app.type}</span>}
+          {app?.type && <span className="badge">{typeLabel(app.type)}</span>}
           {app?.hasPublished === false && <span className="badge" title="Not published yet: chatting runs the draft">draft</span>}
           <div className="grow" />
-          <a className="small" {...linkProps(`/apps/${appId}`)}>Edit app</a>
+          {!appKey && <a className="small" {...linkProps(`/apps/${appId}`)}>Edit app</a>}
         </div>
         <div className="messages">
           {vars.length > 0 && (
@@ -228,7 +271,7 @@ function ChatWithApp({ apps, appId, chatId }: { apps: AppSummary[]; appId: strin
         </div>
       </section>
       {quote && (
-        <div className="modal-bg" onClick={() => setQuote(null)}>
+        <div className="modal-bg" onClick={closeQuote}>
           <div className="card modal col" onClick={(e) => e.stopPropagation()}>
             <div className="row"><h2 style={{ margin: 0 }}>{quote.sourceName || "Quote"}</h2><div className="grow" /><button onClick={() => setQuote(null)}>Close</button></div>
             <div className="row small wrap">{quote.score?.map((s) => <span key={s.type} className="badge">{s.type} {s.value.toFixed(4)}</span>)}</div>
@@ -243,7 +286,7 @@ function ChatWithApp({ apps, appId, chatId }: { apps: AppSummary[]; appId: strin
 
 function TurnView({ turn, last, streaming, onAnswer, onQuote }: { turn: Turn; last: boolean; streaming: boolean; onAnswer: (s: string) => void; onQuote: (q: Quote) => void }) {
   if (turn.role === "user") return <div className="msg user" data-role="user"><div className="avatar"><Icon name="user" /></div><div className="bubble"><Markdown text={turn.text} /></div></div>;
-  const busy = !turn.done && !turn.text && !turn.error;
+  const busy = !turn.done && !turn.text && !turn.error && !turn.nodeErrors.length;
   return (
     <div className="msg ai" data-role="ai" data-done={turn.done ? "1" : "0"}>
       <div className="avatar">◉</div>
@@ -272,7 +315,9 @@ function TurnView({ turn, last, streaming, onAnswer, onQuote }: { turn: Turn; la
             ))}
           </div>
         )}
-        {turn.error && <div className="error">{turn.error}</div>}
+        {turn.nodeErrors.length > 0 && <div className="error" data-testid="node-errors">{turn.nodeErrors.join("\n")}</div>}
+        {turn.error && !turn.nodeErrors.some((e) => e.endsWith(turn.error)) && <div className="error">{turn.error}</div>}
+        {turn.done && !turn.text && !turn.error && !turn.nodeErrors.length && !turn.interactive && !turn.tools.length && <div className="muted small">The app sent no answer.</div>}
       </div>
     </div>
   );

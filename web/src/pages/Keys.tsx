@@ -6,7 +6,7 @@ type Key = { _id: string; name: string; apiKey: string; appId: string | null; us
 type Totals = { inputTokens: number; outputTokens: number; totalPoints: number; records: number };
 type Summary = { days: number; byApp: ({ appId: string | null; appName: string } & Totals)[]; byDay: ({ day: string } & Totals)[]; total: Totals };
 
-export function KeysPage() {
+export function KeysPage({ currentKeyId }: { currentKeyId?: string | null }) {
   const [keys, setKeys] = useState<Key[]>([]);
   const [apps, setApps] = useState<AppSummary[]>([]);
   const [name, setName] = useState("");
@@ -23,6 +23,7 @@ export function KeysPage() {
   const create = async (e: React.FormEvent) => {
     e.preventDefault();
     setError("");
+    if (!name.trim()) { setError("Give the key a name you will recognise (e.g. website bot)."); return; }
     try {
       setCreated(await api<string>("POST", "/api/support/openapi/create", { name: name.trim(), appId: appId || undefined }));
       setName("");
@@ -49,7 +50,7 @@ export function KeysPage() {
             <option value="">Whole team (all APIs)</option>
             {apps.map((a) => <option key={a._id} value={a._id}>Only app: {a.name}</option>)}
           </select>
-          <button className="primary">Create key</button>
+          <button className="primary" disabled={!name.trim()} title={name.trim() ? "" : "Name the key first"}>Create key</button>
         </form>
         {created && (
           <div className="card col" style={{ background: "#f0fdf4", borderColor: "#bbf7d0" }} data-testid="new-key">
@@ -57,18 +58,20 @@ export function KeysPage() {
             <div className="row"><code style={{ fontSize: 14 }}>{created}</code><button className="small" onClick={() => navigator.clipboard?.writeText(created)}>Copy</button><div className="grow" /><button className="small" onClick={() => setCreated("")}>Done</button></div>
           </div>
         )}
-        <table>
+        <div className="table-wrap"><table>
           <thead><tr><th>Name</th><th>Key</th><th>Scope</th><th>Created</th><th>Last used</th><th></th></tr></thead>
           <tbody>
             {keys.map((k) => (
               <tr key={k._id} data-key={k.name}>
                 <td>{k.name}</td><td><code>{k.apiKey}</code></td><td>{k.appId ? `app: ${appName(k.appId)}` : "team"}</td>
                 <td className="muted small">{fmtTime(k.createTime)}</td><td className="muted small">{fmtTime(k.lastUsedTime) || "never"}</td>
-                <td><button className="small danger" onClick={() => revoke(k)}>Revoke</button></td>
+                <td>{k._id === currentKeyId
+                  ? <span className="muted small" title="Sign in with another owner or admin key to revoke this one">signed in with this key</span>
+                  : <button className="small danger" onClick={() => revoke(k)}>Revoke</button>}</td>
               </tr>
             ))}
           </tbody>
-        </table>
+        </table></div>
       </div>
       <div className="card col">
         <div className="row"><h2 style={{ margin: 0 }}>Usage</h2><div className="grow" />
@@ -82,11 +85,14 @@ export function KeysPage() {
               <Stat label="Input tokens" value={usage.total.inputTokens} /><Stat label="Output tokens" value={usage.total.outputTokens} />
               <Stat label="Points" value={usage.total.totalPoints} /><Stat label="Calls" value={usage.total.records} />
             </div>
+            {usage.total.totalPoints === 0 && usage.total.records > 0 && (
+              <div className="muted small" data-testid="points-note">Points are the models' prices: (input tokens × <code>input_price</code> + output tokens × <code>output_price</code>) / 1,000, set per model in the models file (<code>FATHOM_MODELS_FILE</code>). No model here has a price, so every call counts 0 points.</div>
+            )}
             <h3>Per day</h3>
             {usage.byDay.length === 0 ? <div className="muted small">No usage in this period.</div> : (
               <div className="row" style={{ alignItems: "flex-end", height: 120, gap: 4 }}>
                 {usage.byDay.map((d) => (
-                  <div key={d.day} title={`${d.day}: ${d.inputTokens} in / ${d.outputTokens} out`} style={{ flex: 1, maxWidth: 40, display: "flex", flexDirection: "column", alignItems: "center", gap: 4 }}>
+                  <div key={d.day} title={`${d.day}: ${fmt(d.inputTokens)} in / ${fmt(d.outputTokens)} out`} style={{ flex: 1, maxWidth: 40, display: "flex", flexDirection: "column", alignItems: "center", gap: 4 }}>
                     <div style={{ width: "100%", background: "var(--accent)", borderRadius: 4, height: Math.max(3, (90 * (d.inputTokens + d.outputTokens)) / maxDay) }} />
                     <span className="muted" style={{ fontSize: 10 }}>{d.day.slice(5)}</span>
                   </div>
@@ -94,14 +100,14 @@ export function KeysPage() {
               </div>
             )}
             <h3>Per app</h3>
-            <table>
+            <div className="table-wrap"><table>
               <thead><tr><th>App</th><th>Input tokens</th><th>Output tokens</th><th>Points</th><th>Calls</th></tr></thead>
               <tbody>
                 {usage.byApp.map((a) => (
-                  <tr key={a.appId ?? "none"}><td>{a.appId ? a.appName || a.appId : <span className="muted">knowledge bases / no app</span>}</td><td>{a.inputTokens}</td><td>{a.outputTokens}</td><td>{a.totalPoints}</td><td>{a.records}</td></tr>
+                  <tr key={a.appId ?? "none"}><td>{a.appId ? a.appName || a.appId : <span className="muted">knowledge bases / no app</span>}</td><td>{fmt(a.inputTokens)}</td><td>{fmt(a.outputTokens)}</td><td>{fmtPoints(a.totalPoints)}</td><td>{fmt(a.records)}</td></tr>
                 ))}
               </tbody>
-            </table>
+            </table></div>
           </>
         )}
       </div>
@@ -109,6 +115,9 @@ export function KeysPage() {
   );
 }
 
+const fmt = (n: number) => n.toLocaleString();
+const fmtPoints = (n: number) => n.toLocaleString(undefined, { maximumFractionDigits: 4 });
+
 function Stat({ label, value }: { label: string; value: number }) {
-  return <div><div className="muted small">{label}</div><div style={{ fontSize: 22, fontWeight: 600 }}>{value.toLocaleString()}</div></div>;
+  return <div><div className="muted small">{label}</div><div style={{ fontSize: 22, fontWeight: 600 }}>{label === "Points" ? fmtPoints(value) : fmt(value)}</div></div>;
 }

@@ -3,6 +3,7 @@ import { api, fmtTime } from "../api";
 import { linkProps, navigate } from "../router";
 import { SearchTest } from "./SearchTest";
 import { Icon } from "../icons";
+import { plural, useEscape } from "../i18n";
 
 export type Dataset = { _id: string; name: string; intro: string; vectorModel: { model: string }; updateTime: string };
 export type Collection = {
@@ -130,7 +131,7 @@ function Collections({ datasetId }: { datasetId: string }) {
     <div className="col">
       <Importers datasetId={datasetId} onAdded={poll} />
       {error && <div className="error">{error}</div>}
-      <div className="card" style={{ padding: 0 }}>
+      <div className="card table-wrap" style={{ padding: 0 }}>
         <table className="collections">
           <thead><tr><th>Source</th><th>Status</th><th>Progress</th><th>Chunks</th><th>Updated</th><th></th></tr></thead>
           <tbody>
@@ -250,6 +251,7 @@ function ChunkBrowser({ collection, onClose }: { collection: Collection; onClose
   const [editing, setEditing] = useState<Chunk | null>(null);
   const [error, setError] = useState("");
   const size = 20;
+  useEscape(onClose);
   const load = useCallback(() => {
     api<{ list: Chunk[]; total: number }>("POST", "/api/core/dataset/data/v2/list", { collectionId: collection._id, offset, pageSize: size, searchText: search })
       .then((p) => { setRows(p.list); setTotal(p.total); })
@@ -272,7 +274,7 @@ function ChunkBrowser({ collection, onClose }: { collection: Collection; onClose
     <div className="modal-bg" onClick={onClose}>
       <div className="card modal col" onClick={(e) => e.stopPropagation()}>
         <div className="row"><h2 style={{ margin: 0 }}>{collection.name}</h2><div className="grow" /><button onClick={onClose}>Close</button></div>
-        <div className="muted small">{total} chunks · click a chunk to edit it (it is re-embedded on save)</div>
+        <div className="muted small">{plural(total, "chunk")} · click a chunk to edit it (it is re-embedded on save)</div>
         <input placeholder="Filter chunks…" value={search} onChange={(e) => { setOffset(0); setSearch(e.target.value); }} />
         {error && <div className="error">{error}</div>}
         {rows.map((row) => editing?.id === row.id ? (

@@ -1,5 +1,6 @@
 import { useState } from "react";
 import { api } from "../api";
+import { plural } from "../i18n";
 
 type Score = { type: string; value: number; index: number };
 type Stage = { stage: string; score: number | null; rank: number | null; passed: boolean; detail: string | null };
@@ -24,20 +25,26 @@ export function SearchTest({ datasetId }: { datasetId: string }) {
   const [error, setError] = useState("");
   const [busy, setBusy] = useState(false);
   const [showCut, setShowCut] = useState(false);
+  // The server answers usingReRank: false when rerank was asked for but no rerank model is configured.
+  const [noReranker, setNoReranker] = useState(false);
+  // FastGPT's rule: the minimum relevance does not apply to hybrid (RRF) scores unless they are reranked.
+  const similarityIgnored = searchMode === "mixedRecall" && !(usingReRank && !noReranker);
 
   const run = async (e: React.FormEvent) => {
     e.preventDefault();
     setBusy(true);
     setError("");
     try {
-      setResult(await api<Result>("POST", "/api/core/dataset/searchTest", { datasetId, text, searchMode, embeddingWeight, usingReRank, rerankWeight, similarity, limit }));
+      const found = await api<Result>("POST", "/api/core/dataset/searchTest", { datasetId, text, searchMode, embeddingWeight, usingReRank, rerankWeight, similarity: similarityIgnored ? 0 : similarity, limit });
+      if (usingReRank && !found.usingReRank) { setNoReranker(true); setReRank(false); }
+      setResult(found);
     } catch (err) { setError((err as Error).message); setResult(null); }
     finally { setBusy(false); }
   };
 
   return (
     <div className="row top" style={{ gap: 16 }}>
-      <form className="card col" style={{ width: 320, flexShrink: 0 }} onSubmit={run}>
+      <form className="card col search-form" onSubmit={run}>
         <label>Query<textarea name="query" rows={3} value={text} onChange={(e) => setText(e.target.value)} placeholder="Ask something the documents answer…" /></label>
         <label>Mode
           <select name="searchMode" value={searchMode} onChange={(e) => setMode(e.target.value)}>
@@ -49,15 +56,17 @@ export function SearchTest({ datasetId }: { datasetId: string }) {
             <input type="range" min={0} max={1} step={0.05} value={embeddingWeight} onChange={(e) => setWeight(+e.target.value)} />
           </label>
         )}
-        <label className="inline"><input type="checkbox" checked={usingReRank} onChange={(e) => setReRank(e.target.checked)} /> Rerank</label>
+        <label className="inline" title={noReranker ? "No rerank model is configured on this server" : ""}><input type="checkbox" name="usingReRank" disabled={noReranker} checked={usingReRank} onChange={(e) => setReRank(e.target.checked)} /> Rerank</label>
+        {noReranker && <div className="muted small" data-testid="rerank-note">Rerank is unavailable: no rerank model is configured (add one with <code>type: rerank</code> to the models file).</div>}
         {usingReRank && (
           <label>Rerank weight: {rerankWeight.toFixed(2)}
             <input type="range" min={0} max={1} step={0.05} value={rerankWeight} onChange={(e) => setRerankWeight(+e.target.value)} />
           </label>
         )}
-        <label>Minimum relevance: {similarity.toFixed(2)}
-          <input type="range" min={0} max={1} step={0.01} value={similarity} onChange={(e) => setSimilarity(+e.target.value)} />
+        <label>Minimum relevance: {similarityIgnored ? "does not apply" : similarity.toFixed(2)}
+          <input type="range" name="similarity" min={0} max={1} step={0.01} disabled={similarityIgnored} value={similarityIgnored ? 0 : similarity} onChange={(e) => setSimilarity(+e.target.value)} />
         </label>
+        {similarityIgnored && <div className="muted small" data-testid="similarity-note">Hybrid scores are rank fusions (RRF), not relevance, so a minimum relevance applies only with rerank (as in FastGPT).</div>}
         <label>Token limit<input type="number" min={100} max={20000} step={100} value={limit} onChange={(e) => setLimit(+e.target.value)} /></label>
         <button className="primary" disabled={!text.trim() || busy}>{busy ? "Searching…" : "Search"}</button>
         {error && <div className="error">{error}</div>}
@@ -67,7 +76,7 @@ export function SearchTest({ datasetId }: { datasetId: string }) {
         {result && (
           <>
             <div className="muted small" data-testid="search-summary">
-              {result.list.length} results in {result.duration} · {result.searchMode} · limit {result.limit}{result.usingReRank ? " · reranked" : ""}
+              {plural(result.list.length, "result")} in {result.duration} · {result.searchMode} · limit {result.limit}{result.usingReRank ? " · reranked" : ""}
               {result.cutList && result.cutList.length > 0 && (
                 <> · <button className="link small" onClick={() => setShowCut(!showCut)}>{showCut ? "hide" : "show"} {result.cutList.length} cut</button></>
               )}

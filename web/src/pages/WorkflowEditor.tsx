@@ -13,6 +13,7 @@ import { FlowEdge, FlowInput, FlowNode, makeNode, sourceHandles, TEMPLATES, temp
 import { Versions } from "./Apps";
 import { Icon } from "../icons";
 import { applyEvent, InteractiveView, Turn } from "./Chat";
+import { nodeName, useEscape } from "../i18n";
 import type { Dataset } from "./Knowledge";
 
 type Data = { flow: FlowNode; status?: "running" | "done" | "failed" | "skipped" };
@@ -31,7 +32,7 @@ function FathomNode({ id, data, selected }: NodeProps<RFNode>) {
   return (
     <div className={`wf-node ${selected ? "selected" : ""} ${data.status ?? ""}`} data-node-type={flow.flowNodeType} data-node-id={id}>
       {hasTarget && <Handle type="target" position={Position.Left} id={`${id}-target-left`} style={{ top: 18 }} />}
-      <div className="wf-node-head"><span className="wf-icon">{t?.icon ?? "·"}</span>{flow.name}{data.status && <span className="grow" />}{data.status && <span className="small muted">{data.status}</span>}</div>
+      <div className="wf-node-head"><span className="wf-icon">{t?.icon ?? "·"}</span>{nodeName(flow.name)}{data.status && <span className="grow" />}{data.status && <span className="small muted">{data.status}</span>}</div>
       <div className="wf-node-io">
         <div>{visibleInputs.map((i) => <div key={i.key} className="wf-port">{i.label || i.key}{Array.isArray(i.value) && typeof i.value[0] === "string" && i.value.length === 2 ? " ⤶" : ""}</div>)}</div>
         <div>{flow.outputs.map((o) => <div key={o.id} className="wf-port out">{o.label || o.key}</div>)}</div>
@@ -216,7 +217,7 @@ function Inspector({ node, nodes, edges, chatConfig, onChange, onDelete }: { nod
     <div className="wf-inspector" data-testid="inspector">
       <div className="row"><b><span className="wf-icon">{templateOf(flow.flowNodeType)?.icon}</span> {templateOf(flow.flowNodeType)?.name ?? flow.flowNodeType}</b><div className="grow" /><button className="small danger" onClick={onDelete}>Delete</button></div>
       <div className="muted small">{templateOf(flow.flowNodeType)?.intro} · id <code>{flow.nodeId}</code></div>
-      <label>Name<input value={flow.name} onChange={(e) => onChange((f) => ({ ...f, name: e.target.value }))} /></label>
+      <label>Name<input value={nodeName(flow.name)} onChange={(e) => onChange((f) => ({ ...f, name: e.target.value }))} /></label>
       {flow.inputs.map((input) => <InputEditor key={input.key} input={input} upstream={upstream} onChange={(v) => setInput(input.key, v)} />)}
       {flow.outputs.length > 0 && (
         <div className="col" style={{ gap: 4 }}>
@@ -320,12 +321,17 @@ function DatasetPicker({ value, onChange, header }: { value: { datasetId: string
 }
 
 function ImportPanel({ onImport, onClose }: { onImport: (d: any) => void; onClose: () => void }) {
+  useEscape(onClose);
   const [text, setText] = useState("");
   const [error, setError] = useState("");
   const file = useRef<HTMLInputElement>(null);
   const parse = (raw: string) => {
     try {
-      const d = JSON.parse(raw);
+      // A plain export ({nodes, edges, chatConfig}) or a FastGPT template file that wraps it
+      // ({name, workflow: {...}}, or the API's {data: {...}} envelope).
+      let d = JSON.parse(raw);
+      for (let i = 0; i < 3 && d && !Array.isArray(d.nodes ?? d.modules); i++) d = d.workflow ?? d.data ?? d.template ?? d.appDetail;
+      if (!d || typeof d !== "object") throw new Error("no 'nodes' (or 'modules') array: not a FastGPT workflow export");
       const nodes = d.nodes ?? d.modules;
       if (!Array.isArray(nodes)) throw new Error("no 'nodes' (or 'modules') array: not a FastGPT workflow export");
       onImport({ nodes, edges: d.edges ?? [], chatConfig: d.chatConfig ?? {} });
@@ -356,7 +362,7 @@ function RunPanel({ appId, current, setStatuses, nodes, onClose }: { appId: stri
     if (fresh) { chatId.current = newChatId(); setLog([]); setStatuses(() => undefined); }
     setBusy(true);
     const running = new Set<string>();
-    let t: Turn = { id: "run", role: "ai", text: "", reasoning: "", tools: [], quotes: [], interactive: null, status: "", error: "", done: false, nodes: [] };
+    let t: Turn = { id: "run", role: "ai", text: "", reasoning: "", tools: [], quotes: [], interactive: null, status: "", error: "", done: false, nodes: [], nodeErrors: [] };
     setTurn(t);
     try {
       // The chat test runs the canvas as it is now (unsaved changes included).
@@ -365,13 +371,13 @@ function RunPanel({ appId, current, setStatuses, nodes, onClose }: { appId: stri
         setTurn(t);
         if (event === "flowNodeStatus" && data?.name) {
           for (const id of byName(data.name)) running.add(id);
-          setLog((l) => [...l, `▶ ${data.name}`]);
+          setLog((l) => [...l, `▶ ${nodeName(data.name)}`]);
           setStatuses((n) => (running.has(n.id) ? (n.data.status === "done" || n.data.status === "failed" ? n.data.status : "running") : n.data.status));
         }
         if (event === "flowNodeResponse" && data) {
           const id = data.nodeId ?? byName(data.moduleName)[0];
           const failed = !!(data.error || data.errorText);
-          setLog((l) => [...l, `${failed ? "✕" : "✓"} ${data.moduleName ?? id}${data.runningTime !== undefined ? ` (${data.runningTime}s)` : ""}${failed ? `: ${typeof data.error === "string" ? data.error : JSON.stringify(data.error ?? data.errorText)}` : ""}`]);
+          setLog((l) => [...l, `${failed ? "✕" : "✓"} ${nodeName(data.moduleName) || id}${data.runningTime !== undefined ? ` (${data.runningTime}s)` : ""}${failed ? `: ${typeof data.error === "string" ? data.error : JSON.stringify(data.error ?? data.errorText)}` : ""}`]);
           setStatuses((n) => (n.id === id ? (failed ? "failed" : "done") : n.data.status));
         }
         if (event === "flowResponses" && Array.isArray(data)) {
@@ -397,6 +403,7 @@ function RunPanel({ appId, current, setStatuses, nodes, onClose }: { appId: stri
         <div className="col">
           {turn.text && <div className="chunk"><Markdown text={turn.text} /></div>}
           {turn.interactive && <InteractiveView value={turn.interactive} shownText={turn.text} enabled={!busy} onAnswer={(answer) => run(answer, false)} />}
+          {turn.nodeErrors.length > 0 && <div className="error">{turn.nodeErrors.join("\n")}</div>}
           {turn.error && <div className="error">{turn.error}</div>}
         </div>
       )}
@@ -408,6 +415,7 @@ type Variable = { key: string; label: string; type: string; required: boolean; v
 
 /** The app's welcome text and global variables (chatConfig), asked in the chat's variables form. */
 function SettingsPanel({ chatConfig, onChange, onClose }: { chatConfig: Record<string, any>; onChange: (c: Record<string, any>) => void; onClose: () => void }) {
+  useEscape(onClose);
   const vars: Variable[] = chatConfig.variables ?? [];
   const setVars = (next: Variable[]) => onChange({ ...chatConfig, variables: next });
   const edit = (i: number, patch: Partial<Variable>) => setVars(vars.map((v, j) => (j === i ? { ...v, ...patch } : v)));

@@ -51,6 +51,10 @@ async def create_key(request: Request, auth: AuthContext = Depends(authenticate)
     require_key_admin(auth)
     values = await params(request)
     name = str(values.get("name") or "").strip()
+    if not name:
+        raise ApiError(
+            400, "invalidParams", "name: required; give the key a name you will recognise (e.g. website bot)"
+        )
     if len(name) > NAME_MAX:
         raise ApiError(400, "invalidParams", f"name: at most {NAME_MAX} characters")
     app_id = values.get("appId") or None
@@ -58,9 +62,7 @@ async def create_key(request: Request, auth: AuthContext = Depends(authenticate)
     if app_id is not None:
         app_id = object_id(values, "appId")
         await platform.apps.get_app(auth.team_id, app_id)  # 404 when not in this team
-    record, plain = await platform.api_keys.create_key(
-        auth.team_id, auth.member_id, name=name or "API key", app_id=app_id
-    )
+    record, plain = await platform.api_keys.create_key(auth.team_id, auth.member_id, name=name, app_id=app_id)
     return envelope(plain) | {"key": key_view(record)}
 
 

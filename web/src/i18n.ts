@@ -1,0 +1,77 @@
+// English labels for what FastGPT-compatible data carries in Chinese: FastGPT's default node names
+// (workflows made or exported by FastGPT, and Fathom's compiled simple apps keep them) and the
+// Chinese status prefixes of FastGPT's error messages (Fathom answers them for compatibility).
+import { useEffect } from "react";
+
+const NODE_NAMES: Record<string, string> = {
+  "流程开始": "Start",
+  "系统配置": "System config",
+  "全局变量": "Global variables",
+  "AI 对话": "AI chat",
+  "AI对话": "AI chat",
+  "知识库搜索": "Knowledge base search",
+  "知识库搜索引用合并": "Merge knowledge quotes",
+  "指定回复": "Reply",
+  "问题分类": "Classify question",
+  "文本内容提取": "Content extract",
+  "问题优化": "Query extension",
+  "判断器": "If / else",
+  "HTTP 请求": "HTTP request",
+  "HTTP请求": "HTTP request",
+  "代码运行": "Run code",
+  "用户选择": "User select",
+  "表单输入": "Form input",
+  "变量更新": "Update variables",
+  "文本拼接": "Text template",
+  "工具调用": "Tool call",
+  "工具调用终止": "Stop tool call",
+  "自定义插件输入": "Plugin input",
+  "自定义插件输出": "Plugin output",
+  "插件输入": "Plugin input",
+  "插件输出": "Plugin output",
+  "文档解析": "Read files",
+  "文件解析": "Read files",
+  "批量执行": "Loop",
+  "自定义反馈": "Custom feedback",
+  "应用调用": "Run app",
+  "Laf 函数调用": "Laf function",
+  "使用说明": "Instructions",
+  "注释": "Comment",
+};
+
+const ERROR_PREFIXES: [string, string][] = [
+  ["无权操作", "No permission"],
+  ["Api Key 不合法", "Invalid API key"],
+  ["凭证错误", "Invalid credentials"],
+  ["资源不存在", "Not found"],
+  ["无效的参数", "Invalid parameters"],
+  ["请求体过大", "Request body too large"],
+  ["您的工作流版本过低，请重新发布一次", "This workflow's version is too old: publish it again"],
+];
+
+/** A FastGPT default node name in English; any other name unchanged. */
+export function nodeName(name: string | undefined | null): string {
+  if (!name) return "";
+  return NODE_NAMES[name.trim()] ?? name;
+}
+
+/** A server message with FastGPT's Chinese status prefix given in English ("无权操作: …" → "No permission: …"). */
+export function message(text: string): string {
+  for (const [zh, en] of ERROR_PREFIXES) if (text.startsWith(zh)) return en + text.slice(zh.length);
+  return text;
+}
+
+/** "1 result", "2 results". */
+export function plural(n: number, one: string, many = one + "s"): string {
+  return `${n.toLocaleString()} ${n === 1 ? one : many}`;
+}
+
+/** Close a dialog with Esc while it is open. */
+export function useEscape(onClose: () => void, open = true): void {
+  useEffect(() => {
+    if (!open) return;
+    const handler = (e: KeyboardEvent) => { if (e.key === "Escape") onClose(); };
+    window.addEventListener("keydown", handler);
+    return () => window.removeEventListener("keydown", handler);
+  }, [onClose, open]);
+}
