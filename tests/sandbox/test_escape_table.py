@@ -138,6 +138,19 @@ GUARDED: dict[str, tuple[str, dict[str, Any]]] = {
         + _main("return str(typing.get_type_hints(f))"),
         _attribute("__subclasses__"),
     ),
+    "get_type_hints(globalns={}) evaluates with the real builtins": (
+        "import typing\ndef f(x: \"__import__('os')\"): pass\n"
+        + _main("return typing.get_type_hints(f, globalns={})['x'].getcwd()"),
+        _refused("Use of '__import__' is not allowed in code compiled in the sandbox"),
+    ),
+    "ForwardRef._evaluate with own globals": (
+        "import typing\n"
+        + _main(
+            "ref = typing.ForwardRef(\"getattr(main, '__glo' + 'bals__')\")\n"
+            "return str(ref._evaluate({'main': main}, {}, frozenset()))"
+        ),
+        _refused("Use of 'getattr' is not allowed in code compiled in the sandbox"),
+    ),
     "print.__self__ (runner globals)": (_main("return str(print.__self__)"), _attribute("__self__")),
     "SystemHelper.http_request.__func__": (
         _main("return str(SystemHelper.http_request.__func__)"),

@@ -206,8 +206,34 @@ def _refuse_attribute(name: str) -> None:
     raise PermissionError(f"Access to attribute '{name}' is not allowed in the sandbox")
 
 
-def check_source(tree: Any) -> None:
-    """Refuse code that names a forbidden attribute (``x.__subclasses__``, ``case C(__globals__=g)``)."""
+# Sources compiled while the code runs (typing's forward references, dataclass and namedtuple
+# methods) are evaluated with whatever builtins their globals carry, possibly the real ones: they may
+# not name these at all.
+RUNTIME_DENIED_NAMES = frozenset(
+    [
+        "__import__",
+        "__builtins__",
+        "getattr",
+        "setattr",
+        "delattr",
+        "hasattr",
+        "eval",
+        "exec",
+        "compile",
+        "globals",
+        "locals",
+        "vars",
+        "breakpoint",
+        "input",
+        "help",
+        "open",
+    ]
+)
+
+
+def check_source(tree: Any, *, runtime: bool = False) -> None:
+    """Refuse code that names a forbidden attribute (``x.__subclasses__``, ``case C(__globals__=g)``);
+    ``runtime``: a source compiled while the code runs, which may not name a powerful builtin either."""
     if isinstance(tree, bytes | str):
         try:
             tree = ast.parse(tree)
@@ -215,6 +241,8 @@ def check_source(tree: Any) -> None:
             return  # compiling it raises the error itself
     if not isinstance(tree, ast.AST):
         return
+    if runtime:
+        _check_names(tree, frozenset())
     for node in ast.walk(tree):
         if isinstance(node, ast.Attribute) and not attribute_allowed(node.attr):
             _refuse_attribute(node.attr)
@@ -222,6 +250,26 @@ def check_source(tree: Any) -> None:
             for name in node.kwd_attrs:
                 if not attribute_allowed(name):
                     _refuse_attribute(name)
+
+
+def _check_names(node: ast.AST, bound: frozenset[str]) -> None:
+    """Refuse loads of :data:`RUNTIME_DENIED_NAMES` not bound as a parameter of an enclosing function
+    (namedtuple's generated ``lambda _cls, locals: ...`` is fine; its defaults are the outer scope's)."""
+    if isinstance(node, ast.Name) and node.id in RUNTIME_DENIED_NAMES and node.id not in bound:
+        raise PermissionError(f"Use of '{node.id}' is not allowed in code compiled in the sandbox")
+    if isinstance(node, ast.Lambda | ast.FunctionDef | ast.AsyncFunctionDef):
+        params = node.args
+        for default in [*params.defaults, *(d for d in params.kw_defaults if d is not None)]:
+            _check_names(default, bound)
+        every = [*params.posonlyargs, *params.args, *params.kwonlyargs, params.vararg, params.kwarg]
+        inner = bound | {a.arg for a in every if a is not None}
+        body = node.body if isinstance(node.body, list) else [node.body]
+        others = [*body] if isinstance(node, ast.Lambda) else [*node.decorator_list, *body]
+        for child in others:
+            _check_names(child, inner)
+        return
+    for child in ast.iter_child_nodes(node):
+        _check_names(child, bound)
 
 
 def import_allowed(full: str) -> bool:
@@ -372,7 +420,7 @@ def install_guards(work_dir: str, builtins_ns: dict[str, Any], env: dict[str, An
             if args and not parsing:  # check_source's own ast.parse compiles too
                 parsing.append(True)
                 try:
-                    check_source(args[0])
+                    check_source(args[0], runtime=True)
                 finally:
                     parsing.clear()
             return
