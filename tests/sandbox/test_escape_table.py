@@ -1,6 +1,7 @@
 """The escape table: each case is one run (one sandbox process); every one must fail.
 
-``GUARDED`` runs with the language guards (the default): each escape ends with the exact refusal.
+``GUARDED`` (Python) and ``GUARDED_JS`` run with the language guards (the default): each escape
+ends with the exact refusal.
 ``OS_LAYER`` runs with the guards off, as if code had got past them: the OS layer alone (seccomp,
 no_new_privs, the dropped uid, the minimal root) still refuses. ``test_legitimate_code_still_works``
 shows that the documented modules and helpers keep working under the same guards.
@@ -186,6 +187,44 @@ async def test_guarded_python_escape_is_refused(case: str) -> None:
     assert result.to_wire() == expected
 
 
+NO_CODEGEN = _refused("Code generation from strings disallowed for this context")
+GUARDED_JS: dict[str, tuple[str, dict[str, Any]]] = {
+    "this.constructor.constructor": (
+        "function main() { return this.constructor.constructor('return process')().pid }",
+        NO_CODEGEN,
+    ),
+    "outer-realm httpRequest.constructor": (
+        "function main() { return httpRequest.constructor('return process')().pid }",
+        NO_CODEGEN,
+    ),
+    "outer-realm setTimeout.constructor": (
+        "function main() { return setTimeout.constructor('return process')().pid }",
+        NO_CODEGEN,
+    ),
+    "outer-realm Promise from httpRequest": (
+        "function main() { return SystemHelper.delay(0).constructor.constructor('return process')().pid }",
+        NO_CODEGEN,
+    ),
+    "dynamic import('fs')": (
+        "async function main() { return (await import('fs')).readFileSync('/etc/passwd', 'utf8') }",
+        _refused("A dynamic import callback was not specified."),
+    ),
+    "require/process/Buffer": (
+        "function main() { return [typeof require, typeof process, typeof Buffer, typeof module].join() }",
+        {"success": True, "data": {"codeReturn": "undefined,undefined,undefined,undefined", "log": ""}},
+    ),
+}
+
+
+@pytest.mark.parametrize("case", list(GUARDED_JS))
+async def test_guarded_javascript_escape_is_refused(case: str) -> None:
+    runner = SandboxRunner(FAST)
+    if not runner.isolation.node:
+        pytest.skip("node is not installed on this machine")
+    code, expected = GUARDED_JS[case]
+    assert (await runner.run_javascript(code)).to_wire() == expected
+
+
 LIBC = "import ctypes\nlibc = ctypes.CDLL(None, use_errno=True)\n"
 OS_LAYER: dict[str, tuple[str, str, dict[str, Any]]] = {
     # execve is refused by seccomp, whatever reaches it
@@ -247,6 +286,8 @@ OS_LAYER: dict[str, tuple[str, str, dict[str, Any]]] = {
 async def test_os_layer_refuses_escape_without_guards(case: str) -> None:
     language, code, expected = OS_LAYER[case]
     runner = SandboxRunner(FAST)
+    if language == "javascript" and not runner.isolation.node:
+        pytest.skip("node is not installed on this machine")
     run = runner.run_python if language == "python" else runner.run_javascript
     assert (await run(code, limits=NO_GUARDS)).to_wire() == expected
 
@@ -338,6 +379,8 @@ async def test_legitimate_code_still_works() -> None:
         "function main({a}) { return {a, json: JSON.stringify({x: [1]}), max: Math.max(1, 2),"
         " date: new Date(0).toISOString(), re: 'a1b2'.match(/[0-9]/g), b64: strToBase64('a')} }"
     )
+    if not runner.isolation.node:
+        return
     result = await runner.run_javascript(js, {"a": 1})
     assert result.code_return == {
         "a": 1, "json": '{"x":[1]}', "max": 2, "date": "1970-01-01T00:00:00.000Z", "re": ["1", "2"],
