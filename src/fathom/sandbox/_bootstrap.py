@@ -47,16 +47,37 @@ _SECCOMP_ARCH = {  # machine -> (AUDIT_ARCH, execve, execveat, other refused sys
         # ptrace mount umount2 pivot_root chroot unshare setns keyctl add_key request_key bpf
         # perf_event_open kexec_load kexec_file_load init_module finit_module delete_module reboot
         # swapon swapoff userfaultfd process_vm_readv process_vm_writev open_by_handle_at
-        # name_to_handle_at acct iopl ioperm, new mount API (open_tree..fspick, mount_setattr)
+        # name_to_handle_at acct iopl ioperm, new mount API (open_tree..fspick, mount_setattr), io_uring_*
         (101, 165, 166, 155, 161, 272, 308, 250, 248, 249, 321, 298, 246, 320, 175, 313, 176, 169)
-        + (167, 168, 323, 310, 311, 304, 303, 163, 172, 173, 428, 429, 430, 431, 432, 433, 442),
+        + (
+            167,
+            168,
+            323,
+            310,
+            311,
+            304,
+            303,
+            163,
+            172,
+            173,
+            428,
+            429,
+            430,
+            431,
+            432,
+            433,
+            442,
+            425,
+            426,
+            427,
+        ),
     ),
     "aarch64": (
         0xC00000B7,
         221,
         281,
         (117, 40, 39, 41, 51, 97, 268, 219, 217, 218, 280, 241, 104, 294, 105, 273, 106, 142)
-        + (224, 225, 282, 270, 271, 265, 264, 89, 428, 429, 430, 431, 432, 433, 442),
+        + (224, 225, 282, 270, 271, 265, 264, 89, 428, 429, 430, 431, 432, 433, 442, 425, 426, 427),
     ),
 }
 _EPERM = 0x00050001  # SECCOMP_RET_ERRNO | EPERM
