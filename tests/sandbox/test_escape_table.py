@@ -386,3 +386,11 @@ async def test_legitimate_code_still_works() -> None:
         "a": 1, "json": '{"x":[1]}', "max": 2, "date": "1970-01-01T00:00:00.000Z", "re": ["1", "2"],
         "b64": "YQ==",
     }  # fmt: skip
+
+
+async def test_variables_cannot_replace_dunder_globals() -> None:
+    code = (
+        "def main(variables):\n    return [type(__builtins__).__name__, __name__, variables['__builtins__']]"
+    )
+    result = await SandboxRunner(FAST).run_python(code, {"__builtins__": {}, "__name__": "os"})
+    assert result.code_return == ["dict", "__sandbox__", {}]

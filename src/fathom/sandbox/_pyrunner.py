@@ -168,7 +168,14 @@ def run_python(cfg: dict[str, Any]) -> None:
         }
     )
     if isinstance(variables, dict):
-        env.update({k: v for k, v in variables.items() if isinstance(k, str) and k.isidentifier()})
+        # dunder names (``__builtins__``, ``__name__``) stay the runner's: a variable cannot replace them
+        env.update(
+            {
+                k: v
+                for k, v in variables.items()
+                if isinstance(k, str) and k.isidentifier() and not k.startswith("__")
+            }
+        )
     try:
         tree = ast.parse(job.get("code", ""), "<sandbox>")
         if cfg.get("guards", True):
