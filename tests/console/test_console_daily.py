@@ -9,6 +9,7 @@ whole module."""
 from __future__ import annotations
 
 import asyncio
+import json
 import re
 from collections.abc import Iterator
 from concurrent.futures import ThreadPoolExecutor
@@ -298,5 +299,171 @@ def test_wrong_key_message_is_english_and_search_settings_are_honest(env: dict[s
         assert page.locator("input[name=usingReRank]").is_disabled()
         page.select_option("select[name=searchMode]", "embedding")
         assert page.locator("input[name=similarity]").is_enabled()
+    finally:
+        page.close()
+
+
+def _fastgpt_template() -> dict[str, Any]:
+    """A workflow as FastGPT's template files wrap it, with FastGPT's i18n-key labels and hidden inputs."""
+    start = {
+        "nodeId": "workflowStartNodeId",
+        "flowNodeType": "workflowStart",
+        "name": "流程开始",
+        "position": {"x": 0, "y": 0},
+        "inputs": [
+            {
+                "key": "userChatInput",
+                "label": "core.module.input.label.user question",
+                "renderTypeList": ["reference", "textarea"],
+                "valueType": "string",
+            }
+        ],
+        "outputs": [
+            {
+                "id": "userChatInput",
+                "key": "userChatInput",
+                "label": "core.module.input.label.user question",
+                "valueType": "string",
+                "type": "static",
+            }
+        ],
+    }
+    chat = {
+        "nodeId": "chat1",
+        "flowNodeType": "chatNode",
+        "name": "AI 对话",
+        "position": {"x": 360, "y": 0},
+        "inputs": [
+            {
+                "key": "model",
+                "label": "core.module.input.label.aiModel",
+                "renderTypeList": ["settingLLMModel", "reference"],
+                "valueType": "string",
+                "value": "gpt-4o-mini",
+            },
+            {
+                "key": "systemPrompt",
+                "label": "core.ai.Prompt",
+                "renderTypeList": ["textarea", "reference"],
+                "valueType": "string",
+                "value": "",
+            },
+            {
+                "key": "isResponseAnswerText",
+                "label": "",
+                "renderTypeList": ["hidden"],
+                "valueType": "boolean",
+                "value": True,
+            },
+            {
+                "key": "quoteTemplate",
+                "label": "",
+                "renderTypeList": ["hidden"],
+                "valueType": "string",
+                "value": "",
+            },
+            {
+                "key": "userChatInput",
+                "label": "core.module.input.label.user question",
+                "renderTypeList": ["reference", "textarea"],
+                "valueType": "string",
+                "value": ["workflowStartNodeId", "userChatInput"],
+            },
+        ],
+        "outputs": [
+            {
+                "id": "answerText",
+                "key": "answerText",
+                "label": "core.module.output.label.Ai response content",
+                "valueType": "string",
+                "type": "static",
+            }
+        ],
+    }
+    edge = {
+        "source": "workflowStartNodeId",
+        "target": "chat1",
+        "sourceHandle": "workflowStartNodeId-source-right",
+        "targetHandle": "chat1-target-left",
+    }
+    return {"name": "Simple chat", "workflow": {"nodes": [start, chat], "edges": [edge], "chatConfig": {}}}
+
+
+@pytest.mark.parametrize("size", ["desktop", "phone"])
+def test_editor_imports_a_wrapped_template_reads_in_english_undoes_and_guards_unsaved_work(
+    env: dict[str, Any], size: str
+) -> None:
+    server = env["server"]
+    with server.client(server.admin_key) as client:
+        start = {
+            "nodeId": "workflowStartNodeId",
+            "flowNodeType": "workflowStart",
+            "name": "Start",
+            "position": {"x": 0, "y": 0},
+            "inputs": [],
+            "outputs": [],
+        }
+        body = {
+            "name": f"Imported {size}",
+            "type": "advanced",
+            "nodes": [start],
+            "edges": [],
+            "chatConfig": {},
+        }
+        app_id = data(client.post("/api/core/app/create", json=body))
+    page = env["browser"].new_page(viewport=VIEWPORTS[size])
+    dialogs: list[str] = []
+
+    def on_dialog(dialog: Any) -> None:
+        dialogs.append(dialog.message)
+        dialog.dismiss() if len(dialogs) == 1 else dialog.accept()
+
+    page.on("dialog", on_dialog)
+    try:
+        sign_in(page, server.base_url, server.admin_key)
+        page.goto(f"{server.base_url}/apps/{app_id}/workflow")
+        page.wait_for_selector(".react-flow__node [data-node-type=workflowStart]")
+        assert page.locator("[data-testid=unsaved]").count() == 0
+        page.click("button:has-text('Import')")
+        page.fill(".wf-inspector textarea", json.dumps(_fastgpt_template()))
+        page.click(".wf-inspector button.primary:has-text('Import')")
+        page.wait_for_selector(".react-flow__node [data-node-type=chatNode]")
+        page.wait_for_selector("[data-testid=unsaved]")
+        canvas = page.locator(".wf-canvas").inner_text()
+        assert "AI chat" in canvas and "AI 对话" not in canvas and "core.module" not in canvas, canvas
+        assert "isResponseAnswerText" not in canvas
+
+        page.click(".react-flow__node[data-id=chat1] .wf-node-head")
+        inspector = page.locator("[data-testid=inspector]")
+        page.wait_for_selector("[data-testid=inspector]")
+        text = inspector.inner_text() + " ".join(inspector.locator("option").all_inner_texts())
+        assert "Model" in text and "User question" in text and "Start › User question" in text, text
+        assert "core." not in text and "isResponseAnswerText" not in text and "quoteTemplate" not in text, (
+            text
+        )
+        page.click("[data-testid=advanced-toggle]")
+        assert "Send answer to the user" in inspector.inner_text()
+        _shot(page, f"{size}-editor-imported.png")
+
+        page.click("button[aria-label=Undo]")  # undo the import: only Start again
+        page.wait_for_selector(".react-flow__node [data-node-type=chatNode]", state="detached")
+        assert page.locator(".react-flow__node").count() == 1
+        page.click("button[aria-label=Redo]")
+        page.wait_for_selector(".react-flow__node [data-node-type=chatNode]")
+        page.locator(".react-flow__pane").click()
+        page.keyboard.press("Control+z")
+        page.wait_for_selector(".react-flow__node [data-node-type=chatNode]", state="detached")
+        page.keyboard.press("Control+Shift+z")
+        page.wait_for_selector(".react-flow__node [data-node-type=chatNode]")
+
+        page.click(".wf-bar a:has-text('App')")  # unsaved: asks; dismissed, the editor stays
+        assert dialogs and "without saving" in dialogs[0]
+        assert page.url.endswith("/workflow")
+        page.click("button:has-text('Save draft')")
+        page.wait_for_selector("[data-testid=editor-note]:has-text('Draft saved')")
+        assert page.locator("[data-testid=unsaved]").count() == 0
+        page.click(".wf-bar a:has-text('App')")  # saved: leaves without asking
+        page.wait_for_selector("h1:has-text('Imported')")
+        assert len(dialogs) == 1
     finally:
         page.close()

@@ -1,7 +1,15 @@
 // A tiny history router: the path is the state; links call navigate().
 import { useEffect, useState } from "react";
 
+let leaveGuard: (() => boolean) | null = null;
+
+/** While set, in-app navigation asks it first (false stays on the page): the editor's unsaved changes. */
+export function setLeaveGuard(guard: (() => boolean) | null): void {
+  leaveGuard = guard;
+}
+
 export function navigate(path: string): void {
+  if (path !== location.pathname + location.search && leaveGuard && !leaveGuard()) return;
   if (path !== location.pathname + location.search) history.pushState(null, "", path);
   window.dispatchEvent(new Event("fathom:navigate"));
 }

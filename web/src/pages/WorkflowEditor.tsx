@@ -8,8 +8,8 @@ import "@xyflow/react/dist/style.css";
 import { api, streamSse } from "../api";
 import { AppDetail, getApp, getVersion, newChatId, publishApp, saveDraft, Version } from "../apps";
 import { Markdown } from "../markdown";
-import { linkProps } from "../router";
-import { FlowEdge, FlowInput, FlowNode, makeNode, sourceHandles, TEMPLATES, templateOf } from "../workflow/catalogue";
+import { linkProps, setLeaveGuard } from "../router";
+import { FlowEdge, FlowInput, FlowNode, inputLabel, isInternal, makeNode, sourceHandles, TEMPLATES, templateOf } from "../workflow/catalogue";
 import { Versions } from "./Apps";
 import { Icon } from "../icons";
 import { applyEvent, InteractiveView, Turn } from "./Chat";
@@ -18,6 +18,9 @@ import type { Dataset } from "./Knowledge";
 
 type Data = { flow: FlowNode; status?: "running" | "done" | "failed" | "skipped" };
 type RFNode = Node<Data, "fathom">;
+type Graph = { nodes: FlowNode[]; edges: FlowEdge[]; chatConfig: Record<string, any> };
+/** A graph as text for comparing with the saved one (run statuses are not part of it). */
+const serialize = (g: Graph) => JSON.stringify([g.nodes.map((n) => ({ ...n, position: n.position && { x: Math.round(n.position.x), y: Math.round(n.position.y) } })), g.edges.map((e) => [e.source, e.target, e.sourceHandle, e.targetHandle ?? `${e.target}-target-left`]), g.chatConfig ?? {}]);
 
 const toRF = (n: FlowNode, i: number): RFNode => ({ id: n.nodeId, type: "fathom", position: n.position ?? { x: 120 + 300 * i, y: 120 }, data: { flow: n } });
 const edgeId = (e: FlowEdge | Connection) => `${e.sourceHandle}->${e.targetHandle}`;
@@ -27,15 +30,15 @@ function FathomNode({ id, data, selected }: NodeProps<RFNode>) {
   const flow = data.flow;
   const t = templateOf(flow.flowNodeType);
   const handles = sourceHandles(flow);
-  const visibleInputs = flow.inputs.filter((i) => !i.renderTypeList?.includes("hidden") || i.key === "system_httpReqUrl");
+  const visibleInputs = flow.inputs.filter((i) => (!i.renderTypeList?.includes("hidden") || i.key === "system_httpReqUrl") && !isInternal(i, flow.flowNodeType));
   const hasTarget = !["workflowStart", "userGuide", "pluginInput"].includes(flow.flowNodeType);
   return (
     <div className={`wf-node ${selected ? "selected" : ""} ${data.status ?? ""}`} data-node-type={flow.flowNodeType} data-node-id={id}>
       {hasTarget && <Handle type="target" position={Position.Left} id={`${id}-target-left`} style={{ top: 18 }} />}
       <div className="wf-node-head"><span className="wf-icon">{t?.icon ?? "·"}</span>{nodeName(flow.name)}{data.status && <span className="grow" />}{data.status && <span className="small muted">{data.status}</span>}</div>
       <div className="wf-node-io">
-        <div>{visibleInputs.map((i) => <div key={i.key} className="wf-port">{i.label || i.key}{Array.isArray(i.value) && typeof i.value[0] === "string" && i.value.length === 2 ? " ⤶" : ""}</div>)}</div>
-        <div>{flow.outputs.map((o) => <div key={o.id} className="wf-port out">{o.label || o.key}</div>)}</div>
+        <div>{visibleInputs.map((i) => <div key={i.key} className="wf-port">{inputLabel(i, flow.flowNodeType)}{Array.isArray(i.value) && typeof i.value[0] === "string" && i.value.length === 2 ? " ⤶" : ""}</div>)}</div>
+        <div>{flow.outputs.map((o) => <div key={o.id} className="wf-port out">{inputLabel({ key: o.key, label: o.label, renderTypeList: [] }, flow.flowNodeType)}</div>)}</div>
       </div>
       {handles.length === 1 && handles[0].id.endsWith("-source-right") ? (
         <Handle type="source" position={Position.Right} id={handles[0].id} style={{ top: 18 }} />
@@ -69,26 +72,90 @@ function Editor({ appId }: { appId: string }) {
   const [panel, setPanel] = useState<"" | "versions" | "run" | "import" | "settings">("");
   const [versionsTick, setVersionsTick] = useState(0);
   const flow = useReactFlow();
+  // Undo/redo: snapshots of the graph taken before each change; `saved` is the graph as last saved.
+  const past = useRef<Graph[]>([]);
+  const future = useRef<Graph[]>([]);
+  const lastTag = useRef({ tag: "", at: 0 });
+  const [saved, setSaved] = useState<string>("");
+  const [, setHistoryTick] = useState(0);
 
-  const load = (data: { nodes?: FlowNode[]; modules?: FlowNode[]; edges?: FlowEdge[]; chatConfig?: any }) => {
-    const list = data.nodes ?? data.modules ?? [];
-    setNodes(list.map(toRF));
-    setEdges((data.edges ?? []).map(toRFEdge));
+  const fit = () => setTimeout(() => flow.fitView({ padding: 0.2, maxZoom: 1, minZoom: 0.7 }), 50);
+  const show = (data: Graph) => {
+    setNodes(data.nodes.map(toRF));
+    setEdges(data.edges.map(toRFEdge));
     setChatConfig(data.chatConfig ?? {});
-    setTimeout(() => flow.fitView({ padding: 0.2, maxZoom: 1 }), 50);
   };
-  useEffect(() => { getApp(appId).then((a) => { setApp(a); load(a as any); }).catch((e) => setError(e.message)); }, [appId]);
+  const load = (data: { nodes?: FlowNode[]; modules?: FlowNode[]; edges?: FlowEdge[]; chatConfig?: any }, asSaved = false) => {
+    const list = data.nodes ?? data.modules ?? [];
+    const graph: Graph = { nodes: list.map((n, i) => ({ ...n, position: toRF(n, i).position })), edges: data.edges ?? [], chatConfig: data.chatConfig ?? {} };
+    if (!asSaved) checkpoint("load");
+    show(graph);
+    if (asSaved) setSaved(serialize(graph));
+    fit();
+  };
+  useEffect(() => { getApp(appId).then((a) => { setApp(a); load(a as any, true); }).catch((e) => setError(e.message)); }, [appId]);
 
-  const current = useCallback(() => ({
+  const current = useCallback((): Graph => ({
     nodes: nodes.map((n) => ({ ...n.data.flow, position: { x: Math.round(n.position.x), y: Math.round(n.position.y) } })),
     edges: edges.map((e) => ({ source: e.source, target: e.target, sourceHandle: e.sourceHandle!, targetHandle: e.targetHandle! })),
     chatConfig,
   }), [nodes, edges, chatConfig]);
+  const dirty = !!app && saved !== "" && serialize(current()) !== saved;
+
+  /** Remember the graph before a change; edits of one field within 1.5 s make one undo step. */
+  const checkpoint = (tag = "") => {
+    const now = Date.now();
+    if (tag && tag === lastTag.current.tag && now - lastTag.current.at < 1500) { lastTag.current.at = now; return; }
+    lastTag.current = { tag, at: now };
+    past.current = [...past.current.slice(-99), current()];
+    future.current = [];
+    setHistoryTick((t) => t + 1);
+  };
+  const undo = () => {
+    const prev = past.current.pop();
+    if (!prev) return;
+    future.current.push(current());
+    lastTag.current = { tag: "", at: 0 };
+    show(prev);
+    setHistoryTick((t) => t + 1);
+  };
+  const redo = () => {
+    const next = future.current.pop();
+    if (!next) return;
+    past.current.push(current());
+    lastTag.current = { tag: "", at: 0 };
+    show(next);
+    setHistoryTick((t) => t + 1);
+  };
+  const undoRef = useRef({ undo, redo });
+  undoRef.current = { undo, redo };
+  useEffect(() => {
+    const onKey = (e: KeyboardEvent) => {
+      const target = e.target as HTMLElement | null;
+      if (target && (target.tagName === "INPUT" || target.tagName === "TEXTAREA" || target.tagName === "SELECT")) return; // the field's own undo
+      if (!(e.ctrlKey || e.metaKey)) return;
+      const key = e.key.toLowerCase();
+      if (key === "z" && !e.shiftKey) { e.preventDefault(); undoRef.current.undo(); }
+      else if ((key === "z" && e.shiftKey) || key === "y") { e.preventDefault(); undoRef.current.redo(); }
+    };
+    window.addEventListener("keydown", onKey);
+    return () => window.removeEventListener("keydown", onKey);
+  }, []);
+
+  // Leaving with unsaved changes asks first: in-app links, and closing or reloading the tab.
+  useEffect(() => {
+    if (!dirty) return;
+    setLeaveGuard(() => confirm("Leave the editor without saving? Your changes to this workflow will be lost."));
+    const onUnload = (e: BeforeUnloadEvent) => { e.preventDefault(); e.returnValue = ""; };
+    window.addEventListener("beforeunload", onUnload);
+    return () => { setLeaveGuard(null); window.removeEventListener("beforeunload", onUnload); };
+  }, [dirty]);
 
   const onConnect = useCallback((c: Connection) => {
     if (c.source === c.target) return;
+    checkpoint("connect");
     setEdges((eds) => addEdge({ ...c, id: edgeId(c) }, eds));
-  }, [setEdges]);
+  }, [setEdges, current]);
 
   const addNode = (type: string) => {
     if (type === "workflowStart" && nodes.some((n) => n.data.flow.flowNodeType === "workflowStart")) { setNote("There is already a start node."); return; }
@@ -98,19 +165,21 @@ function Editor({ appId }: { appId: string }) {
     let position = anchor ? { x: anchor.position.x + 320, y: anchor.position.y } : { x: 0, y: 120 };
     while (taken(position.x, position.y)) position = { x: position.x, y: position.y + 160 };
     const node = makeNode(type, position);
+    checkpoint("add");
     setNodes((ns) => [...ns.map((n) => ({ ...n, selected: false })), { ...toRF(node, 0), selected: true }]);
     setSelected(node.nodeId);
-    setTimeout(() => flow.fitView({ padding: 0.25, maxZoom: 1, duration: 0 }), 30);
+    setTimeout(() => flow.fitView({ padding: 0.25, maxZoom: 1, minZoom: 0.7, duration: 0 }), 30);
   };
 
-  const updateFlow = (id: string, fn: (f: FlowNode) => FlowNode) => setNodes((ns) => ns.map((n) => (n.id === id ? { ...n, data: { ...n.data, flow: fn(n.data.flow) } } : n)));
-  const removeNode = (id: string) => { setNodes((ns) => ns.filter((n) => n.id !== id)); setEdges((es) => es.filter((e) => e.source !== id && e.target !== id)); setSelected(null); };
+  const updateFlow = (id: string, fn: (f: FlowNode) => FlowNode, tag = "") => { checkpoint(tag ? `${id}:${tag}` : ""); setNodes((ns) => ns.map((n) => (n.id === id ? { ...n, data: { ...n.data, flow: fn(n.data.flow) } } : n))); };
+  const removeNode = (id: string) => { checkpoint("remove"); setNodes((ns) => ns.filter((n) => n.id !== id)); setEdges((es) => es.filter((e) => e.source !== id && e.target !== id)); setSelected(null); };
 
   const save = async (publish: boolean) => {
     setError(""); setNote("");
     try {
       const body = current();
       await saveDraft(appId, body);
+      setSaved(serialize(body));
       if (publish) { await publishApp(appId, body); setVersionsTick((t) => t + 1); }
       setNote(publish ? "Published." : "Draft saved.");
     } catch (e) { setError((e as Error).message); }
@@ -134,9 +203,12 @@ function Editor({ appId }: { appId: string }) {
     <div className="wf">
       <div className="wf-bar">
         <a className="small" {...linkProps(`/apps/${appId}`)}>← App</a>
-        <b>{app?.name ?? "…"}</b><span className="badge">workflow</span>
+        <b>{app?.name ?? "…"}</b><span className="badge">Workflow</span>
         <div className="grow" />
         {note && <span className="muted small" data-testid="editor-note">{note}</span>}
+        {dirty && <span className="badge" data-testid="unsaved" title="Save draft or Publish to keep your changes">unsaved</span>}
+        <button title="Undo (Ctrl+Z)" aria-label="Undo" disabled={!past.current.length} onClick={undo}>↶</button>
+        <button title="Redo (Ctrl+Shift+Z)" aria-label="Redo" disabled={!future.current.length} onClick={redo}>↷</button>
         <button onClick={() => setPanel(panel === "import" ? "" : "import")}>Import</button>
         <button onClick={exportJson}>Export</button>
         <button onClick={() => setPanel(panel === "settings" ? "" : "settings")}>Variables</button>
@@ -162,6 +234,7 @@ function Editor({ appId }: { appId: string }) {
           <ReactFlow
             nodes={nodes} edges={edges} nodeTypes={nodeTypes}
             onNodesChange={onNodesChange} onEdgesChange={onEdgesChange} onConnect={onConnect}
+            onNodeDragStart={() => checkpoint("")} onBeforeDelete={async () => { checkpoint(""); return true; }}
             onSelectionChange={({ nodes: s }) => setSelected(s[0]?.id ?? null)}
             deleteKeyCode={["Backspace", "Delete"]} defaultEdgeOptions={{ animated: false, style: { strokeWidth: 2 } }}
             proOptions={{ hideAttribution: true }} minZoom={0.2} maxZoom={2}
@@ -174,15 +247,16 @@ function Editor({ appId }: { appId: string }) {
         {panel === "versions" ? (
           <div className="wf-inspector"><Versions appId={appId} onLoad={loadVersion} refresh={versionsTick} /></div>
         ) : panel === "settings" ? (
-          <SettingsPanel chatConfig={chatConfig} onChange={setChatConfig} onClose={() => setPanel("")} />
+          <SettingsPanel chatConfig={chatConfig} onChange={(c) => { checkpoint("settings"); setChatConfig(c); }} onClose={() => setPanel("")} />
         ) : panel === "import" ? (
           <ImportPanel onImport={(d) => { load(d); setPanel(""); setNote("Imported; save to keep it."); }} onClose={() => setPanel("")} />
         ) : panel === "run" ? (
           <RunPanel appId={appId} current={current} setStatuses={setStatuses} nodes={nodes} onClose={() => { setPanel(""); setStatuses(() => undefined); }} />
         ) : sel ? (
-          <Inspector key={sel.id} node={sel} nodes={nodes} edges={edges} chatConfig={chatConfig} onChange={(fn) => updateFlow(sel.id, fn)} onDelete={() => removeNode(sel.id)} />
+          <Inspector key={sel.id} node={sel} nodes={nodes} edges={edges} chatConfig={chatConfig} onChange={(fn, tag) => updateFlow(sel.id, fn, tag)} onDelete={() => removeNode(sel.id)}
+            onClose={() => { setNodes((ns) => ns.map((n) => ({ ...n, selected: false }))); setSelected(null); }} />
         ) : (
-          <div className="wf-inspector muted small">
+          <div className="wf-inspector wf-help muted small">
             <b>Workflow editor</b>
             <p>Add nodes from the left, drag from a node's right handle to another node's left handle to connect them, and click a node to edit its inputs — including references to outputs of nodes upstream.</p>
             <p>Delete a node or edge with the Delete key. Run executes the canvas as it is (no save needed) and lights up each node as it runs.</p>
@@ -204,25 +278,32 @@ function upstreamOf(id: string, edges: Edge[]): Set<string> {
   return seen;
 }
 
-function Inspector({ node, nodes, edges, chatConfig, onChange, onDelete }: { node: RFNode; nodes: RFNode[]; edges: Edge[]; chatConfig: any; onChange: (fn: (f: FlowNode) => FlowNode) => void; onDelete: () => void }) {
+function Inspector({ node, nodes, edges, chatConfig, onChange, onDelete, onClose }: { node: RFNode; nodes: RFNode[]; edges: Edge[]; chatConfig: any; onChange: (fn: (f: FlowNode) => FlowNode, tag?: string) => void; onDelete: () => void; onClose: () => void }) {
   const flow = node.data.flow;
+  const [advanced, setAdvanced] = useState(false);
+  const internals = flow.inputs.filter((i) => isInternal(i, flow.flowNodeType));
   const upstream = useMemo(() => {
     const ids = upstreamOf(node.id, edges);
-    const refs = nodes.filter((n) => ids.has(n.id)).flatMap((n) => n.data.flow.outputs.map((o) => ({ nodeId: n.id, outputId: o.id, label: `${n.data.flow.name} › ${o.label || o.key}` })));
+    const refs = nodes.filter((n) => ids.has(n.id)).flatMap((n) => n.data.flow.outputs.map((o) => ({ nodeId: n.id, outputId: o.id, label: `${nodeName(n.data.flow.name)} › ${inputLabel({ key: o.key, label: o.label, renderTypeList: [] }, n.data.flow.flowNodeType)}` })));
     for (const v of chatConfig?.variables ?? []) refs.push({ nodeId: "VARIABLE_NODE_ID", outputId: v.key, label: `Variable › ${v.label || v.key}` });
     return refs;
   }, [node.id, nodes, edges, chatConfig]);
-  const setInput = (key: string, value: unknown) => onChange((f) => ({ ...f, inputs: f.inputs.map((i) => (i.key === key ? { ...i, value } : i)) }));
+  const setInput = (key: string, value: unknown) => onChange((f) => ({ ...f, inputs: f.inputs.map((i) => (i.key === key ? { ...i, value } : i)) }), key);
   return (
     <div className="wf-inspector" data-testid="inspector">
-      <div className="row"><b><span className="wf-icon">{templateOf(flow.flowNodeType)?.icon}</span> {templateOf(flow.flowNodeType)?.name ?? flow.flowNodeType}</b><div className="grow" /><button className="small danger" onClick={onDelete}>Delete</button></div>
+      <div className="row"><b><span className="wf-icon">{templateOf(flow.flowNodeType)?.icon}</span> {templateOf(flow.flowNodeType)?.name ?? flow.flowNodeType}</b><div className="grow" /><button className="small danger" onClick={onDelete}>Delete</button><button className="small" aria-label="Close" onClick={onClose}>✕</button></div>
       <div className="muted small">{templateOf(flow.flowNodeType)?.intro} · id <code>{flow.nodeId}</code></div>
-      <label>Name<input value={nodeName(flow.name)} onChange={(e) => onChange((f) => ({ ...f, name: e.target.value }))} /></label>
-      {flow.inputs.map((input) => <InputEditor key={input.key} input={input} upstream={upstream} onChange={(v) => setInput(input.key, v)} />)}
+      <label>Name<input value={nodeName(flow.name)} onChange={(e) => onChange((f) => ({ ...f, name: e.target.value }), "name")} /></label>
+      {flow.inputs.filter((i) => advanced || !isInternal(i, flow.flowNodeType)).map((input) => <InputEditor key={input.key} input={{ ...input, label: inputLabel(input, flow.flowNodeType) }} upstream={upstream} onChange={(v) => setInput(input.key, v)} />)}
+      {internals.length > 0 && (
+        <button className="link small" style={{ alignSelf: "flex-start" }} data-testid="advanced-toggle" onClick={() => setAdvanced(!advanced)}>
+          {advanced ? "Hide" : "Show"} {internals.length} internal setting{internals.length === 1 ? "" : "s"} (FastGPT keeps them hidden)
+        </button>
+      )}
       {flow.outputs.length > 0 && (
         <div className="col" style={{ gap: 4 }}>
           <b className="small">Outputs</b>
-          {flow.outputs.map((o) => <div key={o.id} className="small muted"><code>{o.key}</code> · {o.valueType} — {o.label}</div>)}
+          {flow.outputs.map((o) => <div key={o.id} className="small muted"><code>{o.key}</code> · {o.valueType} — {inputLabel({ key: o.key, label: o.label, renderTypeList: [] }, flow.flowNodeType)}</div>)}
         </div>
       )}
     </div>

@@ -76,6 +76,44 @@ export const TEMPLATES: Template[] = [
 
 export const templateOf = (type: string) => TEMPLATES.find((t) => t.type === type);
 
+const templateInputs = (type: string): FlowInput[] => templateOf(type)?.build().inputs ?? [];
+
+/** FastGPT labels are often i18n keys ("core.module.input.label.aiModel", "common:core.ai.Model"). */
+const isI18nKey = (label: string) => /^([a-z_]+:)?[a-z][A-Za-z0-9_]*(\.[A-Za-z0-9_ ]+){2,}$/.test(label) || /^[a-z_]+:[A-Za-z0-9_.]+$/.test(label);
+
+const KNOWN_LABELS: Record<string, string> = {
+  aiModel: "AI model", LLM: "AI model", model: "Model", aiSystemPrompt: "System prompt", systemPrompt: "System prompt",
+  chatHistory: "Chat history", history: "Chat history", userChatInput: "User question", user_question: "User question",
+  quoteQA: "Knowledge quotes", datasetQuote: "Knowledge quotes", selectDataset: "Knowledge bases", datasets: "Knowledge bases",
+  temperature: "Temperature", maxToken: "Max tokens", max_tokens: "Max tokens", similarity: "Minimum relevance",
+  limit: "Token limit", searchMode: "Search mode", text: "Text", answerText: "AI answer", isResponseAnswerText: "Send answer to the user",
+  "user question": "User question", "Ai response content": "AI answer", Prompt: "Prompt",
+};
+
+/** "aiChatReasoning" → "Ai chat reasoning", "max_tokens" → "Max tokens". */
+const humanize = (word: string) => {
+  const spaced = word.replace(/[_-]+/g, " ").replace(/([a-z0-9])([A-Z])/g, "$1 $2").trim().toLowerCase();
+  return spaced.charAt(0).toUpperCase() + spaced.slice(1);
+};
+
+/** An input's label in English: the console's own label for that key, else a FastGPT i18n key made readable. */
+export function inputLabel(input: FlowInput, flowNodeType: string): string {
+  const raw = String(input.label ?? "");
+  if (raw && !isI18nKey(raw)) return raw;
+  const own = templateInputs(flowNodeType).find((i) => i.key === input.key)?.label;
+  if (own) return own;
+  const last = (raw || input.key).split(/[.:]/).pop() || input.key;
+  return KNOWN_LABELS[last] ?? KNOWN_LABELS[input.key] ?? humanize(last);
+}
+
+/** FastGPT's hidden internals (isResponseAnswerText, quoteTemplate, …): hidden inputs the console's own
+ *  template for the node does not edit. The inspector keeps them behind "Advanced". */
+export function isInternal(input: FlowInput, flowNodeType: string): boolean {
+  const types = input.renderTypeList ?? [];
+  if (!(types.length === 0 || types.every((t) => t === "hidden"))) return false;
+  return !templateInputs(flowNodeType).some((i) => i.key === input.key);
+}
+
 export const newNodeId = () => Array.from(crypto.getRandomValues(new Uint8Array(6)), (b) => "ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz0123456789"[b % 62]).join("");
 
 export function makeNode(type: string, position: { x: number; y: number }, nodeId = type === "workflowStart" ? "workflowStartNodeId" : newNodeId()): FlowNode {
