@@ -104,3 +104,43 @@ def test_refuses_a_folder_without_manifest_and_bad_options(tmp_path: Path) -> No
     assert bad.returncode != 0 and "--fusion" in bad.stderr + bad.stdout
     weight = _bench("--dataset", str(dataset), "--embedding-weight", "1.5", tmp_path=tmp_path)
     assert weight.returncode != 0 and "--embedding-weight" in weight.stderr + weight.stdout
+
+
+def test_fusion_sweep_ranks_as_the_search_pipeline_does(tmp_path: Path) -> None:
+    dataset = _dataset(tmp_path / "beir")
+    data_dir = tmp_path / "kb"
+    searched = _bench(
+        *("--dataset", str(dataset), "--data-dir", str(data_dir), "--json", "--mode", "mixedRecall"),
+        *("--fusion", "default", "--fusion", "rrf", "--embedding-weight", "0.3"),
+        tmp_path=tmp_path,
+    )
+    assert searched.returncode == 0, searched.stderr
+    by_fusion = {row["fusion"]: row for row in json.loads(searched.stdout)["modes"]}
+    env = {k: v for k, v in os.environ.items() if not k.startswith("FATHOM_")}
+    sweep = subprocess.run(
+        [
+            *(sys.executable, "-m", "fathom", "bench", "fusion-sweep", "--split", "train"),
+            *("--dataset", str(dataset), "--data-dir", str(data_dir), "--embedding-weight", "0.3"),
+            *("--fusion", "default", "--fusion", "rrf", "--coverage-exponent", "4"),
+        ],
+        env={**env, "FATHOM_LOG_LEVEL": "warning"},
+        capture_output=True,
+        text=True,
+        timeout=180,
+    )
+    assert sweep.returncode == 0, sweep.stderr
+    result = json.loads(sweep.stdout)
+    assert result["queries"] == 3 and result["queryCoverage"]["p50"] == 1.0  # English queries
+    for row in result["rows"]:
+        search = by_fusion[row["fusion"]]
+        assert (row["ndcg_at_10"], row["recall_at_100"]) == (search["ndcg_at_10"], search["recall_at_100"])
+
+    empty = subprocess.run(
+        [sys.executable, "-m", "fathom", "bench", "fusion-sweep", "--dataset", str(dataset)]
+        + ["--data-dir", str(tmp_path / "nothing")],
+        env=env,
+        capture_output=True,
+        text=True,
+        timeout=180,
+    )
+    assert empty.returncode != 0 and "fathom bench retrieval" in empty.stderr + empty.stdout

@@ -99,7 +99,7 @@ def test_knowledge_base_tour(
         first = page.locator("[data-testid=search-hit]").first
         assert "180 euros" in first.inner_text()
         trace = first.locator("[data-testid=trace]").inner_text()
-        assert "embeddingRecall" in trace and "fullTextRecall" in trace and "rrf" in trace
+        assert "embeddingRecall" in trace and "fullTextRecall" in trace and "convex" in trace
         page.screenshot(path=str(screenshots / "03-search-test.png"), full_page=True)
     finally:
         page.close()

@@ -49,7 +49,7 @@ async def test_text_collection_goes_from_waiting_to_ready_and_is_searchable(
     )
     assert result.search_res and "egress guard" in result.search_res[0].q
     stages = {entry.stage for entry in result.search_res[0].trace.stages}
-    assert {"embeddingRecall", "fullTextRecall", "rrf"} <= stages
+    assert {"embeddingRecall", "fullTextRecall", "convex"} <= stages  # the default fusion
 
 
 async def test_file_collection_is_parsed_before_chunking(platform: tuple[Platform, Bootstrap]) -> None:

@@ -54,3 +54,18 @@ def test_truncation_is_256_not_the_shipped_128(embedder: LocalEmbedder) -> None:
     # with truncation at 128 both inputs would be cut before their last words and be identical
     assert float(np.dot(first, second)) < 0.9999
     assert embedder.count_tokens("word " * 300) == 300
+
+
+def test_token_coverage_is_the_share_of_characters_the_vocabulary_knows(embedder: LocalEmbedder) -> None:
+    english, chinese, empty, mixed = embedder.token_coverage(
+        [
+            "0-dimensional biomaterials show inductive properties.",
+            "战国史模式主打哪两个模式？",
+            "  ",
+            "BRCA1 与乳腺癌",
+        ]
+    )
+    assert english == 1.0 and empty == 1.0
+    assert 0 < chinese < 0.6  # MiniLM turns most CJK characters into [UNK]
+    assert chinese < mixed < 1.0  # the Latin part of a mixed query is read
+    assert embedder.token_coverage([]) == []

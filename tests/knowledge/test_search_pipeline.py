@@ -103,7 +103,7 @@ async def test_duplicate_text_is_deduped_with_a_trace(backend: Backend) -> None:
 
 
 async def test_mixed_recall_fuses_both_legs_and_skips_the_similarity_filter(backend: Backend) -> None:
-    res = await backend.search(searchMode="mixedRecall", similarity=0.99)
+    res = await backend.search(searchMode="mixedRecall", similarity=0.99, fusion="rrf")
     assert not res.using_similarity_filter
     top = res.search_res[0]
     assert top.id in {"d0", "d9"}

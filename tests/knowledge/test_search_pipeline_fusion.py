@@ -62,9 +62,9 @@ async def backend(local_embedder: LocalEmbedder) -> Backend:
     return b
 
 
-def test_fusion_defaults_to_rrf_and_is_optional_on_the_wire() -> None:
+def test_fusion_is_optional_on_the_wire() -> None:
     params = SearchDatasetDataParams.model_validate({"queries": ["q"]})
-    assert params.fusion == "rrf" and params.convex_normalization == "minmax"
+    assert params.fusion is None and params.convex_normalization == "minmax"
     assert SearchDatasetDataParams.model_validate({"queries": ["q"], "fusion": "convex"}).fusion == "convex"
 
 
@@ -85,11 +85,16 @@ async def test_convex_fusion_scores_and_traces_every_item(backend: Backend) -> N
     assert [e.stage for e in top.trace.stages][:3] == ["embeddingRecall", "fullTextRecall", "convex"]
 
 
-async def test_rrf_and_an_unknown_fusion_keep_fastgpt_behaviour(backend: Backend) -> None:
+async def test_no_fusion_or_an_unknown_one_is_the_default_and_rrf_is_fastgpts(backend: Backend) -> None:
     default = await backend.search()
     unknown = await backend.search(fusion="something-else")
+    convex = await backend.search(fusion="convex")
+    # an English query is read whole by MiniLM: the default is plain convex min-max at the sent weight
     assert [i.id for i in default.search_res] == [i.id for i in unknown.search_res]
-    assert all(i.score_of("rrf") is not None and i.score_of("convex") is None for i in default.search_res)
+    assert [i.id for i in default.search_res] == [i.id for i in convex.search_res]
+    assert all(i.score_of("convex") is not None and i.score_of("rrf") is None for i in default.search_res)
+    rrf = await backend.search(fusion="rrf")
+    assert all(i.score_of("rrf") is not None and i.score_of("convex") is None for i in rrf.search_res)
 
 
 async def test_convex_weights_at_the_ends_follow_one_leg(backend: Backend) -> None:

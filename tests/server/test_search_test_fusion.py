@@ -1,10 +1,26 @@
-"""``POST /api/core/dataset/searchTest`` accepts Fathom's optional ``fusion`` field."""
+"""``POST /api/core/dataset/searchTest``: Fathom's optional ``fusion`` field, and the default fusion, which
+weighs the embedding leg by how much of the query the knowledge base's embedding model can read."""
 
 from __future__ import annotations
 
 from typing import Any
 
 from live_support import create_text_dataset, ok
+
+# the default local model (English MiniLM) reads about a third of these characters
+CHINESE = "\n\n".join(
+    f"## {title}\n\n{body}"
+    for title, body in [
+        ("退款", "退款会在五个工作日内退回到原来的银行卡。"),
+        ("发货", "包裹从鹿特丹发货，三天内送达欧盟各地。"),
+        ("保修", "每台设备都享有两年的制造缺陷保修。"),
+    ]
+)
+
+
+def _fusion_entry(item: dict[str, Any]) -> dict[str, Any]:
+    (entry,) = [s for s in item["trace"]["stages"] if s["stage"] in ("rrf", "convex")]
+    return entry
 
 
 def test_search_test_fusion_convex_and_invalid_value(live_server: Any) -> None:
@@ -20,8 +36,34 @@ def test_search_test_fusion_convex_and_invalid_value(live_server: Any) -> None:
         }
         assert "convex" in [stage["stage"] for stage in top["trace"]["stages"]]
 
+        # no ``fusion`` (every FastGPT client): the default, convex; an English query is read whole
         default = ok(client.post("/api/core/dataset/searchTest", json=query))
-        assert "rrf" in {s["type"] for s in default["list"][0]["score"]}
+        assert "convex" in {s["type"] for s in default["list"][0]["score"]}
+        assert [i["id"] for i in default["list"]] == [i["id"] for i in convex["list"]]
+        assert "reads" not in (_fusion_entry(default["list"][0])["detail"] or "")
+
+        rrf = ok(client.post("/api/core/dataset/searchTest", json={**query, "fusion": "rrf"}))
+        assert "rrf" in {s["type"] for s in rrf["list"][0]["score"]}
 
         bad = client.post("/api/core/dataset/searchTest", json={**query, "fusion": "linear"})
         assert bad.status_code == 400 and "fusion" in bad.text
+
+
+def test_default_fusion_weighs_the_embedding_leg_by_query_coverage(live_server: Any) -> None:
+    with live_server.client(live_server.admin_key) as client:
+        dataset_id = create_text_dataset(client, text=CHINESE, name="中文")
+        query = {"datasetId": dataset_id, "text": "退款多久能到账？", "searchMode": "mixedRecall"}
+
+        default = ok(client.post("/api/core/dataset/searchTest", json=query))
+        hits = default["list"]
+        assert hits and "退款" in hits[0]["q"]
+        detail = _fusion_entry(hits[0])["detail"]
+        # the weight the product path used, and why: MiniLM reads only part of a Chinese query
+        assert "embeddingWeight 0.5→" in detail and "of the query" in detail
+        share = int(detail.split("reads ")[1].split("%")[0])
+        assert 0 < share < 60
+
+        # ``fusion: "rrf"`` is FastGPT's weighted RRF with the weights as sent: no coverage scaling
+        rrf = ok(client.post("/api/core/dataset/searchTest", json={**query, "fusion": "rrf"}))
+        rrf_detail = _fusion_entry(rrf["list"][0])["detail"]
+        assert "×0.5" in rrf_detail and "reads" not in rrf_detail

@@ -36,8 +36,9 @@ from fathom.llm.local_embedding import LOCAL_EMBEDDING_MODEL_ID
 from fathom.platform import Platform
 
 MODES = ("embedding", "fullTextRecall", "mixedRecall")
-# ``convex`` uses the pipeline's default normalisation; ``convex-minmax`` and ``convex-tmm`` name one
-FUSIONS = ("rrf", "convex", "convex-minmax", "convex-tmm")
+# ``default`` sends no ``fusion`` (what every FastGPT client gets); ``convex`` uses the pipeline's default
+# normalisation; ``convex-minmax`` and ``convex-tmm`` name one
+FUSIONS = ("default", "rrf", "convex", "convex-minmax", "convex-tmm")
 PUSH_BATCH = 64
 MANIFEST = "bench-manifest.json"
 
@@ -205,6 +206,9 @@ class _CachedEmbedder:
     def dimensions(self) -> int:
         return self._inner.dimensions
 
+    def __getattr__(self, name: str) -> Any:  # token_coverage and any other optional embedder method
+        return getattr(self._inner, name)
+
     async def embed(self, texts: Sequence[str]) -> list[list[float]]:
         missing = [text for text in dict.fromkeys(texts) if text not in self._vectors]
         if missing:
@@ -267,7 +271,7 @@ async def _measure(
 ) -> ModeResult:
     mode, fusion, weight = setting
     request: dict[str, Any] = {"datasetIds": [dataset_id], "searchMode": mode, "limit": 10**9}
-    if fusion is not None:
+    if fusion is not None and fusion != "default":
         request["fusion"] = "convex" if fusion.startswith("convex") else fusion
         if fusion.startswith("convex-"):
             request["convexNormalization"] = fusion.removeprefix("convex-")
@@ -309,7 +313,7 @@ async def run_retrieval_bench(
     throughput_docs: int = 300,
     data_dir: Path | None = None,
     embedding_weights: Sequence[float] = (0.5,),
-    fusions: Sequence[str] = ("rrf",),
+    fusions: Sequence[str] = ("default",),
 ) -> BenchResult:
     corpus = list(read_jsonl(dataset_dir / "corpus.jsonl"))[: max_docs or None]
     queries = {str(q["_id"]): str(q["text"]) for q in read_jsonl(dataset_dir / "queries.jsonl")}

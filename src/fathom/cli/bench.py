@@ -32,8 +32,9 @@ def bench_retrieval(
         [0.5], help="mixedRecall embeddingWeight in [0, 1]; repeatable (a sweep, each reported)."
     ),
     fusion: list[str] = typer.Option(
-        ["rrf"],
-        help="mixedRecall fusion: rrf, convex (default normalisation), convex-minmax, convex-tmm; repeatable",
+        ["default"],
+        help="mixedRecall fusion: default (no fusion field sent), rrf, convex (default normalisation), "
+        "convex-minmax, convex-tmm; repeatable",
     ),
     as_json: bool = typer.Option(False, "--json", help="Print the result as JSON."),
 ) -> None:
@@ -85,6 +86,51 @@ def bench_retrieval(
         )
     if result.ingestion:
         out.print(f"  ingestion: {result.ingestion}")
+
+
+@bench_app.command("fusion-sweep")
+def bench_fusion_sweep(
+    dataset: Path = typer.Option(..., help="The BEIR-format folder the knowledge base was ingested from."),
+    data_dir: Path = typer.Option(..., help="A folder `fathom bench retrieval --data-dir` filled."),
+    split: str = typer.Option("train", help="Which qrels file: train, dev or test (tune on train/dev)."),
+    fusion: list[str] = typer.Option(
+        ["default", "rrf", "rrf-coverage"],
+        help="default, rrf (FastGPT's, weights as sent), rrf-coverage, convex, convex-minmax, convex-tmm; "
+        "repeatable",
+    ),
+    embedding_weight: list[float] = typer.Option([0.5], help="embeddingWeight values; repeatable."),
+    coverage_exponent: list[float] = typer.Option(
+        [2.0], help="Coverage exponents (inf: drop the leg for any unknown character); repeatable."
+    ),
+    max_queries: int | None = typer.Option(None, help="Use only the first N queries."),
+) -> None:
+    """Sweep mixedRecall fusion settings over a kept knowledge base; each query's legs are recalled once."""
+    from fathom.bench.fusion_sweep import SWEEP_FUSIONS, run_fusion_sweep
+    from fathom.bench.retrieval import BenchDataDirError
+
+    for name in fusion:
+        if name not in SWEEP_FUSIONS:
+            raise fail(f"--fusion: {name!r} is not one of {', '.join(SWEEP_FUSIONS)}")
+    for weight in embedding_weight:
+        if not 0 <= weight <= 1:
+            raise fail(f"--embedding-weight: {weight:g} is not between 0 and 1")
+    if not (dataset / "qrels" / f"{split}.tsv").exists():
+        raise fail(f"--dataset: {dataset} has no qrels/{split}.tsv")
+    try:
+        result = asyncio.run(
+            run_fusion_sweep(
+                dataset,
+                data_dir,
+                split=split,
+                fusions=list(dict.fromkeys(fusion)),
+                weights=list(dict.fromkeys(embedding_weight)),
+                exponents=list(dict.fromkeys(coverage_exponent)),
+                max_queries=max_queries,
+            )
+        )
+    except BenchDataDirError as exc:
+        raise fail(str(exc)) from None
+    out.print_json(json.dumps(result))
 
 
 @bench_app.command("search-latency")

@@ -135,6 +135,28 @@ class LocalEmbedder:
         """Embed ``texts`` without blocking the event loop; one unit-length vector per text."""
         return await asyncio.to_thread(self.embed_sync, list(texts))
 
+    def token_coverage(self, texts: Sequence[str]) -> list[float]:
+        """Per text, the share of its non-space characters that the vocabulary covers, i.e. that are not
+        inside an ``[UNK]`` word piece (1.0 for a text without any). English text is 1.0; Chinese about
+        0.3, since most CJK characters are unknown to this model. The search pipeline weighs the
+        embedding leg of a hybrid search by it (``fathom.knowledge.search.hybrid``)."""
+        if not texts:
+            return []
+        self._load()
+        unknown_id = self._counter.token_to_id("[UNK]")
+        shares: list[float] = []
+        for text, encoding in zip(
+            texts, self._counter.encode_batch(list(texts), add_special_tokens=False), strict=True
+        ):
+            total = sum(1 for ch in text if not ch.isspace())
+            unknown = sum(
+                sum(1 for ch in text[start:end] if not ch.isspace())
+                for token, (start, end) in zip(encoding.ids, encoding.offsets, strict=True)
+                if token == unknown_id
+            )
+            shares.append(1.0 - unknown / total if total else 1.0)
+        return shares
+
     def count_tokens(self, text: str) -> int:
         """Word pieces of ``text`` without special tokens, padding or truncation."""
         self._load()

@@ -1,5 +1,6 @@
 """Convex-combination fusion of recall legs (Bruch, Gai and Ingber 2023, "An Analysis of Fusion Functions
-for Hybrid Retrieval"), Fathom's optional alternative to weighted RRF (request field ``fusion: "convex"``).
+for Hybrid Retrieval"): mixedRecall's default fusion (``fathom.knowledge.search.hybrid``; FastGPT's weighted
+RRF stays available as ``fusion: "rrf"``).
 
 Each leg's raw scores (the item's score entry of the leg's type: cosine for ``embedding``, BM25 for
 ``fullText``) are normalised to [0, 1] within the leg's recalled list, ``(s - lower) / (max - lower)``:

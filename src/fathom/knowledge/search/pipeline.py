@@ -1,9 +1,11 @@
 """``search_dataset_data``: the text search pipeline in the normative order of spec §5.3.
 
-queries -> embedding recall and full-text recall (pools from ``count_recall_limit``) -> weighted RRF
-(``embeddingWeight``; with Fathom's optional ``fusion: "convex"``, a convex combination of normalised
-scores instead) -> optional rerank fused by ``rerankWeight`` (fallback on failure) -> dedupe ->
-similarity filter (on the score type ``similarity_score_type`` names) -> token budget (``limit``).
+queries -> embedding recall and full-text recall (pools from ``count_recall_limit``) -> fusion of the
+legs (``fathom.knowledge.search.hybrid``: by default a convex combination of normalised scores with the
+embedding weight scaled by how much of the query the embedding model can read; ``fusion: "rrf"``:
+FastGPT's weighted RRF by ``embeddingWeight``) -> optional rerank fused by ``rerankWeight`` (fallback
+on failure) -> dedupe -> similarity filter (on the score type ``similarity_score_type`` names) -> token
+budget (``limit``).
 """
 
 from __future__ import annotations
@@ -21,10 +23,9 @@ from fathom.knowledge.search.filters import (
     normalize_search_mode,
     similarity_score_type,
 )
-from fathom.knowledge.search.fusion import ConvexInput, convex_combination
+from fathom.knowledge.search.hybrid import fuse_legs, query_coverage
 from fathom.knowledge.search.recall import embed_texts, embedding_recall, full_text_recall
 from fathom.knowledge.search.rerank import rerank_search_results
-from fathom.knowledge.search.rrf import RrfInput, dataset_search_result_concat
 from fathom.knowledge.search.types import SearchDataItem, SearchDatasetDataParams, SearchDatasetDataResponse
 
 
@@ -76,12 +77,16 @@ async def search_dataset_data(
     )
 
     embedding_limit, full_text_limit = count_recall_limit(mode)
+    coverage: float | None = None  # the share of the queries the embedding model can read
 
     async def embedding_leg() -> tuple[list[SearchDataItem], list[SearchDataItem]]:
         if embedding_limit <= 0:
             return [], []
+        nonlocal coverage
         vectors, reported = await embed_texts(embedder, queries)
         response.embedding_tokens = reported if reported is not None else sum(counter(q) for q in queries)
+        if mode == "mixedRecall":  # the model is loaded now: tokenizing the queries costs microseconds
+            coverage = query_coverage(embedder, queries)
         return await embedding_recall(queries, vectors, vector_index, chunk_store, scope, embedding_limit)
 
     # the legs run concurrently: the full-text query is handed to the database first, so it runs
@@ -97,31 +102,14 @@ async def search_dataset_data(
     full_text_items, full_text_cut = await full_text_leg
     cut: list[SearchDataItem] = [*embedding_cut, *full_text_cut]
 
-    weight = p.embedding_weight
-    results: list[SearchDataItem]
-    if p.fusion == "convex":
-        results = convex_combination(
-            [
-                entry
-                for entry in (
-                    ConvexInput(weight, embedding_items, "embedding", "embedding"),
-                    ConvexInput(1 - weight, full_text_items, "fullText", "fullText"),
-                )
-                if entry.weight > 0
-            ],
-            normalization="tmm" if p.convex_normalization == "tmm" else "minmax",
-        )
-    else:
-        results = dataset_search_result_concat(
-            [
-                entry
-                for entry in (
-                    RrfInput(weight=weight, items=embedding_items, name="embedding"),
-                    RrfInput(weight=1 - weight, items=full_text_items, name="fullText"),
-                )
-                if entry.weight > 0
-            ]
-        )
+    results = fuse_legs(
+        embedding_items,
+        full_text_items,
+        weight=p.embedding_weight,
+        fusion=p.fusion,
+        normalization=p.convex_normalization,
+        coverage=coverage,
+    )
 
     using_re_rank = False
     if wants_rerank and results:

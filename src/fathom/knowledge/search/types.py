@@ -128,9 +128,10 @@ class SearchDatasetDataParams(_Wire):
     limit: int = 1500
     search_mode: str = Field(default="embedding", alias="searchMode")
     embedding_weight: float = Field(default=0.5, alias="embeddingWeight")
-    # Fathom's addition: how mixedRecall fuses its legs, ``rrf`` (FastGPT's weighted RRF) or ``convex``
-    # (``fathom.knowledge.search.fusion``); any other value means ``rrf``
-    fusion: str = "rrf"
+    # Fathom's addition: how mixedRecall fuses its legs (``fathom.knowledge.search.hybrid``): ``rrf``
+    # (FastGPT's weighted RRF, weights as sent) or ``convex``; absent or any other value: the default
+    # (convex, the embedding weight scaled by how much of the query the embedding model can read)
+    fusion: str | None = None
     # with ``fusion: "convex"``: ``minmax`` (the default, best on SciFact train) or ``tmm`` (theoretical
     # min-max) normalisation of each leg's scores; any other value means ``minmax``
     convex_normalization: str = Field(default="minmax", alias="convexNormalization")

@@ -140,9 +140,9 @@ async def search_test(request: Request, auth: AuthContext = Depends(authenticate
     mode = values.get("searchMode") or "embedding"
     if mode not in ("embedding", "fullTextRecall", "mixedRecall"):
         mode = "embedding"
-    fusion = values.get("fusion") or "rrf"  # Fathom's addition; FastGPT clients never send it
-    if fusion not in ("rrf", "convex"):
-        raise ApiError(400, "invalidParams", "fusion: must be rrf or convex")
+    fusion = values.get("fusion") or None  # Fathom's addition; FastGPT clients never send it
+    if fusion is not None and fusion not in ("rrf", "convex"):
+        raise ApiError(400, "invalidParams", "fusion: must be rrf or convex (or left out for the default)")
     rerank_model = values.get("rerankModel") or None
     if rerank_model is not None and not isinstance(rerank_model, str):
         raise ApiError(400, "invalidParams", "rerankModel: must be a model id (a string)")
