@@ -122,6 +122,7 @@ class Platform:
             sandbox_factory=self._sandbox_runner,
             secrets=self.secrets,
             redis_url=self.settings.redis_url,
+            teams=self.teams,
         )
 
     def _sandbox_runner(self) -> SandboxRunner:

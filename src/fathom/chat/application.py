@@ -7,7 +7,7 @@ from dataclasses import dataclass
 from typing import Any
 
 from fathom.chat.app_owner_store import AppOwnerStore
-from fathom.chat.apps import AppService
+from fathom.chat.apps import AppService, MemberAppAccess
 from fathom.chat.channel import RunRegistry
 from fathom.chat.fanout import RedisFanout
 from fathom.chat.history import HistoryService
@@ -16,7 +16,13 @@ from fathom.chat.service import ChatService
 from fathom.chat.services import ModelPool, RunServicesFactory, SearchFn
 from fathom.llm import ModelRegistry
 from fathom.store.db import Database
-from fathom.store.protocols import ApiKeyRepository, AppRepository, ChatRepository, UsageRepository
+from fathom.store.protocols import (
+    ApiKeyRepository,
+    AppRepository,
+    ChatRepository,
+    TeamRepository,
+    UsageRepository,
+)
 
 
 @dataclass
@@ -44,8 +50,10 @@ class ChatApplication:
         secrets: Any = None,
         registry: RunRegistry | None = None,
         redis_url: str | None = None,
+        teams: TeamRepository | None = None,
     ) -> ChatApplication:
         app_service = AppService(apps, secrets=secrets)
+        owners = AppOwnerStore(db)
         factory = RunServicesFactory(
             apps=apps,
             models=ModelPool(models),
@@ -53,6 +61,7 @@ class ChatApplication:
             http_client_factory=http_client_factory,
             sandbox_factory=sandbox_factory,
             secrets=secrets,
+            access=MemberAppAccess(teams, owners) if teams is not None else None,
         )
         fanout = RedisFanout(redis_url) if redis_url else None
         chat_list = ChatListStore(db)
@@ -66,7 +75,7 @@ class ChatApplication:
             fanout=fanout,
             chat_owners=chat_list,
         )
-        return cls(app_service, runs, HistoryService(chats, chat_list), AppOwnerStore(db))
+        return cls(app_service, runs, HistoryService(chats, chat_list), owners)
 
     def chat_model(self, model_id: str = "") -> Any:
         """The shared client of a chat model (empty: the default); unknown ids raise ``LookupError``, no

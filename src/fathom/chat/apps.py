@@ -4,12 +4,13 @@ and the graph a run uses (published version for API runs, draft for the chat tes
 from __future__ import annotations
 
 from dataclasses import dataclass
-from typing import Any
+from typing import Any, Protocol
 
+from fathom.chat.app_owner_store import AppOwnerStore
 from fathom.chat.errors import AppNotPublished, ChatError
 from fathom.chat.simple_app import compile_simple_app, simple_chat_config, validate_simple_config
 from fathom.chat.simple_form import form_to_workflow, is_simple_form
-from fathom.store.protocols import AppRecord, AppRepository, AppVersionRecord, NotFound
+from fathom.store.protocols import AppRecord, AppRepository, AppVersionRecord, NotFound, TeamRepository
 from fathom.workflow import WorkflowGraphError, load_workflow
 from fathom.workflow.nodes.app_module import ChildApp
 from fathom.workflow.nodes.graph_tools import workflow_tool_config_status
@@ -243,18 +244,62 @@ class AppService:
         return AppGraph(app, version_workflow(version), version.id)
 
 
-class TeamChildAppLoader:
-    """``appModule`` child apps of one team: pinned version → published version (spec §4.8.3)."""
+class ChildAppReader(Protocol):
+    """Member-level read check on a child app (owner/admin role, the app's creator, or a read grant)."""
 
-    def __init__(self, apps: AppRepository, team_id: str) -> None:
+    async def can_read(self, member_id: str, app_id: str) -> bool: ...
+
+
+_RANK = {"read": 1, "write": 2, "manage": 3}
+
+
+@dataclass
+class MemberAppAccess:
+    """The running member's read permission on an app, from the team repository and app owners."""
+
+    teams: TeamRepository
+    owners: AppOwnerStore
+
+    async def can_read(self, member_id: str, app_id: str) -> bool:
+        try:
+            member = await self.teams.get_member(member_id)
+        except NotFound:
+            return False
+        if member.role in ("owner", "admin") or await self.owners.owner_of(app_id) == member_id:
+            return True
+        granted = await self.teams.get_permission(member_id, "app", app_id)
+        return granted is not None and _RANK.get(granted, 0) >= _RANK["read"]
+
+
+class TeamChildAppLoader:
+    """``appModule`` / ``pluginModule`` child apps of one team (spec §4.8.3): the running member must
+    be allowed to read the child (member level, not only team), and the version is the node's pinned
+    version when it belongs to the child, else the published one."""
+
+    def __init__(
+        self,
+        apps: AppRepository,
+        team_id: str,
+        *,
+        member_id: str | None = None,
+        access: ChildAppReader | None = None,
+    ) -> None:
         self.apps = apps
         self.team_id = team_id
+        self.member_id = member_id
+        self.access = access
 
     async def load_child_app(self, app_id: str, version: str | None) -> ChildApp:
         try:
             app = await self.apps.get_app(self.team_id, app_id)
         except NotFound:
             raise LookupError(f"app {app_id} not found") from None
+        member, access = self.member_id, self.access
+        if access is not None and member is not None and not await access.can_read(member, app_id):
+            raise PermissionError(
+                f"No read permission on app {app.name} ({app_id}): ask its owner to grant "
+                "you read access, or remove the node"
+            )
         record = None
         if version:
             try:
@@ -280,6 +325,7 @@ __all__ = [
     "SIMPLE_KEY",
     "AppGraph",
     "AppService",
+    "MemberAppAccess",
     "TeamChildAppLoader",
     "check_workflow",
     "draft_workflow",

@@ -251,7 +251,7 @@ class ChatService:
                 query=prepared.query,
                 variables=prepared.variables,
                 histories=prepared.histories,
-                services=self.services.for_team(request.team_id),
+                services=self.services.for_team(request.team_id, request.member_id),
                 emit=emit,
                 stop=channel.stop,
                 chat_id=prepared.chat_id,

@@ -6,7 +6,7 @@ from collections.abc import Awaitable, Callable
 from dataclasses import dataclass, field
 from typing import Any
 
-from fathom.chat.apps import TeamChildAppLoader
+from fathom.chat.apps import ChildAppReader, TeamChildAppLoader
 from fathom.chat.file_reader import ExternalFileReader
 from fathom.llm import ChatModel, ModelNotFoundError, ModelRegistry, OpenAIChatModel
 from fathom.store.protocols import AppRepository
@@ -79,6 +79,7 @@ class RunServicesFactory:
     http_client_factory: Callable[[], Any] | None = None
     sandbox_factory: Callable[[], Any] | None = None
     secrets: Any = None
+    access: ChildAppReader | None = None
     _http_client: Any = None
     _sandbox: Any = None
 
@@ -92,8 +93,9 @@ class RunServicesFactory:
             self._sandbox = LazyService(self.sandbox_factory)
         return self._sandbox
 
-    def for_team(self, team_id: str) -> WorkflowServices:
-        """The services of one run of an app of ``team_id``."""
+    def for_team(self, team_id: str, member_id: str | None = None) -> WorkflowServices:
+        """The services of one run of an app of ``team_id`` by ``member_id`` (child apps check that
+        member's read permission)."""
         search = self.search
 
         async def dataset_search(params: Any) -> Any:
@@ -105,7 +107,7 @@ class RunServicesFactory:
             chat_model_factory=self.models.chat_model,
             sandbox=self.sandbox(),
             dataset_search=dataset_search if search is not None else None,
-            child_app_runner=TeamChildAppLoader(self.apps, team_id),
+            child_app_runner=TeamChildAppLoader(self.apps, team_id, member_id=member_id, access=self.access),
             secrets=self.secrets,
             file_reader=ExternalFileReader(self.http_client),
         )

@@ -15,6 +15,7 @@ from fathom.workflow.constants import (
 from fathom.workflow.dispatch import NodeRegistry, WorkflowServices, default_registry
 from fathom.workflow.engine import StopSignal, UsageSink, WorkflowRun
 from fathom.workflow.events import EventSink
+from fathom.workflow.files import enter_root_file_context
 from fathom.workflow.graph import WorkflowGraph, load_workflow
 from fathom.workflow.interactive import get_last_interactive_value, parse_interactive
 from fathom.workflow.result import WorkflowRunResult
@@ -185,7 +186,12 @@ async def run_workflow(
         default_skip_node_queue=skip_queue,
         run_info={"appId": app_id, "chatId": chat_id, "responseChatItemId": response_chat_item_id},
     )
-    return await run.execute(entries)
+    token = enter_root_file_context(query, histories, loaded.chat_config)
+    try:
+        return await run.execute(entries)
+    finally:
+        if token is not None:
+            token.var.reset(token)
 
 
 def answer_to_text(answer: Any) -> str:

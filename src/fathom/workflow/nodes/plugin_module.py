@@ -1,7 +1,8 @@
 """``pluginModule``: run a workflow tool (plugin) as a child, like ``appModule``.
 
 The plugin's workflow comes from ``services.child_app_runner.load_child_app(pluginId, version)``
-(same version pinning and read authorisation as child apps). The node's params are written into the
+(same version pinning and read authorisation as child apps), in a file context derived from the
+caller's (the parent's quota; deep copies). The node's params are written into the
 plugin's ``pluginInput`` inputs, the plugin runs one level deeper, and the ``pluginOutput`` node's
 values become this node's outputs (and its tool response); usage is summed into one line.
 """
@@ -11,12 +12,18 @@ from __future__ import annotations
 import copy
 from typing import Any
 
+from fathom.security.files import (
+    DerivedWorkflowFiles,
+    WorkflowFileError,
+    run_with_derived_workflow_file_context,
+)
 from fathom.workflow.constants import FlowNodeType, NodeOutputKey
 from fathom.workflow.dispatch import DispatchResponse, NodeContext, ServiceUnavailableError, register_node
 from fathom.workflow.graph import WorkflowGraph
-from fathom.workflow.nodes.app_module import ChildAppLoader
+from fathom.workflow.nodes.app_module import ChildAppLoader, child_usage
 from fathom.workflow.nodes.chat import node_error
 from fathom.workflow.nodes.system_tools import find_system_tool, is_system_tool_id
+from fathom.workflow.result import WorkflowRunResult
 from fathom.workflow.run import run_workflow
 
 
@@ -50,23 +57,31 @@ async def dispatch_run_plugin(ctx: NodeContext) -> DispatchResponse:
         return node_error(str(exc) or exc.__class__.__name__)
     params = {k: v for k, v in ctx.params.items() if not k.startswith("system_")}
     info = ctx.run.run_info
-    result = await run_workflow(
-        bind_plugin_inputs(plugin.workflow, params),
-        query=ctx.query,
-        variables=dict(params),
-        histories=[],
-        services=ctx.services,
-        registry=ctx.run.registry,
-        emit=None,
-        depth=ctx.run.depth + 1,
-        max_run_times=ctx.run.max_run_times,
-        stop=ctx.run.stop,
-        stream=False,
-        chat_id=info.get("chatId"),
-        response_chat_item_id=info.get("responseChatItemId"),
-        app_id=plugin.app_id,
-        is_tool_call=True,
-    )
+
+    async def run_child(derived: DerivedWorkflowFiles) -> WorkflowRunResult:
+        return await run_workflow(
+            bind_plugin_inputs(plugin.workflow, params),
+            query=derived.query,
+            variables=dict(params),
+            histories=[],
+            services=ctx.services,
+            registry=ctx.run.registry,
+            emit=None,
+            depth=ctx.run.depth + 1,
+            max_run_times=ctx.run.max_run_times,
+            stop=ctx.run.stop,
+            stream=False,
+            chat_id=info.get("chatId"),
+            response_chat_item_id=info.get("responseChatItemId"),
+            app_id=plugin.app_id,
+            is_tool_call=True,
+        )
+
+    query = ctx.query if isinstance(ctx.query, list) else []
+    try:
+        result = await run_with_derived_workflow_file_context(run_child, files=[], query=query)
+    except WorkflowFileError as exc:
+        return node_error(str(exc))
     outputs = [r for r in result.flow_responses if r.get("moduleType") == FlowNodeType.pluginOutput]
     output = outputs[0].get("pluginOutput") if outputs else None
     values: dict[str, Any] = dict(output or {})
@@ -77,7 +92,7 @@ async def dispatch_run_plugin(ctx: NodeContext) -> DispatchResponse:
         return DispatchResponse(
             error={NodeOutputKey.errorText: result.error},
             response_data={"error": result.error, "totalPoints": total, "moduleLogo": plugin.avatar},
-            node_dispatch_usages=[{"moduleName": plugin.name, "totalPoints": total}],
+            node_dispatch_usages=[child_usage(plugin.name, result)],
             tool_responses={"error": result.error},
             run_times=max(1.0, result.run_times),
         )
@@ -89,7 +104,7 @@ async def dispatch_run_plugin(ctx: NodeContext) -> DispatchResponse:
             "pluginOutput": values,
             "pluginDetail": result.flow_responses if plugin.can_write else None,
         },
-        node_dispatch_usages=[{"moduleName": plugin.name, "totalPoints": total}],
+        node_dispatch_usages=[child_usage(plugin.name, result)],
         tool_responses=values,
         run_times=max(1.0, result.run_times),
     )
