@@ -28,6 +28,7 @@ from fathom.store import migrate
 from fathom.store.db import Database
 from fathom.store.files import LocalFileStore
 from fathom.store.knowledge import SqlChunkRepository, SqlDatasetRepository, SqlFullTextIndex, SqlVectorIndex
+from fathom.store.pg_requirements import check_postgres_requirements
 from fathom.store.protocols import JobRecord
 from fathom.store.repositories import (
     SqlApiKeyRepository,
@@ -143,7 +144,8 @@ class Platform:
         )
 
     async def check_database(self) -> None:
-        """Raise ConfigError with one line if the database cannot be reached."""
+        """Raise ConfigError with one line if the database cannot be reached, or (PostgreSQL) lacks what
+        Fathom needs: a supported version and the pgvector extension (:mod:`fathom.store.pg_requirements`)."""
         try:
             await asyncio.wait_for(self.db.ping(), timeout=10)
         except Exception as exc:
@@ -152,6 +154,7 @@ class Platform:
                 f"FATHOM_DATABASE_URL={self.db.describe()}: cannot connect ({reason}); "
                 "check that the database server is running and the URL is right."
             ) from None
+        await check_postgres_requirements(self.db)
 
     async def prepare(self, *, seed_demo: bool = False) -> Bootstrap:
         """Connect, migrate to the newest schema, and create the root team and admin key on first start

@@ -59,7 +59,13 @@ class Database:
         else:
             kwargs["pool_pre_ping"] = True
             kwargs["connect_args"] = {"connect_timeout": 5}
-        self.engine: AsyncEngine = create_async_engine(self.url, **kwargs)
+        try:
+            self.engine: AsyncEngine = create_async_engine(self.url, **kwargs)
+        except ModuleNotFoundError as exc:  # an install without the driver (it is a default dependency)
+            raise ConfigError(
+                f"FATHOM_DATABASE_URL uses {self.dialect} but its driver is missing ({exc}); "
+                "reinstall Fathom (`pip install -e .` installs psycopg) or `pip install 'psycopg[binary]'`."
+            ) from None
         if self.dialect == "sqlite":
             event.listen(self.engine.sync_engine, "connect", _sqlite_pragmas)
         self.sessions = async_sessionmaker(self.engine, expire_on_commit=False)

