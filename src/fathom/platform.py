@@ -124,6 +124,7 @@ class Platform:
             secrets=self.secrets,
             redis_url=self.settings.redis_url,
             teams=self.teams,
+            dataset_owner=self.datasets.owner_of,
         )
 
     def _sandbox_runner(self) -> SandboxRunner:

@@ -164,6 +164,37 @@ def test_running_member_needs_read_permission_on_the_child(chat_server: ChatServ
     assert "error" not in node
 
 
+def test_the_parent_apps_owner_needs_read_permission_on_the_child(chat_server: ChatServer) -> None:
+    """A member who may not read the child builds the parent: the team owner's chat with the parent runs
+    no child, because the parent's owner may not read it (checked at run time)."""
+    child = chat_server.create_app({"name": "Payroll lister", "type": "advanced", **file_lister()})
+    team = chat_server.boot.team_id
+
+    async def member_key(platform: Platform) -> tuple[str, str]:
+        member = await platform.teams.add_member(team, "parent builder", "member")
+        _, key = await platform.api_keys.create_key(team, member.id)
+        return member.id, key
+
+    builder_id, builder_key = chat_server.run(member_key)
+    app_id = chat_server.create_app(
+        {"name": "Builder's desk", "type": "advanced", **parent(child, max_files=5)}, key=builder_key
+    )
+    body = {"appId": app_id, "detail": True, "messages": [{"role": "user", "content": "hi"}]}
+    with chat_server.client() as client:
+        refused = client.post("/api/v1/chat/completions", json=body).json()
+    node = next(r for r in refused["responseData"] if r["moduleType"] == "appModule")
+    assert node["error"].startswith("No read permission on app Payroll lister")
+    assert "the app's owner may not read it" in node["error"]
+
+    async def grant(platform: Platform) -> None:
+        await platform.teams.set_permission(builder_id, "app", child, "read")
+
+    chat_server.run(grant)
+    with chat_server.client() as client:
+        allowed = client.post("/api/v1/chat/completions", json=body).json()
+    assert "error" not in next(r for r in allowed["responseData"] if r["moduleType"] == "appModule")
+
+
 def test_child_tokens_roll_up_to_the_parents_usage(
     chat_server: ChatServer, scripted: ScriptedOpenAIServer
 ) -> None:

@@ -2,16 +2,17 @@
 
 from __future__ import annotations
 
-from collections.abc import Callable
+from collections.abc import Awaitable, Callable
 from dataclasses import dataclass
 from typing import Any
 
 from fathom.chat.app_owner_store import AppOwnerStore
-from fathom.chat.apps import AppService, MemberAppAccess
+from fathom.chat.apps import AppService
 from fathom.chat.channel import RunRegistry
 from fathom.chat.fanout import RedisFanout
 from fathom.chat.history import HistoryService
 from fathom.chat.history_store import ChatListStore
+from fathom.chat.run_access import MemberAccess
 from fathom.chat.service import ChatService
 from fathom.chat.services import ModelPool, RunServicesFactory, SearchFn
 from fathom.llm import ModelRegistry
@@ -51,6 +52,7 @@ class ChatApplication:
         registry: RunRegistry | None = None,
         redis_url: str | None = None,
         teams: TeamRepository | None = None,
+        dataset_owner: Callable[[str], Awaitable[str | None]] | None = None,
     ) -> ChatApplication:
         app_service = AppService(apps, secrets=secrets)
         owners = AppOwnerStore(db)
@@ -61,7 +63,7 @@ class ChatApplication:
             http_client_factory=http_client_factory,
             sandbox_factory=sandbox_factory,
             secrets=secrets,
-            access=MemberAppAccess(teams, owners) if teams is not None else None,
+            access=MemberAccess(teams, owners, dataset_owner) if teams is not None else None,
         )
         fanout = RedisFanout(redis_url) if redis_url else None
         chat_list = ChatListStore(db)
@@ -74,6 +76,7 @@ class ChatApplication:
             registry=registry,
             fanout=fanout,
             chat_owners=chat_list,
+            app_owners=owners,
         )
         return cls(app_service, runs, HistoryService(chats, chat_list), owners)
 

@@ -6,11 +6,11 @@ from __future__ import annotations
 from dataclasses import dataclass
 from typing import Any, Protocol
 
-from fathom.chat.app_owner_store import AppOwnerStore
 from fathom.chat.errors import AppNotPublished, ChatError
+from fathom.chat.run_access import RunReader
 from fathom.chat.simple_app import compile_simple_app, simple_chat_config, validate_simple_config
 from fathom.chat.simple_form import form_to_workflow, is_simple_form
-from fathom.store.protocols import AppRecord, AppRepository, AppVersionRecord, NotFound, TeamRepository
+from fathom.store.protocols import AppRecord, AppRepository, AppVersionRecord, NotFound
 from fathom.workflow import WorkflowGraphError, load_workflow
 from fathom.workflow.nodes.app_module import ChildApp
 from fathom.workflow.nodes.graph_tools import workflow_tool_config_status
@@ -250,43 +250,23 @@ class ChildAppReader(Protocol):
     async def can_read(self, member_id: str, app_id: str) -> bool: ...
 
 
-_RANK = {"read": 1, "write": 2, "manage": 3}
-
-
-@dataclass
-class MemberAppAccess:
-    """The running member's read permission on an app, from the team repository and app owners."""
-
-    teams: TeamRepository
-    owners: AppOwnerStore
-
-    async def can_read(self, member_id: str, app_id: str) -> bool:
-        try:
-            member = await self.teams.get_member(member_id)
-        except NotFound:
-            return False
-        if member.role in ("owner", "admin") or await self.owners.owner_of(app_id) == member_id:
-            return True
-        granted = await self.teams.get_permission(member_id, "app", app_id)
-        return granted is not None and _RANK.get(granted, 0) >= _RANK["read"]
-
-
 class TeamChildAppLoader:
-    """``appModule`` / ``pluginModule`` child apps of one team (spec §4.8.3): the running member must
-    be allowed to read the child (member level, not only team), and the version is the node's pinned
-    version when it belongs to the child, else the published one."""
+    """``appModule`` / ``pluginModule`` child apps of one team (spec §4.8.3): every reader of the run (the
+    parent app's owner and the running member, :mod:`fathom.chat.run_access`) must be allowed to read the
+    child (member level, not only team), and the version is the node's pinned version when it belongs to
+    the child, else the published one."""
 
     def __init__(
         self,
         apps: AppRepository,
         team_id: str,
         *,
-        member_id: str | None = None,
+        readers: tuple[RunReader, ...] = (),
         access: ChildAppReader | None = None,
     ) -> None:
         self.apps = apps
         self.team_id = team_id
-        self.member_id = member_id
+        self.readers = readers
         self.access = access
 
     async def load_child_app(self, app_id: str, version: str | None) -> ChildApp:
@@ -294,12 +274,12 @@ class TeamChildAppLoader:
             app = await self.apps.get_app(self.team_id, app_id)
         except NotFound:
             raise LookupError(f"app {app_id} not found") from None
-        member, access = self.member_id, self.access
-        if access is not None and member is not None and not await access.can_read(member, app_id):
-            raise PermissionError(
-                f"No read permission on app {app.name} ({app_id}): ask its owner to grant "
-                "you read access, or remove the node"
-            )
+        for reader in self.readers if self.access is not None else ():
+            if self.access is not None and not await self.access.can_read(reader.member_id, app_id):
+                raise PermissionError(
+                    f"No read permission on app {app.name} ({app_id}): {reader.label} may not read it; "
+                    "ask its owner for read access, or remove the node"
+                )
         record = None
         if version:
             try:
@@ -325,7 +305,6 @@ __all__ = [
     "SIMPLE_KEY",
     "AppGraph",
     "AppService",
-    "MemberAppAccess",
     "TeamChildAppLoader",
     "check_workflow",
     "draft_workflow",

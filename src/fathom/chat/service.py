@@ -9,6 +9,7 @@ import json
 import logging
 from typing import Any
 
+from fathom.chat.app_owner_store import AppOwnerStore
 from fathom.chat.apps import AppGraph, AppService
 from fathom.chat.channel import DONE, ChatKey, RunChannel, RunRegistry
 from fathom.chat.errors import ChatError
@@ -16,6 +17,7 @@ from fathom.chat.fanout import RedisFanout, RemoteChannel
 from fathom.chat.history_store import ChatListStore
 from fathom.chat.ids import nanoid
 from fathom.chat.messages import concat_histories, split_messages, text_value, value_text
+from fathom.chat.run_access import run_readers
 from fathom.chat.run_state import ChatOutcome, ChatRequest, PreparedRun
 from fathom.chat.services import NO_MODEL_HINT, RunServicesFactory
 from fathom.store.protocols import (
@@ -110,6 +112,7 @@ class ChatService:
         registry: RunRegistry | None = None,
         fanout: RedisFanout | None = None,
         chat_owners: ChatListStore | None = None,
+        app_owners: AppOwnerStore | None = None,
     ) -> None:
         self.apps = apps
         self.chats = chats
@@ -119,6 +122,7 @@ class ChatService:
         self.registry = registry or RunRegistry()
         self.fanout = fanout
         self.chat_owners = chat_owners
+        self.app_owners = app_owners
         self._tasks: set[asyncio.Task[None]] = set()
 
     # -- preparing ---------------------------------------------------------------------------------
@@ -246,12 +250,13 @@ class ChatService:
 
         outcome = ChatOutcome(prepared, None)
         try:
+            owner = await self.app_owners.owner_of(request.app_id) if self.app_owners is not None else None
             result = await run_workflow(
                 prepared.graph.workflow,
                 query=prepared.query,
                 variables=prepared.variables,
                 histories=prepared.histories,
-                services=self.services.for_team(request.team_id, request.member_id),
+                services=self.services.for_team(request.team_id, run_readers(owner, request.member_id)),
                 emit=emit,
                 stop=channel.stop,
                 chat_id=prepared.chat_id,

@@ -6,8 +6,9 @@ from collections.abc import Awaitable, Callable
 from dataclasses import dataclass, field
 from typing import Any
 
-from fathom.chat.apps import ChildAppReader, TeamChildAppLoader
+from fathom.chat.apps import TeamChildAppLoader
 from fathom.chat.file_reader import ExternalFileReader
+from fathom.chat.run_access import MemberAccess, RunReader, check_datasets_readable
 from fathom.llm import ChatModel, ModelNotFoundError, ModelRegistry, OpenAIChatModel
 from fathom.store.protocols import AppRepository
 from fathom.workflow import WorkflowServices
@@ -79,7 +80,7 @@ class RunServicesFactory:
     http_client_factory: Callable[[], Any] | None = None
     sandbox_factory: Callable[[], Any] | None = None
     secrets: Any = None
-    access: ChildAppReader | None = None
+    access: MemberAccess | None = None
     _http_client: Any = None
     _sandbox: Any = None
 
@@ -93,13 +94,16 @@ class RunServicesFactory:
             self._sandbox = LazyService(self.sandbox_factory)
         return self._sandbox
 
-    def for_team(self, team_id: str, member_id: str | None = None) -> WorkflowServices:
-        """The services of one run of an app of ``team_id`` by ``member_id`` (child apps check that
-        member's read permission)."""
-        search = self.search
+    def for_team(self, team_id: str, readers: tuple[RunReader, ...] = ()) -> WorkflowServices:
+        """The services of one run of an app of ``team_id``: every knowledge base searched and every child
+        app run must be readable by each of ``readers`` (the app's owner and the running member), checked
+        when the node runs."""
+        search, access = self.search, self.access
 
         async def dataset_search(params: Any) -> Any:
             assert search is not None
+            if access is not None:
+                await check_datasets_readable(access, readers, list(params.dataset_ids))
             return await search(team_id, params)
 
         return WorkflowServices(
@@ -107,7 +111,7 @@ class RunServicesFactory:
             chat_model_factory=self.models.chat_model,
             sandbox=self.sandbox(),
             dataset_search=dataset_search if search is not None else None,
-            child_app_runner=TeamChildAppLoader(self.apps, team_id, member_id=member_id, access=self.access),
+            child_app_runner=TeamChildAppLoader(self.apps, team_id, readers=readers, access=self.access),
             secrets=self.secrets,
             file_reader=ExternalFileReader(self.http_client),
         )

@@ -104,12 +104,20 @@ function turnsFromRecords(list: any[]): Turn[] {
   });
 }
 
+/** The app's chat settings: an app key may not read the app's detail, so it reads what chat/init shows. */
+function loadChatApp(appId: string, appKey: boolean): Promise<AppDetail> {
+  if (!appKey) return getApp(appId);
+  return api<any>("POST", "/api/core/chat/init", { appId }).then(
+    (d) => ({ _id: appId, name: d.app.name, type: d.app.type, chatConfig: d.app.chatConfig }) as AppDetail,
+  );
+}
+
 export function ChatPage({ appId, chatId, appKey = false }: { appId?: string; chatId?: string; appKey?: boolean }) {
   const [apps, setApps] = useState<AppSummary[] | null>(null);
   const [error, setError] = useState("");
   useEffect(() => {
-    // A key limited to one app lists no apps: it chats with its own.
-    if (appKey && appId) getApp(appId).then((a) => setApps([a])).catch(() => setApps([{ _id: appId, name: "App", type: "" }]));
+    // A key limited to one app may not read the app's detail: the app list answers its own app only.
+    if (appKey && appId) listApps().then((list) => setApps(list.length ? list : [{ _id: appId, name: "App", type: "" }])).catch(() => setApps([{ _id: appId, name: "App", type: "" }]));
     else listApps().then(setApps).catch((e) => setError(e.message));
   }, [appKey, appId]);
   useEffect(() => { if (!appId && apps?.length) navigate(`/chat/${apps[0]._id}`); }, [appId, apps]);
@@ -141,12 +149,12 @@ function ChatWithApp({ apps, appId, chatId, appKey }: { apps: AppSummary[]; appI
       .catch(() => setHistories([]));
   }, [appId]);
 
-  useEffect(() => { getApp(appId).then((a) => {
+  useEffect(() => { loadChatApp(appId, appKey).then((a) => {
     setApp(a);
     const defaults: Record<string, unknown> = {};
     for (const v of a.chatConfig?.variables ?? []) if (v.defaultValue !== undefined) defaults[v.key] = v.defaultValue;
     setVariables(defaults);
-  }).catch(() => setApp({ _id: appId, name: apps.find((x) => x._id === appId)?.name ?? appId, type: "" })); loadHistories(); }, [appId, apps, loadHistories]);
+  }).catch(() => setApp({ _id: appId, name: apps.find((x) => x._id === appId)?.name ?? appId, type: "" })); loadHistories(); }, [appId, appKey, apps, loadHistories]);
 
   useEffect(() => {
     currentChat.current = chatId ?? newChatId();

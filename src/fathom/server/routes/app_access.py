@@ -26,15 +26,23 @@ def api_error(exc: ChatError) -> ApiError:
     return error
 
 
-async def load_app(request: Request, auth: AuthContext, app_id: str, need: Need) -> AppRecord:
-    """The app if the caller may ``need`` it; another team's app is not found, another app of an
-    app-scoped key is forbidden."""
-    if auth.key_app_bound and app_id != auth.app_id:
-        raise forbidden(f"use app {app_id} (it is limited to app {auth.app_id})")
+async def load_app(
+    request: Request, auth: AuthContext, app_id: str, need: Need, *, chatting: bool = False
+) -> AppRecord:
+    """The app if the caller may ``need`` it; another team's app is not found. A key limited to one app
+    may use it only for ``chatting`` routes (chat, stop, resume, its chats and records): every other
+    route of that app, and every route of another app, is forbidden to it."""
+    if auth.key_app_bound:
+        if app_id != auth.app_id:
+            raise forbidden(f"use app {app_id} (it is limited to app {auth.app_id})")
+        if not chatting:
+            raise forbidden(
+                f"{need} app {app_id}: it may only chat with app {auth.app_id} and read its chats"
+            )
     chat = chat_of(request)
     app = await chat.apps.apps.get_app(auth.team_id, app_id)
-    owner = await chat.owners.owner_of(app_id)
-    if auth.key_app_bound and need == "read":
+    if auth.key_app_bound:
         return app  # a key made for this app may chat with it and read its history
+    owner = await chat.owners.owner_of(app_id)
     await require_permission(platform_of(request), auth, "app", app_id, owner, need)
     return app

@@ -252,16 +252,19 @@ async def latest_version(request: Request, auth: AuthContext = Depends(authentic
 async def system_plugin_templates(auth: AuthContext = Depends(authenticate)) -> dict[str, Any]:
     """The ``community-…`` tools a ``pluginModule``/``tool`` node may name (FastGPT's ids, inputs and
     outputs); any other system tool id fails its node with an error naming it."""
+    require_team_key(auth, "read tool templates")
     return envelope(system_tool_templates())
 
 
 @router.api_route("/api/core/app/template/list", methods=ANY_METHOD, summary="Built-in app templates")
 async def list_templates(auth: AuthContext = Depends(authenticate)) -> dict[str, Any]:
+    require_team_key(auth, "read app templates")
     return envelope(template_list())
 
 
 @router.api_route("/api/core/app/template/detail", methods=ANY_METHOD, summary="One template with its graph")
 async def get_template(request: Request, auth: AuthContext = Depends(authenticate)) -> dict[str, Any]:
+    require_team_key(auth, "read app templates")
     values = await params(request)
     try:
         return envelope(template_detail(str(required(values, "templateId"))))

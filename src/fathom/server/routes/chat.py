@@ -79,7 +79,7 @@ async def run_chat(request: Request, auth: AuthContext, *, api_version: int, dra
     chat = chat_of(request)
     try:
         app_id = resolve_app_id(auth, values)
-        await load_app(request, auth, app_id, "write" if draft else "read")
+        await load_app(request, auth, app_id, "write" if draft else "read", chatting=not draft)
         resume_from = last_event_id(request, values)
         chat_id = values.get("chatId")
         if resume_from is not None and chat_id:
@@ -163,7 +163,7 @@ async def stop_chat(request: Request, auth: AuthContext = Depends(authenticate))
         app_id = resolve_app_id(auth, values)
     except ChatError as exc:
         raise api_error(exc) from None
-    await load_app(request, auth, app_id, "read")
+    await load_app(request, auth, app_id, "read", chatting=True)
     chat_id = str(values.get("chatId") or "")
     if not chat_id:
         raise ApiError(400, "missingParams", "chatId: is required")
@@ -178,7 +178,7 @@ async def resume_chat(request: Request, auth: AuthContext = Depends(authenticate
         app_id = resolve_app_id(auth, values)
     except ChatError as exc:
         raise api_error(exc) from None
-    await load_app(request, auth, app_id, "read")
+    await load_app(request, auth, app_id, "read", chatting=True)
     chat_id = str(values.get("chatId") or "")
     if not chat_id:
         raise ApiError(400, "missingParams", "chatId: is required")

@@ -21,7 +21,7 @@ router = APIRouter(tags=["chat history"])
 
 async def history_app(request: Request, auth: AuthContext, values: dict[str, Any], need: Need) -> AppRecord:
     """The app whose history is read or changed (an app-scoped key manages its own app's chats)."""
-    return await load_app(request, auth, object_id(values, "appId"), "read" if auth.key_app_bound else need)
+    return await load_app(request, auth, object_id(values, "appId"), need, chatting=True)
 
 
 def _window(request: Request, values: dict[str, Any], cap: int) -> tuple[int, int]:

@@ -1,0 +1,81 @@
+"""Whose permissions a run reads with: every knowledge base a search node names and every child app an
+app/plugin/tool node runs must be readable by the app's owner (the member who created it) *and* by the
+member running it, checked when the node runs, not when the app was saved. So a key that can chat with an
+app reaches no more than the app's owner chose to expose, and the app reaches no more than its owner can."""
+
+from __future__ import annotations
+
+from collections.abc import Awaitable, Callable
+from dataclasses import dataclass
+
+from fathom.chat.app_owner_store import AppOwnerStore
+from fathom.store.protocols import NotFound, TeamRepository
+
+_RANK = {"read": 1, "write": 2, "manage": 3}
+
+
+@dataclass(frozen=True)
+class RunReader:
+    """A member whose read permission the run needs, and how an error names them."""
+
+    member_id: str
+    label: str
+
+
+def run_readers(owner_id: str | None, member_id: str | None) -> tuple[RunReader, ...]:
+    """The app's owner and the running member (once when they are the same; the running member alone
+    for an app with no recorded owner)."""
+    readers: list[RunReader] = []
+    if owner_id:
+        readers.append(RunReader(owner_id, "the app's owner"))
+    if member_id and member_id != owner_id:
+        readers.append(RunReader(member_id, "the member running the app"))
+    return tuple(readers)
+
+
+@dataclass
+class MemberAccess:
+    """A member's read permission on an app or a knowledge base: owner/admin role, the resource's creator,
+    or a read (or higher) grant."""
+
+    teams: TeamRepository
+    owners: AppOwnerStore
+    dataset_owner: Callable[[str], Awaitable[str | None]] | None = None
+
+    async def _can_read(
+        self, member_id: str, resource_type: str, resource_id: str, creator: str | None
+    ) -> bool:
+        try:
+            member = await self.teams.get_member(member_id)
+        except NotFound:
+            return False
+        if member.role in ("owner", "admin") or creator == member_id:
+            return True
+        granted = await self.teams.get_permission(member_id, resource_type, resource_id)
+        return granted is not None and _RANK.get(granted, 0) >= _RANK["read"]
+
+    async def can_read(self, member_id: str, app_id: str) -> bool:
+        """May ``member_id`` read app ``app_id``?"""
+        return await self._can_read(member_id, "app", app_id, await self.owners.owner_of(app_id))
+
+    async def can_read_dataset(self, member_id: str, dataset_id: str) -> bool:
+        """May ``member_id`` read knowledge base ``dataset_id``?"""
+        creator = await self.dataset_owner(dataset_id) if self.dataset_owner is not None else None
+        return await self._can_read(member_id, "dataset", dataset_id, creator)
+
+
+async def check_datasets_readable(
+    access: MemberAccess, readers: tuple[RunReader, ...], dataset_ids: list[str]
+) -> None:
+    """Raise :class:`PermissionError` (a node error naming the knowledge base) unless every reader may
+    read every dataset."""
+    for dataset_id in dataset_ids:
+        for reader in readers:
+            if not await access.can_read_dataset(reader.member_id, dataset_id):
+                raise PermissionError(
+                    f"No read permission on knowledge base {dataset_id}: {reader.label} may not read it; "
+                    "ask the knowledge base's owner for read access, or remove it from the node"
+                )
+
+
+__all__ = ["MemberAccess", "RunReader", "check_datasets_readable", "run_readers"]

@@ -1,0 +1,147 @@
+"""Two teams, a knowledge base, an app, an app key and member keys on one live server: the cast of the
+permission tests (issue 13). Everything a user can make through the HTTP API is made through it; members
+and grants, which have no route, through the repositories."""
+
+from __future__ import annotations
+
+import asyncio
+import time
+from collections.abc import Iterator
+from dataclasses import dataclass
+from pathlib import Path
+from typing import Any
+
+import httpx
+import pytest
+from live_support import LiveServer, free_port, ok, start_live_server
+
+from fathom.config import Settings
+from fathom.platform import Platform
+from fathom.testing import ScriptedOpenAIServer, text_turn
+
+MODEL = "scripted-chat"
+SECRET_TEXT = "The quarterly numbers are confidential: revenue rose by 41 percent."
+
+
+@dataclass
+class World:
+    server: LiveServer
+    dataset_id: str
+    collection_id: str
+    data_id: str
+    app_id: str
+    version_id: str
+    chat_id: str
+    other_team_key: str
+    stranger_key: str  # a member of the team with no permission at all
+    reader_key: str  # a member who may read the knowledge base and the app
+    reader_id: str
+    stranger_id: str
+    app_key: str  # made with openapi/create {"appId": app_id} by the team's owner
+
+    def client(self, key: str) -> httpx.Client:
+        return self.server.client(key)
+
+
+def serve(
+    root: Path, scripted: ScriptedOpenAIServer, database_url: str | None = None
+) -> Iterator[LiveServer]:
+    settings = Settings(
+        data_dir=root / "data",
+        port=free_port(),
+        workers=1,
+        openai_base_url=scripted.base_url,
+        chat_model=MODEL,
+        database_url=database_url,
+        max_body_bytes=256 * 1024,
+    )
+    yield from start_live_server(settings)
+
+
+def run_on(server: LiveServer, work: Any) -> Any:
+    """``await work(platform)`` on a platform of its own (its own database connections)."""
+    platform = Platform.build(server.platform.settings)
+
+    async def go() -> Any:
+        try:
+            return await work(platform)
+        finally:
+            await platform.db.close()
+
+    return asyncio.run(go())
+
+
+def wait_for_rows(client: httpx.Client, collection_id: str) -> list[dict[str, Any]]:
+    deadline = time.monotonic() + 60
+    while True:
+        rows = ok(client.post("/api/core/dataset/data/v2/list", json={"collectionId": collection_id}))
+        if rows["total"]:
+            return list(rows["list"])
+        assert time.monotonic() < deadline, "ingestion did not finish"
+        time.sleep(0.2)
+
+
+def build_world(server: LiveServer, scripted: ScriptedOpenAIServer) -> World:
+    scripted.set_script(lambda request: text_turn("ok"))
+    with server.client(server.admin_key) as client:
+        dataset_id = ok(client.post("/api/core/dataset/create", json={"name": "Secret KB"}))
+        collection_id = ok(
+            client.post(
+                "/api/core/dataset/collection/create/text",
+                json={"datasetId": dataset_id, "name": "numbers", "text": SECRET_TEXT},
+            )
+        )["collectionId"]
+        data_id = wait_for_rows(client, collection_id)[0]["_id"]
+        body = {
+            "name": "Bot",
+            "type": "simple",
+            "simpleConfig": {"model": MODEL, "systemPrompt": "Be brief."},
+        }
+        app_id = ok(client.post("/api/core/app/create", json=body))
+        version_id = ok(client.post("/api/core/app/version/list", json={"appId": app_id}))["list"][0]["_id"]
+        app_key = ok(
+            client.post("/api/support/openapi/create", json={"name": "website bot", "appId": app_id})
+        )
+    chat_id = "guarded-chat"
+    with server.client(app_key) as client:
+        reply = client.post(
+            "/api/v1/chat/completions",
+            json={"chatId": chat_id, "messages": [{"role": "user", "content": "hello"}]},
+        )
+        assert reply.status_code == 200, reply.text
+    team = server.boot.team_id
+
+    async def members(platform: Platform) -> tuple[str, str, str, str, str]:
+        other = await platform.teams.create_team("Other")
+        mallory = await platform.teams.add_member(other.id, "mallory", "owner")
+        _, other_key = await platform.api_keys.create_key(other.id, mallory.id)
+        stranger = await platform.teams.add_member(team, "stranger", "member")
+        _, stranger_key = await platform.api_keys.create_key(team, stranger.id)
+        reader = await platform.teams.add_member(team, "reader", "member")
+        await platform.teams.set_permission(reader.id, "dataset", dataset_id, "read")
+        await platform.teams.set_permission(reader.id, "app", app_id, "read")
+        _, reader_key = await platform.api_keys.create_key(team, reader.id)
+        return other_key, stranger_key, reader_key, reader.id, stranger.id
+
+    other_key, stranger_key, reader_key, reader_id, stranger_id = run_on(server, members)
+    return World(
+        server,
+        dataset_id,
+        collection_id,
+        data_id,
+        app_id,
+        version_id,
+        chat_id,
+        other_key,
+        stranger_key,
+        reader_key,
+        reader_id,
+        stranger_id,
+        str(app_key),
+    )
+
+
+@pytest.fixture(scope="module")
+def scripted() -> Iterator[ScriptedOpenAIServer]:
+    with ScriptedOpenAIServer() as server:
+        yield server

@@ -1,0 +1,230 @@
+"""Issue 13 item 1. A key made with ``openapi/create {"appId": A}`` may chat with A and read its own chats,
+nothing else: it can neither rewrite nor publish A (which would let it reach any knowledge base of the
+team through a search node), nor read A's graph. And a run searches a knowledge base, or runs a child app,
+only when the app's owner may read it, checked when the run happens: an app owned by a member who may not
+read knowledge base D gets no chunk of D, whoever chats with it."""
+
+from __future__ import annotations
+
+from collections.abc import Iterator
+from typing import Any
+
+import pytest
+from live_support import ok
+from security_world import SECRET_TEXT, World, build_world, run_on, scripted, serve
+
+from fathom.platform import Platform
+from fathom.testing import ScriptedOpenAIServer
+
+__all__ = ["scripted"]
+
+
+@pytest.fixture(scope="module")
+def world(tmp_path_factory: pytest.TempPathFactory, scripted: ScriptedOpenAIServer) -> Iterator[World]:
+    for server in serve(tmp_path_factory.mktemp("scope"), scripted):
+        yield build_world(server, scripted)
+
+
+def _field(key: str, value: Any, value_type: str = "string") -> dict[str, Any]:
+    return {"key": key, "value": value, "valueType": value_type, "renderTypeList": ["input"], "label": key}
+
+
+def _edge(source: str, target: str) -> dict[str, Any]:
+    return {
+        "source": source,
+        "sourceHandle": f"{source}-source-right",
+        "target": target,
+        "targetHandle": f"{target}-target-left",
+    }
+
+
+def search_graph(dataset_id: str) -> dict[str, Any]:
+    """start -> datasetSearchNode on ``dataset_id`` -> answer of the quotes."""
+    start = {
+        "nodeId": "start",
+        "name": "start",
+        "flowNodeType": "workflowStart",
+        "inputs": [_field("userChatInput", "")],
+        "outputs": [{"id": "userChatInput", "key": "userChatInput", "valueType": "string", "type": "static"}],
+    }
+    search = {
+        "nodeId": "search",
+        "name": "Search",
+        "flowNodeType": "datasetSearchNode",
+        "inputs": [
+            _field("datasets", [{"datasetId": dataset_id}], "selectDataset"),
+            _field("userChatInput", ["start", "userChatInput"]),
+            _field("searchMode", "fullTextRecall"),
+            _field("similarity", 0, "number"),
+            _field("limit", 1500, "number"),
+        ],
+        "outputs": [{"id": "quoteQA", "key": "quoteQA", "valueType": "datasetQuote", "type": "static"}],
+    }
+    search["inputs"][1]["renderTypeList"] = ["reference"]
+    answer = {
+        "nodeId": "answer",
+        "name": "answer",
+        "flowNodeType": "answerNode",
+        "inputs": [_field("text", "quotes: {{$search.quoteQA$}}")],
+        "outputs": [],
+    }
+    return {
+        "nodes": [start, search, answer],
+        "edges": [_edge("start", "search"), _edge("search", "answer")],
+        "chatConfig": {},
+    }
+
+
+def _ask(world: World, key: str, app_id: str | None = None) -> dict[str, Any]:
+    body: dict[str, Any] = {"detail": True, "messages": [{"role": "user", "content": "quarterly numbers"}]}
+    if app_id:
+        body["appId"] = app_id
+    with world.client(key) as client:
+        reply = client.post("/api/v1/chat/completions", json=body, timeout=30)
+    assert reply.status_code == 200, reply.text
+    return dict(reply.json())
+
+
+def _search_node(reply: dict[str, Any]) -> dict[str, Any]:
+    return next(r for r in reply["responseData"] if r["moduleType"] == "datasetSearchNode")
+
+
+def test_an_app_key_can_neither_rewrite_nor_publish_its_app(world: World) -> None:
+    graph = search_graph(world.dataset_id)
+    with world.client(world.app_key) as client:
+        for path, body in [
+            ("/api/core/app/update", {"appId": world.app_id, **graph}),
+            ("/api/core/app/version/publish", {"appId": world.app_id, **graph}),
+            ("/api/core/app/update", {"appId": world.app_id, "name": "renamed"}),
+        ]:
+            refused = client.post(path, json=body)
+            assert refused.status_code == 403, (path, refused.text)
+            assert refused.json()["statusText"] == "unAuth"
+    with world.client(world.server.admin_key) as client:
+        detail = ok(client.get("/api/core/app/detail", params={"appId": world.app_id}))
+        assert detail["name"] == "Bot"
+        assert "datasetSearchNode" not in {n["flowNodeType"] for n in detail["nodes"]}
+        versions = ok(client.post("/api/core/app/version/list", json={"appId": world.app_id}))
+        assert [v["_id"] for v in versions["list"]] == [world.version_id]
+    reply = _ask(world, world.app_key)
+    assert SECRET_TEXT not in str(reply)
+
+
+@pytest.mark.parametrize(
+    ("method", "path", "body"),
+    [
+        ("GET", "/api/core/app/detail", {}),
+        ("GET", "/api/core/app/exportWorkflow", {}),
+        ("POST", "/api/core/app/version/list", {}),
+        ("GET", "/api/core/app/version/latest", {}),
+        ("GET", "/api/core/app/version/detail", {"versionId": "VERSION"}),
+        ("POST", "/api/core/app/copy", {}),
+        ("DELETE", "/api/core/app/del", {}),
+        (
+            "POST",
+            "/api/core/chat/chatTest",
+            {"messages": [{"role": "user", "content": "x"}], "stream": False},
+        ),
+    ],
+)
+def test_an_app_key_reads_nothing_of_its_app_but_chats(
+    world: World, method: str, path: str, body: dict[str, Any]
+) -> None:
+    values = {
+        "appId": world.app_id,
+        **{k: world.version_id if v == "VERSION" else v for k, v in body.items()},
+    }
+    with world.client(world.app_key) as client:
+        if method in ("GET", "DELETE"):
+            refused = client.request(method, path, params=values)
+        else:
+            refused = client.request(method, path, json=values)
+    assert refused.status_code == 403, refused.text
+    assert refused.json()["statusText"] == "unAuth"
+    assert world.app_id in refused.json()["message"]
+
+
+def test_an_app_key_reads_its_own_chats(world: World) -> None:
+    with world.client(world.app_key) as client:
+        chats = ok(client.post("/api/core/chat/getHistories", json={"appId": world.app_id}))
+        assert world.chat_id in [c["chatId"] for c in chats["list"]]
+        records = ok(
+            client.post(
+                "/api/core/chat/getPaginationRecords", json={"appId": world.app_id, "chatId": world.chat_id}
+            )
+        )
+        assert [r["obj"] for r in records["list"]] == ["Human", "AI"]
+
+
+def _member_with_key(world: World, name: str) -> tuple[str, str]:
+    team = world.server.boot.team_id
+
+    async def make(platform: Platform) -> tuple[str, str]:
+        member = await platform.teams.add_member(team, name, "member")
+        _, key = await platform.api_keys.create_key(team, member.id)
+        return member.id, key
+
+    member_id, key = run_on(world.server, make)
+    return str(member_id), str(key)
+
+
+def _grant(world: World, member_id: str, permission: Any) -> None:
+    async def grant(platform: Platform) -> None:
+        await platform.teams.set_permission(member_id, "dataset", world.dataset_id, permission)
+
+    run_on(world.server, grant)
+
+
+def test_a_run_searches_only_knowledge_bases_the_apps_owner_may_read(world: World) -> None:
+    """Mel (a member who may not read D) builds an app searching D. The team owner, who may read D,
+    chats with it: the search node fails and no chunk of D comes back, because Mel owns the app."""
+    mel_id, mel_key = _member_with_key(world, "mel")
+    with world.client(mel_key) as client:
+        refused = client.post(
+            "/api/core/dataset/searchTest", json={"datasetId": world.dataset_id, "text": "x"}
+        )
+        assert refused.status_code == 403
+        app_id = ok(
+            client.post(
+                "/api/core/app/create",
+                json={"name": "Mel's", "type": "advanced", **search_graph(world.dataset_id)},
+            )
+        )
+
+    reply = _ask(world, world.server.admin_key, app_id)
+    node = _search_node(reply)
+    assert node["error"].startswith("No read permission on knowledge base"), node
+    assert world.dataset_id in node["error"] and "owner" in node["error"]
+    assert SECRET_TEXT not in str(reply)
+
+    _grant(world, mel_id, "read")  # checked when the run happens, not when the app was saved
+    node = _search_node(_ask(world, world.server.admin_key, app_id))
+    assert "error" not in node and SECRET_TEXT in node["quoteList"][0]["q"]
+
+    _grant(world, mel_id, None)
+    reply = _ask(world, world.server.admin_key, app_id)
+    assert _search_node(reply)["error"].startswith("No read permission on knowledge base")
+    assert SECRET_TEXT not in str(reply)
+
+
+def test_a_run_needs_the_chatting_member_to_read_the_knowledge_base_too(world: World) -> None:
+    """The team owner's app searching D, shared (read) with a member who may not read D: that member's
+    chat gets no chunk of D either."""
+    with world.client(world.server.admin_key) as client:
+        app_id = ok(
+            client.post(
+                "/api/core/app/create",
+                json={"name": "Shared", "type": "advanced", **search_graph(world.dataset_id)},
+            )
+        )
+    member_id, key = _member_with_key(world, "sam")
+
+    async def share(platform: Platform) -> None:
+        await platform.teams.set_permission(member_id, "app", app_id, "read")
+
+    run_on(world.server, share)
+    reply = _ask(world, key, app_id)
+    assert _search_node(reply)["error"].startswith("No read permission on knowledge base")
+    assert SECRET_TEXT not in str(reply)
+    owner_reply = _ask(world, world.server.admin_key, app_id)
+    assert SECRET_TEXT in _search_node(owner_reply)["quoteList"][0]["q"]
