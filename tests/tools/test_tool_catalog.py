@@ -12,6 +12,7 @@ from fathom.tools import (
     ToolDefinition,
     ToolInputError,
     ToolNotFoundError,
+    ToolOutputError,
     define_tool_catalog,
     function_tool,
 )
@@ -117,10 +118,11 @@ async def test_invalid_input_is_rejected_before_authorize() -> None:
     assert app.log == []
 
 
-async def test_output_is_validated_by_parse_output() -> None:
+async def test_an_output_parse_output_rejects_is_raised_as_tool_output_error() -> None:
     app = App(status=42)  # type: ignore[arg-type]
-    with pytest.raises(TypeError, match="expected a string"):
+    with pytest.raises(ToolOutputError, match="expected a string") as raised:
         await catalog().bind(app=app).invoke("get_status", {})
+    assert isinstance(raised.value.__cause__, TypeError)
 
 
 async def test_inactive_or_unknown_tools_cannot_be_invoked() -> None:

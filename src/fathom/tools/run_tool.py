@@ -4,7 +4,8 @@ Every failure becomes a model-visible :class:`ToolResult` (spec §2.3):
 
 - unknown name → ``Call tool not found: {name}``
 - parse failure → the parser's error message (the model can self-correct)
-- authorize / execute / parse_output exception → ``Tool error: {text}``
+- authorize / execute / parse_output exception → ``Tool error: {text}`` (a ``parse_output`` failure
+  is a :class:`ToolOutputError` on the host-facing path)
 - cancelled by the signal → ``Tool call cancelled: {reason}``; past the timeout →
   ``Tool call timed out after {seconds} seconds``
 """
@@ -25,7 +26,7 @@ from fathom.tools.contract import (
     maybe_await,
     to_tool_result,
 )
-from fathom.tools.errors import ToolCancelledError, error_text
+from fathom.tools.errors import ToolCancelledError, ToolOutputError, error_text
 
 __all__ = ["run_tool", "execute_tool", "find_tool"]
 
@@ -70,7 +71,14 @@ async def _authorize_execute(definition: ToolDefinition, ctx: ToolContext) -> An
         await maybe_await(definition.authorize(ctx.params, ctx))
     value = await maybe_await(definition.execute(ctx))
     if definition.parse_output is not None:
-        value = await maybe_await(definition.parse_output(value))
+        try:
+            value = await maybe_await(definition.parse_output(value))
+        except ToolOutputError:
+            raise
+        except Exception as exc:
+            raise ToolOutputError(
+                f"Tool {definition.name} returned an invalid output: {error_text(exc)}"
+            ) from exc
     return value
 
 

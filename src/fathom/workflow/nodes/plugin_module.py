@@ -22,7 +22,7 @@ from fathom.workflow.dispatch import DispatchResponse, NodeContext, ServiceUnava
 from fathom.workflow.graph import WorkflowGraph
 from fathom.workflow.nodes.app_module import ChildAppLoader, child_usage
 from fathom.workflow.nodes.chat import node_error
-from fathom.workflow.nodes.system_tools import find_system_tool, is_system_tool_id
+from fathom.workflow.nodes.system_tools import invoke_system_tool, is_system_tool_id
 from fathom.workflow.result import WorkflowRunResult
 from fathom.workflow.run import run_workflow
 
@@ -114,8 +114,7 @@ async def run_system_tool(ctx: NodeContext, plugin_id: str) -> DispatchResponse:
     """A FastGPT system tool (``community-…``/``systemTool-…``): its outputs, or a node error naming it."""
     params = {k: v for k, v in ctx.params.items() if not k.startswith("system_")}
     try:
-        tool = find_system_tool(plugin_id)
-        values = await tool.run(ctx, params)
+        values = await invoke_system_tool(ctx, plugin_id, params)
     except ServiceUnavailableError:
         raise
     except Exception as exc:

@@ -2,6 +2,11 @@
 third-party account, with FastGPT's ids, input keys and outputs, run by the ``pluginModule`` and ``tool``
 nodes. Webhook senders go out through the run's HTTP client (the egress guard in production).
 
+Every call goes through :data:`SYSTEM_TOOL_CATALOG` (seed 004), bound to the running node: the input
+is checked (an object), ``authorize`` refuses what the run may not do (a webhook sender needs the run's
+outbound HTTP client and an address), ``execute`` runs the tool, and ``parse_output`` checks the result
+holds exactly the tool's declared output keys (:class:`fathom.tools.ToolOutputError` otherwise).
+
 An id Fathom does not provide fails the node with an error naming it and the ids that are available;
 :func:`system_tool_templates` is what the API lists.
 """
@@ -21,6 +26,7 @@ from datetime import datetime
 from typing import Any
 from urllib.parse import quote
 
+from fathom.tools import ToolContext, ToolDefinition, ToolOutputError, define_tool_catalog
 from fathom.workflow.dispatch import NodeContext, ServiceUnavailableError
 from fathom.workflow.variables import replace_variable
 
@@ -198,6 +204,56 @@ SYSTEM_TOOLS: dict[str, SystemTool] = {
     )
 }
 _ALIASES = {"sleep": "delay", "Delay": "delay", "WeWork": "WeWorkWebhook", "DingTalk": "DingTalkWebhook"}
+
+
+WEBHOOK_ADDRESS_KEYS: dict[str, tuple[str, ...]] = {
+    "WeWorkWebhook": ("企微机器人地址", "hook_url"),
+    "DingTalkWebhook": ("钉钉机器人地址", "hook_url"),
+    "feishu": ("hook_url", "飞书机器人地址"),
+}
+
+
+def _catalog_entry(tool: SystemTool) -> ToolDefinition:
+    def authorize(params: dict[str, Any], tc: ToolContext) -> None:
+        keys = WEBHOOK_ADDRESS_KEYS.get(tool.id)
+        if keys is None:
+            return
+        node: NodeContext = tc.app
+        if node.services.http_client is None:
+            raise ServiceUnavailableError("Webhook tools need the outbound HTTP client")
+        if not isinstance(_first(params, *keys), str):
+            raise ValueError("The webhook address is empty")
+
+    async def execute(tc: ToolContext) -> dict[str, Any]:
+        return await tool.run(tc.app, dict(tc.params))
+
+    def parse_output(value: Any) -> dict[str, Any]:
+        if not isinstance(value, dict) or set(value) != set(tool.outputs):
+            got = sorted(value) if isinstance(value, dict) else type(value).__name__
+            raise ToolOutputError(f"System tool {tool.id} returned {got}, expected {sorted(tool.outputs)}")
+        return value
+
+    return ToolDefinition(
+        name=tool.id,
+        description=tool.intro,
+        parameters={"type": "object", "properties": {key: {"description": key} for key in tool.inputs}},
+        execute=execute,
+        kind="systemTool",
+        authorize=authorize,
+        parse_output=parse_output,
+    )
+
+
+#: FastGPT's system tools as one catalog (seed 004); ``bind(app=node_context)`` per call.
+SYSTEM_TOOL_CATALOG = define_tool_catalog(_catalog_entry(tool) for tool in SYSTEM_TOOLS.values())
+
+
+async def invoke_system_tool(ctx: NodeContext, plugin_id: str, params: dict[str, Any]) -> dict[str, Any]:
+    """Run ``plugin_id`` through the catalog bound to ``ctx``: authorize, execute, parse_output."""
+    tool = find_system_tool(plugin_id)
+    invocation = await SYSTEM_TOOL_CATALOG.bind(app=ctx).invoke(tool.id, params)
+    value: dict[str, Any] = invocation.value
+    return value
 
 
 def is_system_tool_id(plugin_id: str | None) -> bool:
