@@ -277,7 +277,7 @@ async def test_ask_parse_error_pause_and_resume_round_trip(
     assert runs == [1]  # resume never re-runs a tool that already ran
 
 
-@pytest.mark.parametrize("gap", ["stop_gate", "prompt_mode"])
+@pytest.mark.parametrize("gap", ["stop_gate", "prompt_tool_calling"])
 async def test_declared_gaps_fail_with_a_clear_error(
     provider: str, server: ScriptedOpenAIServer, recorder: Recorder, gap: str
 ) -> None:
@@ -488,10 +488,10 @@ async def test_abort_stops_scheduling_and_returns_aborted(
     assert [c["id"] for c in result.complete_messages[1]["tool_calls"]] == ["call_1_0"]
 
 
-async def test_prompt_mode_for_models_without_function_calling(
+async def test_prompt_tool_calling_for_models_without_function_calling(
     provider: str, server: ScriptedOpenAIServer, recorder: Recorder
 ) -> None:
-    require(provider, "prompt_mode")
+    require(provider, "prompt_tool_calling")
     server.set_script(
         [
             text_turn('Adding.\n<tool_call>{"name": "add", "arguments": {"a": 1, "b": 2}}</tool_call>'),
@@ -590,3 +590,23 @@ async def test_ask_resume_without_provider_state_answers_the_waiting_call(
         "tool_call_id": "call_1_0",
         "content": "Q1: Which colour?\nA1: red",
     }
+
+
+async def test_prompt_mode_raw_sends_the_system_prompt_and_fast_agent_the_agent_guide_first(
+    provider: str, server: ScriptedOpenAIServer, recorder: Recorder
+) -> None:
+    from fathom.agent.system_prompt import AGENT_GUIDE, TOOL_GUIDES
+
+    server.set_script([text_turn("a"), text_turn("b")])
+    for mode in ("raw", "fastAgent"):
+        runtime = make_runtime(server, recorder, prompt_mode=mode, system_tools=SystemToolsConfig(plan=True))
+        result = await run_agent_loop(
+            provider, AgentLoopInput(messages=[], system_prompt="Be brief."), runtime
+        )
+        assert result.status == "done"
+    raw, guided = (request["messages"][0] for request in server.chat_requests)
+    assert raw == {"role": "system", "content": "Be brief."}
+    assert guided["content"] == f"{AGENT_GUIDE}\n\n{TOOL_GUIDES['plan']}\n\nBe brief."
+    odd = make_runtime(server, recorder, prompt_mode="chatty")
+    refused = await run_agent_loop(provider, user("hi"), odd)
+    assert (refused.status, refused.error) == ("error", "Unknown prompt mode: chatty (use fastAgent or raw)")

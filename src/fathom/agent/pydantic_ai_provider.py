@@ -21,6 +21,7 @@ from fathom.agent.fast_agent.loop import (
     resume_ask,
     resume_ask_in_transcript,
     resume_child,
+    run_system_prompt,
 )
 from fathom.agent.fast_agent.model_turn import _StreamHandler
 from fathom.agent.fast_agent.state import RunState
@@ -42,7 +43,7 @@ PYDANTIC_AI_GAPS: dict[str, str] = {
     "invalid_json_reply": (
         "pydantic-ai answers tool arguments that are not JSON with its own retry prompt (the tool never runs)"
     ),
-    "prompt_mode": "pydanticAI provider needs a model with native function calling",
+    "prompt_tool_calling": "pydanticAI provider needs a model with native function calling",
     "stop_gate": "pydantic-ai ends the run when the model answers; there is no stop gate hook",
     "tool_batches": (
         "pydantic-ai runs a response's runtime tools all at once; only batch_tool_size=1 (serial) is honoured"
@@ -62,7 +63,7 @@ def _require(input: AgentLoopInput, runtime: AgentLoopRuntime) -> None:
     if runtime.stop_gate is not None:
         raise ProviderGapError(PYDANTIC_AI_GAPS["stop_gate"])
     if not runtime.model.config.function_calling:
-        raise ProviderGapError(PYDANTIC_AI_GAPS["prompt_mode"])
+        raise ProviderGapError(PYDANTIC_AI_GAPS["prompt_tool_calling"])
 
 
 def _tools(state: RunState, step: dict[str, list[dict[str, Any]]]) -> list[Any]:
@@ -216,7 +217,7 @@ async def run_pydantic_ai(input: AgentLoopInput, runtime: AgentLoopRuntime) -> A
         catalog=build_run_catalog(runtime.tools, runtime.system_tools),
         active_plan=normalize_plan(input.active_plan),
     )
-    state.messages = initial_messages(input.messages, input.system_prompt)
+    state.messages = initial_messages(input.messages, run_system_prompt(input, runtime, state.catalog))
     pending = pending_ask_context(input)
     if input.user_answer is not None and pending is not None:
         await resume_ask(state, pending, input.user_answer)

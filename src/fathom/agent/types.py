@@ -127,6 +127,8 @@ class AgentLoopRuntime:
     ``tools`` are runtime tools (``ToolDefinition`` or seed-002/004 dicts); ``execute_tool`` overrides
     how they run (default: :func:`fathom.tools.run_tool` against ``tools``). ``signal`` (abort) and
     ``check_is_stopping`` are both consulted. ``user_key`` means the user's own key paid: points 0.
+    ``prompt_mode``: ``raw`` sends ``system_prompt`` as given; ``fastAgent`` puts the agent guide of
+    the offered system tools in front of it (:mod:`fathom.agent.system_prompt`).
     """
 
     model: ChatModel
@@ -141,7 +143,7 @@ class AgentLoopRuntime:
     max_run_agent_times: int = 100
     batch_tool_size: int = 5
     llm_params: dict[str, Any] = field(default_factory=dict)
-    prompt_mode: Literal["fastAgent", "raw"] = "fastAgent"
+    prompt_mode: Literal["fastAgent", "raw"] = "raw"
     stream: bool = True
     user_key: bool = False
     stop_gate: StopGateConfig | None = None

@@ -12,8 +12,9 @@ from fathom.agent.fast_agent.state import RunState, maybe_await
 from fathom.agent.fast_agent.stop_gate import stop_gate_feedback
 from fathom.agent.fast_agent.tool_runner import finish_generic, run_tool_calls
 from fathom.agent.messages import find_tool_call, initial_messages, plain_messages, tool_message
+from fathom.agent.system_prompt import compose_system_prompt
 from fathom.agent.system_tools.ask import ASK_USER, ASK_WAITING_RESPONSE, build_ask_answer_text
-from fathom.agent.system_tools.catalog import build_run_catalog
+from fathom.agent.system_tools.catalog import RunCatalog, build_run_catalog
 from fathom.agent.system_tools.plan import normalize_plan
 from fathom.agent.types import (
     AgentLoopInput,
@@ -26,6 +27,11 @@ from fathom.tools import ToolResult, error_text
 
 TOOL_CHOICE_NONE_AFTER = 5
 INTERACTIVE_NOT_SUPPORTED = "Interactive tool is not supported in fastAgent loop yet."
+
+
+def run_system_prompt(input: AgentLoopInput, runtime: AgentLoopRuntime, catalog: RunCatalog) -> str | None:
+    """The system message of a run: ``input.system_prompt`` through ``runtime.prompt_mode``."""
+    return compose_system_prompt(input.system_prompt, runtime.prompt_mode, set(catalog.kinds.values()))
 
 
 def pending_ask_context(state: AgentLoopInput) -> dict[str, Any] | None:
@@ -214,7 +220,7 @@ async def run_fast_agent(input: AgentLoopInput, runtime: AgentLoopRuntime) -> Ag
         active_plan=normalize_plan(input.active_plan),
         provider_state=None,
     )
-    state.messages = initial_messages(input.messages, input.system_prompt)
+    state.messages = initial_messages(input.messages, run_system_prompt(input, runtime, state.catalog))
     pending = pending_ask_context(input)
     if input.user_answer is not None and pending is not None:
         await resume_ask(state, pending, input.user_answer)
