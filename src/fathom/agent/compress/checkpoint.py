@@ -78,13 +78,19 @@ def is_checkpoint_message(message: Any) -> bool:
 
 
 def restore_from_newest_checkpoint(messages: Sequence[Any]) -> list[Any]:
-    """Leading system messages + the newest checkpoint message + everything after it."""
+    """Leading system messages + the newest checkpoint message + everything after it.
+
+    A checkpoint never separates a tool call from its result: tool replies right after the
+    checkpoint whose call lies before it (the checkpoint summarises both) are dropped too."""
     items = list(messages)
     newest = max((i for i, m in enumerate(items) if is_checkpoint_message(m)), default=-1)
     if newest < 0:
         return items
     lead = [m for m in items[:newest] if isinstance(m, dict) and m.get("role") in ("system", "developer")]
-    return lead + items[newest:]
+    rest = items[newest + 1 :]
+    while rest and isinstance(rest[0], dict) and rest[0].get("role") == "tool":
+        rest.pop(0)
+    return [*lead, items[newest], *rest]
 
 
 def _histories(messages: Sequence[dict[str, Any]]) -> str:
