@@ -162,15 +162,24 @@ async def test_agent_plan_operations_become_plan_events_and_a_plan_response(
 ) -> None:
     graph = workflow([start(), caller("ag", "agent")], [edge("start", "ag")])
     server.set_script(
-        [tool_call_turn([("set_plan", {"name": "Trip", "steps": ["Book"]})]), text_turn("Planned")]
+        [
+            tool_call_turn([("set_plan", {"name": "Trip", "steps": ["Book"]})]),
+            text_turn("Planned"),  # the stop gate refuses: step_1 is still pending
+            tool_call_turn([("update_plan", {"updates": [{"id": "step_1", "status": "done"}]})]),
+            text_turn("Booked"),
+        ]
     )
     events: list[WorkflowEvent] = []
     result = await run_workflow(graph, query="plan a trip", services=services(server), emit=events.append)
     kinds = [e.kind for e in events if isinstance(e, ToolEvent)]
-    assert kinds == ["planStatus", "plan"]
+    assert kinds == ["planStatus", "plan", "planStatus", "plan"]
     plan_items = [a for a in result.assistant_responses if a["type"] == "agentPlan"]
-    assert plan_items[0]["agentPlan"]["name"] == "Trip"
-    assert result.node_outputs["ag"]["answerText"] == "Planned"
+    assert plan_items[-1]["agentPlan"]["name"] == "Trip"
+    assert plan_items[-1]["agentPlan"]["steps"][0]["status"] == "done"
+    gate = [a for a in result.assistant_responses if a["type"] == "agentStopGate"]
+    assert len(gate) == 1 and "step_1: Book (pending)" in gate[0]["agentStopGate"]["feedback"]
+    assert len(server.chat_requests) == 4
+    assert result.node_outputs["ag"]["answerText"] == "Booked"
 
 
 async def test_agent_without_model_service_or_with_unknown_model_is_a_node_error() -> None:
@@ -186,12 +195,42 @@ async def test_agent_offers_read_files_when_a_file_reader_is_injected(server: Sc
 
     graph = workflow([start(), caller("ag", "agent")], [edge("start", "ag")])
     server.set_script(
-        [tool_call_turn([("read_files", {"urls": ["https://x.test/notes.txt"]}, "r1")]), text_turn("read")]
+        [
+            tool_call_turn(
+                [
+                    ("read_files", {"urls": ["https://x.test/notes.txt"]}, "r1"),
+                    ("read_files", {"urls": ["https://elsewhere.test/secret.txt"]}, "r2"),
+                ]
+            ),
+            text_turn("read"),
+        ]
     )
     base = services(server)
     with_reader = WorkflowServices(chat_model_factory=base.chat_model_factory, file_reader=Reader())
-    result = await run_workflow(graph, query="summarise", services=with_reader)
+    query = [
+        {"type": "file", "file": {"type": "file", "name": "notes.txt", "url": "https://x.test/notes.txt"}},
+        {"type": "text", "text": {"content": "summarise"}},
+    ]
+    result = await run_workflow(graph, query=query, services=with_reader)
     assert "read_files" in {t["function"]["name"] for t in server.chat_requests[0]["tools"]}
-    reply = next(m for m in server.chat_requests[1]["messages"] if m.get("role") == "tool")
-    assert "File: notes.txt\n<Content>\ncontent of https://x.test/notes.txt\n</Content>" in reply["content"]
+    replies = {
+        m["tool_call_id"]: m["content"] for m in server.chat_requests[1]["messages"] if m["role"] == "tool"
+    }
+    assert "File: notes.txt\n<Content>\ncontent of https://x.test/notes.txt\n</Content>" in replies["r1"]
+    assert (
+        replies["r2"] == "Tool error: File https://elsewhere.test/secret.txt is not part of this conversation"
+    )
     assert result.node_outputs["ag"]["answerText"] == "read"
+
+
+async def test_agent_offers_no_read_files_without_conversation_files(server: ScriptedOpenAIServer) -> None:
+    class Reader:
+        async def read_file(self, url: str) -> dict[str, str]:
+            raise AssertionError("nothing to read")
+
+    graph = workflow([start(), caller("ag", "agent")], [edge("start", "ag")])
+    server.set_script([text_turn("nothing to read")])
+    base = services(server)
+    with_reader = WorkflowServices(chat_model_factory=base.chat_model_factory, file_reader=Reader())
+    await run_workflow(graph, query="summarise", services=with_reader)
+    assert "read_files" not in {t["function"]["name"] for t in server.chat_requests[0]["tools"]}

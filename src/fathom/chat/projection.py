@@ -36,8 +36,13 @@ def _without_cites(value: dict[str, Any], retain: bool) -> dict[str, Any]:
 
 def response_content(outcome: ChatOutcome, *, detail: bool, retain_dataset_cite: bool = True) -> Any:
     """``choices[0].message.content``: the streamed text; with detail and several or non-text values,
-    the raw value array (FastGPT's shape). Citation markers removed unless ``retain_dataset_cite``."""
-    values = outcome.result.assistant_responses if outcome.result else []
+    the raw value array (FastGPT's shape). Citation markers removed unless ``retain_dataset_cite``.
+    Hidden values (``hideInUI``: a context checkpoint, a stop-gate feedback) are stored, never shown."""
+    values = [
+        v
+        for v in (outcome.result.assistant_responses if outcome.result else [])
+        if not (v.get("hideInUI") or v.get("hidden"))
+    ]
     non_empty = [v for v in values if v.get("type") != "text" or (v.get("text") or {}).get("content")]
     if detail and (len(non_empty) > 1 or any(v.get("type") != "text" for v in non_empty)):
         return [_without_cites(v, retain_dataset_cite) for v in non_empty]

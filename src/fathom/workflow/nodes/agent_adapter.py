@@ -3,8 +3,10 @@
 :class:`AgentEventAdapter` receives kernel events and owns the node's single ``assistantResponses``
 array; it forwards SSE-ready workflow events (``answer`` deltas, ``toolCall`` / ``toolParams`` /
 ``toolResponse``, ``planStatus`` / ``plan``), collects the node-response details (LLM requests, tool
-runs, compressions) and the pushed usages. :func:`ask_interactive` turns a kernel ask pause into the
-workflow interactive ``agentAsk``; :func:`usage_to_bill` turns a kernel usage into a bill line.
+runs, compressions) and the pushed usages. A history checkpoint becomes the hidden
+``contextCheckpoint`` value of this turn (the next turn restores from it). :func:`ask_interactive`
+turns a kernel ask pause into the workflow interactive ``agentAsk``; :func:`usage_to_bill` turns a
+kernel usage into a bill line.
 """
 
 from __future__ import annotations
@@ -30,6 +32,7 @@ from fathom.agent import (
 )
 from fathom.workflow.dispatch import NodeContext
 from fathom.workflow.events import AnswerEvent, ToolEvent
+from fathom.workflow.nodes.agent_context import CHECKPOINT_VALUE, checkpoint_value
 
 
 @dataclass
@@ -199,7 +202,16 @@ class AgentEventAdapter:
         )
 
     def _on_after_message_compress(self, event: AfterMessageCompress) -> None:
-        self.compress_details.append({"requestIds": event.request_ids, "seconds": event.seconds})
+        self.compress_details.append(
+            {
+                "requestIds": event.request_ids,
+                "seconds": event.seconds,
+                "usages": [usage_to_bill(u) for u in event.usages or []],
+            }
+        )
+        content = event.context_checkpoint
+        if content and not any(v.get(CHECKPOINT_VALUE) == content for v in self.assistant_responses):
+            self.assistant_responses.append(checkpoint_value(content))  # hidden; restored next turn
 
     def _on_plan_status(self, event: PlanStatus) -> None:
         self.ctx.emit(ToolEvent(kind="planStatus", data={"status": event.status}))
@@ -228,18 +240,4 @@ class AgentEventAdapter:
     def _on_stop_gate(self, event: StopGateEvent) -> None:
         self.assistant_responses.append(
             {"type": "agentStopGate", "agentStopGate": {"feedback": event.feedback}, "hidden": True}
-        )
-
-    # ---------------------------------------------------------------- summaries
-    @property
-    def total_points(self) -> float:
-        """Points of every pushed usage."""
-        return float(sum(usage_to_bill(u).get("totalPoints", 0) or 0 for u in self.usages))
-
-    def token_totals(self) -> tuple[int, int]:
-        """Summed input and output tokens of the pushed usages."""
-        bills = [usage_to_bill(u) for u in self.usages]
-        return (
-            sum(int(b.get("inputTokens") or 0) for b in bills),
-            sum(int(b.get("outputTokens") or 0) for b in bills),
         )

@@ -2,12 +2,21 @@
 input and runtime from the node (spec §3.1 ``agentLoopCore``), run :func:`fathom.agent.run_agent_loop`
 with the ``fastAgent`` provider, and map the result to node outputs, usages and interactives.
 
-The two shells differ only in which system tools are on (plan/ask for the Agent node) and the
-prompt mode; tools come from ``selectedTools`` edges for both (:mod:`graph_tools`).
+The two shells differ in which system tools are on (plan/ask, sandbox, dataset search for the Agent
+node), the stop gate, the reminder and the prompt mode; tools come from ``selectedTools`` edges for both
+(:mod:`graph_tools`). Both start their histories from the newest stored checkpoint and store a new one
+as the hidden AI value of this turn (:mod:`agent_context`).
+
+Usage: every pushed usage is its own bill line (``agentCall`` lines carry the node's name, compression
+lines keep their module name); the node's tokens and points (``toolCallInputTokens`` /
+``toolCallOutputTokens`` / ``totalPoints``) count only the ``agentCall`` usages, compression is reported
+under ``compressUsages`` and child tools under ``childTotalPoints`` / ``toolDetail``.
 """
 
 from __future__ import annotations
 
+from collections.abc import Sequence
+from dataclasses import dataclass, field
 from typing import Any, Literal
 
 from fathom.agent import (
@@ -15,10 +24,12 @@ from fathom.agent import (
     AgentLoopResult,
     AgentLoopRuntime,
     AskPause,
+    StopGateConfig,
     SystemToolsConfig,
     ToolChildPause,
     run_agent_loop,
 )
+from fathom.agent.usage import AGENT_CALL_MODULE
 from fathom.llm import ChatModel
 from fathom.tools import ToolInputConflictError
 from fathom.workflow.constants import NodeInputKey, NodeOutputKey
@@ -29,13 +40,23 @@ from fathom.workflow.nodes.agent_adapter import (
     ask_interactive,
     usage_to_bill,
 )
-from fathom.workflow.nodes.chat import chat_items_to_messages, node_error
+from fathom.workflow.nodes.agent_context import current_user_message, history_messages, select_agent_histories
+from fathom.workflow.nodes.chat import node_error
 from fathom.workflow.nodes.graph_tools import GraphToolRunner, selected_tool_nodes
-from fathom.workflow.nodes.llm_support import ModelUnavailableError, node_histories, resolve_model
+from fathom.workflow.nodes.llm_support import ModelUnavailableError, resolve_model
 
 #: Interactive types an agent-style node resumes from.
 AGENT_RESUME_TYPES = frozenset({"agentAsk", "toolChildrenInteractive"})
 PROVIDER = "fastAgent"
+
+
+@dataclass
+class AgentContextConfig:
+    """What the current user message's reminder lists (the Agent node; the Tool Call node has none)."""
+
+    files: Sequence[dict[str, str]] = ()
+    datasets: Sequence[dict[str, Any]] = field(default_factory=list)
+    sandbox_workdir: str | None = None
 
 
 def agent_state(result: AgentLoopResult) -> dict[str, Any]:
@@ -74,7 +95,7 @@ def _llm_params(params: dict[str, Any], model: ChatModel) -> dict[str, Any]:
     return out
 
 
-def _loop_input(ctx: NodeContext, question: str) -> AgentLoopInput | None:
+def _loop_input(ctx: NodeContext, question: str, context: AgentContextConfig | None) -> AgentLoopInput | None:
     system_prompt = str(ctx.params.get("systemPrompt") or "") or None
     last = ctx.last_interactive
     flag = f"agentResumed:{ctx.node_id}"
@@ -103,7 +124,19 @@ def _loop_input(ctx: NodeContext, question: str) -> AgentLoopInput | None:
         return loop_input
     if not question:
         return None
-    messages = [*chat_items_to_messages(node_histories(ctx)), {"role": "user", "content": question}]
+    content = (
+        question
+        if context is None
+        else current_user_message(
+            ctx,
+            question,
+            files=context.files,
+            datasets=context.datasets,
+            sandbox_workdir=context.sandbox_workdir,
+        )
+    )
+    histories = select_agent_histories(ctx.histories, ctx.params.get("history", 6))
+    messages = [*history_messages(histories), {"role": "user", "content": content}]
     return AgentLoopInput(messages=messages, system_prompt=system_prompt)
 
 
@@ -113,6 +146,8 @@ async def run_agent_node(
     label: str,
     system_tools: SystemToolsConfig,
     prompt_mode: Literal["fastAgent", "raw"],
+    stop_gate: StopGateConfig | None = None,
+    context: AgentContextConfig | None = None,
 ) -> DispatchResponse:
     """Run the node's agent loop; outputs ``answerText``; a pause becomes the node's interactive."""
     try:
@@ -120,7 +155,7 @@ async def run_agent_node(
     except ModelUnavailableError as exc:
         return node_error(str(exc))
     question = str(ctx.params.get(NodeInputKey.userChatInput) or "")
-    loop_input = _loop_input(ctx, question)
+    loop_input = _loop_input(ctx, question, context)
     if loop_input is None:
         return node_error("Input is empty")
     tool_nodes = selected_tool_nodes(ctx)
@@ -143,23 +178,22 @@ async def run_agent_node(
         check_is_stopping=ctx.run.is_stopped,
         system_tools=system_tools,
         prompt_mode=prompt_mode,
+        stop_gate=stop_gate,
         llm_params=_llm_params(ctx.params, model),
         stream=ctx.run.stream,
     )
     result = await run_agent_loop(PROVIDER, loop_input, runtime)
+    bills = [usage_to_bill(u) for u in adapter.usages]
     own = [
-        {**usage_to_bill(u), "moduleName": ctx.node.name}
-        if usage_to_bill(u).get("moduleName") == "account_usage:agent_call"
-        else usage_to_bill(u)
-        for u in adapter.usages
+        {**b, "moduleName": ctx.node.name} if b.get("moduleName") == AGENT_CALL_MODULE else b for b in bills
     ]
     child_points = float(sum(u.get("totalPoints") or 0 for u in runner.usages))
-    input_tokens, output_tokens = adapter.token_totals()
+    calls = [b for b in bills if b.get("moduleName") == AGENT_CALL_MODULE]
     response_data: dict[str, Any] = {
-        "totalPoints": adapter.total_points + child_points,
+        "totalPoints": float(sum(b.get("totalPoints") or 0 for b in calls)),
         "model": model.config.display_name,
-        "toolCallInputTokens": input_tokens,
-        "toolCallOutputTokens": output_tokens,
+        "toolCallInputTokens": sum(int(b.get("inputTokens") or 0) for b in calls),
+        "toolCallOutputTokens": sum(int(b.get("outputTokens") or 0) for b in calls),
         "childTotalPoints": child_points,
         "query": question,
         "finishReason": result.finish_reason,
@@ -170,6 +204,10 @@ async def run_agent_node(
     }
     if adapter.plan_details:
         response_data["planDetail"] = adapter.plan_details
+    compress = [b for b in bills if b.get("moduleName") != AGENT_CALL_MODULE]
+    if compress:
+        response_data["compressUsages"] = compress
+        response_data["compressDetail"] = adapter.compress_details
     usages = [*own, *runner.usages]
     if result.status == "error":
         message = result.error or "Agent loop error"
