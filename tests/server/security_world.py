@@ -32,6 +32,7 @@ class World:
     app_id: str
     version_id: str
     chat_id: str
+    answer_id: str  # the dataId of the chat's AI item
     other_team_key: str
     stranger_key: str  # a member of the team with no permission at all
     reader_key: str  # a member who may read the knowledge base and the app
@@ -81,6 +82,13 @@ def wait_for_rows(client: httpx.Client, collection_id: str) -> list[dict[str, An
         time.sleep(0.2)
 
 
+def last_answer_id(client: httpx.Client, app_id: str, chat_id: str) -> str:
+    records = ok(
+        client.post("/api/core/chat/getPaginationRecords", json={"appId": app_id, "chatId": chat_id})
+    )
+    return str(records["list"][-1]["dataId"])
+
+
 def build_world(server: LiveServer, scripted: ScriptedOpenAIServer) -> World:
     scripted.set_script(lambda request: text_turn("ok"))
     with server.client(server.admin_key) as client:
@@ -109,6 +117,7 @@ def build_world(server: LiveServer, scripted: ScriptedOpenAIServer) -> World:
             json={"chatId": chat_id, "messages": [{"role": "user", "content": "hello"}]},
         )
         assert reply.status_code == 200, reply.text
+        answer_id = last_answer_id(client, app_id, chat_id)
     team = server.boot.team_id
 
     async def members(platform: Platform) -> tuple[str, str, str, str, str]:
@@ -132,6 +141,7 @@ def build_world(server: LiveServer, scripted: ScriptedOpenAIServer) -> World:
         app_id,
         version_id,
         chat_id,
+        answer_id,
         other_key,
         stranger_key,
         reader_key,

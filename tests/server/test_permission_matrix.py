@@ -1,164 +1,319 @@
-"""Every knowledge-base route tried with a key of another team, a read-only member and an app-scoped key.
+"""Every route of the API (the OpenAPI document's paths, checked to be all listed here) tried, on SQLite and
+on PostgreSQL, with four callers (issue 13):
 
-Another team's resources must look exactly like resources that do not exist (404, same statusText), a
-read-only member may read but not write (403), and a key limited to one app may touch no knowledge base.
+- a key of **another team**: every id of ours is answered exactly as a made-up id (same status, statusText
+  and message once the id it was sent is blanked out): 404, so no id's existence leaks, and no second id;
+- a **member without permission**: 403 on every knowledge base and app of the team;
+- a **read-only member** (read on the knowledge base and the app): reads pass, writes are 403;
+- an **app key** (``openapi/create {"appId": A}``): chatting with A and its own chats pass, everything else
+  (A's detail, graph, versions, publish, chat test, every knowledge base route, keys, usage) is 403.
 """
 
 from __future__ import annotations
 
-import asyncio
-import time
+import itertools
+import re
+from collections.abc import Callable, Iterator
 from dataclasses import dataclass
 from typing import Any
 
 import httpx
 import pytest
+from live_support import free_port
+from security_world import World, build_world, last_answer_id, scripted, serve
 
-from fathom.platform import Platform
+from fathom.store.pg_embedded import EmbeddedPostgres
+from fathom.testing import ScriptedOpenAIServer
 
+__all__ = ["scripted"]
 
-@dataclass
-class World:
-    dataset_id: str
-    collection_id: str
-    data_id: str
-    other_team_key: str
-    reader_key: str
-    app_key: str
-
-
-def _make_keys(live_server: Any, dataset_id: str) -> tuple[str, str, str]:
-    platform = Platform.build(live_server.platform.settings)
-
-    async def setup() -> tuple[str, str, str]:
-        try:
-            other = await platform.teams.create_team("Other")
-            other_owner = await platform.teams.add_member(other.id, "mallory", "owner")
-            _, other_key = await platform.api_keys.create_key(other.id, other_owner.id)
-            reader = await platform.teams.add_member(live_server.boot.team_id, "reader", "member")
-            await platform.teams.set_permission(reader.id, "dataset", dataset_id, "read")
-            _, reader_key = await platform.api_keys.create_key(live_server.boot.team_id, reader.id)
-            app = await platform.apps.create_app(live_server.boot.team_id, "Bot")
-            _, app_key = await platform.api_keys.create_key(
-                live_server.boot.team_id, live_server.boot.member_id, app_id=app.id
-            )
-            return other_key, reader_key, app_key
-        finally:
-            await platform.db.close()
-
-    return asyncio.run(setup())
+FAKE = "f" * 24
+_OBJECT_ID = re.compile(r"\b[0-9a-f]{24}\b")
+_scratch = itertools.count()
 
 
-@pytest.fixture(scope="module")
-def world(module_live_server: Any) -> World:
-    live_server = module_live_server
-    with live_server.client(live_server.admin_key) as client:
-        dataset_id = client.post("/api/core/dataset/create", json={"name": "Secret KB"}).json()["data"]
-        collection_id = client.post(
-            "/api/core/dataset/collection/create/text",
-            json={"datasetId": dataset_id, "name": "n", "text": "Quarterly numbers are confidential."},
-        ).json()["data"]["collectionId"]
-        deadline = time.monotonic() + 60
-        while True:
-            rows = client.post("/api/core/dataset/data/v2/list", json={"collectionId": collection_id}).json()[
-                "data"
-            ]
-            if rows["total"]:
-                break
-            assert time.monotonic() < deadline
-            time.sleep(0.2)
-    other, reader, app = _make_keys(live_server, dataset_id)
-    return World(dataset_id, collection_id, rows["list"][0]["_id"], other, reader, app)
+@pytest.fixture(scope="module", params=["sqlite", "postgres"])
+def world(
+    request: pytest.FixtureRequest, tmp_path_factory: pytest.TempPathFactory, scripted: ScriptedOpenAIServer
+) -> Iterator[World]:
+    database_url = None
+    if request.param == "postgres":
+        postgres: EmbeddedPostgres = request.getfixturevalue("postgres_server")
+        database_url = postgres.create_database(f"matrix_{free_port()}")
+    for server in serve(tmp_path_factory.mktemp(f"matrix-{request.param}"), scripted, database_url):
+        yield build_world(server, scripted)
 
 
-# (method, path, body or query builder, needs write)
-ROUTES: list[tuple[str, str, Any, bool]] = [
-    ("GET", "/api/core/dataset/detail", lambda w: {"id": w.dataset_id}, False),
-    ("POST", "/api/core/dataset/searchTest", lambda w: {"datasetId": w.dataset_id, "text": "numbers"}, False),
-    ("POST", "/api/core/dataset/collection/listV2", lambda w: {"datasetId": w.dataset_id}, False),
-    ("GET", "/api/core/dataset/collection/detail", lambda w: {"id": w.collection_id}, False),
-    (
+# What a route touches, which decides who may call it:
+#   read / write / manage: a knowledge base or app resource at that level;
+#   chat / chat-write: the app's chat side (an app key of that app may: chat, stop, resume, its chats);
+#   keys: owners' and admins' team-wide key and usage routes.
+READ, WRITE, MANAGE, CHAT, CHAT_WRITE, KEYS = "read", "write", "manage", "chat", "chat-write", "keys"
+Body = Callable[[World], dict[str, Any]]
+
+
+@dataclass(frozen=True)
+class Route:
+    method: str
+    path: str
+    body: Body
+    kind: str
+    multipart: bool = False
+
+
+def _msg(text: str = "x") -> list[dict[str, str]]:
+    return [{"role": "user", "content": text}]
+
+
+def _chat(w: World) -> dict[str, Any]:
+    return {"appId": w.app_id, "chatId": w.chat_id}
+
+
+ROUTES: list[Route] = [
+    # knowledge bases
+    Route("GET", "/api/core/dataset/detail", lambda w: {"id": w.dataset_id}, READ),
+    Route(
+        "POST", "/api/core/dataset/searchTest", lambda w: {"datasetId": w.dataset_id, "text": "numbers"}, READ
+    ),
+    Route("POST", "/api/core/dataset/update", lambda w: {"id": w.dataset_id, "intro": "changed"}, MANAGE),
+    Route("DELETE", "/api/core/dataset/delete", lambda w: {"id": w.dataset_id}, MANAGE),
+    Route("POST", "/api/core/dataset/collection/listV2", lambda w: {"datasetId": w.dataset_id}, READ),
+    Route("GET", "/api/core/dataset/collection/detail", lambda w: {"id": w.collection_id}, READ),
+    Route(
         "GET",
         "/api/core/dataset/collection/trainingDetail",
         lambda w: {"collectionId": w.collection_id},
-        False,
+        READ,
     ),
-    ("POST", "/api/core/dataset/data/v2/list", lambda w: {"collectionId": w.collection_id}, False),
-    ("GET", "/api/core/dataset/data/detail", lambda w: {"id": w.data_id}, False),
-    (
+    Route(
         "POST",
         "/api/core/dataset/collection/create/text",
         lambda w: {"datasetId": w.dataset_id, "name": "x", "text": "y"},
-        True,
+        WRITE,
     ),
-    (
+    Route(
         "POST",
         "/api/core/dataset/collection/create/link",
         lambda w: {"datasetId": w.dataset_id, "link": "https://example.com"},
-        True,
+        WRITE,
     ),
-    (
+    Route(
+        "POST",
+        "/api/core/dataset/collection/create/localFile",
+        lambda w: {"datasetId": w.dataset_id},
+        WRITE,
+        multipart=True,
+    ),
+    Route(
+        "POST",
+        "/api/core/dataset/training/updateTrainingData",
+        lambda w: {"collectionId": w.collection_id},
+        WRITE,
+    ),
+    Route("DELETE", "/api/core/dataset/collection/delete", lambda w: {"id": w.collection_id}, WRITE),
+    Route("POST", "/api/core/dataset/data/v2/list", lambda w: {"collectionId": w.collection_id}, READ),
+    Route("GET", "/api/core/dataset/data/detail", lambda w: {"id": w.data_id}, READ),
+    Route(
         "POST",
         "/api/core/dataset/data/pushData",
         lambda w: {"collectionId": w.collection_id, "data": [{"q": "x"}]},
-        True,
+        WRITE,
     ),
-    ("PUT", "/api/core/dataset/data/update", lambda w: {"dataId": w.data_id, "q": "changed"}, True),
-    ("DELETE", "/api/core/dataset/data/delete", lambda w: {"id": w.data_id}, True),
-    ("DELETE", "/api/core/dataset/collection/delete", lambda w: {"id": w.collection_id}, True),
-    ("DELETE", "/api/core/dataset/delete", lambda w: {"id": w.dataset_id}, True),
+    Route("PUT", "/api/core/dataset/data/update", lambda w: {"dataId": w.data_id, "q": "changed"}, WRITE),
+    Route("DELETE", "/api/core/dataset/data/delete", lambda w: {"id": w.data_id}, WRITE),
+    # apps
+    Route("GET", "/api/core/app/detail", lambda w: {"appId": w.app_id}, READ),
+    Route("POST", "/api/core/app/update", lambda w: {"appId": w.app_id, "intro": "changed"}, WRITE),
+    Route("DELETE", "/api/core/app/del", lambda w: {"appId": w.app_id}, MANAGE),
+    Route("POST", "/api/core/app/copy", lambda w: {"appId": w.app_id}, READ),
+    Route("GET", "/api/core/app/exportWorkflow", lambda w: {"appId": w.app_id}, READ),
+    Route("POST", "/api/core/app/version/publish", lambda w: {"appId": w.app_id}, WRITE),
+    Route("POST", "/api/core/app/version/list", lambda w: {"appId": w.app_id}, READ),
+    Route(
+        "GET", "/api/core/app/version/detail", lambda w: {"appId": w.app_id, "versionId": w.version_id}, READ
+    ),
+    Route("GET", "/api/core/app/version/latest", lambda w: {"appId": w.app_id}, READ),
+    Route(
+        "POST",
+        "/api/core/chat/chatTest",
+        lambda w: {"appId": w.app_id, "messages": _msg(), "stream": False},
+        WRITE,
+    ),
+    # the chat side of an app
+    Route("POST", "/api/v1/chat/completions", lambda w: {"appId": w.app_id, "messages": _msg()}, CHAT),
+    Route("POST", "/api/v2/chat/completions", lambda w: {"appId": w.app_id, "messages": _msg()}, CHAT),
+    Route("POST", "/api/v2/chat/stop", _chat, CHAT),
+    Route("POST", "/api/v2/chat/resume", _chat, CHAT),
+    Route("POST", "/api/core/chat/getHistories", lambda w: {"appId": w.app_id}, CHAT),
+    Route("GET", "/api/core/chat/init", _chat, CHAT),
+    Route("POST", "/api/core/chat/getPaginationRecords", _chat, CHAT),
+    Route("GET", "/api/core/chat/getResData", lambda w: {**_chat(w), "dataId": "none"}, CHAT),
+    Route(
+        "POST",
+        "/api/core/chat/feedback/updateUserFeedback",
+        lambda w: {**_chat(w), "dataId": w.answer_id, "userGoodFeedback": "yes"},
+        CHAT,
+    ),
+    Route("POST", "/api/core/chat/updateHistory", lambda w: {**_chat(w), "top": True}, CHAT_WRITE),
+    Route(
+        "DELETE", "/api/core/chat/item/delete", lambda w: {**_chat(w), "contentId": w.answer_id}, CHAT_WRITE
+    ),
+    Route("POST", "/api/core/chat/delHistory", _chat, CHAT_WRITE),
+    Route("POST", "/api/core/chat/clearHistories", lambda w: {"appId": w.app_id}, CHAT_WRITE),
+    # keys and usage (owners and admins with a team-wide key)
+    Route("POST", "/api/support/openapi/create", lambda w: {"name": "k", "appId": w.app_id}, KEYS),
 ]
-IDS = [f"{method} {path}" for method, path, _, _ in ROUTES]
+IDS = [f"{r.method} {r.path}" for r in ROUTES]
+
+# Routes without an id of ours: who may call them is checked in test_team_routes below.
+TEAM_ROUTES: dict[str, tuple[str, dict[str, Any]]] = {
+    "/api/health": ("GET", {}),
+    "/api/v1/whoami": ("GET", {}),
+    "/api/core/dataset/create": ("POST", {"name": "mine"}),
+    "/api/core/dataset/list": ("POST", {}),
+    "/api/core/app/create": ("POST", {"name": "mine"}),
+    "/api/core/app/importWorkflow": ("POST", {"name": "mine", "nodes": [], "edges": []}),
+    "/api/core/app/list": ("POST", {}),
+    "/api/core/app/template/list": ("GET", {}),
+    "/api/core/app/template/detail": ("GET", {"templateId": "none"}),
+    "/api/core/app/plugin/getSystemPluginTemplates": ("GET", {}),
+    "/api/support/openapi/list": ("GET", {}),
+    "/api/support/openapi/delete": ("DELETE", {"id": FAKE}),
+    "/api/support/usage/summary": ("GET", {}),
+}
 
 
-def _call(client: httpx.Client, method: str, path: str, values: dict[str, Any]) -> httpx.Response:
-    if method in ("GET", "DELETE"):
-        return client.request(method, path, params=values)
-    return client.request(method, path, json=values)
+def test_every_route_of_the_api_is_in_the_matrix(world: World) -> None:
+    with world.client(world.server.admin_key) as client:
+        paths = set(client.get("/openapi.json").json()["paths"])
+    assert paths == {r.path for r in ROUTES} | set(TEAM_ROUTES)
 
 
-def _nonexistent(values: dict[str, Any]) -> dict[str, Any]:
-    return {k: ("f" * 24 if isinstance(v, str) and len(v) == 24 else v) for k, v in values.items()}
+def call(client: httpx.Client, route: Route, values: dict[str, Any]) -> httpx.Response:
+    if route.multipart:
+        import json
+
+        files = {"file": ("notes.txt", b"some notes", "text/plain")}
+        return client.post(route.path, files=files, data={"data": json.dumps(values)})
+    if route.method in ("GET", "DELETE"):
+        return client.request(route.method, route.path, params=values)
+    return client.request(route.method, route.path, json=values)
 
 
-@pytest.mark.parametrize(("method", "path", "build", "writes"), ROUTES, ids=IDS)
-def test_another_teams_key_sees_nothing_and_learns_nothing(
-    module_live_server: Any, world: World, method: str, path: str, build: Any, writes: bool
-) -> None:
-    with module_live_server.client(world.other_team_key) as client:
-        real = _call(client, method, path, build(world))
-        fake = _call(client, method, path, _nonexistent(build(world)))
-    assert real.status_code == fake.status_code == 404
-    assert real.json()["statusText"] == fake.json()["statusText"] == "unExist"
+def made_up(values: dict[str, Any]) -> dict[str, Any]:
+    return {k: (FAKE if isinstance(v, str) and _OBJECT_ID.fullmatch(v) else v) for k, v in values.items()}
 
 
-@pytest.mark.parametrize(("method", "path", "build", "writes"), ROUTES, ids=IDS)
-def test_read_only_member_may_read_but_not_write(
-    module_live_server: Any, world: World, method: str, path: str, build: Any, writes: bool
-) -> None:
-    with module_live_server.client(world.reader_key) as client:
-        response = _call(client, method, path, build(world))
-    if writes:
-        assert response.status_code == 403 and response.json()["statusText"] == "unAuth"
+def blanked(response: httpx.Response) -> tuple[int, str, str, Any]:
+    """Status, statusText, message (every 24-hex id blanked) and data of an answer."""
+    body = response.json()
+    return response.status_code, body["statusText"], _OBJECT_ID.sub("<id>", body["message"]), body["data"]
+
+
+def assert_refused(response: httpx.Response) -> None:
+    assert response.status_code == 403, response.text
+    assert response.json()["statusText"] == "unAuth", response.text
+
+
+def assert_allowed(response: httpx.Response) -> None:
+    assert response.status_code == 200, response.text
+    if response.headers.get("content-type", "").startswith("application/json"):
+        assert response.json().get("code", 200) == 200, response.text
+
+
+@pytest.mark.parametrize("route", ROUTES, ids=IDS)
+def test_another_teams_key_finds_our_ids_exactly_as_made_up_ones(world: World, route: Route) -> None:
+    values = route.body(world)
+    with world.client(world.other_team_key) as client:
+        ours = call(client, route, values)
+        fake = call(client, route, made_up(values))
+    assert ours.status_code == 404, ours.text
+    assert ours.json()["statusText"] == "unExist"
+    assert blanked(ours) == blanked(fake)
+    assert ours.json()["message"].count(FAKE) == 0
+    leaked = set(_OBJECT_ID.findall(ours.text)) - {v for v in values.values() if isinstance(v, str)}
+    assert not leaked, f"the answer names ids the caller never sent: {leaked}"
+
+
+@pytest.mark.parametrize("route", ROUTES, ids=IDS)
+def test_a_member_without_permission_is_refused(world: World, route: Route) -> None:
+    with world.client(world.stranger_key) as client:
+        assert_refused(call(client, route, route.body(world)))
+
+
+@pytest.mark.parametrize(
+    "route",
+    [r for r in ROUTES if r.kind != MANAGE],
+    ids=[i for r, i in zip(ROUTES, IDS, strict=True) if r.kind != MANAGE],
+)
+def test_a_read_only_member_reads_but_does_not_write(world: World, route: Route) -> None:
+    with world.client(world.reader_key) as client:
+        response = call(client, route, route.body(world))
+    if route.kind in (READ, CHAT):
+        assert_allowed(response)
     else:
+        assert_refused(response)
+
+
+@pytest.mark.parametrize(
+    "route",
+    [r for r in ROUTES if r.kind == MANAGE],
+    ids=[i for r, i in zip(ROUTES, IDS, strict=True) if r.kind == MANAGE],
+)
+def test_a_read_only_member_may_not_manage(world: World, route: Route) -> None:
+    with world.client(world.reader_key) as client:
+        assert_refused(call(client, route, route.body(world)))
+
+
+@pytest.mark.parametrize("route", ROUTES, ids=IDS)
+def test_an_app_key_may_only_chat_with_its_app(world: World, route: Route) -> None:
+    values = route.body(world)
+    with world.client(world.app_key) as client:
+        if route.kind == CHAT_WRITE:  # on a chat of its own, made just now
+            chat_id = f"scratch-{next(_scratch)}"
+            reply = client.post(
+                "/api/v1/chat/completions",
+                json={"appId": world.app_id, "chatId": chat_id, "messages": _msg()},
+            )
+            assert reply.status_code == 200, reply.text
+            answer = last_answer_id(client, world.app_id, chat_id)
+            values = {**values, "chatId": chat_id, **({"contentId": answer} if "contentId" in values else {})}
+        response = call(client, route, values)
+    if route.kind in (CHAT, CHAT_WRITE):
+        assert_allowed(response)
+    else:
+        assert_refused(response)
+
+
+@pytest.mark.parametrize("path", sorted(TEAM_ROUTES))
+def test_team_routes(world: World, path: str) -> None:
+    """An app key may only read its own identity and app card; members may not manage keys or read
+    usage; another team's key sees none of our knowledge bases and apps."""
+    method, values = TEAM_ROUTES[path]
+    route = Route(method, path, lambda w: values, "team")
+    with world.client(world.app_key) as client:
+        as_app_key = call(client, route, values)
+    if path in ("/api/health", "/api/v1/whoami", "/api/core/app/list"):
+        assert_allowed(as_app_key)
+    else:
+        assert_refused(as_app_key)
+    if path.startswith("/api/support/"):
+        for key in (world.stranger_key, world.reader_key):
+            with world.client(key) as client:
+                assert_refused(call(client, route, values))
+
+
+def test_lists_show_only_what_the_caller_can_read(world: World) -> None:
+    def listed(key: str, path: str) -> list[str]:
+        with world.client(key) as client:
+            response = client.post(path, json={})
         assert response.status_code == 200, response.text
+        return [item["_id"] for item in response.json()["data"]]
 
-
-@pytest.mark.parametrize(("method", "path", "build", "writes"), ROUTES, ids=IDS)
-def test_app_scoped_key_may_not_touch_knowledge_bases(
-    module_live_server: Any, world: World, method: str, path: str, build: Any, writes: bool
-) -> None:
-    with module_live_server.client(world.app_key) as client:
-        response = _call(client, method, path, build(world))
-    assert response.status_code == 403 and response.json()["statusText"] == "unAuth"
-
-
-def test_list_shows_only_what_the_caller_can_read(module_live_server: Any, world: World) -> None:
-    with module_live_server.client(world.other_team_key) as client:
-        assert client.post("/api/core/dataset/list", json={}).json()["data"] == []
-    with module_live_server.client(world.reader_key) as client:
-        assert [d["_id"] for d in client.post("/api/core/dataset/list", json={}).json()["data"]] == [
-            world.dataset_id
-        ]
-    with module_live_server.client(world.app_key) as client:
-        assert client.post("/api/core/dataset/list", json={}).status_code == 403
+    assert world.dataset_id not in listed(world.other_team_key, "/api/core/dataset/list")
+    assert world.app_id not in listed(world.other_team_key, "/api/core/app/list")
+    assert listed(world.stranger_key, "/api/core/dataset/list") == []
+    assert world.app_id not in listed(world.stranger_key, "/api/core/app/list")
+    assert listed(world.reader_key, "/api/core/dataset/list") == [world.dataset_id]
+    assert world.app_id in listed(world.reader_key, "/api/core/app/list")  # with its copies
+    assert listed(world.app_key, "/api/core/app/list") == [world.app_id]

@@ -11,7 +11,7 @@ from fastapi import APIRouter, Depends, File, Form, Request, UploadFile
 from fathom.server.auth import AuthContext, authenticate
 from fathom.server.errors import ApiError, envelope
 from fathom.server.pagination import page_window
-from fathom.server.permissions import Need
+from fathom.server.permissions import Need, require_team_key
 from fathom.server.routes.common import ANY_METHOD, iso, object_id, params, platform_of, required
 from fathom.server.routes.datasets import load_dataset
 from fathom.store.protocols import CollectionRecord
@@ -78,6 +78,7 @@ def collection_view(collection: CollectionRecord) -> dict[str, Any]:
 async def load_collection(
     request: Request, auth: AuthContext, collection_id: str, need: Need
 ) -> CollectionRecord:
+    require_team_key(auth, "use knowledge bases")
     collection = await platform_of(request).datasets.get_collection(auth.team_id, collection_id)
     await load_dataset(request, auth, collection.dataset_id, need)
     return collection

@@ -12,10 +12,10 @@ from fathom.llm import count_tokens
 from fathom.server.auth import AuthContext, authenticate
 from fathom.server.errors import ApiError, envelope
 from fathom.server.pagination import page_window
-from fathom.server.permissions import Need
+from fathom.server.permissions import Need, require_team_key
 from fathom.server.routes.collections import load_collection
 from fathom.server.routes.common import ANY_METHOD, iso, object_id, params, platform_of
-from fathom.store.protocols import ChunkRow
+from fathom.store.protocols import ChunkRow, NotFound
 
 router = APIRouter(tags=["data"])
 
@@ -91,11 +91,18 @@ async def list_data(request: Request, auth: AuthContext = Depends(authenticate))
 
 
 async def _load_row(request: Request, auth: AuthContext, data_id: str, need: Need) -> ChunkRow:
-    rows = await platform_of(request).chunks.get_many([data_id])
-    row = rows.get(data_id)
+    """The row if the caller may ``need`` its knowledge base; a row of another team is answered exactly
+    as a row that does not exist (its collection's id is never named)."""
+    require_team_key(auth, "use knowledge bases")
+    missing = ApiError(404, "unExist", f"data {data_id} not found")
+    row = (await platform_of(request).chunks.get_many([data_id])).get(data_id)
     if row is None:
-        raise ApiError(404, "unExist", f"data {data_id} not found")
-    await load_collection(request, auth, row.collection_id, need)  # team and permission check
+        raise missing
+    try:
+        collection = await platform_of(request).datasets.get_collection(auth.team_id, row.collection_id)
+    except NotFound:
+        raise missing from None
+    await load_collection(request, auth, collection.id, need)  # app keys and permission
     return row
 
 
