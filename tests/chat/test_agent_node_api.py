@@ -20,11 +20,15 @@ from fathom.testing import ScriptedOpenAIServer, text_turn, tool_call_turn
 TINY = "tiny-context"  # 1000-token window: a long question makes the loop checkpoint first
 
 
-@pytest.fixture(scope="module")
+@pytest.fixture(scope="module", params=["sqlite", "postgres"])
 def agent_server(
-    tmp_path_factory: pytest.TempPathFactory, scripted: ScriptedOpenAIServer
+    request: pytest.FixtureRequest, tmp_path_factory: pytest.TempPathFactory, scripted: ScriptedOpenAIServer
 ) -> Iterator[ChatServer]:
+    """A server per backend (the checkpoint is stored with the chat item and read back next turn)."""
     root = tmp_path_factory.mktemp("agent")
+    database_url = None
+    if request.param == "postgres":
+        database_url = request.getfixturevalue("postgres_server").create_database(f"agent_{free_port()}")
     models = root / "models.yaml"
     models.write_text(
         "default_chat: scripted-chat\n"
@@ -41,6 +45,7 @@ def agent_server(
         workers=0,
         models_file=models,
         egress_allow_cidrs=["127.0.0.1/32"],
+        database_url=database_url,
     )
     yield from start_chat_server(settings, scripted)
 
