@@ -160,3 +160,14 @@ def test_unknown_system_tool_fails_its_node_by_name_and_the_api_lists_the_availa
         "community-DingTalkWebhook",
         "community-feishu",
     }
+
+
+def test_a_webhook_sender_without_an_address_is_refused_by_authorize_before_anything_is_sent(
+    chat_server: ChatServer, receiver: tuple[str, list[dict[str, Any]]]
+) -> None:
+    _, received = receiver
+    received.clear()
+    nodes = [tool("wecom", "community-WeWorkWebhook", {"企微机器人地址": "", "发送的消息": "hi"}, ["result"])]
+    responses = run_app(chat_server, nodes)
+    assert responses[-1]["error"] == "The webhook address is empty"
+    assert received == []
