@@ -116,7 +116,7 @@ def test_a_plan_with_pending_steps_does_not_finish_the_stop_gate_sends_the_agent
             text_turn("Hotel booked."),
         ]
     )
-    response = ask(agent_server, app_id, "book my trip", stream=True)
+    response = ask(agent_server, app_id, "book my trip", stream=True, chatId="gate-chat")
     frames = parse_sse(response.text)
     assert len(scripted.chat_requests) == 4
     gated = scripted.chat_requests[2]["messages"][-1]
@@ -128,6 +128,39 @@ def test_a_plan_with_pending_steps_does_not_finish_the_stop_gate_sends_the_agent
     assert [p["steps"][0]["status"] for p in plans] == ["pending", "done"]
     flow = next(f.json() for f in frames if f.event == "flowResponses")
     assert next(r for r in flow if r["nodeId"] == "ag")["finishReason"] == "stop"
+
+    scripted.set_script([text_turn("Anything else?")])  # the next turn restores the rejection as it was
+    ask(agent_server, app_id, "thanks", chatId="gate-chat")
+    sent = scripted.chat_requests[-1]["messages"]
+    assert [(m["role"], m["content"][:20]) for m in sent[1:-1]] == [
+        ("user", "book my trip"),
+        ("assistant", "All set."),
+        ("user", "<stop_gate_feedback>"),
+        ("assistant", "Hotel booked."),
+    ]
+    assert sent[3]["content"] == gated["content"]
+
+
+def test_an_unfinished_plan_is_the_next_turns_active_plan(
+    agent_server: ChatServer, scripted: ScriptedOpenAIServer
+) -> None:
+    app_id = agent_app(agent_server, agent_node(maxStopGateRejections=0))
+    scripted.clear()
+    scripted.set_script(
+        [
+            tool_call_turn([("set_plan", {"name": "Move", "steps": ["Pack", "Ship"]})]),
+            text_turn("Packing first."),
+            tool_call_turn(
+                [("update_plan", {"updates": [{"id": "step_2", "status": "done"}]})],
+            ),
+            text_turn("Shipped."),
+        ]
+    )
+    ask(agent_server, app_id, "help me move", chatId="plan-chat")
+    ask(agent_server, app_id, "the boxes shipped", chatId="plan-chat")
+    reply = list(tool_replies(scripted.chat_requests[-1]).values())[-1]
+    assert reply.startswith("Updated 1 plan step(s).")
+    assert "- step_1: Pack | status=pending" in reply and "- step_2: Ship | status=done" in reply
 
 
 def test_the_agent_node_sends_the_agent_guide_and_the_tool_call_node_the_raw_prompt(

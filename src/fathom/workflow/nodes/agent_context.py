@@ -7,6 +7,8 @@
   (``contextCheckpoint: true``); the values before it on that item are what it summarises and are
   skipped, later values parse normally; :func:`fathom.agent.restore_from_newest_checkpoint` then cuts
   the transcript there.
+- **Stop-gate rejections and plans**: a stored ``agentStopGate`` value is restored as the hidden user
+  feedback it was; the newest stored plan snapshot, when unfinished, is the next turn's active plan.
 - **The reminder**: the current user message carries ``<system-reminder>`` with this turn's files, the
   knowledge bases the node searches, the current time and the sandbox directory; historical user
   messages carry their files only.
@@ -24,6 +26,7 @@ from fathom.agent import (
     build_history_reminder,
     restore_from_newest_checkpoint,
 )
+from fathom.agent.system_tools import is_plan_finished
 from fathom.workflow.dispatch import NodeContext
 from fathom.workflow.variables import chat_value_to_text, get_histories
 
@@ -98,12 +101,46 @@ def history_messages(items: list[dict[str, Any]]) -> list[dict[str, Any]]:
                     {"role": "user", "content": checkpoint, "hideInUI": True, CHECKPOINT_VALUE: True}
                 )
                 values = values[cut + 1 :]
-            text = chat_value_to_text([v for v in values if not (isinstance(v, dict) and v.get("hideInUI"))])[
-                0
-            ]
-            if text:
-                messages.append({"role": "assistant", "content": text})
+            messages += _ai_messages(values)
     return list(restore_from_newest_checkpoint(messages))
+
+
+def _ai_messages(values: list[Any]) -> list[dict[str, Any]]:
+    """An AI item's text as assistant messages; a stop-gate rejection in between is restored as the
+    hidden user feedback it was."""
+    messages: list[dict[str, Any]] = []
+    texts: list[Any] = []
+
+    def flush() -> None:
+        text = chat_value_to_text(texts)[0]
+        if text:
+            messages.append({"role": "assistant", "content": text})
+        texts.clear()
+
+    for item in values:
+        if not isinstance(item, dict):
+            continue
+        gate = item.get("agentStopGate")
+        if item.get("type") == "agentStopGate" and isinstance(gate, dict) and gate.get("feedback"):
+            flush()
+            feedback = str(gate["feedback"])
+            messages.append({"role": "user", "content": feedback, "hideInUI": True, "stopGate": True})
+        elif not item.get("hideInUI"):
+            texts.append(item)
+    flush()
+    return messages
+
+
+def restore_plan(histories: list[dict[str, Any]]) -> dict[str, Any] | None:
+    """The plan to continue (spec §3.7.1): the newest stored plan snapshot, when it is unfinished."""
+    for item in reversed(histories):
+        if item.get("obj") != "AI" or not isinstance(item.get("value"), list):
+            continue
+        for value in reversed(item["value"]):
+            if isinstance(value, dict) and value.get("type") == "agentPlan":
+                plan = value.get("agentPlan")
+                return plan if isinstance(plan, dict) and not is_plan_finished(plan) else None
+    return None
 
 
 def current_files(ctx: NodeContext) -> list[dict[str, str]]:

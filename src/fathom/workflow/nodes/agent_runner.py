@@ -40,7 +40,12 @@ from fathom.workflow.nodes.agent_adapter import (
     ask_interactive,
     usage_to_bill,
 )
-from fathom.workflow.nodes.agent_context import current_user_message, history_messages, select_agent_histories
+from fathom.workflow.nodes.agent_context import (
+    current_user_message,
+    history_messages,
+    restore_plan,
+    select_agent_histories,
+)
 from fathom.workflow.nodes.chat import node_error
 from fathom.workflow.nodes.graph_tools import GraphToolRunner, selected_tool_nodes
 from fathom.workflow.nodes.llm_support import ModelUnavailableError, resolve_model
@@ -95,7 +100,9 @@ def _llm_params(params: dict[str, Any], model: ChatModel) -> dict[str, Any]:
     return out
 
 
-def _loop_input(ctx: NodeContext, question: str, context: AgentContextConfig | None) -> AgentLoopInput | None:
+def _loop_input(
+    ctx: NodeContext, question: str, context: AgentContextConfig | None, system_tools: SystemToolsConfig
+) -> AgentLoopInput | None:
     system_prompt = str(ctx.params.get("systemPrompt") or "") or None
     last = ctx.last_interactive
     flag = f"agentResumed:{ctx.node_id}"
@@ -137,7 +144,8 @@ def _loop_input(ctx: NodeContext, question: str, context: AgentContextConfig | N
     )
     histories = select_agent_histories(ctx.histories, ctx.params.get("history", 6))
     messages = [*history_messages(histories), {"role": "user", "content": content}]
-    return AgentLoopInput(messages=messages, system_prompt=system_prompt)
+    plan = restore_plan(histories) if system_tools.plan else None
+    return AgentLoopInput(messages=messages, system_prompt=system_prompt, active_plan=plan)
 
 
 async def run_agent_node(
@@ -155,7 +163,7 @@ async def run_agent_node(
     except ModelUnavailableError as exc:
         return node_error(str(exc))
     question = str(ctx.params.get(NodeInputKey.userChatInput) or "")
-    loop_input = _loop_input(ctx, question, context)
+    loop_input = _loop_input(ctx, question, context, system_tools)
     if loop_input is None:
         return node_error("Input is empty")
     tool_nodes = selected_tool_nodes(ctx)
