@@ -17,6 +17,8 @@ from typing import TYPE_CHECKING, Any, Literal, Protocol, runtime_checkable
 from pydantic import BaseModel, ConfigDict, Field
 from pydantic.alias_generators import to_camel
 
+from fathom.tools._validation import ParamsChecker
+
 if TYPE_CHECKING:
     from fathom.tools.cancel import SignalLike
 
@@ -152,10 +154,8 @@ def parse_json_args(raw: str | None, *, strict: bool = False) -> ParseResult:
     return ParseResult.ok(value)
 
 
-def _validate_params(schema: Mapping[str, Any], value: Any) -> ParseResult:
-    from fathom.tools._validation import runtime_params_errors
-
-    errors = runtime_params_errors(schema, value)
+def _validate_params(checker: ParamsChecker, schema: Mapping[str, Any], value: Any) -> ParseResult:
+    errors = checker.errors(schema, value)
     if errors:
         return ParseResult.fail("Tool input validation failed: " + "; ".join(errors))
     return ParseResult.ok(value)
@@ -192,6 +192,7 @@ class ToolDefinition:
     validate: bool = True
     strict_args: bool = False
     metadata: dict[str, Any] = field(default_factory=dict)
+    _checker: ParamsChecker = field(default_factory=lambda: ParamsChecker(), init=False, repr=False)
 
     @property
     def id(self) -> str:
@@ -228,7 +229,7 @@ class ToolDefinition:
         if self.parse_params is not None:
             return self.parse_params(json.dumps(value, ensure_ascii=False))
         if self.validate and self.parameters:
-            return _validate_params(self.parameters, value)
+            return _validate_params(self._checker, self.parameters, value)
         return ParseResult.ok(value)
 
     @classmethod

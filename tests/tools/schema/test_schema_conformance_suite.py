@@ -1,7 +1,10 @@
 """The official JSON-Schema-Test-Suite, required tests of draft7 / 2019-09 / 2020-12, through
 `validate_tool_input_value`. Remote `$ref`s resolve from the suite's `remotes/` folder via an offline
 registry (nothing is fetched). Only tests that assert `format` may fail: formats are deliberately not
-asserted (FastGPT's AJV runs with `validateFormats: false`)."""
+asserted (FastGPT's AJV runs with `validateFormats: false`).
+
+The fast path (a predicate compiled per schema, used to accept valid inputs without `jsonschema`) is held
+to the full validator's verdict on every test of the suite whose schema it covers, valid and invalid."""
 
 from __future__ import annotations
 
@@ -73,6 +76,42 @@ def _run_draft(draft: str) -> tuple[int, int, list[str]]:
                         f"(expected valid={case['valid']}, errors={result.errors})"
                     )
     return passed, skipped_format, failures
+
+
+def _fast_path_disagreements(draft: str) -> tuple[int, int, list[str]]:
+    """(cases the fast path answered, schemas it covered, cases where it differs from the full validator),
+    over the required and the optional tests (bignum, float overflow, ECMA and non-BMP regexes, formats)."""
+    dialect, spec = DRAFTS[draft]
+    cache = SchemaValidatorCache(registry=_remote_registry(spec))
+    answered = covered = 0
+    disagreements: list[str] = []
+    for path in sorted((SUITE / "tests" / draft).rglob("*.json")):
+        for group in json.loads(path.read_text(encoding="utf-8")):
+            schema = group["schema"]
+            if isinstance(schema, dict) and "$schema" not in schema:
+                schema = {"$schema": dialect, **schema}
+            compiled = cache.compile(schema)
+            if compiled.fast is None or compiled.validator is None:
+                continue
+            covered += 1
+            for case in group["tests"]:
+                fast = compiled.fast(case["data"])
+                full = compiled.validator.is_valid(case["data"])
+                answered += 1
+                if fast != full:
+                    where = f"{path.name} | {group['description']} | {case['description']}"
+                    disagreements.append(f"{where} (fast={fast}, full={full})")
+    return answered, covered, disagreements
+
+
+@pytest.mark.parametrize("draft", list(DRAFTS))
+def test_fast_path_verdicts_equal_the_full_validator_on_the_suite(draft: str) -> None:
+    if not SUITE.is_dir():
+        pytest.skip(f"JSON-Schema-Test-Suite not found at {SUITE}")
+    answered, covered, disagreements = _fast_path_disagreements(draft)
+    print(f"\n{draft}: the fast path covers {covered} schemas, {answered} cases")
+    assert answered > 1000  # most of the suite's schemas use only the keywords it mirrors
+    assert disagreements == []
 
 
 @pytest.mark.parametrize("draft", list(DRAFTS))

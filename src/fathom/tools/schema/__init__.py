@@ -88,6 +88,7 @@ from fathom.tools.schema.runtime import (
 )
 from fathom.tools.schema.tool_id import ToolIdParts, split_combine_tool_id
 from fathom.tools.schema.validation import (
+    CompiledSchema,
     SchemaValidatorCache,
     ToolInputValidationError,
     ValidationResult,
@@ -110,6 +111,7 @@ __all__ = [
     "TOOL_VALUE_TYPE_JSON_SCHEMAS",
     "AgentToolInputMode",
     "AppToolSource",
+    "CompiledSchema",
     "CompiledToolRuntime",
     "EnumOption",
     "FlowNodeInputItem",

@@ -3,7 +3,12 @@
 - Dialect from `$schema`: contains `/draft/2020-12/` → 2020-12, `/draft/2019-09/` → 2019-09, else draft-07
   (note: `jsonschema`'s own default would be 2020-12).
 - All errors collected; `format` is never asserted; unknown keywords are ignored.
-- Compiled validators are cached by the canonical JSON of the schema (bounded LRU, per cache object).
+- Compiled validators are cached by the canonical JSON of the schema (bounded LRU, per cache object);
+  callers that validate many inputs against one schema hold a `CompiledSchema` (`cache.compile(schema)`)
+  and skip even that lookup.
+- Valid inputs take a fast path: a predicate compiled once per schema (`fast_path.py`) answers "valid"
+  for the common keywords; only an input it rejects (or a schema it does not cover) runs the full
+  `jsonschema` validator, which gives the verdict and collects every error.
 - `$ref`s are resolved only inside the schema and the cache's `referencing.Registry`; nothing is
   fetched over the network. A `$ref` that cannot be resolved, a malformed schema, or a schema that is
   not JSON gives a failed `ValidationResult` naming the problem, never an exception.
@@ -28,9 +33,11 @@ from jsonschema.validators import validator_for
 from jsonschema_specifications import REGISTRY as _METASCHEMAS
 
 from fathom.tools.schema.dialects import SCHEMA_FORMAT_CHECKER, validator_class_for
+from fathom.tools.schema.fast_path import FastCheck, compile_fast_check
 from fathom.tools.schema.validation_messages import format_errors, json_pointer
 
 __all__ = [
+    "CompiledSchema",
     "SchemaValidatorCache",
     "ToolInputValidationError",
     "ValidationResult",
@@ -120,51 +127,33 @@ def _compile(schema: Any, registry: referencing.Registry[Any]) -> Validator:
     return validator
 
 
-class SchemaValidatorCache:
-    """Compiled validators keyed by the schema's canonical JSON, resolving `$ref`s through `registry`."""
+class CompiledSchema:
+    """One schema, compiled once: the full validator (or the compile error) and, where the schema's
+    keywords allow, the fast predicate for valid inputs. ``validate`` never raises."""
 
-    def __init__(self, registry: referencing.Registry[Any] | None = None, maxsize: int = _DEFAULT_CACHE_SIZE):
-        self._registry = registry if registry is not None else offline_registry()
-        self._maxsize = maxsize
-        self._entries: OrderedDict[str, Validator | str] = OrderedDict()
-        self._lock = threading.Lock()
+    __slots__ = ("error", "fast", "validator")
 
-    def __len__(self) -> int:
-        return len(self._entries)
+    def __init__(self, validator: Validator | None, error: str | None, fast: FastCheck | None) -> None:
+        self.validator = validator
+        self.error = error
+        self.fast = fast
 
-    def clear(self) -> None:
-        """Forget every compiled validator."""
-        with self._lock:
-            self._entries.clear()
+    @property
+    def has_fast_path(self) -> bool:
+        return self.fast is not None
 
-    def get(self, schema: Any) -> Validator | str:
-        """The compiled validator for `schema`, or the compile error message (also cached)."""
-        try:
-            key = json.dumps(schema, sort_keys=True, separators=(",", ":"), ensure_ascii=False)
-        except (TypeError, ValueError) as exc:
-            return f"schema is not JSON: {exc}"
-        with self._lock:
-            entry = self._entries.get(key)
-            if entry is not None:
-                self._entries.move_to_end(key)
-                return entry
-        try:
-            entry = _compile(copy.deepcopy(schema), self._registry)
-        except _CompileError as exc:
-            entry = str(exc)
-        except Exception as exc:  # defensive: a validator bug must not reach the caller
-            entry = f"schema could not be compiled: {exc}"
-        with self._lock:
-            self._entries[key] = entry
-            if len(self._entries) > self._maxsize:
-                self._entries.popitem(last=False)
-        return entry
-
-    def validate(self, schema: Any, instance: Any) -> ValidationResult:
-        """Validate `instance` against `schema`; every failure is a result, never an exception."""
-        validator = self.get(schema)
-        if isinstance(validator, str):
-            return ValidationResult(success=False, errors=[validator])
+    def validate(self, instance: Any) -> ValidationResult:
+        """Validate `instance`; every failure is a result, never an exception."""
+        fast = self.fast
+        if fast is not None:
+            try:
+                if fast(instance):
+                    return ValidationResult(success=True, errors=[])
+            except Exception:  # e.g. RecursionError: let the full validator decide
+                pass
+        validator = self.validator
+        if validator is None:
+            return ValidationResult(success=False, errors=[self.error or "schema could not be compiled"])
         try:
             errors = list(validator.iter_errors(instance))
         except referencing.exceptions.Unresolvable as exc:
@@ -176,6 +165,63 @@ class SchemaValidatorCache:
         if not errors:
             return ValidationResult(success=True, errors=[])
         return ValidationResult(success=False, errors=format_errors(errors))
+
+
+class SchemaValidatorCache:
+    """Compiled validators keyed by the schema's canonical JSON, resolving `$ref`s through `registry`."""
+
+    def __init__(self, registry: referencing.Registry[Any] | None = None, maxsize: int = _DEFAULT_CACHE_SIZE):
+        self._registry = registry if registry is not None else offline_registry()
+        self._maxsize = maxsize
+        self._entries: OrderedDict[str, CompiledSchema] = OrderedDict()
+        self._lock = threading.Lock()
+
+    def __len__(self) -> int:
+        return len(self._entries)
+
+    def clear(self) -> None:
+        """Forget every compiled validator."""
+        with self._lock:
+            self._entries.clear()
+
+    def compile(self, schema: Any) -> CompiledSchema:
+        """The compiled schema (full validator or compile error, plus the fast path), cached."""
+        try:
+            key = json.dumps(schema, sort_keys=True, separators=(",", ":"), ensure_ascii=False)
+        except (TypeError, ValueError) as exc:
+            return CompiledSchema(None, f"schema is not JSON: {exc}", None)
+        with self._lock:
+            entry = self._entries.get(key)
+            if entry is not None:
+                self._entries.move_to_end(key)
+                return entry
+        entry = self._build(schema)
+        with self._lock:
+            self._entries[key] = entry
+            if len(self._entries) > self._maxsize:
+                self._entries.popitem(last=False)
+        return entry
+
+    def _build(self, schema: Any) -> CompiledSchema:
+        private = copy.deepcopy(schema)  # the caller may change its dict later; ours stays as compiled
+        try:
+            validator = _compile(private, self._registry)
+        except _CompileError as exc:
+            return CompiledSchema(None, str(exc), None)
+        except Exception as exc:  # defensive: a validator bug must not reach the caller
+            return CompiledSchema(None, f"schema could not be compiled: {exc}", None)
+        return CompiledSchema(validator, None, compile_fast_check(private, type(validator)))
+
+    def get(self, schema: Any) -> Validator | str:
+        """The compiled full validator for `schema`, or the compile error message (also cached)."""
+        compiled = self.compile(schema)
+        if compiled.validator is None:
+            return compiled.error or "schema could not be compiled"
+        return compiled.validator
+
+    def validate(self, schema: Any, instance: Any) -> ValidationResult:
+        """Validate `instance` against `schema`; every failure is a result, never an exception."""
+        return self.compile(schema).validate(instance)
 
 
 default_validator_cache = SchemaValidatorCache()

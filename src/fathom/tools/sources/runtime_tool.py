@@ -13,7 +13,7 @@ from __future__ import annotations
 from collections.abc import Mapping
 from typing import Any
 
-from fathom.tools._validation import runtime_params_errors
+from fathom.tools._validation import ParamsChecker
 from fathom.tools.contract import Execute, ParseResult, ToolDefinition
 from fathom.tools.schema.constants import FlowNodeInputType
 from fathom.tools.schema.json_schema_to_nodeio import json_schema_to_node_inputs
@@ -62,13 +62,15 @@ def runtime_tool_definition(
     merged (fixed values, then only the whitelisted keys; unknown keys are dropped), then the merged
     params are validated against the tool's full ``json_schema``; ``execute`` receives them."""
 
+    checker = ParamsChecker()
+
     def parse_input(value: Any) -> ParseResult:
         model_params = value if isinstance(value, Mapping) else {}
         merged = merge_tool_runtime_params(
             compiled.agent_generated_keys, compiled.fixed_input_bindings, model_params
         )
         if json_schema:
-            errors = runtime_params_errors(json_schema, merged)
+            errors = checker.errors(json_schema, merged)
             if errors:
                 return ParseResult.fail("Tool input validation failed: " + "; ".join(errors))
         return ParseResult.ok(merged)
