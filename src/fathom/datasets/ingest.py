@@ -13,10 +13,10 @@ from collections.abc import Callable, Sequence
 from dataclasses import dataclass
 from typing import Any
 
+from fathom.datasets.chunking import collection_chunk_settings, split_collection_text
 from fathom.datasets.embedders import EmbedderResolver
-from fathom.knowledge.chunk import split_text_to_chunks
 from fathom.knowledge.chunk_settings import ChunkSettings, split_chunk_indexes
-from fathom.knowledge.parse import parse_document
+from fathom.knowledge.parse import decode_text, parse_document
 from fathom.llm import count_tokens
 from fathom.store.files import LocalFileStore
 from fathom.store.knowledge import SqlChunkRepository, SqlDatasetRepository
@@ -74,13 +74,14 @@ class IngestionService:
             max_attempts=self.max_attempts,
         )
 
-    async def _source_text(self, collection: CollectionRecord) -> str:
+    async def _source_text(self, collection: CollectionRecord, *, table: bool = False) -> str:
+        """The collection's text; with ``table`` a file is read as plain text (Q&A pairs: its CSV rows)."""
         raw_text, raw_link, file_id = await self.datasets.get_collection_source(collection.id)
         if raw_text is not None:
             return raw_text
         if file_id is not None:
             record, data = await self.files.read(file_id)
-            return parse_document(data, record.name).text
+            return decode_text(data)[0] if table else parse_document(data, record.name).text
         if raw_link is not None:
             if self.http_client is None:
                 raise RuntimeError("link import needs an outbound HTTP client (the egress guard)")
@@ -94,16 +95,8 @@ class IngestionService:
     def _settings(
         self, collection: CollectionRecord, model_id: str, dataset_settings: dict[str, Any]
     ) -> ChunkSettings:
-        chosen = {**dataset_settings, **collection.chunk_settings}
-        separators = chosen.get("chunkSplitter") or chosen.get("customSeparators") or ()
-        if isinstance(separators, str):
-            separators = (separators,)
-        return self.embedders.chunk_settings(
-            model_id,
-            mode="custom" if chosen.get("chunkSize") else "auto",
-            chunk_size=chosen.get("chunkSize"),
-            index_size=chosen.get("indexSize"),
-            custom_separators=tuple(separators),
+        return collection_chunk_settings(
+            self.embedders, model_id, {**dataset_settings, **collection.chunk_settings}
         )
 
     async def run(self, job: JobRecord) -> dict[str, Any]:
@@ -159,9 +152,10 @@ class IngestionService:
     async def _ingest(self, collection: CollectionRecord) -> IngestionOutcome:
         dataset = await self.datasets.get_dataset(collection.team_id, collection.dataset_id)
         await self.datasets.set_collection_state(collection.id, "parsing")
-        text = await self._source_text(collection)
+        qa_pairs = bool({**dataset.chunk_settings, **collection.chunk_settings}.get("qaPairs"))
+        text = await self._source_text(collection, table=qa_pairs)
         settings = self._settings(collection, dataset.vector_model, dataset.chunk_settings)
-        pieces = [piece for piece in split_text_to_chunks(text, settings.split_options()) if piece.strip()]
+        pieces = split_collection_text(text, settings, qa_pairs=qa_pairs)
         done = await self.chunks.written_chunk_indexes(collection.id)
         await self.datasets.set_collection_state(
             collection.id, "indexing", chunks_total=len(pieces), chunks_done=len(done)
@@ -170,19 +164,19 @@ class IngestionService:
         todo = [(i, piece) for i, piece in enumerate(pieces) if i not in done]
         for start in range(0, len(todo), EMBED_BATCH_SIZE):
             batch = todo[start : start + EMBED_BATCH_SIZE]
-            index_texts = [split_chunk_indexes(piece, "", settings) or [piece] for _, piece in batch]
+            index_texts = [split_chunk_indexes(q, a, settings) or [q] for _, (q, a) in batch]
             flat = [t for texts in index_texts for t in texts]
             vectors = await embedder.embed(flat)
             writes, cursor = [], 0
-            for (position, piece), texts in zip(batch, index_texts, strict=True):
+            for (position, (q, a)), texts in zip(batch, index_texts, strict=True):
                 writes.append(
                     ChunkToWrite(
-                        q=piece,
-                        a="",
+                        q=q,
+                        a=a,
                         chunk_index=position,
                         index_texts=texts,
                         vectors=vectors[cursor : cursor + len(texts)],
-                        tokens=count_tokens(piece),
+                        tokens=count_tokens(q + a),
                     )
                 )
                 cursor += len(texts)

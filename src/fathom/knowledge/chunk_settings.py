@@ -10,7 +10,12 @@ from __future__ import annotations
 from dataclasses import dataclass
 from typing import Literal
 
-from fathom.knowledge.chunk import DEFAULT_PARAGRAPH_CHUNK_DEEP, SplitOptions, split_text_to_chunks
+from fathom.knowledge.chunk import (
+    DEFAULT_PARAGRAPH_CHUNK_DEEP,
+    OVERLAP_RATIO,
+    SplitOptions,
+    split_text_to_chunks,
+)
 
 MIN_CHUNK_SIZE = 64
 CHUNK_AUTO_CHUNK_SIZE = 1000  # DRIFT: 1500 in older FastGPT
@@ -64,10 +69,12 @@ class ChunkSettings:
     paragraph_chunk_min_size: int = PARAGRAPH_CHUNK_MIN_SIZE
     custom_separators: tuple[str, ...] = ()
     training_type: TrainingType = "chunk"
+    overlap_ratio: float = OVERLAP_RATIO
 
     def split_options(self) -> SplitOptions:
         return SplitOptions(
             chunk_size=self.chunk_size,
+            overlap_ratio=self.overlap_ratio,
             paragraph_chunk_deep=self.paragraph_chunk_deep,
             custom_separators=self.custom_separators,
         )
@@ -82,6 +89,7 @@ def compute_chunk_settings(
     index_size: int | None = None,
     paragraph_chunk_deep: int = DEFAULT_PARAGRAPH_CHUNK_DEEP,
     custom_separators: tuple[str, ...] = (),
+    overlap_ratio: float = OVERLAP_RATIO,
     embedding_max_tokens: int | None = None,
     embedding_default_tokens: int | None = None,
     llm_max_context: int | None = None,
@@ -92,6 +100,7 @@ def compute_chunk_settings(
     Auto mode: paragraph split, depth 5, chunk size 1000 (QA: from the LLM), index size from the
     embedding model (QA: its maximum), no custom separator. Custom mode: the given sizes, the chunk size
     capped by ``llm_max_chunk_size`` and floored at 64, the depth kept only for paragraph split.
+    ``overlap_ratio`` (Fathom: FastGPT fixes it at 0.15) applies in both modes.
     """
     maximum = max_index_size(embedding_max_tokens)
     if training_type == "qa":
@@ -99,7 +108,13 @@ def compute_chunk_settings(
     else:
         auto_chunk, auto_index = CHUNK_AUTO_CHUNK_SIZE, auto_index_size(embedding_default_tokens)
     if mode == "auto":
-        return ChunkSettings(auto_chunk, min(auto_index, maximum), maximum, training_type=training_type)
+        return ChunkSettings(
+            auto_chunk,
+            min(auto_index, maximum),
+            maximum,
+            training_type=training_type,
+            overlap_ratio=overlap_ratio,
+        )
     resolved_chunk = auto_chunk if chunk_size is None else chunk_size
     resolved_chunk = max(
         min(resolved_chunk, llm_max_chunk_size(llm_max_context, llm_max_response)), MIN_CHUNK_SIZE
@@ -112,6 +127,7 @@ def compute_chunk_settings(
         paragraph_chunk_deep=paragraph_chunk_deep if split_mode == "paragraph" else 0,
         custom_separators=custom_separators,
         training_type=training_type,
+        overlap_ratio=overlap_ratio,
     )
 
 

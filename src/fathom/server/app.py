@@ -18,6 +18,7 @@ from fathom.server.openapi import install_unique_operation_ids, route_id
 from fathom.server.routes import (
     apps,
     chat,
+    chunk_preview,
     collections,
     console,
     data,
@@ -25,6 +26,7 @@ from fathom.server.routes import (
     datasets,
     history,
     keys,
+    models,
     usage,
 )
 
@@ -56,7 +58,20 @@ def create_app(platform: Platform, *, run_workers: bool = True) -> FastAPI:
     app.add_middleware(CORSMiddleware, allow_origins=["*"], allow_methods=["*"], allow_headers=["*"])
     app.add_middleware(BodySizeLimitMiddleware, max_bytes=platform.settings.max_body_bytes)
     app.include_router(health.router)
-    for module in (datasets, dataset_update, collections, data, keys, usage, console, apps, chat, history):
+    for module in (
+        datasets,
+        dataset_update,
+        collections,
+        chunk_preview,
+        data,
+        keys,
+        usage,
+        models,
+        console,
+        apps,
+        chat,
+        history,
+    ):
         app.include_router(module.router)
 
     @app.get("/api/v1/whoami", summary="The identity behind the API key")

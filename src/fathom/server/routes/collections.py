@@ -19,13 +19,43 @@ from fathom.store.protocols import CollectionRecord
 router = APIRouter(tags=["collections"])
 
 TRAINING_TYPES = ("chunk", "qa", "auto")
-_CHUNK_FIELDS = ("chunkSettingMode", "chunkSplitMode", "chunkSize", "indexSize", "chunkSplitter")
+_CHUNK_FIELDS = (
+    "chunkSettingMode",
+    "chunkSplitMode",
+    "chunkSize",
+    "indexSize",
+    "chunkSplitter",
+    "chunkOverlapRatio",
+    "qaPairs",
+)
+MAX_OVERLAP_RATIO = 0.4
 
 
 def chunk_settings_of(values: dict[str, Any]) -> dict[str, Any]:
+    """The collection's chunk settings from the request (FastGPT's names; ``chunkOverlapRatio`` and
+    ``qaPairs`` are Fathom's); ``chunkSettingMode: "auto"`` keeps only ``qaPairs``."""
     settings = {field: values[field] for field in _CHUNK_FIELDS if values.get(field) not in (None, "")}
+    qa_pairs = settings.pop("qaPairs", False)
+    if not isinstance(qa_pairs, bool):
+        raise ApiError(400, "invalidParams", "qaPairs: must be true or false")
     if settings.get("chunkSettingMode") == "auto":
-        return {}
+        return {"qaPairs": True} if qa_pairs else {}
+    if qa_pairs:
+        settings["qaPairs"] = True
+    if "chunkOverlapRatio" in settings:
+        ratio = settings["chunkOverlapRatio"]
+        if (
+            isinstance(ratio, bool)
+            or not isinstance(ratio, int | float)
+            or not 0 <= ratio <= MAX_OVERLAP_RATIO
+        ):
+            raise ApiError(
+                400, "invalidParams", f"chunkOverlapRatio: must be a number between 0 and {MAX_OVERLAP_RATIO}"
+            )
+        settings["chunkOverlapRatio"] = float(ratio)
+    splitter = settings.get("chunkSplitter")
+    if splitter is not None and not isinstance(splitter, str):
+        raise ApiError(400, "invalidParams", "chunkSplitter: must be a string")
     for field in ("chunkSize", "indexSize"):
         if field in settings:
             try:
