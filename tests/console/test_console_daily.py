@@ -290,13 +290,12 @@ def test_wrong_key_message_is_english_and_search_settings_are_honest(env: dict[s
         page.fill("textarea[name=query]", "business class")
         assert page.locator("input[name=similarity]").is_disabled()  # hybrid without rerank
         page.wait_for_selector("[data-testid=similarity-note]")
-        page.check("input[name=usingReRank]")
+        page.wait_for_selector("[data-testid=rerank-note]")  # the model list has no rerank model
+        assert page.locator("input[name=usingReRank]").is_disabled()
         page.click("button:has-text('Search')")
         summary = page.wait_for_selector("[data-testid=search-summary]").inner_text()
         count = page.locator("[data-testid=search-hit]").count()
         assert summary.startswith(f"{count} result{'' if count == 1 else 's'} in"), summary
-        page.wait_for_selector("[data-testid=rerank-note]")  # no rerank model on this server
-        assert page.locator("input[name=usingReRank]").is_disabled()
         page.select_option("select[name=searchMode]", "embedding")
         assert page.locator("input[name=similarity]").is_enabled()
     finally:

@@ -59,9 +59,25 @@ def test_knowledge_base_tour(
         (tmp_path / "expenses.md").write_text(EXPENSES, encoding="utf-8")
         files = [str(tmp_path / "travel.md"), str(tmp_path / "expenses.md")]
         page.set_input_files("[data-testid=file-input]", files)
+        # chunk preview before ingestion: automatic, then custom with a small chunk size
+        page.click("button:has-text('Preview chunks of travel.md')")
+        auto = page.wait_for_selector("[data-testid=chunk-preview-summary]").inner_text()
+        assert "of up to 1,000 characters" in auto, auto
+        page.check("input[name=chunkMode][value=custom]")
+        page.fill("input[name=chunkSize]", "120")
+        page.click("button:has-text('Preview chunks of travel.md')")
+        small = page.wait_for_selector("[data-testid=chunk-preview-summary]:has-text('120 characters')").inner_text()
+        previewed = int(small.split(" ")[0])
+        assert previewed > int(auto.split(" ")[0]), (auto, small)
+        assert page.locator("tr[data-collection]").count() == 0  # nothing stored by the preview
+        page.screenshot(path=str(screenshots / "02a-chunk-preview.png"))
+        page.click("button:has-text('Import 2 files')")
         page.wait_for_selector("tr[data-collection='travel.md'][data-status=ready]", timeout=60_000)
         page.wait_for_selector("tr[data-collection='expenses.md'][data-status=ready]", timeout=60_000)
         assert page.locator("tr[data-collection] .progress.done").count() == 2
+        travel = page.locator("tr[data-collection='travel.md'] td >> nth=3").inner_text()
+        assert travel == f"{previewed}/{previewed}", travel  # ingested as previewed
+        page.check("input[name=chunkMode] >> nth=0")  # back to automatic for the next imports
         page.screenshot(path=str(screenshots / "02-knowledge-files.png"))
 
         drop_files(
@@ -69,6 +85,7 @@ def test_knowledge_base_tour(
             ".dropzone",
             {"broken.pdf": b"%PDF-1.4 this is not really a pdf", "faq.txt": b"Q: Pets? A: No."},
         )
+        page.click("button:has-text('Import 2 files')")
         page.wait_for_selector("tr[data-collection='faq.txt'][data-status=ready]", timeout=60_000)
         broken = page.wait_for_selector("tr[data-collection='broken.pdf'][data-status=error]", timeout=60_000)
         assert "Error" in broken.inner_text() or "error" in broken.inner_text()

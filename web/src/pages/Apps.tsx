@@ -4,6 +4,7 @@ import { AppDetail, AppSummary, createApp, deleteApp, getApp, listApps, listVers
 import { linkProps, navigate } from "../router";
 import { makeNode, SimpleForm, simpleConfigOf, simpleFormOf } from "../workflow/catalogue";
 import type { Dataset } from "./Knowledge";
+import { ModelPicker } from "../models";
 import { Icon } from "../icons";
 
 export function AppsPage({ appId }: { appId?: string }) {
@@ -110,7 +111,7 @@ function SimpleAppForm({ app, onPublished }: { app: AppDetail; onPublished: () =
   return (
     <div className="card col">
       <h2>Simple app</h2>
-      <label>Model<input name="model" placeholder="the server's default chat model" value={form.model} onChange={(e) => setForm({ ...form, model: e.target.value })} /></label>
+      <label>Model<ModelPicker type="llm" name="model" value={form.model} onChange={(model) => setForm({ ...form, model })} /></label>
       <label>System prompt<textarea name="systemPrompt" rows={4} value={form.systemPrompt} onChange={(e) => setForm({ ...form, systemPrompt: e.target.value })} placeholder="You are a helpful assistant that answers from the company handbook." /></label>
       <div className="col" style={{ gap: 6 }}>
         <b className="small">Knowledge bases</b>

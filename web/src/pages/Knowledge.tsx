@@ -3,12 +3,14 @@ import { api, fmtTime } from "../api";
 import { linkProps, navigate } from "../router";
 import { SearchTest } from "./SearchTest";
 import { Icon } from "../icons";
+import { ModelPicker } from "../models";
+import { AUTO_CHUNKS, ChunkChoice, chunkFields, ChunkPreview, ChunkSettingsForm } from "./ChunkSettings";
 import { plural, useEscape } from "../i18n";
 
 export type Dataset = { _id: string; name: string; intro: string; vectorModel: { model: string }; updateTime: string };
 export type Collection = {
   _id: string; name: string; type: string; status: string; errorMsg: string | null; chunksTotal: number;
-  chunksDone: number; dataAmount: number; trainingAmount: number; hasError: boolean; updateTime: string; rawLink?: string;
+  chunksDone: number; dataAmount: number; trainingAmount: number; hasError: boolean; updateTime: string; rawLink?: string; queuePosition?: number | null;
 };
 type Chunk = { id: string; q: string; a: string; chunkIndex: number; updateTime: string };
 
@@ -20,6 +22,7 @@ function DatasetList() {
   const [items, setItems] = useState<Dataset[] | null>(null);
   const [name, setName] = useState("");
   const [intro, setIntro] = useState("");
+  const [vectorModel, setVectorModel] = useState("");
   const [error, setError] = useState("");
   const load = () => api<Dataset[]>("POST", "/api/core/dataset/list", {}).then(setItems).catch((e) => setError(e.message));
   useEffect(() => { load(); }, []);
@@ -27,7 +30,7 @@ function DatasetList() {
     e.preventDefault();
     setError("");
     try {
-      const id = await api<string>("POST", "/api/core/dataset/create", { name: name.trim(), intro });
+      const id = await api<string>("POST", "/api/core/dataset/create", { name: name.trim(), intro, ...(vectorModel ? { vectorModel } : {}) });
       navigate(`/knowledge/${id}`);
     } catch (err) { setError((err as Error).message); }
   };
@@ -39,6 +42,7 @@ function DatasetList() {
       <form className="card row wrap" onSubmit={create} style={{ marginBottom: 16 }}>
         <input name="datasetName" placeholder="New knowledge base name" value={name} onChange={(e) => setName(e.target.value)} style={{ flex: "1 1 220px" }} />
         <input name="datasetIntro" placeholder="Description (optional)" value={intro} onChange={(e) => setIntro(e.target.value)} style={{ flex: "2 1 300px" }} />
+        <label className="inline small" style={{ flex: "1 1 220px" }}>Embedding model <ModelPicker type="embedding" name="vectorModel" value={vectorModel} onChange={setVectorModel} /></label>
         <button className="primary" disabled={!name.trim()}>Create</button>
       </form>
       {error && <div className="error">{error}</div>}
@@ -142,7 +146,7 @@ function Collections({ datasetId }: { datasetId: string }) {
                 <tr key={c._id} data-collection={c.name} data-status={c.status}>
                   <td><button className="link" onClick={() => setOpen(c)} title="Browse and edit chunks"><Icon name={c.type === "link" ? "link" : c.type === "file" ? "file" : "text"} /> {c.name}</button></td>
                   <td>
-                    <span className={`badge ${c.status}`}>{c.status}</span>
+                    <span className={`badge ${c.status}`}>{c.status === "waiting" && c.queuePosition ? `queued (#${c.queuePosition})` : c.status}</span>
                     {c.errorMsg && <div className="small" style={{ color: "var(--bad)", marginTop: 4, maxWidth: 320 }}>{c.errorMsg}</div>}
                   </td>
                   <td><div className={`progress ${c.status === "ready" ? "done" : c.status === "error" ? "bad" : ""}`}><div style={{ width: `${pct}%` }} /></div><div className="muted small">{pct}%</div></td>
@@ -172,16 +176,20 @@ function Importers({ datasetId, onAdded }: { datasetId: string; onAdded: () => v
   const [textName, setTextName] = useState("");
   const [text, setText] = useState("");
   const [mode, setMode] = useState<"file" | "link" | "text">("file");
+  const [choice, setChoice] = useState<ChunkChoice>(AUTO_CHUNKS);
+  const [staged, setStaged] = useState<File[]>([]);
   const input = useRef<HTMLInputElement>(null);
+  const stage = (files: FileList | File[]) => { const list = Array.from(files); setErrors([]); setStaged((prev) => [...prev, ...list]); };
 
-  const upload = async (files: FileList | File[]) => {
+  const upload = async (files: File[]) => {
     const list = Array.from(files);
+    setStaged([]);
     setErrors([]);
     setBusy(list.map((f) => f.name));
     await Promise.all(list.map(async (file) => {
       const form = new FormData();
       form.append("file", file, file.name);
-      form.append("data", JSON.stringify({ datasetId, trainingType: "chunk" }));
+      form.append("data", JSON.stringify({ datasetId, trainingType: "chunk", ...chunkFields(choice) }));
       try { await api("POST", "/api/core/dataset/collection/create/localFile", form); }
       catch (e) { setErrors((prev) => [...prev, `${file.name}: ${(e as Error).message}`]); }
       finally { setBusy((prev) => prev.filter((n) => n !== file.name)); onAdded(); }
@@ -190,13 +198,13 @@ function Importers({ datasetId, onAdded }: { datasetId: string; onAdded: () => v
   const addLink = async (e: React.FormEvent) => {
     e.preventDefault();
     setErrors([]);
-    try { await api("POST", "/api/core/dataset/collection/create/link", { datasetId, link: link.trim(), trainingType: "chunk" }); setLink(""); onAdded(); }
+    try { await api("POST", "/api/core/dataset/collection/create/link", { datasetId, link: link.trim(), trainingType: "chunk", ...chunkFields(choice) }); setLink(""); onAdded(); }
     catch (err) { setErrors([(err as Error).message]); }
   };
   const addText = async (e: React.FormEvent) => {
     e.preventDefault();
     setErrors([]);
-    try { await api("POST", "/api/core/dataset/collection/create/text", { datasetId, name: textName.trim() || "Text", text, trainingType: "chunk" }); setText(""); setTextName(""); onAdded(); }
+    try { await api("POST", "/api/core/dataset/collection/create/text", { datasetId, name: textName.trim() || "Text", text, trainingType: "chunk", ...chunkFields(choice) }); setText(""); setTextName(""); onAdded(); }
     catch (err) { setErrors([(err as Error).message]); }
   };
 
@@ -216,12 +224,24 @@ function Importers({ datasetId, onAdded }: { datasetId: string; onAdded: () => v
           onClick={() => input.current?.click()}
           onDragOver={(e) => { e.preventDefault(); setOver(true); }}
           onDragLeave={() => setOver(false)}
-          onDrop={(e) => { e.preventDefault(); setOver(false); if (e.dataTransfer.files.length) upload(e.dataTransfer.files); }}
+          onDrop={(e) => { e.preventDefault(); setOver(false); if (e.dataTransfer.files.length) stage(e.dataTransfer.files); }}
         >
           <Icon name="upload" size={26} />
-          <div><b>Drop files here</b> or click to choose — several at once.</div>
+          <div><b>Drop files here</b> or click to choose — several at once; preview their chunks, then import.</div>
           <div className="small">PDF, Word, Excel, Markdown, HTML, CSV, TXT…</div>
-          <input ref={input} type="file" multiple hidden data-testid="file-input" onChange={(e) => { if (e.target.files?.length) upload(e.target.files); e.target.value = ""; }} />
+          <input ref={input} type="file" multiple hidden data-testid="file-input" onChange={(e) => { if (e.target.files?.length) stage(e.target.files); e.target.value = ""; }} />
+        </div>
+      )}
+      <ChunkSettingsForm value={choice} onChange={setChoice} />
+      {mode === "file" && staged.length > 0 && (
+        <div className="col" data-testid="staged-files" style={{ gap: 6 }}>
+          <div className="row wrap small">
+            <b>Ready to import:</b> {staged.map((f) => f.name).join(", ")}
+            <div className="grow" />
+            <button type="button" className="small" onClick={() => setStaged([])}>Clear</button>
+            <button type="button" className="primary" onClick={() => upload(staged)}>Import {plural(staged.length, "file")}</button>
+          </div>
+          <ChunkPreview key={staged[0].name + JSON.stringify(choice)} datasetId={datasetId} choice={choice} file={staged[0]} />
         </div>
       )}
       {mode === "link" && (
@@ -235,6 +255,7 @@ function Importers({ datasetId, onAdded }: { datasetId: string; onAdded: () => v
           <input name="textName" placeholder="Name" value={textName} onChange={(e) => setTextName(e.target.value)} />
           <textarea name="text" rows={5} placeholder="Paste text…" value={text} onChange={(e) => setText(e.target.value)} />
           <div><button className="primary" disabled={!text.trim()}>Import text</button></div>
+          <ChunkPreview key={JSON.stringify(choice)} datasetId={datasetId} choice={choice} text={text} />
         </form>
       )}
       {busy.length > 0 && <div className="muted small">Uploading {busy.join(", ")}…</div>}

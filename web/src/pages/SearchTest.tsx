@@ -1,6 +1,7 @@
 import { useState } from "react";
 import { api } from "../api";
 import { plural } from "../i18n";
+import { ModelPicker, useModels } from "../models";
 
 type Score = { type: string; value: number; index: number };
 type Stage = { stage: string; score: number | null; rank: number | null; passed: boolean; detail: string | null };
@@ -26,7 +27,10 @@ export function SearchTest({ datasetId }: { datasetId: string }) {
   const [busy, setBusy] = useState(false);
   const [showCut, setShowCut] = useState(false);
   // The server answers usingReRank: false when rerank was asked for but no rerank model is configured.
-  const [noReranker, setNoReranker] = useState(false);
+  const [serverSaidNoReranker, setNoReranker] = useState(false);
+  const rerankers = useModels("rerank");
+  const noReranker = serverSaidNoReranker || rerankers?.length === 0;
+  const [rerankModel, setRerankModel] = useState("");
   // FastGPT's rule: the minimum relevance does not apply to hybrid (RRF) scores unless they are reranked.
   const similarityIgnored = searchMode === "mixedRecall" && !(usingReRank && !noReranker);
 
@@ -35,7 +39,7 @@ export function SearchTest({ datasetId }: { datasetId: string }) {
     setBusy(true);
     setError("");
     try {
-      const found = await api<Result>("POST", "/api/core/dataset/searchTest", { datasetId, text, searchMode, embeddingWeight, usingReRank, rerankWeight, similarity: similarityIgnored ? 0 : similarity, limit });
+      const found = await api<Result>("POST", "/api/core/dataset/searchTest", { datasetId, text, searchMode, embeddingWeight, usingReRank: usingReRank && !noReranker, rerankWeight, ...(rerankModel ? { rerankModel } : {}), similarity: similarityIgnored ? 0 : similarity, limit });
       if (usingReRank && !found.usingReRank) { setNoReranker(true); setReRank(false); }
       setResult(found);
     } catch (err) { setError((err as Error).message); setResult(null); }
@@ -58,6 +62,7 @@ export function SearchTest({ datasetId }: { datasetId: string }) {
         )}
         <label className="inline" title={noReranker ? "No rerank model is configured on this server" : ""}><input type="checkbox" name="usingReRank" disabled={noReranker} checked={usingReRank} onChange={(e) => setReRank(e.target.checked)} /> Rerank</label>
         {noReranker && <div className="muted small" data-testid="rerank-note">Rerank is unavailable: no rerank model is configured (add one with <code>type: rerank</code> to the models file).</div>}
+        {usingReRank && !noReranker && <label>Rerank model<ModelPicker type="rerank" name="rerankModel" value={rerankModel} onChange={setRerankModel} /></label>}
         {usingReRank && (
           <label>Rerank weight: {rerankWeight.toFixed(2)}
             <input type="range" min={0} max={1} step={0.05} value={rerankWeight} onChange={(e) => setRerankWeight(+e.target.value)} />

@@ -5,14 +5,15 @@ import {
   ReactFlowProvider, useEdgesState, useNodesState, useReactFlow,
 } from "@xyflow/react";
 import "@xyflow/react/dist/style.css";
-import { api, streamSse } from "../api";
-import { AppDetail, getApp, getVersion, newChatId, publishApp, saveDraft, Version } from "../apps";
-import { Markdown } from "../markdown";
+import { api } from "../api";
+import { AppDetail, getApp, getVersion, publishApp, saveDraft, Version } from "../apps";
 import { linkProps, setLeaveGuard } from "../router";
-import { FlowEdge, FlowInput, FlowNode, inputLabel, isInternal, makeNode, sourceHandles, TEMPLATES, templateOf } from "../workflow/catalogue";
+import { FlowEdge, FlowInput, FlowNode, inputLabel, isInternal, makeNode, modelTypeOf, sourceHandles, TEMPLATES, templateOf } from "../workflow/catalogue";
 import { Versions } from "./Apps";
 import { Icon } from "../icons";
-import { applyEvent, InteractiveView, Turn } from "./Chat";
+import { ModelPicker } from "../models";
+import { RunPanel } from "../workflow/RunPanel";
+import { doubleAnswers, FormFieldsEditor, IfElseEditor } from "../workflow/ControlEditors";
 import { nodeName, useEscape } from "../i18n";
 import type { Dataset } from "./Knowledge";
 
@@ -218,6 +219,11 @@ function Editor({ appId }: { appId: string }) {
         <button className="primary" onClick={() => setPanel("run")}><Icon name="play" size={12} /> Run</button>
       </div>
       {error && <div className="error" style={{ margin: 8 }}>{error}</div>}
+      {doubleAnswers(nodes.map((n) => n.data.flow), []).map(({ chat, reply }) => (
+        <div key={`${chat.nodeId}-${reply.nodeId}`} className="warn small" data-testid="double-answer" style={{ margin: "4px 8px" }}>
+          ⚠ “{nodeName(chat.name)}” already sends its answer to the user, so “{nodeName(reply.name)}” replies with it a second time: the user sees the answer twice. Remove the reply, or turn off “Send answer to the user” on {nodeName(chat.name)} (internal settings).
+        </div>
+      ))}
       <div className="wf-body">
         <div className="wf-palette">
           <div className="muted small">Add a node</div>
@@ -346,6 +352,10 @@ function InputEditor({ input, upstream, onChange }: { input: FlowInput; upstream
       </div>
     );
   }
+  const picker = modelTypeOf(input);
+  if (picker && typeof (input.value ?? "") === "string") return <div className="col" style={{ gap: 4 }}>{header}<ModelPicker type={picker} name={`input-${input.key}`} value={String(input.value ?? "")} onChange={onChange} /></div>;
+  if (input.key === "ifElseList") return <IfElseEditor value={(input.value as any[]) ?? []} upstream={upstream} onChange={onChange} header={header} />;
+  if (input.key === "userInputForms") return <FormFieldsEditor value={(input.value as any[]) ?? []} onChange={onChange} header={header} />;
   if (input.key === "datasets") return <DatasetPicker value={(input.value as any[]) ?? []} onChange={onChange} header={header} />;
   if (input.list && typeof input.value === "string") {
     return <label>{label}<select value={input.value} onChange={(e) => onChange(e.target.value)}>{input.list.map((o) => <option key={o.value} value={o.value}>{o.label}</option>)}</select></label>;
@@ -427,67 +437,6 @@ function ImportPanel({ onImport, onClose }: { onImport: (d: any) => void; onClos
       <textarea rows={12} value={text} onChange={(e) => setText(e.target.value)} placeholder='{"nodes": [...], "edges": [...], "chatConfig": {...}}' style={{ fontFamily: "monospace", fontSize: 12 }} />
       <button className="primary" disabled={!text.trim()} onClick={() => parse(text)}>Import</button>
       {error && <div className="error">{error}</div>}
-    </div>
-  );
-}
-
-function RunPanel({ appId, current, setStatuses, nodes, onClose }: { appId: string; current: () => Record<string, unknown>; setStatuses: (fn: (n: RFNode) => Data["status"]) => void; nodes: RFNode[]; onClose: () => void }) {
-  const [query, setQuery] = useState("");
-  const [turn, setTurn] = useState<Turn | null>(null);
-  const [log, setLog] = useState<string[]>([]);
-  const [busy, setBusy] = useState(false);
-  const chatId = useRef(newChatId());
-  const byName = (name: string) => nodes.filter((n) => n.data.flow.name === name).map((n) => n.id);
-
-  const run = async (content: string, fresh: boolean) => {
-    if (fresh) { chatId.current = newChatId(); setLog([]); setStatuses(() => undefined); }
-    setBusy(true);
-    const running = new Set<string>();
-    let t: Turn = { id: "run", role: "ai", text: "", reasoning: "", tools: [], quotes: [], interactive: null, status: "", error: "", done: false, nodes: [], nodeErrors: [] };
-    setTurn(t);
-    try {
-      // The chat test runs the canvas as it is now (unsaved changes included).
-      await streamSse("/api/core/chat/chatTest", { appId, chatId: chatId.current, stream: true, detail: true, ...current(), messages: [{ role: "user", content }] }, ({ event, data }) => {
-        t = applyEvent(t, event, data);
-        setTurn(t);
-        if (event === "flowNodeStatus" && data?.name) {
-          for (const id of byName(data.name)) running.add(id);
-          setLog((l) => [...l, `▶ ${nodeName(data.name)}`]);
-          setStatuses((n) => (running.has(n.id) ? (n.data.status === "done" || n.data.status === "failed" ? n.data.status : "running") : n.data.status));
-        }
-        if (event === "flowNodeResponse" && data) {
-          const id = data.nodeId ?? byName(data.moduleName)[0];
-          const failed = !!(data.error || data.errorText);
-          setLog((l) => [...l, `${failed ? "✕" : "✓"} ${nodeName(data.moduleName) || id}${data.runningTime !== undefined ? ` (${data.runningTime}s)` : ""}${failed ? `: ${typeof data.error === "string" ? data.error : JSON.stringify(data.error ?? data.errorText)}` : ""}`]);
-          setStatuses((n) => (n.id === id ? (failed ? "failed" : "done") : n.data.status));
-        }
-        if (event === "flowResponses" && Array.isArray(data)) {
-          const done = new Set(data.map((r: any) => r.nodeId));
-          setStatuses((n) => (done.has(n.id) ? (n.data.status === "failed" ? "failed" : "done") : n.data.status));
-        }
-      });
-    } catch (e) { t = { ...t, error: (e as Error).message }; setTurn(t); }
-    setStatuses((n) => (n.data.status === "running" ? "done" : n.data.status));
-    setTurn({ ...t, done: true });
-    setBusy(false);
-  };
-
-  return (
-    <div className="wf-inspector" data-testid="run-panel">
-      <div className="row"><b>Run & debug</b><div className="grow" /><button className="small" onClick={onClose}>Close</button></div>
-      <form className="col" onSubmit={(e) => { e.preventDefault(); run(query, true); }}>
-        <textarea name="runQuery" rows={2} placeholder="User question" value={query} onChange={(e) => setQuery(e.target.value)} />
-        <button className="primary" disabled={busy}>{busy ? "Running…" : "Run the canvas"}</button>
-      </form>
-      {log.length > 0 && <div className="col small" style={{ gap: 2 }} data-testid="run-log">{log.map((l, i) => <div key={i}>{l}</div>)}</div>}
-      {turn && (
-        <div className="col">
-          {turn.text && <div className="chunk"><Markdown text={turn.text} /></div>}
-          {turn.interactive && <InteractiveView value={turn.interactive} shownText={turn.text} enabled={!busy} onAnswer={(answer) => run(answer, false)} />}
-          {turn.nodeErrors.length > 0 && <div className="error">{turn.nodeErrors.join("\n")}</div>}
-          {turn.error && <div className="error">{turn.error}</div>}
-        </div>
-      )}
     </div>
   );
 }

@@ -164,3 +164,12 @@ export function simpleFormOf(config: Record<string, any> | undefined): SimpleFor
     variables: (c.variables ?? []).map((v: any) => ({ key: v.key, label: v.label ?? v.key, required: !!v.required })),
   };
 }
+
+/** The model picker an input needs: FastGPT's model render types, or the keys that name a model. */
+export function modelTypeOf(input: FlowInput): "llm" | "embedding" | "rerank" | null {
+  const types = input.renderTypeList ?? [];
+  if (types.includes("settingLLMModel") || types.includes("selectLLMModel")) return "llm";
+  if (input.key === "rerankModel" || types.includes("selectRerankModel")) return "rerank";
+  if (input.key === "embeddingModel" || types.includes("selectEmbeddingModel")) return "embedding";
+  return input.key === "model" ? "llm" : null;
+}
