@@ -1,0 +1,191 @@
+"""The daily-use tour of issue 18, at desktop (1440×900) and phone (390×844) size, against the scripted
+model server: sign in; import a file after previewing its chunks; search test; a simple app with a model
+picked from the model list and its knowledge base, answering with sources; a workflow built with undo and
+the leave-without-saving prompt; a FastGPT template (as FastGPT exports it) imported, its unknown model
+shown as falling back, a configured one picked, and run in the editor with each node's details; keys.
+
+Screenshots land in build/console-screenshots/tour-*.png (docs/images/console/ copies them)."""
+
+from __future__ import annotations
+
+from collections.abc import Iterator
+from pathlib import Path
+from typing import Any
+
+import pytest
+from console_support import CHROMIUM_ARGS, browser_unavailable, chromium_path, sign_in
+from live_support import free_port, start_live_server
+
+from fathom.config import Settings
+from fathom.testing import ScriptedOpenAIServer
+from fathom.testing.scripted_turns import text_turn
+
+VIEWPORTS = {"desktop": {"width": 1440, "height": 900}, "phone": {"width": 390, "height": 844}}
+SHOTS = Path(__file__).parents[2] / "build" / "console-screenshots"
+TEMPLATE = Path(__file__).parents[1] / "chat" / "fastgpt_apps" / "fg-simpleDatasetChat.json"
+MODEL = "scripted-chat"
+GUIDE = (
+    "# Travel guide\n\n## Visas\n\nTrips to Japan of up to ninety days need no visa for EU citizens.\n\n"
+    "## Luggage\n\nEach traveller may check one bag of 23 kg on long-haul flights.\n\n"
+    "## Trains\n\nThe rail pass covers every JR line except the Nozomi trains.\n"
+)
+ANSWER = "You may stay **ninety days** without a visa."
+
+
+@pytest.fixture(scope="module")
+def env(tmp_path_factory: pytest.TempPathFactory) -> Iterator[dict[str, Any]]:
+    reason = browser_unavailable()
+    if reason:
+        print(f"SKIP console browser tests: {reason}")
+        pytest.skip(reason)
+    from playwright.sync_api import sync_playwright
+
+    with ScriptedOpenAIServer() as scripted:
+        scripted.set_script(lambda request: text_turn(ANSWER))
+        root = tmp_path_factory.mktemp("tour")
+        settings = Settings(
+            data_dir=root / "data",
+            port=free_port(),
+            workers=1,
+            openai_base_url=scripted.base_url,
+            chat_model=MODEL,
+        )
+        servers = start_live_server(settings)
+        server = next(servers)
+        with sync_playwright() as pw:
+            browser = pw.chromium.launch(executable_path=chromium_path(), headless=True, args=CHROMIUM_ARGS)
+            try:
+                yield {"server": server, "browser": browser, "root": root, "scripted": scripted}
+            finally:
+                browser.close()
+                servers.close()
+
+
+def _shot(page: Any, name: str) -> None:
+    SHOTS.mkdir(parents=True, exist_ok=True)
+    page.screenshot(path=str(SHOTS / name))
+
+
+@pytest.mark.parametrize("size", ["desktop", "phone"])
+def test_daily_tour(env: dict[str, Any], size: str) -> None:
+    server, root = env["server"], env["root"]
+    page = env["browser"].new_page(viewport=VIEWPORTS[size])
+    dialogs: list[str] = []
+
+    def on_dialog(dialog: Any) -> None:
+        dialogs.append(dialog.message)
+        dialog.dismiss() if "without saving" in dialog.message and len(dialogs) == 1 else dialog.accept()
+
+    page.on("dialog", on_dialog)
+    errors: list[str] = []
+    page.on("pageerror", lambda exc: errors.append(str(exc)))
+    try:
+        sign_in(page, server.base_url, server.admin_key)
+
+        # a knowledge base, a file staged, its chunks previewed, then imported
+        page.goto(f"{server.base_url}/knowledge")
+        kb = f"Guide {size}"
+        page.fill("input[name=datasetName]", kb)
+        page.click("button:has-text('Create')")
+        page.wait_for_selector(f"h1:has-text('{kb}')")
+        guide = root / f"guide-{size}.md"
+        guide.write_text(GUIDE, encoding="utf-8")
+        page.set_input_files("[data-testid=file-input]", [str(guide)])
+        page.check("input[name=chunkMode][value=custom]")
+        page.fill("input[name=chunkSize]", "100")
+        page.click(f"button:has-text('Preview chunks of {guide.name}')")
+        summary = page.wait_for_selector("[data-testid=chunk-preview-summary]").inner_text()
+        assert summary.startswith("3 chunks of up to 100 characters"), summary
+        assert "ninety days" in page.locator("[data-testid=preview-chunk]").nth(0).inner_text()
+        _shot(page, f"tour-{size}-chunk-preview.png")
+        page.click("button:has-text('Import 1 file')")
+        page.wait_for_selector(f"tr[data-collection='{guide.name}'][data-status=ready]", timeout=60_000)
+        assert page.locator(f"tr[data-collection='{guide.name}'] td >> nth=3").inner_text() == "3/3"
+
+        # search test
+        page.click(".tabs >> text=Search test")
+        page.fill("textarea[name=query]", "How long can I stay in Japan without a visa?")
+        page.click("button:has-text('Search')")
+        assert "ninety days" in page.wait_for_selector("[data-testid=search-hit]").inner_text()
+
+        # a simple app: the model picked from the list, the knowledge base as its source
+        page.goto(f"{server.base_url}/apps")
+        page.fill("input[name=appName]", f"Desk {size}")
+        page.click("button:has-text('Create app')")
+        page.wait_for_selector("h2:has-text('Simple app')")
+        options = page.locator("select[name=model] option").all_inner_texts()
+        assert any(MODEL in o and "default" in o for o in options), options
+        page.select_option("select[name=model]", MODEL)
+        page.check(f"input[name='kb-{kb}']")
+        page.click("button:has-text('Save & publish')")
+        page.wait_for_selector("[data-testid=save-note]:has-text('Published')")
+        page.click("button:has-text('Chat')")
+        page.fill("textarea[name=message]", "Do I need a visa for Japan?")
+        page.keyboard.press("Enter")
+        answer = page.wait_for_selector(".msg.ai[data-done='1']", timeout=30_000)
+        assert "ninety days" in answer.inner_text()
+        page.wait_for_selector(f".quote-chip:has-text('{guide.name}')")
+        _shot(page, f"tour-{size}-simple-app-chat.png")
+        assert env["scripted"].chat_requests[-1]["model"] == MODEL
+
+        # a FastGPT template as FastGPT exports it: its model is not configured here
+        with server.client(server.admin_key) as client:
+            start = {"nodeId": "workflowStartNodeId", "flowNodeType": "workflowStart", "name": "Start",
+                     "position": {"x": 0, "y": 0}, "inputs": [], "outputs": []}  # fmt: skip
+            body = {
+                "name": f"Flow {size}",
+                "type": "advanced",
+                "nodes": [start],
+                "edges": [],
+                "chatConfig": {},
+            }
+            app_id = client.post("/api/core/app/create", json=body).json()["data"]
+        page.goto(f"{server.base_url}/apps/{app_id}/workflow")
+        page.wait_for_selector(".react-flow__node [data-node-type=workflowStart]")
+        page.click("button:has-text('Import')")
+        page.set_input_files(".wf-inspector input[type=file]", str(TEMPLATE))
+        page.wait_for_selector(".react-flow__node [data-node-type=chatNode]")
+        page.click("button[aria-label=Undo]")  # undo the import, redo it
+        page.wait_for_selector(".react-flow__node [data-node-type=chatNode]", state="detached")
+        page.click("button[aria-label=Redo]")
+        page.click(".react-flow__node [data-node-type=chatNode] .wf-node-head")
+        fallback = page.wait_for_selector("[data-testid=inspector] [data-testid=model-fallback]").inner_text()
+        assert "gpt-4o-mini is not configured here; runs on scripted-chat" in fallback, fallback
+        _shot(page, f"tour-{size}-template-model-fallback.png")
+        page.select_option("[data-testid=inspector] select[name=input-model]", MODEL)
+        assert page.locator("[data-testid=inspector] [data-testid=model-fallback]").count() == 0
+        page.click("[data-testid=inspector] button[aria-label=Close]")
+        page.click(".react-flow__node [data-node-type=datasetSearchNode] .wf-node-head")
+        page.check(f"[data-testid=inspector] label:has-text('{kb}') input")
+        page.click("[data-testid=inspector] button[aria-label=Close]")
+
+        page.click(".wf-bar a:has-text('App')")  # unsaved: asks, dismissed, the editor stays
+        assert dialogs and "without saving" in dialogs[0]
+        assert page.url.endswith("/workflow")
+
+        # run the canvas: each node's duration, tokens and model; not in the app's chat history
+        page.click(".wf-bar button:has-text('Run')")
+        page.fill("textarea[name=runQuery]", "Do I need a visa for Japan?")
+        page.click("button:has-text('Run the canvas')")
+        page.wait_for_selector("[data-testid=run-panel] .chunk:has-text('ninety days')", timeout=30_000)
+        steps = page.locator("[data-testid=node-step]")
+        chat_step = steps.filter(has_text="AI chat").inner_text()
+        assert "tokens" in chat_step and MODEL in chat_step, chat_step
+        assert steps.filter(has_text="Knowledge base search").count() == 1
+        _shot(page, f"tour-{size}-workflow-run.png")
+        page.click("[data-testid=run-panel] button:has-text('Close')")
+        page.click("button:has-text('Save draft')")
+        page.wait_for_selector("[data-testid=editor-note]:has-text('Draft saved')")
+        with server.client(server.admin_key) as client:
+            chats = client.post("/api/core/chat/getHistories", json={"appId": app_id}).json()["data"]
+        assert chats["total"] == 0, chats
+
+        # keys
+        page.goto(f"{server.base_url}/keys")
+        page.fill("input[name=keyName]", f"tour {size}")
+        page.click("button:has-text('Create key')")
+        page.wait_for_selector("text=fathom-")
+        _shot(page, f"tour-{size}-keys.png")
+        assert not errors, errors
+    finally:
+        page.close()
