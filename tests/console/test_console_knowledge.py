@@ -66,7 +66,8 @@ def test_knowledge_base_tour(
         page.check("input[name=chunkMode][value=custom]")
         page.fill("input[name=chunkSize]", "120")
         page.click("button:has-text('Preview chunks of travel.md')")
-        small = page.wait_for_selector("[data-testid=chunk-preview-summary]:has-text('120 characters')").inner_text()
+        summary = "[data-testid=chunk-preview-summary]:has-text('120 characters')"
+        small = page.wait_for_selector(summary).inner_text()
         previewed = int(small.split(" ")[0])
         assert previewed > int(auto.split(" ")[0]), (auto, small)
         assert page.locator("tr[data-collection]").count() == 0  # nothing stored by the preview

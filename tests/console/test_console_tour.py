@@ -113,6 +113,7 @@ def test_daily_tour(env: dict[str, Any], size: str) -> None:
         page.fill("input[name=appName]", f"Desk {size}")
         page.click("button:has-text('Create app')")
         page.wait_for_selector("h2:has-text('Simple app')")
+        page.wait_for_selector("select[name=model]:not([disabled])")  # the model list has loaded
         options = page.locator("select[name=model] option").all_inner_texts()
         assert any(MODEL in o and "default" in o for o in options), options
         page.select_option("select[name=model]", MODEL)
@@ -149,6 +150,7 @@ def test_daily_tour(env: dict[str, Any], size: str) -> None:
         page.wait_for_selector(".react-flow__node [data-node-type=chatNode]", state="detached")
         page.click("button[aria-label=Redo]")
         page.click(".react-flow__node [data-node-type=chatNode] .wf-node-head")
+        page.wait_for_selector("[data-testid=inspector] select[name=input-model]:not([disabled])")
         fallback = page.wait_for_selector("[data-testid=inspector] [data-testid=model-fallback]").inner_text()
         assert "gpt-4o-mini is not configured here; runs on scripted-chat" in fallback, fallback
         _shot(page, f"tour-{size}-template-model-fallback.png")

@@ -11,7 +11,6 @@ from fathom.store.models import Chat, ChatItem, utcnow
 from fathom.store.protocols import ChatRecord, NotFound
 from fathom.store.repositories.chats import chat_record
 
-
 DEBUG_SOURCE = "test"
 
 
