@@ -5,6 +5,7 @@ import { KnowledgePage } from "./pages/Knowledge";
 import { ChatPage } from "./pages/Chat";
 import { AppsPage } from "./pages/Apps";
 import { KeysPage } from "./pages/Keys";
+import { lang, setLang, t } from "./lang";
 import { Icon } from "./icons";
 
 // The workflow editor (React Flow) loads only when opened, keeping the first load small.
@@ -48,18 +49,19 @@ export function App() {
     <div className={"shell" + (menuOpen ? " menu-open" : "")}>
       <nav className="sidebar">
         <div className="brand"><span className="logo">◉</span> Fathom
-          <button className="menu-toggle" aria-label="Menu" aria-expanded={menuOpen} onClick={() => setMenuOpen(!menuOpen)}><Icon name="menu" /> Menu</button>
+          <button className="menu-toggle" aria-label="Menu" aria-expanded={menuOpen} onClick={() => setMenuOpen(!menuOpen)}><Icon name="menu" /> {t("Menu")}</button>
         </div>
         {nav.map((n) => (
           <a key={n.path} className={"nav" + (section === n.path ? " active" : "")} {...linkProps(n.path)} onClick={(e) => { setMenuOpen(false); linkProps(n.path).onClick(e); }}>
-            <span className="nav-icon"><Icon name={n.icon} /></span>{n.label}
+            <span className="nav-icon"><Icon name={n.icon} /></span>{t(n.label)}
           </a>
         ))}
         <div className="grow" />
         <div className="who">
-          <div className="muted small">Signed in as <b>{who.role}</b>{who.appId ? " (app key)" : ""}</div>
-          <button className="link" onClick={logout}>Sign out</button>
-          <a className="muted small" href="/docs" target="_blank" rel="noreferrer">API docs ↗</a>
+          <div className="muted small">{t("Signed in as")} <b>{who.role}</b>{who.appId ? " (app key)" : ""}</div>
+          <button className="link" onClick={logout}>{t("Sign out")}</button>
+          <a className="muted small" href="/docs" target="_blank" rel="noreferrer">{t("API docs ↗")}</a>
+          <LangSwitch />
         </div>
       </nav>
       <main className="content">
@@ -113,14 +115,26 @@ function Login({ onLogin }: { onLogin: (w: Who) => void }) {
     <div className="login">
       <form className="card login-card" onSubmit={submit}>
         <div className="brand big"><span className="logo">◉</span> Fathom</div>
-        <p className="muted">Knowledge bases, workflows and agents. Paste an API key to sign in; it is kept in this browser only.</p>
-        <label>API key
+        <p className="muted">{t("Knowledge bases, workflows and agents. Paste an API key to sign in; it is kept in this browser only.")}</p>
+        <label>{t("API key")}
           <input name="apiKey" type="password" autoFocus placeholder="fathom-…" value={value} onChange={(e) => setValue(e.target.value)} />
         </label>
         {error && <div className="error">{error}</div>}
-        <button className="primary" disabled={!value.trim() || busy}>{busy ? "Checking…" : "Sign in"}</button>
+        <button className="primary" disabled={!value.trim() || busy}>{busy ? t("Checking…") : t("Sign in")}</button>
+        <LangSwitch />
         <p className="muted small">The first start of <code>fathom serve</code> prints an admin key; <code>fathom keys create</code> makes more.</p>
       </form>
+    </div>
+  );
+}
+
+/** English / 中文, kept in this browser. */
+function LangSwitch() {
+  const current = lang();
+  return (
+    <div className="small lang-switch" data-testid="lang-switch">
+      <button type="button" className="link" disabled={current === "en"} onClick={() => setLang("en")}>English</button> ·{" "}
+      <button type="button" className="link" disabled={current === "zh"} onClick={() => setLang("zh")}>中文</button>
     </div>
   );
 }

@@ -2,6 +2,7 @@
 // (workflows made or exported by FastGPT, and Fathom's compiled simple apps keep them) and the
 // Chinese status prefixes of FastGPT's error messages (Fathom answers them for compatibility).
 import { useEffect } from "react";
+import { lang } from "./lang";
 
 const NODE_NAMES: Record<string, string> = {
   "流程开始": "Start",
@@ -49,10 +50,17 @@ const ERROR_PREFIXES: [string, string][] = [
   ["您的工作流版本过低，请重新发布一次", "This workflow's version is too old: publish it again"],
 ];
 
-/** A FastGPT default node name in English; any other name unchanged. */
+const NODE_NAMES_ZH: Record<string, string> = Object.fromEntries(
+  Object.entries(NODE_NAMES).filter(([zh]) => !zh.includes("对话") || zh === "AI 对话").map(([zh, en]) => [en, zh]),
+);
+
+/** A FastGPT default node name in the console's language (English, or FastGPT's own Chinese name);
+ *  any other name unchanged. */
 export function nodeName(name: string | undefined | null): string {
   if (!name) return "";
-  return NODE_NAMES[name.trim()] ?? name;
+  const trimmed = name.trim();
+  if (lang() === "zh") return NODE_NAMES_ZH[trimmed] ?? trimmed;
+  return NODE_NAMES[trimmed] ?? name;
 }
 
 /** A server message with FastGPT's Chinese status prefix given in English ("无权操作: …" → "No permission: …"). */

@@ -3,6 +3,7 @@
 // getLLMModel / getEmbeddingModel / getRerankModel fall back; the picker says so instead of hiding it.
 import { useEffect, useState } from "react";
 import { api } from "./api";
+import { t } from "./lang";
 
 export type ModelType = "llm" | "embedding" | "rerank";
 export type ModelItem = { type: ModelType; model: string; name: string; provider: string; isDefault: boolean; maxContext?: number };
@@ -38,13 +39,13 @@ export function ModelPicker({ type, value, onChange, name, allowDefault = true }
   return (
     <span className="col" style={{ gap: 2 }}>
       <select name={name} data-testid={`model-picker-${type}`} value={value} onChange={(e) => onChange(e.target.value)}>
-        {allowDefault && <option value="">Server default{runsOn ? ` (${runsOn.name})` : ""}</option>}
-        {value && !known && <option value={value}>{value} — not configured here</option>}
+        {allowDefault && <option value="">{t("Server default")}{runsOn ? ` (${runsOn.name})` : ""}</option>}
+        {value && !known && <option value={value}>{value} — {t("not configured here")}</option>}
         {items.map((m) => <option key={m.model} value={m.model}>{label(m)}</option>)}
       </select>
       {value && !known && (
         <span className="warn small" data-testid="model-fallback">
-          {runsOn ? <><code>{value}</code> is not configured here; runs on <b>{runsOn.name}</b>.</> : <><code>{value}</code> is not configured here, and no {WHAT[type]} model is: it cannot run.</>}
+          {runsOn ? <><code>{value}</code> {t("is not configured here; runs on")} <b>{runsOn.name}</b>.</> : <><code>{value}</code> is not configured here, and no {WHAT[type]} model is: it cannot run.</>}
         </span>
       )}
       {!value && !runsOn && <span className="warn small" data-testid="model-none">No {WHAT[type]} model is configured on this server.</span>}

@@ -5,6 +5,7 @@ import { linkProps, navigate } from "../router";
 import { makeNode, SimpleForm, simpleConfigOf, simpleFormOf } from "../workflow/catalogue";
 import type { Dataset } from "./Knowledge";
 import { ModelPicker } from "../models";
+import { t } from "../lang";
 import { Icon } from "../icons";
 
 export function AppsPage({ appId }: { appId?: string }) {
@@ -30,7 +31,7 @@ function AppList() {
   };
   return (
     <div className="page">
-      <div className="page-head"><div><h1>Apps</h1><div className="muted">Simple apps answer from knowledge bases with one model; workflows chain nodes visually.</div></div></div>
+      <div className="page-head"><div><h1>{t("Apps")}</h1><div className="muted">{t("Simple apps answer from knowledge bases with one model; workflows chain nodes visually.")}</div></div></div>
       <form className="card row wrap" onSubmit={create} style={{ marginBottom: 16 }}>
         <input name="appName" placeholder="New app name" value={name} onChange={(e) => setName(e.target.value)} style={{ flex: "1 1 240px" }} />
         <select name="appType" value={type} onChange={(e) => setType(e.target.value)} style={{ width: 200 }}>
@@ -111,7 +112,7 @@ function SimpleAppForm({ app, onPublished }: { app: AppDetail; onPublished: () =
   return (
     <div className="card col">
       <h2>Simple app</h2>
-      <label>Model<ModelPicker type="llm" name="model" value={form.model} onChange={(model) => setForm({ ...form, model })} /></label>
+      <label>{t("Model")}<ModelPicker type="llm" name="model" value={form.model} onChange={(model) => setForm({ ...form, model })} /></label>
       <label>System prompt<textarea name="systemPrompt" rows={4} value={form.systemPrompt} onChange={(e) => setForm({ ...form, systemPrompt: e.target.value })} placeholder="You are a helpful assistant that answers from the company handbook." /></label>
       <div className="col" style={{ gap: 6 }}>
         <b className="small">Knowledge bases</b>

@@ -3,6 +3,7 @@
 import { useState } from "react";
 import { api } from "../api";
 import { plural } from "../i18n";
+import { t } from "../lang";
 
 export type ChunkChoice = { mode: "auto" | "custom"; chunkSize: number; overlapPct: number; separator: string; qaPairs: boolean };
 export const AUTO_CHUNKS: ChunkChoice = { mode: "auto", chunkSize: 1000, overlapPct: 15, separator: "", qaPairs: false };
@@ -27,16 +28,16 @@ export function ChunkSettingsForm({ value, onChange }: { value: ChunkChoice; onC
   return (
     <div className="col chunk-settings" data-testid="chunk-settings" style={{ gap: 6 }}>
       <div className="row wrap small">
-        <b>Chunking</b>
-        <label className="inline"><input type="radio" name="chunkMode" checked={value.mode === "auto"} onChange={() => set({ mode: "auto" })} />Automatic (1,000 characters, paragraphs first)</label>
-        <label className="inline"><input type="radio" name="chunkMode" value="custom" checked={value.mode === "custom"} onChange={() => set({ mode: "custom" })} />Custom</label>
-        <label className="inline" title="A CSV or text table: the first column is the question, the second the answer; one chunk per row"><input type="checkbox" name="qaPairs" checked={value.qaPairs} onChange={(e) => set({ qaPairs: e.target.checked })} />Q&A pairs (question, answer per row)</label>
+        <b>{t("Chunking")}</b>
+        <label className="inline"><input type="radio" name="chunkMode" checked={value.mode === "auto"} onChange={() => set({ mode: "auto" })} />{t("Automatic (1,000 characters, paragraphs first)")}</label>
+        <label className="inline"><input type="radio" name="chunkMode" value="custom" checked={value.mode === "custom"} onChange={() => set({ mode: "custom" })} />{t("Custom")}</label>
+        <label className="inline" title="A CSV or text table: the first column is the question, the second the answer; one chunk per row"><input type="checkbox" name="qaPairs" checked={value.qaPairs} onChange={(e) => set({ qaPairs: e.target.checked })} />{t("Q&A pairs (question, answer per row)")}</label>
       </div>
       {value.mode === "custom" && !value.qaPairs && (
         <div className="row wrap small">
-          <label>Chunk size (characters)<input type="number" name="chunkSize" min={64} max={30000} step={50} value={value.chunkSize} onChange={(e) => set({ chunkSize: +e.target.value })} /></label>
-          <label>Overlap (%)<input type="number" name="chunkOverlap" min={0} max={40} step={5} value={value.overlapPct} onChange={(e) => set({ overlapPct: +e.target.value })} /></label>
-          <label>Separator (optional, \n for a newline)<input name="chunkSplitter" placeholder="e.g. ### or \n\n" value={value.separator} onChange={(e) => set({ separator: e.target.value })} /></label>
+          <label>{t("Chunk size (characters)")}<input type="number" name="chunkSize" min={64} max={30000} step={50} value={value.chunkSize} onChange={(e) => set({ chunkSize: +e.target.value })} /></label>
+          <label>{t("Overlap (%)")}<input type="number" name="chunkOverlap" min={0} max={40} step={5} value={value.overlapPct} onChange={(e) => set({ overlapPct: +e.target.value })} /></label>
+          <label>{t("Separator (optional, \\n for a newline)")}<input name="chunkSplitter" placeholder="e.g. ### or \n\n" value={value.separator} onChange={(e) => set({ separator: e.target.value })} /></label>
         </div>
       )}
     </div>

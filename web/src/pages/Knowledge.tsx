@@ -4,6 +4,7 @@ import { linkProps, navigate } from "../router";
 import { SearchTest } from "./SearchTest";
 import { Icon } from "../icons";
 import { ModelPicker } from "../models";
+import { t } from "../lang";
 import { AUTO_CHUNKS, ChunkChoice, chunkFields, ChunkPreview, ChunkSettingsForm } from "./ChunkSettings";
 import { plural, useEscape } from "../i18n";
 
@@ -37,13 +38,13 @@ function DatasetList() {
   return (
     <div className="page">
       <div className="page-head">
-        <div><h1>Knowledge bases</h1><div className="muted">Upload documents, watch them being indexed, and test retrieval.</div></div>
+        <div><h1>{t("Knowledge bases")}</h1><div className="muted">{t("Upload documents, watch them being indexed, and test retrieval.")}</div></div>
       </div>
       <form className="card row wrap" onSubmit={create} style={{ marginBottom: 16 }}>
         <input name="datasetName" placeholder="New knowledge base name" value={name} onChange={(e) => setName(e.target.value)} style={{ flex: "1 1 220px" }} />
         <input name="datasetIntro" placeholder="Description (optional)" value={intro} onChange={(e) => setIntro(e.target.value)} style={{ flex: "2 1 300px" }} />
-        <label className="inline small" style={{ flex: "1 1 220px" }}>Embedding model <ModelPicker type="embedding" name="vectorModel" value={vectorModel} onChange={setVectorModel} /></label>
-        <button className="primary" disabled={!name.trim()}>Create</button>
+        <label className="inline small" style={{ flex: "1 1 220px" }}>{t("Embedding model")} <ModelPicker type="embedding" name="vectorModel" value={vectorModel} onChange={setVectorModel} /></label>
+        <button className="primary" disabled={!name.trim()}>{t("Create")}</button>
       </form>
       {error && <div className="error">{error}</div>}
       {items === null ? <div className="muted">Loading…</div> : items.length === 0 ? (
@@ -85,8 +86,8 @@ function DatasetDetail({ id, tab }: { id: string; tab: string }) {
         <button className="danger" onClick={remove}>Delete</button>
       </div>
       <div className="tabs">
-        <a className={tab === "files" ? "active" : ""} {...linkProps(`/knowledge/${id}`)}>Files & data</a>
-        <a className={tab === "search" ? "active" : ""} {...linkProps(`/knowledge/${id}/search`)}>Search test</a>
+        <a className={tab === "files" ? "active" : ""} {...linkProps(`/knowledge/${id}`)}>{t("Files & data")}</a>
+        <a className={tab === "search" ? "active" : ""} {...linkProps(`/knowledge/${id}/search`)}>{t("Search test")}</a>
       </div>
       {tab === "search" ? <SearchTest datasetId={id} /> : <Collections datasetId={id} />}
     </div>

@@ -1,6 +1,8 @@
 // The node catalogue: FastGPT node templates (flowNodeType, inputs, outputs) the editor can add,
 // and the builder that turns the simple-app form into a workflow. Keys and handles follow FastGPT.
 
+import { lang } from "../lang";
+
 export type FlowInput = { key: string; label?: string; renderTypeList: string[]; valueType?: string; value?: unknown; required?: boolean; description?: string; list?: { label: string; value: string }[]; min?: number; max?: number; [k: string]: unknown };
 export type FlowOutput = { id: string; key: string; label?: string; valueType?: string; type?: string; [k: string]: unknown };
 export type FlowNode = { nodeId: string; flowNodeType: string; name: string; intro?: string; avatar?: string; position?: { x: number; y: number }; inputs: FlowInput[]; outputs: FlowOutput[]; version?: string; [k: string]: unknown };
@@ -96,10 +98,25 @@ const humanize = (word: string) => {
   return spaced.charAt(0).toUpperCase() + spaced.slice(1);
 };
 
-/** An input's label in English: the console's own label for that key, else a FastGPT i18n key made readable. */
+const KNOWN_LABELS_ZH: Record<string, string> = {
+  aiModel: "AI 模型", LLM: "AI 模型", model: "模型", aiSystemPrompt: "系统提示词", systemPrompt: "系统提示词",
+  chatHistory: "聊天记录", history: "聊天记录", userChatInput: "用户问题", user_question: "用户问题",
+  quoteQA: "知识库引用", datasetQuote: "知识库引用", selectDataset: "选择知识库", datasets: "知识库",
+  temperature: "温度", maxToken: "回复上限", max_tokens: "回复上限", similarity: "最低相关度",
+  limit: "引用上限", searchMode: "搜索模式", text: "文本", answerText: "AI 回复内容", isResponseAnswerText: "返回 AI 内容",
+  "user question": "用户问题", "Ai response content": "AI 回复内容",
+};
+
+/** An input's label in the console's language: in English the console's own label for that key, else a
+ *  FastGPT i18n key made readable; in Chinese FastGPT's Chinese label for the keys it names. */
 export function inputLabel(input: FlowInput, flowNodeType: string): string {
   const raw = String(input.label ?? "");
   if (raw && !isI18nKey(raw)) return raw;
+  if (lang() === "zh") {
+    const last = (raw || input.key).split(/[.:]/).pop() || input.key;
+    const zh = KNOWN_LABELS_ZH[last] ?? KNOWN_LABELS_ZH[input.key];
+    if (zh) return zh;
+  }
   const own = templateInputs(flowNodeType).find((i) => i.key === input.key)?.label;
   if (own) return own;
   const last = (raw || input.key).split(/[.:]/).pop() || input.key;
