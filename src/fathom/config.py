@@ -45,6 +45,9 @@ class Settings(BaseSettings):
     workers: int = Field(default=2, ge=0, le=64, description="In-process background job workers.")
     job_lease_seconds: float = Field(default=60.0, gt=0)
     job_max_attempts: int = Field(default=3, ge=1)
+    job_retry_delay_seconds: float = Field(
+        default=5.0, ge=0, description="Wait before a failed job that may succeed later runs again."
+    )
     vector_int8_scan_min_rows: int = Field(
         default=20_000,
         ge=0,

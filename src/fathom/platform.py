@@ -240,6 +240,7 @@ class Platform:
             handler.addFilter(masking)
 
     def new_worker(self, **kwargs: Any) -> JobWorker:
+        kwargs.setdefault("retry_delay_seconds", self.settings.job_retry_delay_seconds)
         return JobWorker(
             self.jobs, self.job_handlers(), lease_seconds=self.settings.job_lease_seconds, **kwargs
         )

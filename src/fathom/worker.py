@@ -15,7 +15,7 @@ import uuid
 from collections.abc import Callable, Coroutine, Mapping
 from typing import Any
 
-from fathom.store.protocols import JobQueue, JobRecord
+from fathom.store.protocols import JobQueue, JobRecord, PermanentJobFailure
 
 JobHandler = Callable[[JobRecord], Coroutine[Any, Any, dict[str, Any] | None]]
 
@@ -73,6 +73,10 @@ class JobWorker:
                 return
             try:
                 result = work.result()
+            except PermanentJobFailure as exc:  # no retry can fix it: failed at once with the reason
+                log.warning("job %s (%s) failed for good: %s", job.id, job.kind, exc)
+                await self.queue.fail(job.id, self.worker_id, str(exc), permanent=True)
+                return
             except Exception as exc:  # the job's own failure: recorded, retried while attempts remain
                 log.warning("job %s (%s) failed: %s", job.id, job.kind, exc)
                 await self.queue.fail(

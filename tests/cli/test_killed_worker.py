@@ -120,13 +120,13 @@ def test_killed_worker_loses_and_duplicates_nothing(tmp_path: Path) -> None:
     assert status == "ready" and done == total
     assert sorted(indexes) == list(range(total))  # nothing lost, nothing twice
 
-    async def job_state() -> tuple[str, int, object]:
+    async def job_state() -> tuple[str, int, int, object]:
         try:
             job = await platform.jobs.get(job_id)
-            return job.status, job.attempts, job.result
+            return job.status, job.attempts, job.lease_expiries, job.result
         finally:
             await platform.db.close()
 
-    job_status, attempts, result = asyncio.run(job_state())
-    assert job_status == "done" and attempts == 2
+    job_status, attempts, lease_expiries, result = asyncio.run(job_state())
+    assert job_status == "done" and attempts == 1 and lease_expiries == 1  # the kill cost no attempt
     assert isinstance(result, dict) and result["skipped"] >= done_at_kill > 0

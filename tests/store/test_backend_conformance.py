@@ -143,19 +143,34 @@ async def test_expired_lease_is_claimed_again_by_another_worker(database: Databa
     assert dead is not None
     await asyncio.sleep(0.1)
     taken = await jobs.claim("w2", lease_seconds=30)
-    assert taken is not None and taken.id == job.id and taken.attempts == 2 and taken.lease_owner == "w2"
+    assert taken is not None and taken.id == job.id and taken.lease_owner == "w2"
+    assert taken.attempts == 1 and taken.lease_expiries == 1  # the dead worker cost the job no attempt
     assert not await jobs.complete(job.id, "dead-worker")  # the old owner cannot finish it any more
     assert await jobs.complete(job.id, "w2")
 
 
 async def test_job_whose_lease_expires_too_often_fails_with_a_reason(database: Database) -> None:
-    jobs = SqlJobQueue(database)
+    jobs = SqlJobQueue(database, max_lease_expiries=2)
     job = await jobs.enqueue("demo", {}, max_attempts=1)
-    await jobs.claim("dead-worker", lease_seconds=0.05)
-    await asyncio.sleep(0.1)
-    assert await jobs.claim("w2", lease_seconds=30) is None
+    for worker in ("dead-1", "dead-2", "dead-3"):  # one claim and two lapsed leases are still one attempt
+        claimed = await jobs.claim(worker, lease_seconds=0.05)
+        assert claimed is not None and claimed.attempts == 1
+        await asyncio.sleep(0.1)
+    assert await jobs.claim("w2", lease_seconds=30) is None  # the third lapse is one too many
     failed = await jobs.get(job.id)
-    assert failed.status == "failed" and "lease expired" in (failed.last_error or "")
+    assert failed.status == "failed" and "lease expired 3 times" in (failed.last_error or "")
+    retried = await jobs.retry(job.id)
+    assert retried.attempts == 0 and retried.lease_expiries == 0
+
+
+async def test_a_permanent_failure_is_not_retried(database: Database) -> None:
+    jobs = SqlJobQueue(database)
+    job = await jobs.enqueue("demo", {}, max_attempts=3)
+    await jobs.claim("w", lease_seconds=30)
+    assert await jobs.fail(job.id, "w", "404 Not Found", permanent=True)
+    failed = await jobs.get(job.id)
+    assert failed.status == "failed" and failed.attempts == 1 and failed.last_error == "404 Not Found"
+    assert await jobs.claim("w", lease_seconds=30) is None
 
 
 async def test_claim_prefers_the_team_with_fewer_running_jobs(database: Database) -> None:

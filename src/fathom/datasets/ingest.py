@@ -4,6 +4,10 @@ States: ``waiting → parsing → indexing → ready | error``. Each batch (chun
 vectors and the progress counter) is one transaction. A job that is run again (its worker died, or
 it failed and is retried) skips the chunks an earlier run already wrote, so nothing is lost and
 nothing is written twice.
+
+A failure no retry can fix fails the job at once (:func:`is_permanent`): a link the egress guard refuses
+(also at a redirect), a 4xx answer other than 408/429, a document that does not parse. Timeouts, 5xx
+answers, refused connections and a worker that died are retried.
 """
 
 from __future__ import annotations
@@ -13,14 +17,23 @@ from collections.abc import Callable, Sequence
 from dataclasses import dataclass
 from typing import Any
 
+import httpx
+
 from fathom.datasets.chunking import collection_chunk_settings, split_collection_text
 from fathom.datasets.embedders import EmbedderResolver
 from fathom.knowledge.chunk_settings import ChunkSettings, split_chunk_indexes
-from fathom.knowledge.parse import decode_text, parse_document
+from fathom.knowledge.parse import DocumentParseError, decode_text, parse_document
 from fathom.llm import count_tokens
+from fathom.security import EgressDenied, EgressRedirectError, EgressSizeError
 from fathom.store.files import LocalFileStore
 from fathom.store.knowledge import SqlChunkRepository, SqlDatasetRepository
-from fathom.store.protocols import ChunkToWrite, CollectionRecord, JobQueue, JobRecord
+from fathom.store.protocols import (
+    ChunkToWrite,
+    CollectionRecord,
+    JobQueue,
+    JobRecord,
+    PermanentJobFailure,
+)
 
 INGEST_JOB_KIND = "dataset.ingest"
 EMBED_BATCH_SIZE = 32
@@ -28,6 +41,20 @@ EMBED_BATCH_SIZE = 32
 log = logging.getLogger("fathom.ingest")
 
 HttpClientFactory = Callable[[], Any]
+
+
+_RETRYABLE_CLIENT_ERRORS = (408, 429)  # request timeout, too many requests: later may work
+
+
+def is_permanent(exc: BaseException) -> bool:
+    """Whether running the ingestion again cannot help: the egress guard refused the source (or a
+    redirect of it), the source answered 4xx (but 408/429), or the document does not parse."""
+    if isinstance(exc, (EgressDenied, EgressRedirectError, EgressSizeError, DocumentParseError)):
+        return True
+    if isinstance(exc, httpx.HTTPStatusError):
+        status = exc.response.status_code
+        return 400 <= status < 500 and status not in _RETRYABLE_CLIENT_ERRORS
+    return False
 
 
 @dataclass(frozen=True)
@@ -108,6 +135,9 @@ class IngestionService:
             outcome = await self._ingest(collection)
         except Exception as exc:
             message = f"{type(exc).__name__}: {exc}"
+            if is_permanent(exc):
+                await self.datasets.set_collection_state(collection.id, "error", error=message)
+                raise PermanentJobFailure(message) from exc
             if final_attempt:
                 await self.datasets.set_collection_state(collection.id, "error", error=message)
             else:

@@ -301,6 +301,7 @@ class Job(Base):
     status: Mapped[str] = mapped_column(String(16), nullable=False, default="queued")
     attempts: Mapped[int] = mapped_column(Integer, nullable=False, default=0)
     max_attempts: Mapped[int] = mapped_column(Integer, nullable=False, default=3)
+    lease_expiries: Mapped[int] = mapped_column(Integer, nullable=False, default=0, server_default="0")
     run_after: Mapped[datetime] = mapped_column(UTCDateTime(), default=utcnow, nullable=False)
     lease_owner: Mapped[str | None] = mapped_column(String(100), nullable=True)
     lease_expires_at: Mapped[datetime | None] = mapped_column(UTCDateTime(), nullable=True)

@@ -25,6 +25,11 @@ class Conflict(ValueError):
     """The write would break a uniqueness rule; the message names it."""
 
 
+class PermanentJobFailure(Exception):
+    """A job handler's failure that no retry can fix (a refused or missing source, a document that does
+    not parse): the worker fails the job at once with this message instead of trying it again."""
+
+
 @dataclass(frozen=True)
 class TeamRecord:
     id: str
@@ -70,6 +75,7 @@ class JobRecord:
     last_error: str | None
     result: dict[str, Any] | None
     created_at: datetime
+    lease_expiries: int = 0  # runs whose worker died (lease lapsed); never counted as attempts
 
 
 @dataclass(frozen=True)
@@ -192,7 +198,13 @@ class JobQueue(Protocol):
     async def heartbeat(self, job_id: str, worker_id: str, *, lease_seconds: float) -> bool: ...
     async def complete(self, job_id: str, worker_id: str, result: dict[str, Any] | None = None) -> bool: ...
     async def fail(
-        self, job_id: str, worker_id: str, error: str, *, retry_delay_seconds: float = 0
+        self,
+        job_id: str,
+        worker_id: str,
+        error: str,
+        *,
+        retry_delay_seconds: float = 0,
+        permanent: bool = False,
     ) -> bool: ...
     async def retry(self, job_id: str) -> JobRecord: ...
     async def get(self, job_id: str) -> JobRecord: ...

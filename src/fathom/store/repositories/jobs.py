@@ -5,6 +5,11 @@ select uses ``FOR UPDATE SKIP LOCKED`` so many ``fathom worker`` processes claim
 other; SQLite serialises writers, which makes the same statement atomic there. A job whose lease has
 expired (its worker died) is claimable again. Among claimable jobs the team with the fewest running
 jobs goes first, so one huge upload cannot starve other teams.
+
+``attempts`` counts the runs of the job itself: a claim from the queue is one, a failure of the handler
+uses it up. A run whose worker died (the lease lapsed) is not the job's failure: it is claimed again with
+the same attempt and counted in ``lease_expiries`` instead, bounded by ``max_lease_expiries`` so that a
+job which kills every worker that runs it still ends.
 """
 
 from __future__ import annotations
@@ -12,7 +17,7 @@ from __future__ import annotations
 from datetime import datetime, timedelta
 from typing import Any
 
-from sqlalchemy import and_, func, or_, select, update
+from sqlalchemy import and_, case, func, or_, select, update
 from sqlalchemy.orm import aliased
 
 from fathom.store.db import Database
@@ -31,6 +36,7 @@ def job_record(row: Job) -> JobRecord:
         max_attempts=row.max_attempts,
         run_after=row.run_after,
         lease_owner=row.lease_owner,
+        lease_expiries=row.lease_expiries,
         lease_expires_at=row.lease_expires_at,
         last_error=row.last_error,
         result=row.result,
@@ -38,9 +44,13 @@ def job_record(row: Job) -> JobRecord:
     )
 
 
+MAX_LEASE_EXPIRIES = 10
+
+
 class SqlJobQueue:
-    def __init__(self, db: Database) -> None:
+    def __init__(self, db: Database, *, max_lease_expiries: int = MAX_LEASE_EXPIRIES) -> None:
         self.db = db
+        self.max_lease_expiries = max_lease_expiries
 
     async def enqueue(
         self,
@@ -76,14 +86,17 @@ class SqlJobQueue:
             row = await self._claim_one(worker_id, lease_seconds, kinds)
             if row is None:
                 return None
-            if row.attempts <= row.max_attempts:
+            if row.lease_expiries <= self.max_lease_expiries:
                 return row
-            # Its lease expired more often than it may be tried: the worker keeps dying on it.
+            # The worker running it died more often than any healthy job makes one die: give up on it.
             await self._finish(
                 row.id,
                 worker_id,
                 status="failed",
-                last_error=f"lease expired {row.max_attempts} times (worker stopped while running it)",
+                last_error=(
+                    f"lease expired {row.lease_expiries} times (the worker stopped while running it each "
+                    "time); retry it once the cause is fixed"
+                ),
             )
 
     async def _claim_one(
@@ -117,7 +130,11 @@ class SqlJobQueue:
             .where(Job.id == query.scalar_subquery())
             .values(
                 status="running",
-                attempts=Job.attempts + 1,
+                # a queued job starts an attempt; one whose worker died goes on with the same attempt
+                attempts=case((Job.status == "queued", Job.attempts + 1), else_=Job.attempts),
+                lease_expiries=case(
+                    (Job.status == "running", Job.lease_expiries + 1), else_=Job.lease_expiries
+                ),
                 lease_owner=worker_id,
                 lease_expires_at=now + timedelta(seconds=lease_seconds),
                 updated_at=now,
@@ -151,14 +168,23 @@ class SqlJobQueue:
     async def complete(self, job_id: str, worker_id: str, result: dict[str, Any] | None = None) -> bool:
         return await self._finish(job_id, worker_id, status="done", result=result, last_error=None)
 
-    async def fail(self, job_id: str, worker_id: str, error: str, *, retry_delay_seconds: float = 0) -> bool:
-        """Record the error; the job is queued again while attempts remain, else it is failed for good."""
+    async def fail(
+        self,
+        job_id: str,
+        worker_id: str,
+        error: str,
+        *,
+        retry_delay_seconds: float = 0,
+        permanent: bool = False,
+    ) -> bool:
+        """Record the error; the job is queued again while attempts remain, else (or when ``permanent``: no
+        retry can fix it) it is failed for good."""
         async with self.db.sessions() as session:
             row = await session.get(Job, job_id)
             if row is None:
                 raise NotFound(f"job {job_id} not found")
             attempts, max_attempts = row.attempts, row.max_attempts
-        if attempts < max_attempts:
+        if attempts < max_attempts and not permanent:
             return await self._finish(
                 job_id,
                 worker_id,
@@ -178,6 +204,7 @@ class SqlJobQueue:
                 raise ValueError(f"job {job_id} is {row.status}; only failed jobs can be retried")
             row.status = "queued"
             row.attempts = 0
+            row.lease_expiries = 0
             row.run_after = utcnow()
             await session.flush()
             return job_record(row)
