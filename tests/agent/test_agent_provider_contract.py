@@ -18,7 +18,6 @@ from fathom.agent import (
     DatasetSearchToolConfig,
     ReadFileToolConfig,
     SandboxToolConfig,
-    StopGateConfig,
     SystemToolsConfig,
     provider_gaps,
     run_agent_loop,
@@ -277,18 +276,14 @@ async def test_ask_parse_error_pause_and_resume_round_trip(
     assert runs == [1]  # resume never re-runs a tool that already ran
 
 
-@pytest.mark.parametrize("gap", ["stop_gate", "prompt_tool_calling"])
+@pytest.mark.parametrize("gap", ["prompt_tool_calling"])
 async def test_declared_gaps_fail_with_a_clear_error(
     provider: str, server: ScriptedOpenAIServer, recorder: Recorder, gap: str
 ) -> None:
     gaps = provider_gaps(provider)
     if gap not in gaps:
         pytest.skip(f"{provider} honours {gap}")
-    options: dict[str, Any] = (
-        {"stop_gate": StopGateConfig()}
-        if gap == "stop_gate"
-        else {"model_options": {"function_calling": False}}
-    )
+    options: dict[str, Any] = {"model_options": {"function_calling": False}}
     result = await run_agent_loop(provider, user("hi"), make_runtime(server, recorder, **options))
     assert (result.status, result.error) == ("error", gaps[gap])
     assert result.complete_messages == [{"role": "user", "content": "hi"}]

@@ -1,9 +1,11 @@
-"""The stop gate (spec §3.8)."""
+"""The stop gate (spec §3.8); the loop tests run against every registered provider."""
 
 from __future__ import annotations
 
+import importlib.util
+
 import pytest
-from agent_helpers import Recorder, make_runtime
+from agent_helpers import Recorder, all_providers, make_runtime
 
 from fathom.agent import AgentLoopInput, StopGateConfig, SystemToolsConfig, run_agent_loop
 from fathom.agent.fast_agent import stop_gate_feedback
@@ -16,6 +18,14 @@ PLAN = {
         {"id": "step_2", "name": "B", "status": "pending"},
     ],
 }
+
+
+@pytest.fixture(params=all_providers())
+def provider(request: pytest.FixtureRequest) -> str:
+    name = str(request.param)
+    if name == "pydanticAI" and importlib.util.find_spec("pydantic_ai") is None:
+        pytest.skip("pydanticAI provider: pydantic-ai-slim not installed")
+    return name
 
 
 @pytest.mark.parametrize("status", ["done", "skipped", "blocked"])
@@ -43,7 +53,7 @@ def test_tools_used_after_the_last_plan_update_reject() -> None:
 
 
 async def test_loop_sends_the_model_back_until_the_plan_is_resolved(
-    server: ScriptedOpenAIServer, recorder: Recorder
+    provider: str, server: ScriptedOpenAIServer, recorder: Recorder
 ) -> None:
     server.set_script(
         [
@@ -56,7 +66,7 @@ async def test_loop_sends_the_model_back_until_the_plan_is_resolved(
         server, recorder, system_tools=SystemToolsConfig(plan=True), stop_gate=StopGateConfig()
     )
     result = await run_agent_loop(
-        None, AgentLoopInput(messages=[{"role": "user", "content": "go"}], active_plan=PLAN), runtime
+        provider, AgentLoopInput(messages=[{"role": "user", "content": "go"}], active_plan=PLAN), runtime
     )
     assert result.status == "done" and result.answer_text == "finished."
     gate = recorder.of("stop_gate")
@@ -67,7 +77,7 @@ async def test_loop_sends_the_model_back_until_the_plan_is_resolved(
     assert len(hidden) == 1 and hidden[0]["hideInUI"] is True
 
 
-async def test_rejections_are_capped(server: ScriptedOpenAIServer, recorder: Recorder) -> None:
+async def test_rejections_are_capped(provider: str, server: ScriptedOpenAIServer, recorder: Recorder) -> None:
     server.set_script([text_turn("one"), text_turn("two")])
     runtime = make_runtime(
         server,
@@ -76,7 +86,7 @@ async def test_rejections_are_capped(server: ScriptedOpenAIServer, recorder: Rec
         stop_gate=StopGateConfig(max_rejections=1),
     )
     result = await run_agent_loop(
-        None, AgentLoopInput(messages=[{"role": "user", "content": "go"}], active_plan=PLAN), runtime
+        provider, AgentLoopInput(messages=[{"role": "user", "content": "go"}], active_plan=PLAN), runtime
     )
     assert result.status == "done" and result.answer_text == "two"
     assert len(recorder.of("stop_gate")) == 1 and len(server.chat_requests) == 2

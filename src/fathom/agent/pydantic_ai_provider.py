@@ -4,8 +4,10 @@ Optional: needs ``pydantic-ai-slim[openai]`` (extra ``agents-pydantic-ai``). pyd
 model ⇄ tools loop (requests, tool scheduling); Fathom keeps the tool contract (``run_tool`` replies,
 tool events, response compression, usage pushed once per model call and billed tool), the system tools,
 the tool_choice flip, tool withholding on the last request, and ask / child-tool pause and resume (a
-pausing tool ends the pydantic-ai run; the transcript is rebuilt as fastAgent builds it). What
-pydantic-ai cannot do is listed in :data:`PYDANTIC_AI_GAPS`; asking for it gives a clear error result.
+pausing tool ends the pydantic-ai run; the transcript is rebuilt as fastAgent builds it), the stop
+gate (a rejected answer gets the hidden feedback and a new pydantic-ai run continues the transcript)
+and the prompt mode. What pydantic-ai cannot do is listed in :data:`PYDANTIC_AI_GAPS`; asking for it
+gives a clear error result.
 """
 
 from __future__ import annotations
@@ -14,7 +16,7 @@ import json
 import time
 from typing import Any
 
-from fathom.agent.events import AskEvent, LLMRequestEnd, LLMRequestStart
+from fathom.agent.events import AskEvent, LLMRequestEnd, LLMRequestStart, StopGateEvent
 from fathom.agent.fast_agent.loop import (
     TOOL_CHOICE_NONE_AFTER,
     pending_ask_context,
@@ -25,6 +27,7 @@ from fathom.agent.fast_agent.loop import (
 )
 from fathom.agent.fast_agent.model_turn import _StreamHandler
 from fathom.agent.fast_agent.state import RunState
+from fathom.agent.fast_agent.stop_gate import stop_gate_feedback
 from fathom.agent.fast_agent.tool_runner import run_ask, run_generic, run_plan
 from fathom.agent.messages import initial_messages
 from fathom.agent.pydantic_ai_bridge import from_pydantic_ai_messages, to_pydantic_ai_history
@@ -44,7 +47,6 @@ PYDANTIC_AI_GAPS: dict[str, str] = {
         "pydantic-ai answers tool arguments that are not JSON with its own retry prompt (the tool never runs)"
     ),
     "prompt_tool_calling": "pydanticAI provider needs a model with native function calling",
-    "stop_gate": "pydantic-ai ends the run when the model answers; there is no stop gate hook",
     "tool_batches": (
         "pydantic-ai runs a response's runtime tools all at once; only batch_tool_size=1 (serial) is honoured"
     ),
@@ -60,8 +62,6 @@ class _Pause(Exception):
 
 
 def _require(input: AgentLoopInput, runtime: AgentLoopRuntime) -> None:
-    if runtime.stop_gate is not None:
-        raise ProviderGapError(PYDANTIC_AI_GAPS["stop_gate"])
     if not runtime.model.config.function_calling:
         raise ProviderGapError(PYDANTIC_AI_GAPS["prompt_tool_calling"])
 
@@ -76,7 +76,7 @@ def _tools(state: RunState, step: dict[str, list[dict[str, Any]]]) -> list[Any]:
     limit = max(1, state.runtime.max_run_agent_times)
 
     async def withhold_on_last_request(ctx: RunContext[Any], tool_def: Any) -> Any:
-        return None if ctx.run_step >= limit else tool_def
+        return None if state.request_index >= limit else tool_def  # counted over every run
 
     tools = []
     for schema in state.catalog.schemas:
@@ -152,10 +152,12 @@ def _convert_event(event: Any) -> Any:
     return []
 
 
-async def _model_node(state: RunState, node: Any, run: Any, step: dict[str, list[dict[str, Any]]]) -> None:
+async def _model_node(
+    state: RunState, node: Any, run: Any, step: dict[str, list[dict[str, Any]]], *, first_in_run: bool
+) -> None:
     model_name = state.runtime.model.config.id
     index = state.request_index
-    if index > 0:  # the previous step's tool replies (incl. pydantic-ai's own retry prompts)
+    if not first_in_run:  # the previous step's tool replies (incl. pydantic-ai's own retry prompts)
         for message in from_pydantic_ai_messages([node.request]):
             state.append(message)
     state.request_index += 1
@@ -196,13 +198,111 @@ async def _model_node(state: RunState, node: Any, run: Any, step: dict[str, list
     )
 
 
+async def _stop_gate_rejects(state: RunState, limit: int) -> bool:
+    """The stop gate after a run that answered (spec §3.8): True when it appended the hidden feedback
+    (to ``state.messages``) and the model must go on; never on the last allowed request."""
+    config = state.runtime.stop_gate
+    if config is None or state.stop_gate_rejections >= config.max_rejections or state.request_index >= limit:
+        return False
+    feedback = stop_gate_feedback(
+        state.active_plan,
+        require_plan=config.require_plan,
+        tools_since_plan_update=state.tools_since_plan_update,
+    )
+    if feedback is None:
+        return False
+    state.stop_gate_rejections += 1
+    state.messages = [
+        *state.messages,
+        {"role": "user", "content": feedback, "hideInUI": True, "stopGate": True},
+    ]
+    await state.emit(StopGateEvent(feedback, state.stop_gate_rejections))
+    return True
+
+
+async def _run_once(
+    state: RunState,
+    client: Any,
+    complete: list[dict[str, Any]],
+    produced: list[dict[str, Any]],
+    limit: int,
+) -> tuple[list[dict[str, Any]], list[dict[str, Any]], bool]:
+    """One pydantic-ai run from the transcript ``complete``: the transcript and this call's new
+    messages after it, and whether it ended early (a pause, an abort, the last allowed request)."""
+    from pydantic_ai import Agent, UsageLimits
+    from pydantic_ai.exceptions import UsageLimitExceeded
+    from pydantic_ai.models.openai import OpenAIChatModel
+    from pydantic_ai.providers.openai import OpenAIProvider
+
+    runtime = state.runtime
+    state.messages = list(complete)
+    state.assistant_messages = list(produced)
+    step: dict[str, list[dict[str, Any]]] = {}
+    withheld = False
+    current: Any = None
+    history, system = to_pydantic_ai_history(state.messages)
+    model = OpenAIChatModel(runtime.model.config.request_model, provider=OpenAIProvider(openai_client=client))
+    agent = Agent(model, instructions=system, tools=_tools(state, step), retries=3)
+    settings = {k: v for k, v in runtime.llm_params.items() if k in ("temperature", "top_p")}
+
+    def step_settings(ctx: Any) -> Any:  # evaluated per request: the tool_choice flip of spec §3.6.4
+        flip = state.consecutive_tool_rounds > TOOL_CHOICE_NONE_AFTER
+        return {**settings, "tool_choice": "none" if flip else "auto"}
+
+    first = True
+    try:
+        async with agent.iter(
+            message_history=history,
+            model_settings=step_settings,
+            usage_limits=UsageLimits(request_limit=limit - state.request_index + 1),
+        ) as run:
+            current = run
+            async for node in run:
+                if Agent.is_model_request_node(node):
+                    await _model_node(state, node, run, step, first_in_run=first)
+                    first = False
+                    if state.request_index >= limit:  # the last allowed request: run nothing more
+                        withheld = True
+                        break
+                if runtime.is_stopping():
+                    break
+    except _Pause:
+        pass
+    except UsageLimitExceeded as exc:
+        state.error = f"Iteration limit reached: {exc}"
+    except ProviderGapError:
+        raise
+    except Exception as exc:
+        state.error = error_text(exc)
+    trim = withheld or runtime.is_stopping() or state.ask_pause is not None or state.child_pause is not None
+    if trim and state.messages and state.messages[-1].get("role") == "assistant":
+        assistant = state.messages[-1]
+        assistant["tool_calls"] = [c for c in assistant.get("tool_calls") or [] if c["id"] in step]
+        for call in assistant["tool_calls"]:
+            for message in step[call["id"]]:
+                state.append(message)
+        if not assistant["tool_calls"]:
+            del assistant["tool_calls"]
+            assistant["content"] = assistant.get("content") or ""
+    if trim:
+        return state.messages, state.assistant_messages, True
+    new_messages: list[Any] = []
+    if current is not None:
+        try:
+            new_messages = list(current.new_messages())
+        except Exception:  # a run that failed before its first message
+            new_messages = []
+    made = from_pydantic_ai_messages(new_messages)
+    complete, produced = [*complete, *made], [*produced, *made]
+    state.messages, state.assistant_messages = list(complete), list(produced)
+    return complete, produced, False
+
+
 async def run_pydantic_ai(input: AgentLoopInput, runtime: AgentLoopRuntime) -> AgentLoopResult:
     """Run the loop with pydantic-ai's ``Agent`` against the runtime model's OpenAI client."""
     try:
-        from pydantic_ai import Agent, UsageLimits
-        from pydantic_ai.exceptions import UsageLimitExceeded
-        from pydantic_ai.models.openai import OpenAIChatModel
-        from pydantic_ai.providers.openai import OpenAIProvider
+        import pydantic_ai  # noqa: F401
+        from pydantic_ai.models.openai import OpenAIChatModel  # noqa: F401
     except ImportError as exc:  # pragma: no cover - depends on the environment
         raise ProviderGapError(
             "pydanticAI provider needs pydantic-ai-slim[openai] (pip install 'fathom[agents-pydantic-ai]')"
@@ -225,68 +325,14 @@ async def run_pydantic_ai(input: AgentLoopInput, runtime: AgentLoopRuntime) -> A
         await resume_ask_in_transcript(state, input.user_answer)
     elif input.children_interactive_params:
         await resume_child(state, input.children_interactive_params)
-    base = list(state.messages)
-    resumed = list(state.assistant_messages)
-    step: dict[str, list[dict[str, Any]]] = {}
+    complete, produced = list(state.messages), list(state.assistant_messages)
     limit = max(1, runtime.max_run_agent_times)
-    withheld = False
-    new_messages: list[Any] = []
-    current: Any = None
-    if not state.halted:
-        history, system = to_pydantic_ai_history(state.messages)
-        client_model = OpenAIProvider(openai_client=client)
-        model = OpenAIChatModel(runtime.model.config.request_model, provider=client_model)
-        agent = Agent(model, instructions=system, tools=_tools(state, step), retries=3)
-        settings = {k: v for k, v in runtime.llm_params.items() if k in ("temperature", "top_p")}
-
-        def step_settings(ctx: Any) -> Any:  # evaluated per request: the tool_choice flip of spec §3.6.4
-            flip = state.consecutive_tool_rounds > TOOL_CHOICE_NONE_AFTER
-            return {**settings, "tool_choice": "none" if flip else "auto"}
-
-        try:
-            async with agent.iter(
-                message_history=history,
-                model_settings=step_settings,
-                usage_limits=UsageLimits(request_limit=limit + 1),
-            ) as run:
-                current = run
-                async for node in run:
-                    if Agent.is_model_request_node(node):
-                        await _model_node(state, node, run, step)
-                        if state.request_index >= limit:  # the last allowed request: run nothing more
-                            withheld = True
-                            break
-                    if runtime.is_stopping():
-                        break
-        except _Pause:
-            pass
-        except UsageLimitExceeded as exc:
-            state.error = f"Iteration limit reached: {exc}"
-        except ProviderGapError:
-            raise
-        except Exception as exc:
-            state.error = error_text(exc)
-    stopped = runtime.is_stopping()
-    trim = withheld or stopped or state.ask_pause is not None or state.child_pause is not None
-    if trim and state.messages and state.messages[-1].get("role") == "assistant":
-        assistant = state.messages[-1]
-        assistant["tool_calls"] = [c for c in assistant.get("tool_calls") or [] if c["id"] in step]
-        for call in assistant["tool_calls"]:
-            for message in step[call["id"]]:
-                state.append(message)
-        if not assistant["tool_calls"]:
-            del assistant["tool_calls"]
-            assistant["content"] = assistant.get("content") or ""
-    if trim:
-        complete, produced = state.messages, state.assistant_messages
-    else:
-        if current is not None:
-            try:
-                new_messages = list(current.new_messages())
-            except Exception:  # a run that failed before its first message
-                new_messages = []
-        produced = from_pydantic_ai_messages(new_messages)
-        complete, produced = [*base, *produced], [*resumed, *produced]
+    while not state.halted:
+        complete, produced, trimmed = await _run_once(state, client, complete, produced, limit)
+        if trimmed or state.error is not None or not await _stop_gate_rejects(state, limit):
+            break
+        feedback = state.messages[-1]
+        complete, produced = [*complete, feedback], [*produced, feedback]
     pause: AgentLoopPause | None
     if state.ask_pause is not None:
         status, pause = "paused", state.ask_pause
