@@ -7,6 +7,7 @@ from __future__ import annotations
 
 import json
 import re
+import time
 from collections.abc import Iterator
 from typing import Any
 
@@ -42,12 +43,12 @@ def agent_server(
     settings = Settings(
         data_dir=root / "data",
         port=free_port(),
-        workers=0,
+        workers=1,  # ingests the knowledge base dataset_search reads
         models_file=models,
         egress_allow_cidrs=["127.0.0.1/32"],
         database_url=database_url,
     )
-    yield from start_chat_server(settings, scripted)
+    yield from start_chat_server(settings, scripted, run_workers=True)
 
 
 START = {
@@ -243,19 +244,48 @@ def test_sandbox_tools_work_in_the_chat_workspace_and_refuse_paths_outside_it(
     assert runs["x"]["errorMessage"] == replies["x"]
 
 
+def wait_ingested(client: Any, dataset: str, collection: str) -> None:
+    deadline = time.monotonic() + 60
+    while True:
+        listing = client.post("/api/core/dataset/collection/listV2", json={"datasetId": dataset}).json()[
+            "data"
+        ]
+        item = next(i for i in listing["list"] if i["_id"] == collection)
+        if item["trainingAmount"] == 0 or item["hasError"]:
+            assert not item["hasError"], item
+            return
+        assert time.monotonic() < deadline, item
+        time.sleep(0.2)
+
+
 def test_dataset_search_searches_the_selected_knowledge_base_through_the_search_service(
     agent_server: ChatServer, scripted: ScriptedOpenAIServer
 ) -> None:
     with agent_server.client() as client:
-        dataset = client.post("/api/core/dataset/create", json={"name": "Empty"}).json()["data"]
-    params = {"datasets": [{"datasetId": dataset, "name": "Empty"}], "searchMode": "fullTextRecall"}
+        dataset = client.post("/api/core/dataset/create", json={"name": "HR"}).json()["data"]
+        empty = client.post("/api/core/dataset/create", json={"name": "Empty"}).json()["data"]
+        text = "Annual leave is twenty-five days per year for every employee."
+        body = {"datasetId": dataset, "name": "leave.txt", "text": text}
+        collection = client.post("/api/core/dataset/collection/create/text", json=body).json()["data"]
+        wait_ingested(client, dataset, collection["collectionId"])
+    params = {"datasets": [{"datasetId": dataset, "name": "HR"}], "searchMode": "fullTextRecall"}
     app_id = agent_app(agent_server, agent_node(agent_datasetParams=params, planEnabled=False))
+    empty_params = {"datasets": [{"datasetId": empty, "name": "Empty"}], "searchMode": "fullTextRecall"}
+    empty_app = agent_app(agent_server, agent_node(agent_datasetParams=empty_params, planEnabled=False))
     scripted.clear()
     scripted.set_script(
-        [tool_call_turn([("dataset_search", {"query": "leave policy"}, "d")]), text_turn("None.")]
+        [
+            tool_call_turn([("dataset_search", {"query": "annual leave days"}, "d")]),
+            text_turn("Twenty-five days."),
+            tool_call_turn([("dataset_search", {"query": "annual leave days"}, "e")]),
+            text_turn("Nothing found."),
+        ]
     )
-    ask(agent_server, app_id, "leave policy?")
-    assert tool_replies(scripted.chat_requests[1])["d"] == "No matching content in the knowledge bases."
+    ask(agent_server, app_id, "how much leave?")
+    found = tool_replies(scripted.chat_requests[1])["d"]
+    assert found.startswith("<source>leave.txt</source>") and text in found
+    ask(agent_server, empty_app, "how much leave?")
+    assert tool_replies(scripted.chat_requests[3])["e"] == "No matching content in the knowledge bases."
 
 
 def test_a_checkpoint_is_stored_hidden_and_the_next_turn_starts_from_it_with_usage_split(
