@@ -30,6 +30,7 @@ from fathom.chat.ids import nanoid
 from fathom.chat.messages import messages_to_chat_items, split_messages, value_text
 from fathom.chat.projection import completion_response, frame_visible
 from fathom.chat.run_state import ChatOutcome, ChatRequest, PreparedRun
+from fathom.chat.secret_variables import public_chat_config, without_password_variables
 from fathom.chat.service import ChatService, history_load_limit
 from fathom.chat.services import NO_MODEL_HINT, ModelPool, NoChatModelConfigured, RunServicesFactory
 from fathom.chat.simple_app import compile_simple_app, validate_simple_config
@@ -37,6 +38,8 @@ from fathom.chat.templates import apply_template, template_detail, template_list
 from fathom.workflow.nodes.system_tools import system_tool_templates
 
 __all__ = [
+    "public_chat_config",
+    "without_password_variables",
     "apply_template",
     "system_tool_templates",
     "template_detail",

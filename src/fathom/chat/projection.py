@@ -8,6 +8,7 @@ from typing import Any
 from fathom.chat.channel import Frame
 from fathom.chat.cite import remove_dataset_cite_text
 from fathom.chat.run_state import ChatOutcome
+from fathom.chat.secret_variables import without_password_variables
 
 ANSWER_EVENTS = frozenset({"answer", "fastAnswer"})
 PLACEHOLDER_USAGE = {"prompt_tokens": 1, "completion_tokens": 1, "total_tokens": 1}
@@ -58,7 +59,9 @@ def completion_response(
     body: dict[str, Any] = {}
     if detail and result is not None:
         body["responseData"] = result.flow_responses
-        body["newVariables"] = {**prepared.variables, **result.new_variables}
+        body["newVariables"] = without_password_variables(
+            {**prepared.variables, **result.new_variables}, prepared.graph.chat_config
+        )
     # v1 answers the chat id (generated when none was sent); v2 only the one that was sent.
     chat_id = prepared.chat_id if api_version == 1 or prepared.chat_id_given else ""
     body.update(

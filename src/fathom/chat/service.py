@@ -19,6 +19,7 @@ from fathom.chat.ids import nanoid
 from fathom.chat.messages import concat_histories, split_messages, text_value, value_text
 from fathom.chat.run_access import run_readers
 from fathom.chat.run_state import ChatOutcome, ChatRequest, PreparedRun
+from fathom.chat.secret_variables import seal_password_variables, without_password_variables
 from fathom.chat.services import NO_MODEL_HINT, RunServicesFactory
 from fathom.store.protocols import (
     ApiKeyRepository,
@@ -232,11 +233,15 @@ class ChatService:
         request = prepared.request
         texts: list[str] = []
 
+        chat_config = prepared.graph.chat_config
+
         def emit(event: WorkflowEvent) -> None:
             name = event_name(event)
             if isinstance(event, NodeResponseEvent) and event.depth > 1:
                 return
             data = event.sse_data()
+            if name == "updateVariables" and isinstance(data, dict):
+                data = without_password_variables(data, chat_config)
             if isinstance(event, InteractiveEvent):
                 data = {
                     **data,
@@ -294,7 +299,13 @@ class ChatService:
         new_value = list(result.assistant_responses)
         if result.stopped and outcome.text and not value_text(new_value):
             new_value = [text_value(outcome.text)]  # keep what the user already saw of a stopped answer
-        variables = {**prepared.variables, **result.new_variables}
+        variables = seal_password_variables(
+            {**prepared.variables, **result.new_variables},
+            prepared.graph.chat_config,
+            self.services.secrets,
+            given=request.variables,
+            stored=prepared.variables,
+        )
         title = None if prepared.chat_exists else value_text(prepared.query)[:TITLE_LENGTH] or "Chat"
         await self.chats.upsert_chat(
             team,

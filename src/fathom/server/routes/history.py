@@ -7,7 +7,13 @@ from typing import Any
 
 from fastapi import APIRouter, Depends, Request
 
-from fathom.chat import ChatError, draft_workflow, record_preview
+from fathom.chat import (
+    ChatError,
+    draft_workflow,
+    public_chat_config,
+    record_preview,
+    without_password_variables,
+)
 from fathom.server.auth import AuthContext, authenticate
 from fathom.server.errors import ApiError, envelope
 from fathom.server.pagination import page_window
@@ -163,7 +169,7 @@ async def chat_init(request: Request, auth: AuthContext = Depends(authenticate))
             "chatId": chat_id,
             "appId": app.id,
             "title": chat.custom_title or chat.title if chat is not None else None,
-            "variables": chat.variables if chat is not None else {},
+            "variables": without_password_variables(chat.variables, chat_config) if chat is not None else {},
             "app": {
                 "chatConfig": {
                     "questionGuide": chat_config.get("questionGuide", False),
@@ -171,7 +177,7 @@ async def chat_init(request: Request, auth: AuthContext = Depends(authenticate))
                     "whisperConfig": chat_config.get("whisperConfig", {"open": False}),
                     "chatInputGuide": chat_config.get("chatInputGuide", {"open": False}),
                     "instruction": chat_config.get("instruction", ""),
-                    "variables": chat_config.get("variables") or [],
+                    "variables": public_chat_config(chat_config),
                     "fileSelectConfig": chat_config.get(
                         "fileSelectConfig", {"canSelectFile": False, "canSelectImg": False, "maxFiles": 10}
                     ),
