@@ -99,7 +99,18 @@ class IngestionService:
             {"collectionId": collection.id},
             team_id=collection.team_id,
             max_attempts=self.max_attempts,
+            lane=collection.dataset_id,  # workers take knowledge bases round-robin
         )
+
+    async def queue_positions(self) -> dict[str, int]:
+        """Collection id → its ingestion job's place in the queue (1: claimed next), for queued jobs."""
+        positions = await self.jobs.queue_positions()  # every kind the workers take
+        by_collection: dict[str, int] = {}
+        for job in await self.jobs.list_jobs(status="queued", kind=INGEST_JOB_KIND):
+            collection_id = job.payload.get("collectionId")
+            if isinstance(collection_id, str) and job.id in positions:
+                by_collection[collection_id] = positions[job.id]
+        return by_collection
 
     async def _source_text(self, collection: CollectionRecord, *, table: bool = False) -> str:
         """The collection's text; with ``table`` a file is read as plain text (Q&A pairs: its CSV rows)."""

@@ -64,6 +64,7 @@ class ReembedService:
             {"datasetId": dataset_id, "vectorModel": vector_model},
             team_id=team_id,
             max_attempts=self.max_attempts,
+            lane=dataset_id,
         )
         return ModelChange(dataset_id, vector_model, job)
 

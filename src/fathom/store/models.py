@@ -293,7 +293,11 @@ class Job(Base):
     """A durable background job: claimed with a lease, kept by heartbeats, retried boundedly."""
 
     __tablename__ = "jobs"
-    __table_args__ = (Index("ix_jobs_claim", "status", "run_after"),)
+    __table_args__ = (
+        Index("ix_jobs_claim", "status", "run_after"),
+        Index("ix_jobs_lane_claimed", "lane", "claimed_at"),
+        Index("ix_jobs_lane_status", "lane", "status"),
+    )
     id: Mapped[str] = _id()
     team_id: Mapped[str | None] = mapped_column(String(24), index=True, nullable=True)
     kind: Mapped[str] = mapped_column(String(64), nullable=False)
@@ -302,6 +306,9 @@ class Job(Base):
     attempts: Mapped[int] = mapped_column(Integer, nullable=False, default=0)
     max_attempts: Mapped[int] = mapped_column(Integer, nullable=False, default=3)
     lease_expiries: Mapped[int] = mapped_column(Integer, nullable=False, default=0, server_default="0")
+    # what the job works on (a knowledge base): workers take jobs round-robin across lanes
+    lane: Mapped[str | None] = mapped_column(String(64), nullable=True)
+    claimed_at: Mapped[datetime | None] = mapped_column(UTCDateTime(), nullable=True)
     run_after: Mapped[datetime] = mapped_column(UTCDateTime(), default=utcnow, nullable=False)
     lease_owner: Mapped[str | None] = mapped_column(String(100), nullable=True)
     lease_expires_at: Mapped[datetime | None] = mapped_column(UTCDateTime(), nullable=True)

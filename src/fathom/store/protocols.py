@@ -76,6 +76,8 @@ class JobRecord:
     result: dict[str, Any] | None
     created_at: datetime
     lease_expiries: int = 0  # runs whose worker died (lease lapsed); never counted as attempts
+    lane: str | None = None
+    claimed_at: datetime | None = None
 
 
 @dataclass(frozen=True)
@@ -191,6 +193,7 @@ class JobQueue(Protocol):
         team_id: str | None = None,
         max_attempts: int = 3,
         run_after: datetime | None = None,
+        lane: str | None = None,
     ) -> JobRecord: ...
     async def claim(
         self, worker_id: str, *, lease_seconds: float, kinds: list[str] | None = None
@@ -211,6 +214,7 @@ class JobQueue(Protocol):
     async def list_jobs(
         self, *, status: JobStatus | None = None, kind: str | None = None
     ) -> list[JobRecord]: ...
+    async def queue_positions(self, kinds: list[str] | None = None) -> dict[str, int]: ...
 
 
 class AppRepository(Protocol):

@@ -76,7 +76,7 @@ def training_amount(collection: CollectionRecord) -> int:
     return 1
 
 
-def collection_view(collection: CollectionRecord) -> dict[str, Any]:
+def collection_view(collection: CollectionRecord, queue_position: int | None = None) -> dict[str, Any]:
     return {
         "_id": collection.id,
         "parentId": None,
@@ -102,6 +102,8 @@ def collection_view(collection: CollectionRecord) -> dict[str, Any]:
         "errorMsg": collection.error,
         "chunksTotal": collection.chunks_total,
         "chunksDone": collection.chunks_done,
+        # place of its queued ingestion job in the fair queue (1: next); null when not queued
+        "queuePosition": queue_position,
     }
 
 
@@ -209,10 +211,14 @@ async def list_collections(request: Request, auth: AuthContext = Depends(authent
     values = await params(request)
     dataset, _ = await load_dataset(request, auth, object_id(values, "datasetId"), "read")
     offset, size = page_window(values, dict(request.query_params))
-    items, total = await platform_of(request).datasets.list_collections(
+    platform = platform_of(request)
+    items, total = await platform.datasets.list_collections(
         auth.team_id, dataset.id, offset=offset, limit=size, search=str(values.get("searchText") or "")
     )
-    return envelope({"list": [collection_view(item) for item in items], "total": total})
+    waiting = any(item.status == "waiting" for item in items)
+    positions = await platform.ingestion.queue_positions() if waiting else {}
+    views = [collection_view(item, positions.get(item.id)) for item in items]
+    return envelope({"list": views, "total": total})
 
 
 @router.api_route("/api/core/dataset/collection/detail", methods=ANY_METHOD, summary="A collection")

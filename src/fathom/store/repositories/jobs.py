@@ -3,8 +3,13 @@
 Claiming is one atomic ``UPDATE … WHERE id = (SELECT … LIMIT 1) RETURNING``. On PostgreSQL the inner
 select uses ``FOR UPDATE SKIP LOCKED`` so many ``fathom worker`` processes claim without blocking each
 other; SQLite serialises writers, which makes the same statement atomic there. A job whose lease has
-expired (its worker died) is claimable again. Among claimable jobs the team with the fewest running
-jobs goes first, so one huge upload cannot starve other teams.
+expired (its worker died) is claimable again.
+
+Fair order: among claimable jobs the team with the fewest running jobs goes first, then the *lane* (the
+knowledge base a job works on, set at enqueue) with the fewest running jobs, then the lane served least
+recently (never served first), then the oldest job. So workers take jobs round-robin across knowledge
+bases and teams: a one-line import is claimed next to a large import that is already running instead of
+after all of it. Jobs without a lane keep first-in, first-out among themselves.
 
 ``attempts`` counts the runs of the job itself: a claim from the queue is one, a failure of the handler
 uses it up. A run whose worker died (the lease lapsed) is not the job's failure: it is claimed again with
@@ -14,6 +19,8 @@ job which kills every worker that runs it still ends.
 
 from __future__ import annotations
 
+import heapq
+from collections import defaultdict, deque
 from datetime import datetime, timedelta
 from typing import Any
 
@@ -41,6 +48,8 @@ def job_record(row: Job) -> JobRecord:
         last_error=row.last_error,
         result=row.result,
         created_at=row.created_at,
+        lane=row.lane,
+        claimed_at=row.claimed_at,
     )
 
 
@@ -60,7 +69,9 @@ class SqlJobQueue:
         team_id: str | None = None,
         max_attempts: int = 3,
         run_after: datetime | None = None,
+        lane: str | None = None,
     ) -> JobRecord:
+        """Queue a job; ``lane`` (e.g. a knowledge base id) groups jobs that workers take round-robin."""
         if not kind:
             raise ValueError("job kind: must not be empty")
         if max_attempts < 1:
@@ -73,6 +84,7 @@ class SqlJobQueue:
                 max_attempts=max_attempts,
                 run_after=run_after or utcnow(),
                 status="queued",
+                lane=lane,
             )
             session.add(row)
             await session.flush()
@@ -115,6 +127,21 @@ class SqlJobQueue:
             )
             .scalar_subquery()
         )
+        in_lane = aliased(Job)
+        running_in_lane = (
+            select(func.count())
+            .select_from(in_lane)
+            .where(
+                in_lane.lane == candidate.lane,
+                in_lane.status == "running",
+                in_lane.lease_expires_at >= now,
+            )
+            .scalar_subquery()
+        )
+        served = aliased(Job)
+        lane_last_claimed = (
+            select(func.max(served.claimed_at)).where(served.lane == candidate.lane).scalar_subquery()
+        )
         claimable = or_(
             and_(candidate.status == "queued", candidate.run_after <= now),
             and_(candidate.status == "running", candidate.lease_expires_at < now),
@@ -122,7 +149,14 @@ class SqlJobQueue:
         query = select(candidate.id).where(claimable)
         if kinds:
             query = query.where(candidate.kind.in_(kinds))
-        query = query.order_by(running_in_team, candidate.run_after, candidate.created_at).limit(1)
+        query = query.order_by(
+            running_in_team,
+            running_in_lane,
+            lane_last_claimed.asc().nulls_first(),
+            candidate.run_after,
+            candidate.created_at,
+            candidate.id,
+        ).limit(1)
         if self.db.is_postgres:
             query = query.with_for_update(skip_locked=True, of=candidate)
         statement = (
@@ -137,6 +171,7 @@ class SqlJobQueue:
                 ),
                 lease_owner=worker_id,
                 lease_expires_at=now + timedelta(seconds=lease_seconds),
+                claimed_at=now,
                 updated_at=now,
             )
             .returning(Job)
@@ -224,3 +259,71 @@ class SqlJobQueue:
             query = query.where(Job.kind == kind)
         async with self.db.sessions() as session:
             return [job_record(row) for row in await session.scalars(query.order_by(Job.created_at, Job.id))]
+
+    async def queue_positions(self, kinds: list[str] | None = None) -> dict[str, int]:
+        """Job id → 1-based place in the claim order of every queued job (of ``kinds``), as the fair
+        order would take them one at a time from now (running jobs count as they are)."""
+        now = utcnow()
+        queued = select(Job.id, Job.team_id, Job.lane, Job.run_after, Job.created_at).where(
+            Job.status == "queued"
+        )
+        running = select(Job.team_id, Job.lane).where(Job.status == "running", Job.lease_expires_at >= now)
+        if kinds:
+            queued = queued.where(Job.kind.in_(kinds))
+        async with self.db.sessions() as session:
+            waiting = (await session.execute(queued)).all()
+            if not waiting:
+                return {}
+            busy = (await session.execute(running)).all()
+            lanes = {row.lane for row in waiting if row.lane is not None}
+            served = dict(
+                (
+                    await session.execute(
+                        select(Job.lane, func.max(Job.claimed_at))
+                        .where(Job.lane.in_(lanes))
+                        .group_by(Job.lane)
+                    )
+                ).all()
+            )
+        return fair_positions(waiting, busy, served)
+
+
+def fair_positions(waiting: Any, busy: Any, served: dict[Any, datetime | None]) -> dict[str, int]:
+    """Simulate the claim order of :meth:`SqlJobQueue._claim_one` over ``waiting`` rows (id, team_id,
+    lane, run_after, created_at), with ``busy`` (team_id, lane) rows running and ``served`` the time each
+    lane was last claimed: each lane offers its oldest job; the lane taken goes to the back."""
+    team_running: dict[Any, int] = defaultdict(int)
+    lane_running: dict[Any, int] = defaultdict(int)
+    for team_id, lane in busy:
+        team_running[team_id] += 1
+        if lane is not None:
+            lane_running[lane] += 1
+    per_lane: dict[Any, list[Any]] = defaultdict(list)
+    for row in waiting:
+        per_lane[row.lane if row.lane is not None else ("job", row.id)].append(row)
+    queues = {
+        key: deque(sorted(rows, key=lambda r: (r.run_after, r.created_at, r.id)))
+        for key, rows in per_lane.items()
+    }
+
+    def rank(key: Any, last: tuple[int, Any]) -> tuple[Any, ...]:
+        head = queues[key][0]
+        lane = head.lane
+        running = lane_running[lane] if lane is not None else 0
+        return (team_running[head.team_id], running, last, head.run_after, head.created_at, head.id, key)
+
+    heap: list[tuple[Any, ...]] = []
+    for key in queues:
+        last_time = served.get(key) if not isinstance(key, tuple) else None
+        last = (0, 0.0) if last_time is None else (1, last_time.timestamp())
+        heapq.heappush(heap, rank(key, last))
+    positions: dict[str, int] = {}
+    turn = 0
+    while heap:
+        entry = heapq.heappop(heap)
+        key = entry[-1]
+        positions[queues[key].popleft().id] = len(positions) + 1
+        if queues[key]:
+            turn += 1
+            heapq.heappush(heap, rank(key, (2, float(turn))))
+    return positions
