@@ -228,3 +228,40 @@ def test_a_run_needs_the_chatting_member_to_read_the_knowledge_base_too(world: W
     assert SECRET_TEXT not in str(reply)
     owner_reply = _ask(world, world.server.admin_key, app_id)
     assert SECRET_TEXT in _search_node(owner_reply)["quoteList"][0]["q"]
+
+
+def test_an_app_key_uses_only_the_chats_its_member_started(world: World) -> None:
+    """Another member's chat of the same app is, for the app key, a chat that does not exist."""
+    ann_id, ann_key = _member_with_key(world, "ann")
+
+    async def share(platform: Platform) -> None:
+        await platform.teams.set_permission(ann_id, "app", world.app_id, "read")
+
+    run_on(world.server, share)
+    private = {"appId": world.app_id, "chatId": "ann-private"}
+    with world.client(ann_key) as client:
+        said = client.post(
+            "/api/v1/chat/completions",
+            json={**private, "messages": [{"role": "user", "content": "my salary is 4242"}]},
+        )
+        assert said.status_code == 200, said.text
+    with world.client(world.app_key) as client:
+        records = ok(client.post("/api/core/chat/getPaginationRecords", json=private))
+        assert records == {"list": [], "total": 0}
+        init = ok(client.get("/api/core/chat/init", params=private))
+        assert init["title"] is None and init["variables"] == {}
+        chats = ok(client.post("/api/core/chat/getHistories", json={"appId": world.app_id}))
+        assert "ann-private" not in [c["chatId"] for c in chats["list"]]
+        renamed = client.post("/api/core/chat/updateHistory", json={**private, "customTitle": "mine"})
+        assert renamed.status_code == 404 and renamed.json()["message"] == "chat ann-private not found"
+        deleted = client.post("/api/core/chat/delHistory", json=private)
+        assert deleted.status_code == 404
+        taken = client.post(
+            "/api/v1/chat/completions", json={**private, "messages": [{"role": "user", "content": "hi"}]}
+        )
+        assert taken.status_code == 403 and taken.json()["statusText"] == "unAuth"
+        stopped = ok(client.post("/api/v2/chat/stop", json=private))
+        assert stopped == {"success": False}
+    with world.client(ann_key) as client:
+        kept = ok(client.post("/api/core/chat/getPaginationRecords", json=private))
+        assert kept["total"] == 2 and "4242" in str(kept["list"][0])

@@ -111,6 +111,12 @@ ROUTES: list[Route] = [
         WRITE,
     ),
     Route("DELETE", "/api/core/dataset/collection/delete", lambda w: {"id": w.collection_id}, WRITE),
+    Route(
+        "POST",
+        "/api/core/dataset/file/getPreviewChunks",
+        lambda w: {"datasetId": w.dataset_id, "text": "one. two."},
+        READ,
+    ),
     Route("POST", "/api/core/dataset/data/v2/list", lambda w: {"collectionId": w.collection_id}, READ),
     Route("GET", "/api/core/dataset/data/detail", lambda w: {"id": w.data_id}, READ),
     Route(
@@ -174,6 +180,7 @@ TEAM_ROUTES: dict[str, tuple[str, dict[str, Any]]] = {
     "/api/core/app/create": ("POST", {"name": "mine"}),
     "/api/core/app/importWorkflow": ("POST", {"name": "mine", "nodes": [], "edges": []}),
     "/api/core/app/list": ("POST", {}),
+    "/api/core/ai/model/list": ("GET", {}),
     "/api/core/app/template/list": ("GET", {}),
     "/api/core/app/template/detail": ("GET", {"templateId": "none"}),
     "/api/core/app/plugin/getSystemPluginTemplates": ("GET", {}),

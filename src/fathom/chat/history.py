@@ -46,6 +46,11 @@ class HistoryService:
             team_id, app_id, source=source, offset=offset, limit=limit, member_id=member_id
         )
 
+    async def started_by_other(self, team_id: str, app_id: str, chat_id: str, member_id: str) -> bool:
+        """Whether the chat exists and was started by a member other than ``member_id``."""
+        exists, starter = await self.store.started_by(team_id, app_id, chat_id)
+        return exists and starter is not None and starter != member_id
+
     async def get_chat(self, team_id: str, app_id: str, chat_id: str) -> ChatRecord | None:
         return await self.chats.get_chat(team_id, app_id, chat_id)
 

@@ -52,6 +52,18 @@ class ChatListStore:
             )
             return [chat_record(row) for row in rows], total
 
+    async def started_by(self, team_id: str, app_id: str, chat_id: str) -> tuple[bool, str | None]:
+        """Whether the chat exists, and the member who started it (None when not recorded)."""
+        async with self.db.sessions() as session:
+            row = (
+                await session.execute(
+                    select(Chat.member_id).where(
+                        Chat.team_id == team_id, Chat.app_id == app_id, Chat.chat_id == chat_id
+                    )
+                )
+            ).first()
+            return (row is not None, row[0] if row is not None else None)
+
     async def update_chat(self, team_id: str, app_id: str, chat_id: str, **changes: Any) -> None:
         """Set ``title``, ``custom_title``, ``top`` and/or ``member_id``; bumps ``updated_at``; unknown chat
         is NotFound."""

@@ -46,3 +46,11 @@ async def load_app(
     owner = await chat.owners.owner_of(app_id)
     await require_permission(platform_of(request), auth, "app", app_id, owner, need)
     return app
+
+
+async def others_chat(request: Request, auth: AuthContext, app_id: str, chat_id: object) -> bool:
+    """True when an app key names a chat of its app that another member started: for that key the chat
+    does not exist (it uses only the chats its own member started)."""
+    if not auth.key_app_bound or not chat_id:
+        return False
+    return await chat_of(request).history.started_by_other(auth.team_id, app_id, str(chat_id), auth.member_id)

@@ -18,7 +18,8 @@ from fathom.chat import (
 )
 from fathom.server.auth import AuthContext, authenticate
 from fathom.server.errors import ApiError, envelope
-from fathom.server.routes.app_access import api_error, chat_of, load_app
+from fathom.server.permissions import forbidden
+from fathom.server.routes.app_access import api_error, chat_of, load_app, others_chat
 from fathom.server.routes.common import ANY_METHOD, params
 from fathom.server.sse import HEARTBEAT_SECONDS, encode_frame, error_stream, sse_response, stream_frames
 
@@ -82,6 +83,8 @@ async def run_chat(request: Request, auth: AuthContext, *, api_version: int, dra
         await load_app(request, auth, app_id, "write" if draft else "read", chatting=not draft)
         resume_from = last_event_id(request, values)
         chat_id = values.get("chatId")
+        if await others_chat(request, auth, app_id, chat_id):
+            raise forbidden(f"continue chat {chat_id}: another member started it")
         if resume_from is not None and chat_id:
             found = await chat.runs.channel(auth.team_id, app_id, str(chat_id), detail=detail)
             if found is not None:
@@ -167,6 +170,8 @@ async def stop_chat(request: Request, auth: AuthContext = Depends(authenticate))
     chat_id = str(values.get("chatId") or "")
     if not chat_id:
         raise ApiError(400, "missingParams", "chatId: is required")
+    if await others_chat(request, auth, app_id, chat_id):
+        return envelope({"success": False})
     stopped = await chat_of(request).runs.stop(auth.team_id, app_id, chat_id)
     return envelope({"success": stopped})
 
@@ -185,7 +190,10 @@ async def resume_chat(request: Request, auth: AuthContext = Depends(authenticate
     detail = flag(values.get("detail"), default=True)
     api_version = 1 if str(values.get("version") or "2") == "1" else 2
     after = last_event_id(request, values) or 0
-    channel = await chat_of(request).runs.channel(auth.team_id, app_id, chat_id, detail=detail)
+    others = await others_chat(request, auth, app_id, chat_id)
+    channel = (
+        None if others else await chat_of(request).runs.channel(auth.team_id, app_id, chat_id, detail=detail)
+    )
     if channel is None:
 
         async def unavailable() -> Any:

@@ -18,7 +18,7 @@ from fathom.server.auth import AuthContext, authenticate
 from fathom.server.errors import ApiError, envelope
 from fathom.server.pagination import page_window
 from fathom.server.permissions import Need
-from fathom.server.routes.app_access import api_error, chat_of, load_app
+from fathom.server.routes.app_access import api_error, chat_of, load_app, others_chat
 from fathom.server.routes.common import ANY_METHOD, iso, object_id, params
 from fathom.store.protocols import AppRecord, ChatItemRecord, NotFound
 
@@ -28,6 +28,10 @@ router = APIRouter(tags=["chat history"])
 async def history_app(request: Request, auth: AuthContext, values: dict[str, Any], need: Need) -> AppRecord:
     """The app whose history is read or changed (an app-scoped key manages its own app's chats)."""
     return await load_app(request, auth, object_id(values, "appId"), need, chatting=True)
+
+
+def _no_chat(chat_id: str) -> ApiError:
+    return ApiError(404, "unExist", f"chat {chat_id} not found")
 
 
 def _window(request: Request, values: dict[str, Any], cap: int) -> tuple[int, int]:
@@ -100,6 +104,8 @@ async def update_history(request: Request, auth: AuthContext = Depends(authentic
     chat_id = str(values.get("chatId") or "")
     if not chat_id:
         raise ApiError(400, "missingParams", "chatId: is required")
+    if await others_chat(request, auth, app.id, chat_id):
+        raise _no_chat(chat_id)
     top = values.get("top")
     await chat_of(request).history.update_history(
         auth.team_id,
@@ -120,6 +126,8 @@ async def del_history(request: Request, auth: AuthContext = Depends(authenticate
     chat_id = str(values.get("chatId") or "")
     if not chat_id:
         raise ApiError(400, "missingParams", "chatId: is required")
+    if await others_chat(request, auth, app.id, chat_id):
+        raise _no_chat(chat_id)
     await chat_of(request).history.delete_history(auth.team_id, app.id, chat_id)
     return envelope(None)
 
@@ -143,7 +151,8 @@ async def chat_init(request: Request, auth: AuthContext = Depends(authenticate))
     app = await history_app(request, auth, values, "read")
     chat_id = str(values.get("chatId") or "")
     history = chat_of(request).history
-    chat = await history.get_chat(auth.team_id, app.id, chat_id) if chat_id else None
+    own = chat_id and not await others_chat(request, auth, app.id, chat_id)
+    chat = await history.get_chat(auth.team_id, app.id, chat_id) if own else None
     try:
         graph = await chat_of(request).apps.run_graph(auth.team_id, app.id)
         workflow = graph.workflow
@@ -201,6 +210,8 @@ async def pagination_records(request: Request, auth: AuthContext = Depends(authe
     if not values.get("appId") or not values.get("chatId"):
         return envelope({"list": [], "total": 0})
     app = await history_app(request, auth, values, "read")
+    if await others_chat(request, auth, app.id, values["chatId"]):
+        return envelope({"list": [], "total": 0})
     offset, size = _window(request, values, cap=100)
     items, total = await chat_of(request).history.records(
         auth.team_id, app.id, str(values["chatId"]), offset=offset, limit=size
@@ -215,7 +226,7 @@ async def get_res_data(request: Request, auth: AuthContext = Depends(authenticat
     values = await params(request)
     app = await history_app(request, auth, values, "read")
     chat_id, data_id = str(values.get("chatId") or ""), str(values.get("dataId") or "")
-    if not chat_id or not data_id:
+    if not chat_id or not data_id or await others_chat(request, auth, app.id, chat_id):
         return envelope([])
     try:
         item = await chat_of(request).history.find_item(auth.team_id, app.id, chat_id, data_id)
@@ -232,6 +243,8 @@ async def delete_record(request: Request, auth: AuthContext = Depends(authentica
     chat_id, content_id = values.get("chatId"), values.get("contentId") or values.get("dataId")
     if not chat_id or not content_id:
         return envelope(None)  # FastGPT: a no-op that succeeds
+    if await others_chat(request, auth, app.id, chat_id):
+        raise _no_chat(str(chat_id))
     await chat_of(request).history.delete_item(auth.team_id, app.id, str(chat_id), str(content_id))
     return envelope(None)
 
@@ -242,6 +255,8 @@ async def delete_record(request: Request, auth: AuthContext = Depends(authentica
 async def update_feedback(request: Request, auth: AuthContext = Depends(authenticate)) -> dict[str, Any]:
     values = await params(request)
     app = await history_app(request, auth, values, "read")
+    if await others_chat(request, auth, app.id, values.get("chatId")):
+        raise _no_chat(str(values.get("chatId")))
     try:
         await chat_of(request).history.update_feedback(
             auth.team_id,

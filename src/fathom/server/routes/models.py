@@ -16,6 +16,7 @@ from fastapi import APIRouter, Depends, Request
 from fathom.llm import ModelConfig
 from fathom.server.auth import AuthContext, authenticate
 from fathom.server.errors import envelope
+from fathom.server.permissions import require_team_key
 from fathom.server.routes.common import ANY_METHOD, platform_of
 
 router = APIRouter(tags=["models"])
@@ -48,6 +49,7 @@ def _model_view(model: ModelConfig, default_id: str | None) -> dict[str, Any]:
 @router.api_route("/api/core/ai/model/list", methods=ANY_METHOD, summary="Models this server can run")
 async def list_models(request: Request, auth: AuthContext = Depends(authenticate)) -> dict[str, Any]:
     """Chat (``llm``), embedding and rerank models; ``isDefault`` marks what an unknown name runs on."""
+    require_team_key(auth, "list models")
     platform = platform_of(request)
     registry = platform.models
     items: list[dict[str, Any]] = []
