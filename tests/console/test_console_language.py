@@ -44,6 +44,23 @@ def test_chinese_browser_gets_the_chinese_console_and_the_switch_is_kept(
         page.click("button:has-text('创建')")
         page.wait_for_selector("h1:has-text('指南')")
         assert "分块" in page.locator("[data-testid=chunk-settings]").inner_text()
+        SHOTS.mkdir(parents=True, exist_ok=True)
+        page.screenshot(path=str(SHOTS / f"{size}-zh-knowledge.png"))
+        page.click(".tabs >> text=搜索测试")
+        page.wait_for_selector("form.search-form button.primary:has-text('搜索')")
+        page.screenshot(path=str(SHOTS / f"{size}-zh-search.png"))
+        for name, path, ready, english in [
+            ("apps", "/apps", "h1:has-text('应用')", "Create app"),
+            ("keys", "/keys", "h2:has-text('API 密钥')", "Create key"),
+            ("app", f"/apps/{app_id}", "h1:has-text('模板')", "Workflow editor"),
+            ("chat", f"/chat/{app_id}", "textarea[name=message]", "New chat"),
+        ]:
+            page.goto(server.base_url + path)
+            page.wait_for_selector(ready)
+            page.wait_for_timeout(300)
+            text = page.locator("main").inner_text()
+            assert english not in text, (path, text)
+            page.screenshot(path=str(SHOTS / f"{size}-zh-{name}.png"))
 
         page.goto(f"{server.base_url}/apps/{app_id}/workflow")
         page.wait_for_selector(".react-flow__node [data-node-type=chatNode]")

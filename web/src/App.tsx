@@ -34,7 +34,7 @@ export function App() {
       .finally(() => setChecking(false));
   }, []);
 
-  if (checking) return <div className="splash">Fathom…</div>;
+  if (checking) return <div className="splash">{t("Fathom…")}</div>;
   if (!who) return <Login onLogin={setWho} />;
 
   const logout = () => {
@@ -80,7 +80,7 @@ function Route({ path, who }: { path: string; who: Who }) {
     case "apps":
       if (parts[1] && parts[2] === "workflow")
         return (
-          <Suspense fallback={<div className="page">Loading the editor…</div>}>
+          <Suspense fallback={<div className="page">{t("Loading the editor…")}</div>}>
             <WorkflowEditor appId={parts[1]} />
           </Suspense>
         );
@@ -114,15 +114,15 @@ function Login({ onLogin }: { onLogin: (w: Who) => void }) {
   return (
     <div className="login">
       <form className="card login-card" onSubmit={submit}>
-        <div className="brand big"><span className="logo">◉</span> Fathom</div>
+        <div className="brand big"><span className="logo">◉</span> {t("Fathom")}</div>
         <p className="muted">{t("Knowledge bases, workflows and agents. Paste an API key to sign in; it is kept in this browser only.")}</p>
         <label>{t("API key")}
-          <input name="apiKey" type="password" autoFocus placeholder="fathom-…" value={value} onChange={(e) => setValue(e.target.value)} />
+          <input name="apiKey" type="password" autoFocus placeholder={t("fathom-…")} value={value} onChange={(e) => setValue(e.target.value)} />
         </label>
         {error && <div className="error">{error}</div>}
         <button className="primary" disabled={!value.trim() || busy}>{busy ? t("Checking…") : t("Sign in")}</button>
         <LangSwitch />
-        <p className="muted small">The first start of <code>fathom serve</code> prints an admin key; <code>fathom keys create</code> makes more.</p>
+        <p className="muted small">{t("The first start of")} <code>{t("fathom serve")}</code> {t("prints an admin key;")} <code>{t("fathom keys create")}</code> {t("makes more.")}</p>
       </form>
     </div>
   );
@@ -133,7 +133,7 @@ function LangSwitch() {
   const current = lang();
   return (
     <div className="small lang-switch" data-testid="lang-switch">
-      <button type="button" className="link" disabled={current === "en"} onClick={() => setLang("en")}>English</button> ·{" "}
+      <button type="button" className="link" disabled={current === "en"} onClick={() => setLang("en")}>{t("English")}</button> ·{" "}
       <button type="button" className="link" disabled={current === "zh"} onClick={() => setLang("zh")}>中文</button>
     </div>
   );

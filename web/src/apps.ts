@@ -1,5 +1,6 @@
 // App API helpers (FastGPT's /api/core/app/* paths) shared by the chat, apps and editor pages.
 import { api } from "./api";
+import { t } from "./lang";
 
 export type AppVariable = { key: string; label?: string; type?: string; required?: boolean; description?: string; defaultValue?: unknown; list?: { label: string; value: string }[]; enums?: { value: string }[] };
 export type ChatConfig = { welcomeText?: string; variables?: AppVariable[]; [k: string]: unknown };
@@ -8,7 +9,7 @@ export type AppDetail = AppSummary & { modules?: any[]; nodes?: any[]; edges?: a
 
 /** The app type as the console names it: FastGPT's "advanced" (and "workflow") is a Workflow. */
 export const typeLabel = (type?: string): string =>
-  type === "simple" ? "Simple app" : type === "advanced" || type === "workflow" ? "Workflow" : type === "plugin" || type === "workflowTool" ? "Workflow tool" : type ?? "";
+  t(type === "simple" ? "Simple app" : type === "advanced" || type === "workflow" ? "Workflow" : type === "plugin" || type === "workflowTool" ? "Workflow tool" : type ?? "");
 
 export const listApps = async (): Promise<AppSummary[]> => {
   const data = await api<any>("POST", "/api/core/app/list", {});

@@ -2,7 +2,7 @@
 // (workflows made or exported by FastGPT, and Fathom's compiled simple apps keep them) and the
 // Chinese status prefixes of FastGPT's error messages (Fathom answers them for compatibility).
 import { useEffect } from "react";
-import { lang } from "./lang";
+import { countOf, lang } from "./lang";
 
 const NODE_NAMES: Record<string, string> = {
   "流程开始": "Start",
@@ -50,9 +50,10 @@ const ERROR_PREFIXES: [string, string][] = [
   ["您的工作流版本过低，请重新发布一次", "This workflow's version is too old: publish it again"],
 ];
 
-const NODE_NAMES_ZH: Record<string, string> = Object.fromEntries(
-  Object.entries(NODE_NAMES).filter(([zh]) => !zh.includes("对话") || zh === "AI 对话").map(([zh, en]) => [en, zh]),
-);
+const NODE_NAMES_ZH: Record<string, string> = {
+  ...Object.fromEntries(Object.entries(NODE_NAMES).filter(([zh]) => zh !== "AI对话").map(([zh, en]) => [en, zh])),
+  "Knowledge search": "知识库搜索", "Code": "代码运行", "Reply": "指定回复", "If / else": "判断器",
+};
 
 /** A FastGPT default node name in the console's language (English, or FastGPT's own Chinese name);
  *  any other name unchanged. */
@@ -65,13 +66,14 @@ export function nodeName(name: string | undefined | null): string {
 
 /** A server message with FastGPT's Chinese status prefix given in English ("无权操作: …" → "No permission: …"). */
 export function message(text: string): string {
+  if (lang() === "zh") return text;
   for (const [zh, en] of ERROR_PREFIXES) if (text.startsWith(zh)) return en + text.slice(zh.length);
   return text;
 }
 
 /** "1 result", "2 results". */
 export function plural(n: number, one: string, many = one + "s"): string {
-  return `${n.toLocaleString()} ${n === 1 ? one : many}`;
+  return countOf(n, one, many);
 }
 
 /** Close a dialog with Esc while it is open. */

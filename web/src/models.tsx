@@ -33,7 +33,7 @@ export function resolveModel(items: ModelItem[], value: string): { known: boolea
 /** A select of the configured models of one type; an unknown current value stays selectable and is flagged. */
 export function ModelPicker({ type, value, onChange, name, allowDefault = true }: { type: ModelType; value: string; onChange: (v: string) => void; name?: string; allowDefault?: boolean }) {
   const items = useModels(type);
-  if (items === null) return <select name={name} disabled><option>Loading models…</option></select>;
+  if (items === null) return <select name={name} disabled><option>{t("Loading models…")}</option></select>;
   const { known, runsOn } = resolveModel(items, value);
   const label = (m: ModelItem) => `${m.name}${m.name !== m.model ? ` (${m.model})` : ""}${m.isDefault ? " · default" : ""}`;
   return (
@@ -45,10 +45,10 @@ export function ModelPicker({ type, value, onChange, name, allowDefault = true }
       </select>
       {value && !known && (
         <span className="warn small" data-testid="model-fallback">
-          {runsOn ? <><code>{value}</code> {t("is not configured here; runs on")} <b>{runsOn.name}</b>.</> : <><code>{value}</code> is not configured here, and no {WHAT[type]} model is: it cannot run.</>}
+          {runsOn ? <><code>{value}</code> {t("is not configured here; runs on")} <b>{runsOn.name}</b>.</> : <><code>{value}</code> {t("is not configured here, and no")} {WHAT[type]} {t("model is: it cannot run.")}</>}
         </span>
       )}
-      {!value && !runsOn && <span className="warn small" data-testid="model-none">No {WHAT[type]} model is configured on this server.</span>}
+      {!value && !runsOn && <span className="warn small" data-testid="model-none">{t("No")} {WHAT[type]} {t("model is configured on this server.")}</span>}
     </span>
   );
 }

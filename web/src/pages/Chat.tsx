@@ -6,6 +6,7 @@ import { linkProps, navigate } from "../router";
 import { ScoreTrace } from "./SearchTest";
 import { Icon } from "../icons";
 import { message as english, nodeName, useEscape } from "../i18n";
+import { t } from "../lang";
 
 type Tool = { id: string; name: string; params: string; response: string };
 type Quote = { id: string; q: string; a?: string; sourceName?: string; collectionId?: string; score?: { type: string; value: number }[]; trace?: any };
@@ -121,9 +122,9 @@ export function ChatPage({ appId, chatId, appKey = false }: { appId?: string; ch
     else listApps().then(setApps).catch((e) => setError(e.message));
   }, [appKey, appId]);
   useEffect(() => { if (!appId && apps?.length) navigate(`/chat/${apps[0]._id}`); }, [appId, apps]);
-  if (error) return <div className="page"><h1>Chat</h1><div className="error">The app API answered: {error}</div></div>;
-  if (!apps) return <div className="page muted">Loading…</div>;
-  if (!apps.length) return <div className="page"><h1>Chat</h1><div className="card muted">No apps yet. <a {...linkProps("/apps")}>Create one</a> — a simple app on a knowledge base takes a minute.</div></div>;
+  if (error) return <div className="page"><h1>{t("Chat")}</h1><div className="error">{t("The app API answered:")} {error}</div></div>;
+  if (!apps) return <div className="page muted">{t("Loading…")}</div>;
+  if (!apps.length) return <div className="page"><h1>{t("Chat")}</h1><div className="card muted">{t("No apps yet.")} <a {...linkProps("/apps")}>{t("Create one")}</a> {t("— a simple app on a knowledge base takes a minute.")}</div></div>;
   if (!appId) return null;
   return <ChatWithApp key={appId} apps={apps} appId={appId} chatId={chatId} appKey={appKey} />;
 }
@@ -225,14 +226,14 @@ function ChatWithApp({ apps, appId, chatId, appKey }: { apps: AppSummary[]; appI
           </select>
         )}
         <div className="row chat-side-buttons">
-          <button className="primary grow" onClick={() => { setShowHistory(false); newChat(); }}>+ New chat</button>
-          <button className="history-toggle" aria-expanded={showHistory} onClick={() => setShowHistory(!showHistory)}>History</button>
+          <button className="primary grow" onClick={() => { setShowHistory(false); newChat(); }}>{t("+ New chat")}</button>
+          <button className="history-toggle" aria-expanded={showHistory} onClick={() => setShowHistory(!showHistory)}>{t("History")}</button>
         </div>
-        <div className="muted small hist-title" style={{ marginTop: 6 }}>History</div>
+        <div className="muted small hist-title" style={{ marginTop: 6 }}>{t("History")}</div>
         <div className="hist">
-          {histories.length === 0 && <div className="muted small">No conversations yet.</div>}
+          {histories.length === 0 && <div className="muted small">{t("No conversations yet.")}</div>}
           {histories.map((h) => (
-            <a key={h.chatId} className={"hist-item" + (h.chatId === chatId ? " active" : "")} title={fmtTime(h.updateTime)} {...linkProps(`/chat/${appId}/${h.chatId}`)} onClick={(e) => { setShowHistory(false); linkProps(`/chat/${appId}/${h.chatId}`).onClick(e); }}>{h.title || "Untitled"}</a>
+            <a key={h.chatId} className={"hist-item" + (h.chatId === chatId ? " active" : "")} title={fmtTime(h.updateTime)} {...linkProps(`/chat/${appId}/${h.chatId}`)} onClick={(e) => { setShowHistory(false); linkProps(`/chat/${appId}/${h.chatId}`).onClick(e); }}>{h.title || t("Untitled")}</a>
           ))}
         </div>
       </aside>
@@ -240,14 +241,14 @@ function ChatWithApp({ apps, appId, chatId, appKey }: { apps: AppSummary[]; appI
         <div className="chat-head">
           <b>{app?.name ?? "…"}</b>
           {app?.type && <span className="badge">{typeLabel(app.type)}</span>}
-          {app?.hasPublished === false && <span className="badge" title="Not published yet: chatting runs the draft">draft</span>}
+          {app?.hasPublished === false && <span className="badge" title={t("Not published yet: chatting runs the draft")}>{t("draft")}</span>}
           <div className="grow" />
-          {!appKey && <a className="small" {...linkProps(`/apps/${appId}`)}>Edit app</a>}
+          {!appKey && <a className="small" {...linkProps(`/apps/${appId}`)}>{t("Edit app")}</a>}
         </div>
         <div className="messages">
           {vars.length > 0 && (
             <div className="msg"><div className="card col grow">
-              <b className="small">Variables</b>
+              <b className="small">{t("Variables")}</b>
               <div className="row wrap">
                 {vars.map((v) => (
                   <label key={v.key} style={{ flex: "1 1 180px" }}>{v.label || v.key}{v.required ? " *" : ""}
@@ -265,23 +266,23 @@ function ChatWithApp({ apps, appId, chatId, appKey }: { apps: AppSummary[]; appI
             </div></div>
           )}
           {turns.length === 0 && (
-            <div className="msg ai"><div className="avatar">◉</div><div className="bubble"><Markdown text={welcome || `Ask **${app?.name ?? "the app"}** anything.`} /></div></div>
+            <div className="msg ai"><div className="avatar">◉</div><div className="bubble"><Markdown text={welcome || t("Ask **{name}** anything.", { name: app?.name ?? t("the app") })} /></div></div>
           )}
           {turns.map((t, i) => <TurnView key={t.id} turn={t} last={i === turns.length - 1} streaming={streaming} onAnswer={send} onQuote={setQuote} />)}
           <div ref={bottom} />
         </div>
         <div className="composer">
           <form onSubmit={submit}>
-            <textarea name="message" rows={1} placeholder="Message… (Enter to send, Shift+Enter for a new line)" value={input} onChange={(e) => setInput(e.target.value)}
+            <textarea name="message" rows={1} placeholder={t("Message… (Enter to send, Shift+Enter for a new line)")} value={input} onChange={(e) => setInput(e.target.value)}
               onKeyDown={(e) => { if (e.key === "Enter" && !e.shiftKey && !e.nativeEvent.isComposing) submit(e); }} />
-            {streaming ? <button type="button" className="danger" onClick={stop}>■ Stop</button> : <button className="primary" disabled={!input.trim()}>Send</button>}
+            {streaming ? <button type="button" className="danger" onClick={stop}>{t("■ Stop")}</button> : <button className="primary" disabled={!input.trim()}>{t("Send")}</button>}
           </form>
         </div>
       </section>
       {quote && (
         <div className="modal-bg" onClick={closeQuote}>
           <div className="card modal col" onClick={(e) => e.stopPropagation()}>
-            <div className="row"><h2 style={{ margin: 0 }}>{quote.sourceName || "Quote"}</h2><div className="grow" /><button onClick={() => setQuote(null)}>Close</button></div>
+            <div className="row"><h2 style={{ margin: 0 }}>{quote.sourceName || t("Quote")}</h2><div className="grow" /><button onClick={() => setQuote(null)}>{t("Close")}</button></div>
             <div className="row small wrap">{quote.score?.map((s) => <span key={s.type} className="badge">{s.type} {s.value.toFixed(4)}</span>)}</div>
             <div className="chunk"><pre>{quote.q}</pre>{quote.a && <pre className="muted">{quote.a}</pre>}</div>
             {quote.trace && <ScoreTrace item={quote as any} />}
@@ -300,22 +301,22 @@ function TurnView({ turn, last, streaming, onAnswer, onQuote }: { turn: Turn; la
       <div className="avatar">◉</div>
       <div className="bubble">
         {turn.reasoning && (
-          <details className="reasoning" open={!turn.done}><summary>Reasoning</summary><Markdown text={turn.reasoning} /></details>
+          <details className="reasoning" open={!turn.done}><summary>{t("Reasoning")}</summary><Markdown text={turn.reasoning} /></details>
         )}
         {turn.tools.map((tool) => (
           <details key={tool.id} className="toolcard" data-testid="tool-card">
             <summary><Icon name="tool" /> <b>{tool.name}</b><span className="muted small">{tool.response ? "done" : "running…"}</span></summary>
-            {tool.params && <pre><span className="muted small">Arguments</span>{"\n" + pretty(tool.params)}</pre>}
-            {tool.response && <pre><span className="muted small">Result</span>{"\n" + pretty(tool.response)}</pre>}
+            {tool.params && <pre><span className="muted small">{t("Arguments")}</span>{"\n" + pretty(tool.params)}</pre>}
+            {tool.response && <pre><span className="muted small">{t("Result")}</span>{"\n" + pretty(tool.response)}</pre>}
           </details>
         ))}
         {turn.text && <div className="answer"><Markdown text={turn.text} /></div>}
-        {busy && <div className="node-status"><span className="dot" />{turn.status || "Thinking…"}</div>}
+        {busy && <div className="node-status"><span className="dot" />{turn.status || t("Thinking…")}</div>}
         {!busy && turn.status && !turn.done && <div className="node-status"><span className="dot" />{turn.status}</div>}
         {turn.interactive && <InteractiveView value={turn.interactive} shownText={turn.text} enabled={last && !streaming && !turn.interactive.answered} onAnswer={onAnswer} />}
         {turn.quotes.length > 0 && (
           <div className="quotes">
-            <span className="muted small">Sources:</span>
+            <span className="muted small">{t("Sources:")}</span>
             {turn.quotes.map((q, i) => (
               <button key={q.id + i} className="quote-chip" onClick={() => onQuote(q)} title={q.q.slice(0, 200)}>
                 [{i + 1}] {q.sourceName || "chunk"}{q.score?.[0] ? ` · ${q.score[0].value.toFixed(3)}` : ""}
@@ -325,7 +326,7 @@ function TurnView({ turn, last, streaming, onAnswer, onQuote }: { turn: Turn; la
         )}
         {turn.nodeErrors.length > 0 && <div className="error" data-testid="node-errors">{turn.nodeErrors.join("\n")}</div>}
         {turn.error && !turn.nodeErrors.some((e) => e.endsWith(turn.error)) && <div className="error">{turn.error}</div>}
-        {turn.done && !turn.text && !turn.error && !turn.nodeErrors.length && !turn.interactive && !turn.tools.length && <div className="muted small">The app sent no answer.</div>}
+        {turn.done && !turn.text && !turn.error && !turn.nodeErrors.length && !turn.interactive && !turn.tools.length && <div className="muted small">{t("The app sent no answer.")}</div>}
       </div>
     </div>
   );
@@ -373,12 +374,12 @@ export function InteractiveView({ value, shownText, enabled, onAnswer }: { value
             )}
           </label>
         ))}
-        <div><button className="primary" disabled={!enabled}>Submit</button></div>
+        <div><button className="primary" disabled={!enabled}>{t("Submit")}</button></div>
       </form>
     );
   }
   if (value.type === "agentAsk" || value.type === "agentPlanAskQuery") {
-    return <div className="interactive" data-testid="interactive"><Markdown text={params.content ?? params.question ?? params.description ?? "The agent asks a question; answer below."} /></div>;
+    return <div className="interactive" data-testid="interactive"><Markdown text={params.content ?? params.question ?? params.description ?? t("The agent asks a question; answer below.")} /></div>;
   }
-  return <div className="interactive muted small">Waiting for input ({value.type}); reply below to continue.</div>;
+  return <div className="interactive muted small">{t("Waiting for input (")}{value.type}{t("); reply below to continue.")}</div>;
 }

@@ -31,13 +31,13 @@ export function ChunkSettingsForm({ value, onChange }: { value: ChunkChoice; onC
         <b>{t("Chunking")}</b>
         <label className="inline"><input type="radio" name="chunkMode" checked={value.mode === "auto"} onChange={() => set({ mode: "auto" })} />{t("Automatic (1,000 characters, paragraphs first)")}</label>
         <label className="inline"><input type="radio" name="chunkMode" value="custom" checked={value.mode === "custom"} onChange={() => set({ mode: "custom" })} />{t("Custom")}</label>
-        <label className="inline" title="A CSV or text table: the first column is the question, the second the answer; one chunk per row"><input type="checkbox" name="qaPairs" checked={value.qaPairs} onChange={(e) => set({ qaPairs: e.target.checked })} />{t("Q&A pairs (question, answer per row)")}</label>
+        <label className="inline" title={t("A CSV or text table: the first column is the question, the second the answer; one chunk per row")}><input type="checkbox" name="qaPairs" checked={value.qaPairs} onChange={(e) => set({ qaPairs: e.target.checked })} />{t("Q&A pairs (question, answer per row)")}</label>
       </div>
       {value.mode === "custom" && !value.qaPairs && (
         <div className="row wrap small">
           <label>{t("Chunk size (characters)")}<input type="number" name="chunkSize" min={64} max={30000} step={50} value={value.chunkSize} onChange={(e) => set({ chunkSize: +e.target.value })} /></label>
           <label>{t("Overlap (%)")}<input type="number" name="chunkOverlap" min={0} max={40} step={5} value={value.overlapPct} onChange={(e) => set({ overlapPct: +e.target.value })} /></label>
-          <label>{t("Separator (optional, \\n for a newline)")}<input name="chunkSplitter" placeholder="e.g. ### or \n\n" value={value.separator} onChange={(e) => set({ separator: e.target.value })} /></label>
+          <label>{t("Separator (optional, \\n for a newline)")}<input name="chunkSplitter" placeholder={t("e.g. ### or \\n\\n")} value={value.separator} onChange={(e) => set({ separator: e.target.value })} /></label>
         </div>
       )}
     </div>
@@ -63,16 +63,16 @@ export function ChunkPreview({ datasetId, choice, text, file }: { datasetId: str
   };
   return (
     <div className="col" style={{ gap: 6 }}>
-      <div><button type="button" className="small" disabled={busy || (!file && !text?.trim())} onClick={run}>{busy ? "Chunking…" : `Preview chunks${file ? ` of ${file.name}` : ""}`}</button></div>
+      <div><button type="button" className="small" disabled={busy || (!file && !text?.trim())} onClick={run}>{busy ? t("Chunking…") : file ? t("Preview chunks of {name}", { name: file.name }) : t("Preview chunks")}</button></div>
       {error && <div className="error">{error}</div>}
       {preview && (
         <div className="col chunk-preview" data-testid="chunk-preview" style={{ gap: 6 }}>
           <div className="muted small" data-testid="chunk-preview-summary">
-            {plural(preview.total, "chunk")}{preview.qaPairs ? " (Q&A pairs)" : ` of up to ${preview.chunkSize.toLocaleString()} characters, ${Math.round(preview.overlapRatio * 100)}% overlap`}; the first {Math.min(preview.chunks.length, preview.total)}:
+            {plural(preview.total, "chunk")}{preview.qaPairs ? t(" (Q&A pairs)") : t(" of up to {size} characters, {overlap}% overlap", { size: preview.chunkSize.toLocaleString(), overlap: Math.round(preview.overlapRatio * 100) })}{t("; the first")} {Math.min(preview.chunks.length, preview.total)}:
           </div>
           {preview.chunks.map((c, i) => (
             <div key={i} className="chunk small" data-testid="preview-chunk">
-              <div className="muted">#{i + 1} · {c.chars.toLocaleString()} characters</div>
+              <div className="muted">#{i + 1} · {c.chars.toLocaleString()} {t("characters")}</div>
               <div style={{ whiteSpace: "pre-wrap" }}>{c.q}</div>
               {c.a && <div style={{ whiteSpace: "pre-wrap", marginTop: 4 }}><b>A:</b> {c.a}</div>}
             </div>

@@ -41,20 +41,20 @@ function DatasetList() {
         <div><h1>{t("Knowledge bases")}</h1><div className="muted">{t("Upload documents, watch them being indexed, and test retrieval.")}</div></div>
       </div>
       <form className="card row wrap" onSubmit={create} style={{ marginBottom: 16 }}>
-        <input name="datasetName" placeholder="New knowledge base name" value={name} onChange={(e) => setName(e.target.value)} style={{ flex: "1 1 220px" }} />
-        <input name="datasetIntro" placeholder="Description (optional)" value={intro} onChange={(e) => setIntro(e.target.value)} style={{ flex: "2 1 300px" }} />
+        <input name="datasetName" placeholder={t("New knowledge base name")} value={name} onChange={(e) => setName(e.target.value)} style={{ flex: "1 1 220px" }} />
+        <input name="datasetIntro" placeholder={t("Description (optional)")} value={intro} onChange={(e) => setIntro(e.target.value)} style={{ flex: "2 1 300px" }} />
         <label className="inline small" style={{ flex: "1 1 220px" }}>{t("Embedding model")} <ModelPicker type="embedding" name="vectorModel" value={vectorModel} onChange={setVectorModel} /></label>
         <button className="primary" disabled={!name.trim()}>{t("Create")}</button>
       </form>
       {error && <div className="error">{error}</div>}
-      {items === null ? <div className="muted">Loading…</div> : items.length === 0 ? (
-        <div className="card muted">No knowledge bases yet. Create one above, then drop files into it.</div>
+      {items === null ? <div className="muted">{t("Loading…")}</div> : items.length === 0 ? (
+        <div className="card muted">{t("No knowledge bases yet. Create one above, then drop files into it.")}</div>
       ) : (
         <div className="grid">
           {items.map((d) => (
             <a key={d._id} className="card tile" {...linkProps(`/knowledge/${d._id}`)}>
               <h3><Icon name="book" /> {d.name}</h3>
-              <div className="muted small">{d.intro || "No description"}</div>
+              <div className="muted small">{d.intro || t("No description")}</div>
               <div className="muted small" style={{ marginTop: 8 }}>{d.vectorModel?.model} · {fmtTime(d.updateTime)}</div>
             </a>
           ))}
@@ -69,21 +69,21 @@ function DatasetDetail({ id, tab }: { id: string; tab: string }) {
   const [error, setError] = useState("");
   useEffect(() => { api<Dataset>("GET", "/api/core/dataset/detail", undefined, { id }).then(setDataset).catch((e) => setError(e.message)); }, [id]);
   const remove = async () => {
-    if (!confirm(`Delete the knowledge base "${dataset?.name}" and all its files?`)) return;
+    if (!confirm(t("Delete the knowledge base \"{name}\" and all its files?", { name: dataset?.name ?? "" }))) return;
     await api("DELETE", "/api/core/dataset/delete", undefined, { id });
     navigate("/knowledge");
   };
   if (error) return <div className="page"><div className="error">{error}</div></div>;
-  if (!dataset) return <div className="page muted">Loading…</div>;
+  if (!dataset) return <div className="page muted">{t("Loading…")}</div>;
   return (
     <div className="page">
       <div className="page-head">
         <div>
-          <a className="small" {...linkProps("/knowledge")}>← Knowledge bases</a>
+          <a className="small" {...linkProps("/knowledge")}>{t("← Knowledge bases")}</a>
           <h1><Icon name="book" size={20} /> {dataset.name}</h1>
-          <div className="muted small">{dataset.intro ? `${dataset.intro} · ` : ""}embedding model {dataset.vectorModel?.model}</div>
+          <div className="muted small">{dataset.intro ? `${dataset.intro} · ` : ""}{t("embedding model")} {dataset.vectorModel?.model}</div>
         </div>
-        <button className="danger" onClick={remove}>Delete</button>
+        <button className="danger" onClick={remove}>{t("Delete")}</button>
       </div>
       <div className="tabs">
         <a className={tab === "files" ? "active" : ""} {...linkProps(`/knowledge/${id}`)}>{t("Files & data")}</a>
@@ -127,7 +127,7 @@ function Collections({ datasetId }: { datasetId: string }) {
     poll();
   };
   const remove = async (c: Collection) => {
-    if (!confirm(`Delete "${c.name}"?`)) return;
+    if (!confirm(t("Delete \"{name}\"?", { name: c.name }))) return;
     await api("DELETE", "/api/core/dataset/collection/delete", undefined, { id: c._id });
     poll();
   };
@@ -138,31 +138,31 @@ function Collections({ datasetId }: { datasetId: string }) {
       {error && <div className="error">{error}</div>}
       <div className="card table-wrap" style={{ padding: 0 }}>
         <table className="collections">
-          <thead><tr><th>Source</th><th>Status</th><th>Progress</th><th>Chunks</th><th>Updated</th><th></th></tr></thead>
+          <thead><tr><th>{t("Source")}</th><th>{t("Status")}</th><th>{t("Progress")}</th><th>{t("Chunks")}</th><th>{t("Updated")}</th><th></th></tr></thead>
           <tbody>
-            {items.length === 0 && <tr><td colSpan={6} className="muted">Nothing here yet: drop files above, or import a web page or text.</td></tr>}
+            {items.length === 0 && <tr><td colSpan={6} className="muted">{t("Nothing here yet: drop files above, or import a web page or text.")}</td></tr>}
             {items.map((c) => {
               const pct = c.status === "ready" ? 100 : c.chunksTotal ? Math.round((100 * c.chunksDone) / c.chunksTotal) : 0;
               return (
                 <tr key={c._id} data-collection={c.name} data-status={c.status}>
-                  <td><button className="link" onClick={() => setOpen(c)} title="Browse and edit chunks"><Icon name={c.type === "link" ? "link" : c.type === "file" ? "file" : "text"} /> {c.name}</button></td>
+                  <td><button className="link" onClick={() => setOpen(c)} title={t("Browse and edit chunks")}><Icon name={c.type === "link" ? "link" : c.type === "file" ? "file" : "text"} /> {c.name}</button></td>
                   <td>
-                    <span className={`badge ${c.status}`}>{c.status === "waiting" && c.queuePosition ? `queued (#${c.queuePosition})` : c.status}</span>
+                    <span className={`badge ${c.status}`}>{c.status === "waiting" && c.queuePosition ? t("queued (#{n})", { n: c.queuePosition }) : t(c.status)}</span>
                     {c.errorMsg && <div className="small" style={{ color: "var(--bad)", marginTop: 4, maxWidth: 320 }}>{c.errorMsg}</div>}
                   </td>
                   <td><div className={`progress ${c.status === "ready" ? "done" : c.status === "error" ? "bad" : ""}`}><div style={{ width: `${pct}%` }} /></div><div className="muted small">{pct}%</div></td>
                   <td>{c.chunksDone}/{c.chunksTotal || "?"}</td>
                   <td className="muted small">{fmtTime(c.updateTime)}</td>
                   <td><div className="row small">
-                    {c.status === "error" && <button onClick={() => retry(c)}>↻ Retry</button>}
-                    <button className="danger" onClick={() => remove(c)}>Delete</button>
+                    {c.status === "error" && <button onClick={() => retry(c)}>{t("↻ Retry")}</button>}
+                    <button className="danger" onClick={() => remove(c)}>{t("Delete")}</button>
                   </div></td>
                 </tr>
               );
             })}
           </tbody>
         </table>
-        {total > items.length && <div className="muted small" style={{ padding: 10 }}>Showing {items.length} of {total}</div>}
+        {total > items.length && <div className="muted small" style={{ padding: 10 }}>{t("Showing")} {items.length} {t("of")} {total}</div>}
       </div>
       {open && <ChunkBrowser collection={open} onClose={() => { setOpen(null); poll(); }} />}
     </div>
@@ -212,10 +212,10 @@ function Importers({ datasetId, onAdded }: { datasetId: string; onAdded: () => v
   return (
     <div className="card col">
       <div className="row">
-        <h3 style={{ margin: 0 }}>Add data</h3>
+        <h3 style={{ margin: 0 }}>{t("Add data")}</h3>
         <div className="row small">
           {(["file", "link", "text"] as const).map((m) => (
-            <button key={m} className={mode === m ? "primary" : ""} onClick={() => setMode(m)}>{m === "file" ? "Files" : m === "link" ? "Web page" : "Text"}</button>
+            <button key={m} className={mode === m ? "primary" : ""} onClick={() => setMode(m)}>{m === "file" ? t("Files") : m === "link" ? t("Web page") : t("Text")}</button>
           ))}
         </div>
       </div>
@@ -228,8 +228,8 @@ function Importers({ datasetId, onAdded }: { datasetId: string; onAdded: () => v
           onDrop={(e) => { e.preventDefault(); setOver(false); if (e.dataTransfer.files.length) stage(e.dataTransfer.files); }}
         >
           <Icon name="upload" size={26} />
-          <div><b>Drop files here</b> or click to choose — several at once; preview their chunks, then import.</div>
-          <div className="small">PDF, Word, Excel, Markdown, HTML, CSV, TXT…</div>
+          <div><b>{t("Drop files here")}</b> {t("or click to choose — several at once; preview their chunks, then import.")}</div>
+          <div className="small">{t("PDF, Word, Excel, Markdown, HTML, CSV, TXT…")}</div>
           <input ref={input} type="file" multiple hidden data-testid="file-input" onChange={(e) => { if (e.target.files?.length) stage(e.target.files); e.target.value = ""; }} />
         </div>
       )}
@@ -237,29 +237,29 @@ function Importers({ datasetId, onAdded }: { datasetId: string; onAdded: () => v
       {mode === "file" && staged.length > 0 && (
         <div className="col" data-testid="staged-files" style={{ gap: 6 }}>
           <div className="row wrap small">
-            <b>Ready to import:</b> {staged.map((f) => f.name).join(", ")}
+            <b>{t("Ready to import:")}</b> {staged.map((f) => f.name).join(", ")}
             <div className="grow" />
-            <button type="button" className="small" onClick={() => setStaged([])}>Clear</button>
-            <button type="button" className="primary" onClick={() => upload(staged)}>Import {plural(staged.length, "file")}</button>
+            <button type="button" className="small" onClick={() => setStaged([])}>{t("Clear")}</button>
+            <button type="button" className="primary" onClick={() => upload(staged)}>{t("Import")} {plural(staged.length, "file")}</button>
           </div>
           <ChunkPreview key={staged[0].name + JSON.stringify(choice)} datasetId={datasetId} choice={choice} file={staged[0]} />
         </div>
       )}
       {mode === "link" && (
         <form className="row" onSubmit={addLink}>
-          <input name="link" placeholder="https://example.com/page" value={link} onChange={(e) => setLink(e.target.value)} />
-          <button className="primary" disabled={!link.trim()}>Import page</button>
+          <input name="link" placeholder={t("https://example.com/page")} value={link} onChange={(e) => setLink(e.target.value)} />
+          <button className="primary" disabled={!link.trim()}>{t("Import page")}</button>
         </form>
       )}
       {mode === "text" && (
         <form className="col" onSubmit={addText}>
-          <input name="textName" placeholder="Name" value={textName} onChange={(e) => setTextName(e.target.value)} />
-          <textarea name="text" rows={5} placeholder="Paste text…" value={text} onChange={(e) => setText(e.target.value)} />
-          <div><button className="primary" disabled={!text.trim()}>Import text</button></div>
+          <input name="textName" placeholder={t("Name")} value={textName} onChange={(e) => setTextName(e.target.value)} />
+          <textarea name="text" rows={5} placeholder={t("Paste text…")} value={text} onChange={(e) => setText(e.target.value)} />
+          <div><button className="primary" disabled={!text.trim()}>{t("Import text")}</button></div>
           <ChunkPreview key={JSON.stringify(choice)} datasetId={datasetId} choice={choice} text={text} />
         </form>
       )}
-      {busy.length > 0 && <div className="muted small">Uploading {busy.join(", ")}…</div>}
+      {busy.length > 0 && <div className="muted small">{t("Uploading")} {busy.join(", ")}…</div>}
       {errors.map((e) => <div key={e} className="error">{e}</div>)}
     </div>
   );
@@ -295,27 +295,27 @@ function ChunkBrowser({ collection, onClose }: { collection: Collection; onClose
   return (
     <div className="modal-bg" onClick={onClose}>
       <div className="card modal col" onClick={(e) => e.stopPropagation()}>
-        <div className="row"><h2 style={{ margin: 0 }}>{collection.name}</h2><div className="grow" /><button onClick={onClose}>Close</button></div>
-        <div className="muted small">{plural(total, "chunk")} · click a chunk to edit it (it is re-embedded on save)</div>
-        <input placeholder="Filter chunks…" value={search} onChange={(e) => { setOffset(0); setSearch(e.target.value); }} />
+        <div className="row"><h2 style={{ margin: 0 }}>{collection.name}</h2><div className="grow" /><button onClick={onClose}>{t("Close")}</button></div>
+        <div className="muted small">{plural(total, "chunk")} {t("· click a chunk to edit it (it is re-embedded on save)")}</div>
+        <input placeholder={t("Filter chunks…")} value={search} onChange={(e) => { setOffset(0); setSearch(e.target.value); }} />
         {error && <div className="error">{error}</div>}
         {rows.map((row) => editing?.id === row.id ? (
           <div key={row.id} className="chunk col">
             <textarea rows={6} value={editing.q} onChange={(e) => setEditing({ ...editing, q: e.target.value })} />
-            <textarea rows={2} placeholder="Answer / supplementary text (optional)" value={editing.a} onChange={(e) => setEditing({ ...editing, a: e.target.value })} />
-            <div className="row small"><button className="primary" onClick={save}>Save</button><button onClick={() => setEditing(null)}>Cancel</button></div>
+            <textarea rows={2} placeholder={t("Answer / supplementary text (optional)")} value={editing.a} onChange={(e) => setEditing({ ...editing, a: e.target.value })} />
+            <div className="row small"><button className="primary" onClick={save}>{t("Save")}</button><button onClick={() => setEditing(null)}>{t("Cancel")}</button></div>
           </div>
         ) : (
           <div key={row.id} className="chunk" onClick={() => setEditing(row)} style={{ cursor: "text" }}>
-            <div className="row small muted"><span>#{row.chunkIndex}</span><div className="grow" /><button className="danger" onClick={(e) => { e.stopPropagation(); remove(row); }}>Delete</button></div>
+            <div className="row small muted"><span>#{row.chunkIndex}</span><div className="grow" /><button className="danger" onClick={(e) => { e.stopPropagation(); remove(row); }}>{t("Delete")}</button></div>
             <pre>{row.q}</pre>
             {row.a && <pre className="muted" style={{ marginTop: 6 }}>{row.a}</pre>}
           </div>
         ))}
         <div className="row small">
-          <button disabled={offset === 0} onClick={() => setOffset(Math.max(0, offset - size))}>← Previous</button>
+          <button disabled={offset === 0} onClick={() => setOffset(Math.max(0, offset - size))}>{t("← Previous")}</button>
           <span className="muted">{total ? `${offset + 1}–${Math.min(offset + size, total)} of ${total}` : ""}</span>
-          <button disabled={offset + size >= total} onClick={() => setOffset(offset + size)}>Next →</button>
+          <button disabled={offset + size >= total} onClick={() => setOffset(offset + size)}>{t("Next →")}</button>
         </div>
       </div>
     </div>

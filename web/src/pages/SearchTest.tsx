@@ -2,6 +2,7 @@ import { useState } from "react";
 import { api } from "../api";
 import { plural } from "../i18n";
 import { ModelPicker, useModels } from "../models";
+import { t } from "../lang";
 
 type Score = { type: string; value: number; index: number };
 type Stage = { stage: string; score: number | null; rank: number | null; passed: boolean; detail: string | null };
@@ -9,9 +10,9 @@ type Item = { id: string; q: string; a: string; sourceName: string; collectionId
 type Result = { list: Item[]; cutList?: Item[]; duration: string; searchMode: string; limit: number; similarity: number; usingReRank: boolean };
 
 const MODES = [
-  { value: "embedding", label: "Semantic (vectors)" },
-  { value: "fullTextRecall", label: "Full text" },
-  { value: "mixedRecall", label: "Hybrid (RRF)" },
+  { value: "embedding", label: t("Semantic (vectors)") },
+  { value: "fullTextRecall", label: t("Full text") },
+  { value: "mixedRecall", label: t("Hybrid (RRF)") },
 ];
 
 export function SearchTest({ datasetId }: { datasetId: string }) {
@@ -49,41 +50,41 @@ export function SearchTest({ datasetId }: { datasetId: string }) {
   return (
     <div className="row top" style={{ gap: 16 }}>
       <form className="card col search-form" onSubmit={run}>
-        <label>Query<textarea name="query" rows={3} value={text} onChange={(e) => setText(e.target.value)} placeholder="Ask something the documents answer…" /></label>
-        <label>Mode
+        <label>{t("Query")}<textarea name="query" rows={3} value={text} onChange={(e) => setText(e.target.value)} placeholder={t("Ask something the documents answer…")} /></label>
+        <label>{t("Mode")}
           <select name="searchMode" value={searchMode} onChange={(e) => setMode(e.target.value)}>
-            {MODES.map((m) => <option key={m.value} value={m.value}>{m.label}</option>)}
+            {MODES.map((m) => <option key={m.value} value={m.value}>{t(m.label)}</option>)}
           </select>
         </label>
         {searchMode === "mixedRecall" && (
-          <label>Vector weight: {embeddingWeight.toFixed(2)} (full text {(1 - embeddingWeight).toFixed(2)})
+          <label>{t("Vector weight:")} {embeddingWeight.toFixed(2)} {t("(full text")} {(1 - embeddingWeight).toFixed(2)})
             <input type="range" min={0} max={1} step={0.05} value={embeddingWeight} onChange={(e) => setWeight(+e.target.value)} />
           </label>
         )}
-        <label className="inline" title={noReranker ? "No rerank model is configured on this server" : ""}><input type="checkbox" name="usingReRank" disabled={noReranker} checked={usingReRank} onChange={(e) => setReRank(e.target.checked)} /> Rerank</label>
-        {noReranker && <div className="muted small" data-testid="rerank-note">Rerank is unavailable: no rerank model is configured (add one with <code>type: rerank</code> to the models file).</div>}
-        {usingReRank && !noReranker && <label>Rerank model<ModelPicker type="rerank" name="rerankModel" value={rerankModel} onChange={setRerankModel} /></label>}
+        <label className="inline" title={noReranker ? t("No rerank model is configured on this server") : ""}><input type="checkbox" name="usingReRank" disabled={noReranker} checked={usingReRank} onChange={(e) => setReRank(e.target.checked)} /> {t("Rerank")}</label>
+        {noReranker && <div className="muted small" data-testid="rerank-note">{t("Rerank is unavailable: no rerank model is configured (add one with")} <code>type: rerank</code> {t("to the models file).")}</div>}
+        {usingReRank && !noReranker && <label>{t("Rerank model")}<ModelPicker type="rerank" name="rerankModel" value={rerankModel} onChange={setRerankModel} /></label>}
         {usingReRank && (
-          <label>Rerank weight: {rerankWeight.toFixed(2)}
+          <label>{t("Rerank weight:")} {rerankWeight.toFixed(2)}
             <input type="range" min={0} max={1} step={0.05} value={rerankWeight} onChange={(e) => setRerankWeight(+e.target.value)} />
           </label>
         )}
-        <label>Minimum relevance: {similarityIgnored ? "does not apply" : similarity.toFixed(2)}
+        <label>{t("Minimum relevance:")} {similarityIgnored ? t("does not apply") : similarity.toFixed(2)}
           <input type="range" name="similarity" min={0} max={1} step={0.01} disabled={similarityIgnored} value={similarityIgnored ? 0 : similarity} onChange={(e) => setSimilarity(+e.target.value)} />
         </label>
-        {similarityIgnored && <div className="muted small" data-testid="similarity-note">Hybrid scores are rank fusions (RRF), not relevance, so a minimum relevance applies only with rerank (as in FastGPT).</div>}
-        <label>Token limit<input type="number" min={100} max={20000} step={100} value={limit} onChange={(e) => setLimit(+e.target.value)} /></label>
-        <button className="primary" disabled={!text.trim() || busy}>{busy ? "Searching…" : "Search"}</button>
+        {similarityIgnored && <div className="muted small" data-testid="similarity-note">{t("Hybrid scores are rank fusions (RRF), not relevance, so a minimum relevance applies only with rerank (as in FastGPT).")}</div>}
+        <label>{t("Token limit")}<input type="number" min={100} max={20000} step={100} value={limit} onChange={(e) => setLimit(+e.target.value)} /></label>
+        <button className="primary" disabled={!text.trim() || busy}>{busy ? t("Searching…") : t("Search")}</button>
         {error && <div className="error">{error}</div>}
       </form>
       <div className="col grow" style={{ minWidth: 0 }}>
-        {!result && <div className="card muted">Results show each chunk's scores and a trace of every pipeline stage (recall, fusion, rerank, filters), so you can see why a chunk ranked where it did — or why it was cut.</div>}
+        {!result && <div className="card muted">{t("Results show each chunk's scores and a trace of every pipeline stage (recall, fusion, rerank, filters), so you can see why a chunk ranked where it did — or why it was cut.")}</div>}
         {result && (
           <>
             <div className="muted small" data-testid="search-summary">
-              {plural(result.list.length, "result")} in {result.duration} · {result.searchMode} · limit {result.limit}{result.usingReRank ? " · reranked" : ""}
+              {plural(result.list.length, "result")} {t("in")} {result.duration} · {result.searchMode} {t("· limit")} {result.limit}{result.usingReRank ? " · reranked" : ""}
               {result.cutList && result.cutList.length > 0 && (
-                <> · <button className="link small" onClick={() => setShowCut(!showCut)}>{showCut ? "hide" : "show"} {result.cutList.length} cut</button></>
+                <> · <button className="link small" onClick={() => setShowCut(!showCut)}>{showCut ? "hide" : "show"} {result.cutList.length} {t("cut")}</button></>
               )}
             </div>
             {result.list.map((item, i) => <Hit key={item.id} item={item} rank={i + 1} />)}
@@ -103,7 +104,7 @@ export function ScoreTrace({ item }: { item: Pick<Item, "score" | "trace"> }) {
           <b>{s.stage}</b>{s.score !== null && s.score !== undefined ? ` ${s.score.toFixed(4)}` : ""}{s.rank !== null && s.rank !== undefined ? ` #${s.rank + 1}` : ""}{s.passed ? "" : " ✕"}
         </span>
       ))}
-      {item.trace?.cutBy && <span className="stage cut">cut by <b>{item.trace.cutBy}</b></span>}
+      {item.trace?.cutBy && <span className="stage cut">{t("cut by")} <b>{item.trace.cutBy}</b></span>}
     </div>
   );
 }
@@ -113,7 +114,7 @@ function Hit({ item, rank }: { item: Item; rank: number }) {
     <div className="chunk" data-testid="search-hit">
       <div className="row small">
         <b>{rank ? `#${rank}` : "cut"}</b>
-        <span className="muted">{item.sourceName} · chunk {item.chunkIndex}</span>
+        <span className="muted">{item.sourceName} {t("· chunk")} {item.chunkIndex}</span>
         <div className="grow" />
         {item.score.map((s) => <span key={s.type} className="badge">{s.type} {s.value.toFixed(4)}</span>)}
       </div>

@@ -16,6 +16,7 @@ import { RunPanel } from "../workflow/RunPanel";
 import { doubleAnswers, FormFieldsEditor, IfElseEditor } from "../workflow/ControlEditors";
 import { nodeName, useEscape } from "../i18n";
 import type { Dataset } from "./Knowledge";
+import { lang, t } from "../lang";
 
 type Data = { flow: FlowNode; status?: "running" | "done" | "failed" | "skipped" };
 type RFNode = Node<Data, "fathom">;
@@ -146,7 +147,7 @@ function Editor({ appId }: { appId: string }) {
   // Leaving with unsaved changes asks first: in-app links, and closing or reloading the tab.
   useEffect(() => {
     if (!dirty) return;
-    setLeaveGuard(() => confirm("Leave the editor without saving? Your changes to this workflow will be lost."));
+    setLeaveGuard(() => confirm(t("Leave the editor without saving? Your changes to this workflow will be lost.")));
     const onUnload = (e: BeforeUnloadEvent) => { e.preventDefault(); e.returnValue = ""; };
     window.addEventListener("beforeunload", onUnload);
     return () => { setLeaveGuard(null); window.removeEventListener("beforeunload", onUnload); };
@@ -159,7 +160,7 @@ function Editor({ appId }: { appId: string }) {
   }, [setEdges, current]);
 
   const addNode = (type: string) => {
-    if (type === "workflowStart" && nodes.some((n) => n.data.flow.flowNodeType === "workflowStart")) { setNote("There is already a start node."); return; }
+    if (type === "workflowStart" && nodes.some((n) => n.data.flow.flowNodeType === "workflowStart")) { setNote(t("There is already a start node.")); return; }
     // Place it right of the selected (else the right-most) node, so it never covers another one.
     const anchor = nodes.find((n) => n.id === selected) ?? nodes.reduce<RFNode | undefined>((best, n) => (!best || n.position.x > best.position.x ? n : best), undefined);
     const taken = (x: number, y: number) => nodes.some((n) => Math.abs(n.position.x - x) < 200 && Math.abs(n.position.y - y) < 120);
@@ -182,7 +183,7 @@ function Editor({ appId }: { appId: string }) {
       await saveDraft(appId, body);
       setSaved(serialize(body));
       if (publish) { await publishApp(appId, body); setVersionsTick((t) => t + 1); }
-      setNote(publish ? "Published." : "Draft saved.");
+      setNote(publish ? t("Published.") : t("Draft saved."));
     } catch (e) { setError((e as Error).message); }
   };
   const exportJson = () => {
@@ -194,7 +195,7 @@ function Editor({ appId }: { appId: string }) {
     URL.revokeObjectURL(a.href);
   };
   const loadVersion = async (v: Version) => {
-    try { const d = await getVersion(appId, v._id); load(d); setNote(`Loaded version ${v.versionName || v._id}; save to keep it as the draft.`); }
+    try { const d = await getVersion(appId, v._id); load(d); setNote(t("Loaded version {name}; save to keep it as the draft.", { name: v.versionName || v._id })); }
     catch (e) { setError((e as Error).message); }
   };
   const setStatuses = (fn: (n: RFNode) => Data["status"]) => setNodes((ns) => ns.map((n) => ({ ...n, data: { ...n.data, status: fn(n) } })));
@@ -203,35 +204,35 @@ function Editor({ appId }: { appId: string }) {
   return (
     <div className="wf">
       <div className="wf-bar">
-        <a className="small" {...linkProps(`/apps/${appId}`)}>← App</a>
-        <b>{app?.name ?? "…"}</b><span className="badge">Workflow</span>
+        <a className="small" {...linkProps(`/apps/${appId}`)}>{t("← App")}</a>
+        <b>{app?.name ?? "…"}</b><span className="badge">{t("Workflow")}</span>
         <div className="grow" />
         {note && <span className="muted small" data-testid="editor-note">{note}</span>}
-        {dirty && <span className="badge" data-testid="unsaved" title="Save draft or Publish to keep your changes">unsaved</span>}
-        <button title="Undo (Ctrl+Z)" aria-label="Undo" disabled={!past.current.length} onClick={undo}>↶</button>
-        <button title="Redo (Ctrl+Shift+Z)" aria-label="Redo" disabled={!future.current.length} onClick={redo}>↷</button>
-        <button onClick={() => setPanel(panel === "import" ? "" : "import")}>Import</button>
-        <button onClick={exportJson}>Export</button>
-        <button onClick={() => setPanel(panel === "settings" ? "" : "settings")}>Variables</button>
-        <button onClick={() => setPanel(panel === "versions" ? "" : "versions")}>Versions</button>
-        <button onClick={() => save(false)}>Save draft</button>
-        <button onClick={() => save(true)}>Publish</button>
-        <button className="primary" onClick={() => setPanel("run")}><Icon name="play" size={12} /> Run</button>
+        {dirty && <span className="badge" data-testid="unsaved" title={t("Save draft or Publish to keep your changes")}>{t("unsaved")}</span>}
+        <button title={t("Undo (Ctrl+Z)")} aria-label="Undo" disabled={!past.current.length} onClick={undo}>↶</button>
+        <button title={t("Redo (Ctrl+Shift+Z)")} aria-label="Redo" disabled={!future.current.length} onClick={redo}>↷</button>
+        <button onClick={() => setPanel(panel === "import" ? "" : "import")}>{t("Import")}</button>
+        <button onClick={exportJson}>{t("Export")}</button>
+        <button onClick={() => setPanel(panel === "settings" ? "" : "settings")}>{t("Variables")}</button>
+        <button onClick={() => setPanel(panel === "versions" ? "" : "versions")}>{t("Versions")}</button>
+        <button onClick={() => save(false)}>{t("Save draft")}</button>
+        <button onClick={() => save(true)}>{t("Publish")}</button>
+        <button className="primary" onClick={() => setPanel("run")}><Icon name="play" size={12} /> {t("Run")}</button>
       </div>
       {error && <div className="error" style={{ margin: 8 }}>{error}</div>}
       {doubleAnswers(nodes.map((n) => n.data.flow), []).map(({ chat, reply }) => (
         <div key={`${chat.nodeId}-${reply.nodeId}`} className="warn small" data-testid="double-answer" style={{ margin: "4px 8px" }}>
-          ⚠ “{nodeName(chat.name)}” already sends its answer to the user, so “{nodeName(reply.name)}” replies with it a second time: the user sees the answer twice. Remove the reply, or turn off “Send answer to the user” on {nodeName(chat.name)} (internal settings).
+          ⚠ “{nodeName(chat.name)}{t("” already sends its answer to the user, so “")}{nodeName(reply.name)}{t("” replies with it a second time: the user sees the answer twice. Remove the reply, or turn off “Send answer to the user” on")} {nodeName(chat.name)} (internal settings).
         </div>
       ))}
       <div className="wf-body">
         <div className="wf-palette">
-          <div className="muted small">Add a node</div>
+          <div className="muted small">{t("Add a node")}</div>
           {["Basic", "AI", "Interactive", "Logic", "Tools"].map((g) => (
             <div key={g} className="col" style={{ gap: 4 }}>
-              <div className="small" style={{ fontWeight: 600, marginTop: 8 }}>{g}</div>
-              {TEMPLATES.filter((t) => t.group === g).map((t) => (
-                <button key={t.type} className="small" title={t.intro} data-template={t.type} onClick={() => addNode(t.type)}><span className="wf-icon">{t.icon}</span>{t.name}</button>
+              <div className="small" style={{ fontWeight: 600, marginTop: 8 }}>{t(g)}</div>
+              {TEMPLATES.filter((tpl) => tpl.group === g).map((tpl) => (
+                <button key={tpl.type} className="small" title={t(tpl.intro)} data-template={tpl.type} onClick={() => addNode(tpl.type)}><span className="wf-icon">{tpl.icon}</span>{nodeName(tpl.name)}</button>
               ))}
             </div>
           ))}
@@ -255,7 +256,7 @@ function Editor({ appId }: { appId: string }) {
         ) : panel === "settings" ? (
           <SettingsPanel chatConfig={chatConfig} onChange={(c) => { checkpoint("settings"); setChatConfig(c); }} onClose={() => setPanel("")} />
         ) : panel === "import" ? (
-          <ImportPanel onImport={(d) => { load(d); setPanel(""); setNote("Imported; save to keep it."); }} onClose={() => setPanel("")} />
+          <ImportPanel onImport={(d) => { load(d); setPanel(""); setNote(t("Imported; save to keep it.")); }} onClose={() => setPanel("")} />
         ) : panel === "run" ? (
           <RunPanel appId={appId} current={current} setStatuses={setStatuses} nodes={nodes} onClose={() => { setPanel(""); setStatuses(() => undefined); }} />
         ) : sel ? (
@@ -263,9 +264,9 @@ function Editor({ appId }: { appId: string }) {
             onClose={() => { setNodes((ns) => ns.map((n) => ({ ...n, selected: false }))); setSelected(null); }} />
         ) : (
           <div className="wf-inspector wf-help muted small">
-            <b>Workflow editor</b>
-            <p>Add nodes from the left, drag from a node's right handle to another node's left handle to connect them, and click a node to edit its inputs — including references to outputs of nodes upstream.</p>
-            <p>Delete a node or edge with the Delete key. Run executes the canvas as it is (no save needed) and lights up each node as it runs.</p>
+            <b>{t("Workflow editor")}</b>
+            <p>{t("Add nodes from the left, drag from a node's right handle to another node's left handle to connect them, and click a node to edit its inputs — including references to outputs of nodes upstream.")}</p>
+            <p>{t("Delete a node or edge with the Delete key. Run executes the canvas as it is (no save needed) and lights up each node as it runs.")}</p>
           </div>
         )}
       </div>
@@ -291,24 +292,24 @@ function Inspector({ node, nodes, edges, chatConfig, onChange, onDelete, onClose
   const upstream = useMemo(() => {
     const ids = upstreamOf(node.id, edges);
     const refs = nodes.filter((n) => ids.has(n.id)).flatMap((n) => n.data.flow.outputs.map((o) => ({ nodeId: n.id, outputId: o.id, label: `${nodeName(n.data.flow.name)} › ${inputLabel({ key: o.key, label: o.label, renderTypeList: [] }, n.data.flow.flowNodeType)}` })));
-    for (const v of chatConfig?.variables ?? []) refs.push({ nodeId: "VARIABLE_NODE_ID", outputId: v.key, label: `Variable › ${v.label || v.key}` });
+    for (const v of chatConfig?.variables ?? []) refs.push({ nodeId: "VARIABLE_NODE_ID", outputId: v.key, label: `${t("Variable")} › ${v.label || v.key}` });
     return refs;
   }, [node.id, nodes, edges, chatConfig]);
   const setInput = (key: string, value: unknown) => onChange((f) => ({ ...f, inputs: f.inputs.map((i) => (i.key === key ? { ...i, value } : i)) }), key);
   return (
     <div className="wf-inspector" data-testid="inspector">
-      <div className="row"><b><span className="wf-icon">{templateOf(flow.flowNodeType)?.icon}</span> {templateOf(flow.flowNodeType)?.name ?? flow.flowNodeType}</b><div className="grow" /><button className="small danger" onClick={onDelete}>Delete</button><button className="small" aria-label="Close" onClick={onClose}>✕</button></div>
-      <div className="muted small">{templateOf(flow.flowNodeType)?.intro} · id <code>{flow.nodeId}</code></div>
-      <label>Name<input value={nodeName(flow.name)} onChange={(e) => onChange((f) => ({ ...f, name: e.target.value }), "name")} /></label>
+      <div className="row"><b><span className="wf-icon">{templateOf(flow.flowNodeType)?.icon}</span> {nodeName(templateOf(flow.flowNodeType)?.name ?? flow.flowNodeType)}</b><div className="grow" /><button className="small danger" onClick={onDelete}>{t("Delete")}</button><button className="small" aria-label="Close" onClick={onClose}>✕</button></div>
+      <div className="muted small">{t(templateOf(flow.flowNodeType)?.intro ?? "")} {t("· id")} <code>{flow.nodeId}</code></div>
+      <label>{t("Name")}<input value={nodeName(flow.name)} onChange={(e) => onChange((f) => ({ ...f, name: e.target.value }), "name")} /></label>
       {flow.inputs.filter((i) => advanced || !isInternal(i, flow.flowNodeType)).map((input) => <InputEditor key={input.key} input={{ ...input, label: inputLabel(input, flow.flowNodeType) }} upstream={upstream} onChange={(v) => setInput(input.key, v)} />)}
       {internals.length > 0 && (
         <button className="link small" style={{ alignSelf: "flex-start" }} data-testid="advanced-toggle" onClick={() => setAdvanced(!advanced)}>
-          {advanced ? "Hide" : "Show"} {internals.length} internal setting{internals.length === 1 ? "" : "s"} (FastGPT keeps them hidden)
+          {advanced ? t("Hide") : t("Show")} {internals.length} {t("internal setting")}{internals.length === 1 || lang() === "zh" ? "" : "s"} {t("(FastGPT keeps them hidden)")}
         </button>
       )}
       {flow.outputs.length > 0 && (
         <div className="col" style={{ gap: 4 }}>
-          <b className="small">Outputs</b>
+          <b className="small">{t("Outputs")}</b>
           {flow.outputs.map((o) => <div key={o.id} className="small muted"><code>{o.key}</code> · {o.valueType} — {inputLabel({ key: o.key, label: o.label, renderTypeList: [] }, flow.flowNodeType)}</div>)}
         </div>
       )}
@@ -326,7 +327,7 @@ function InputEditor({ input, upstream, onChange }: { input: FlowInput; upstream
   const label = <span>{input.label || input.key}{input.required ? " *" : ""}</span>;
   const refSelect = (
     <select data-testid={`ref-${input.key}`} value={isRef(input.value) ? `${input.value[0]}|${input.value[1]}` : ""} onChange={(e) => onChange(e.target.value ? e.target.value.split("|") : undefined)}>
-      <option value="">— choose an upstream output —</option>
+      <option value="">{t("— choose an upstream output —")}</option>
       {upstream.map((r) => <option key={`${r.nodeId}|${r.outputId}`} value={`${r.nodeId}|${r.outputId}`}>{r.label}</option>)}
     </select>
   );
@@ -348,7 +349,7 @@ function InputEditor({ input, upstream, onChange }: { input: FlowInput; upstream
         {opts.map((o, i) => (
           <div key={o.key} className="row"><input value={o.value} onChange={(e) => onChange(opts.map((x, j) => (j === i ? { ...x, value: e.target.value } : x)))} /><button className="small" onClick={() => onChange(opts.filter((_, j) => j !== i))}>✕</button></div>
         ))}
-        <div><button className="small" onClick={() => onChange([...opts, { key: `option${Date.now().toString(36)}`, value: `Option ${opts.length + 1}` }])}>+ Option</button></div>
+        <div><button className="small" onClick={() => onChange([...opts, { key: `option${Date.now().toString(36)}`, value: `Option ${opts.length + 1}` }])}>{t("+ Option")}</button></div>
       </div>
     );
   }
@@ -378,7 +379,7 @@ function InputEditor({ input, upstream, onChange }: { input: FlowInput; upstream
       )}
       {upstream.length > 0 && (types.includes("textarea") || types.includes("reference")) && (
         <select value="" onChange={(e) => { const r = upstream.find((x) => `${x.nodeId}|${x.outputId}` === e.target.value); if (r) insert(r); }} className="small">
-          <option value="">Insert a variable…</option>
+          <option value="">{t("Insert a variable…")}</option>
           {upstream.map((r) => <option key={`${r.nodeId}|${r.outputId}`} value={`${r.nodeId}|${r.outputId}`}>{r.label}</option>)}
         </select>
       )}
@@ -406,7 +407,7 @@ function DatasetPicker({ value, onChange, header }: { value: { datasetId: string
       {all.map((d) => (
         <label key={d._id} className="inline"><input type="checkbox" checked={ids.has(d._id)} onChange={() => onChange(ids.has(d._id) ? value.filter((v) => v.datasetId !== d._id) : [...value, { datasetId: d._id }])} />{d.name}</label>
       ))}
-      {all.length === 0 && <span className="muted small">No knowledge bases.</span>}
+      {all.length === 0 && <span className="muted small">{t("No knowledge bases.")}</span>}
     </div>
   );
 }
@@ -419,7 +420,7 @@ function ImportPanel({ onImport, onClose }: { onImport: (d: any) => void; onClos
   const parse = (raw: string) => {
     try {
       // A plain export ({nodes, edges, chatConfig}) or a FastGPT template file that wraps it
-      // ({name, workflow: {...}}, or the API's {data: {...}} envelope).
+      // ({name, workflow: {...}}{t(", or the API's")} {data: {...}} envelope).
       let d = JSON.parse(raw);
       for (let i = 0; i < 3 && d && !Array.isArray(d.nodes ?? d.modules); i++) d = d.workflow ?? d.data ?? d.template ?? d.appDetail;
       if (!d || typeof d !== "object") throw new Error("no 'nodes' (or 'modules') array: not a FastGPT workflow export");
@@ -430,12 +431,12 @@ function ImportPanel({ onImport, onClose }: { onImport: (d: any) => void; onClos
   };
   return (
     <div className="wf-inspector">
-      <div className="row"><b>Import FastGPT JSON</b><div className="grow" /><button className="small" onClick={onClose}>Close</button></div>
-      <div className="muted small">Paste an exported workflow (<code>nodes</code>, <code>edges</code>, <code>chatConfig</code>) or choose a file. It replaces the canvas.</div>
-      <button onClick={() => file.current?.click()}>Choose file…</button>
+      <div className="row"><b>{t("Import FastGPT JSON")}</b><div className="grow" /><button className="small" onClick={onClose}>{t("Close")}</button></div>
+      <div className="muted small">{t("Paste an exported workflow (")}<code>{t("nodes")}</code>, <code>{t("edges")}</code>, <code>{t("chatConfig")}</code>{t(") or choose a file. It replaces the canvas.")}</div>
+      <button onClick={() => file.current?.click()}>{t("Choose file…")}</button>
       <input ref={file} type="file" accept=".json,application/json" hidden onChange={async (e) => { const f = e.target.files?.[0]; if (f) parse(await f.text()); }} />
       <textarea rows={12} value={text} onChange={(e) => setText(e.target.value)} placeholder='{"nodes": [...], "edges": [...], "chatConfig": {...}}' style={{ fontFamily: "monospace", fontSize: 12 }} />
-      <button className="primary" disabled={!text.trim()} onClick={() => parse(text)}>Import</button>
+      <button className="primary" disabled={!text.trim()} onClick={() => parse(text)}>{t("Import")}</button>
       {error && <div className="error">{error}</div>}
     </div>
   );
@@ -451,26 +452,26 @@ function SettingsPanel({ chatConfig, onChange, onClose }: { chatConfig: Record<s
   const edit = (i: number, patch: Partial<Variable>) => setVars(vars.map((v, j) => (j === i ? { ...v, ...patch } : v)));
   return (
     <div className="wf-inspector" data-testid="settings-panel">
-      <div className="row"><b>Welcome & variables</b><div className="grow" /><button className="small" onClick={onClose}>Close</button></div>
-      <label>Welcome text<textarea rows={2} value={chatConfig.welcomeText ?? ""} onChange={(e) => onChange({ ...chatConfig, welcomeText: e.target.value })} /></label>
-      <div className="muted small">Variables are asked in the chat before the first message; nodes read them as <code>{"{{key}}"}</code> or as the upstream output “Variable › …”.</div>
+      <div className="row"><b>{t("Welcome & variables")}</b><div className="grow" /><button className="small" onClick={onClose}>{t("Close")}</button></div>
+      <label>{t("Welcome text")}<textarea rows={2} value={chatConfig.welcomeText ?? ""} onChange={(e) => onChange({ ...chatConfig, welcomeText: e.target.value })} /></label>
+      <div className="muted small">{t("Variables are asked in the chat before the first message; nodes read them as")} <code>{"{{key}}"}</code> {t("or as the upstream output “Variable › …”.")}</div>
       {vars.map((v, i) => (
         <div key={i} className="chunk col" style={{ gap: 6 }}>
-          <div className="row"><input placeholder="key" value={v.key} onChange={(e) => edit(i, { key: e.target.value })} /><button className="small" onClick={() => setVars(vars.filter((_, j) => j !== i))}>✕</button></div>
-          <input placeholder="label" value={v.label} onChange={(e) => edit(i, { label: e.target.value })} />
+          <div className="row"><input placeholder={t("key")} value={v.key} onChange={(e) => edit(i, { key: e.target.value })} /><button className="small" onClick={() => setVars(vars.filter((_, j) => j !== i))}>✕</button></div>
+          <input placeholder={t("label")} value={v.label} onChange={(e) => edit(i, { label: e.target.value })} />
           <div className="row">
             <select value={v.type} onChange={(e) => edit(i, { type: e.target.value, valueType: e.target.value === "numberInput" ? "number" : "string" })}>
-              <option value="input">Text</option><option value="textarea">Long text</option><option value="numberInput">Number</option><option value="select">Choice</option>
+              <option value="input">{t("Text")}</option><option value="textarea">{t("Long text")}</option><option value="numberInput">{t("Number")}</option><option value="select">{t("Choice")}</option>
             </select>
-            <label className="inline"><input type="checkbox" checked={v.required} onChange={(e) => edit(i, { required: e.target.checked })} />required</label>
+            <label className="inline"><input type="checkbox" checked={v.required} onChange={(e) => edit(i, { required: e.target.checked })} />{t("required")}</label>
           </div>
           {v.type === "select" && (
-            <input placeholder="choices, comma-separated" value={(v.list ?? []).map((o) => o.value).join(", ")}
+            <input placeholder={t("choices, comma-separated")} value={(v.list ?? []).map((o) => o.value).join(", ")}
               onChange={(e) => edit(i, { list: e.target.value.split(",").map((x) => x.trim()).filter(Boolean).map((x) => ({ label: x, value: x })) })} />
           )}
         </div>
       ))}
-      <div><button className="small" onClick={() => setVars([...vars, { key: `var${vars.length + 1}`, label: "", type: "input", required: false, valueType: "string" }])}>+ Variable</button></div>
+      <div><button className="small" onClick={() => setVars([...vars, { key: `var${vars.length + 1}`, label: "", type: "input", required: false, valueType: "string" }])}>{t("+ Variable")}</button></div>
     </div>
   );
 }

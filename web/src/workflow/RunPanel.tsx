@@ -7,6 +7,7 @@ import { Markdown } from "../markdown";
 import { applyEvent, InteractiveView, Turn } from "../pages/Chat";
 import { nodeName } from "../i18n";
 import type { FlowNode } from "./catalogue";
+import { t } from "../lang";
 
 export type RunStatus = "running" | "done" | "failed" | "skipped" | undefined;
 export type RunNode = { id: string; data: { flow: FlowNode; status?: RunStatus } };
@@ -23,12 +24,12 @@ function NodeStep({ step }: { step: Record<string, any> }) {
     <details className={`chunk small node-step${error ? " failed" : ""}`} data-testid="node-step" open={!!error}>
       <summary>
         <b>{error ? "✕" : "✓"} {nodeName(step.moduleName) || step.nodeId}</b>
-        <span className="muted"> · {step.runningTime ?? 0}s{tokens ? ` · ${tokens.toLocaleString()} tokens (${step.inputTokens ?? 0} in, ${step.outputTokens ?? 0} out)` : ""}{step.model ? ` · ${step.model}` : ""}</span>
+        <span className="muted"> · {step.runningTime ?? 0}s{tokens ? t(" · {total} tokens ({input} in, {output} out)", { total: tokens.toLocaleString(), input: step.inputTokens ?? 0, output: step.outputTokens ?? 0 }) : ""}{step.model ? ` · ${step.model}` : ""}</span>
       </summary>
       {error && <div className="error" data-testid="node-step-error">{text(error)}</div>}
-      {step.query !== undefined && <div><b>Input:</b> <span style={{ whiteSpace: "pre-wrap" }}>{text(step.query)}</span></div>}
-      {step.textOutput !== undefined && <div><b>Output:</b> <span style={{ whiteSpace: "pre-wrap" }}>{text(step.textOutput)}</span></div>}
-      {Array.isArray(step.quoteList) && <div><b>Sources:</b> {step.quoteList.length} {step.quoteList.map((q: any) => q.sourceName).filter(Boolean).slice(0, 5).join(", ")}</div>}
+      {step.query !== undefined && <div><b>{t("Input:")}</b> <span style={{ whiteSpace: "pre-wrap" }}>{text(step.query)}</span></div>}
+      {step.textOutput !== undefined && <div><b>{t("Output:")}</b> <span style={{ whiteSpace: "pre-wrap" }}>{text(step.textOutput)}</span></div>}
+      {Array.isArray(step.quoteList) && <div><b>{t("Sources:")}</b> {step.quoteList.length} {step.quoteList.map((q: any) => q.sourceName).filter(Boolean).slice(0, 5).join(", ")}</div>}
       {rest.map(([k, v]) => (
         <div key={k}><b>{k}:</b> {typeof v === "object" ? <pre className="small" style={{ maxHeight: 160, overflow: "auto" }}>{text(v)}</pre> : String(v)}</div>
       ))}
@@ -81,14 +82,14 @@ export function RunPanel({ appId, current, setStatuses, nodes, onClose }: { appI
 
   return (
     <div className="wf-inspector" data-testid="run-panel">
-      <div className="row"><b>Run & debug</b><div className="grow" /><button className="small" onClick={onClose}>Close</button></div>
+      <div className="row"><b>{t("Run & debug")}</b><div className="grow" /><button className="small" onClick={onClose}>{t("Close")}</button></div>
       <form className="col" onSubmit={(e) => { e.preventDefault(); run(query, true); }}>
-        <textarea name="runQuery" rows={2} placeholder="User question" value={query} onChange={(e) => setQuery(e.target.value)} />
-        <button className="primary" disabled={busy}>{busy ? "Running…" : "Run the canvas"}</button>
+        <textarea name="runQuery" rows={2} placeholder={t("User question")} value={query} onChange={(e) => setQuery(e.target.value)} />
+        <button className="primary" disabled={busy}>{busy ? t("Running…") : t("Run the canvas")}</button>
       </form>
       {log.length > 0 && <div className="col small" style={{ gap: 2 }} data-testid="run-log">{log.map((l, i) => <div key={i}>{l}</div>)}</div>}
       {steps.length > 0 && <div className="col" style={{ gap: 6 }} data-testid="run-steps">{steps.map((s, i) => <NodeStep key={s.id ?? i} step={s} />)}</div>}
-      <div className="muted small">Debug runs use the canvas as it is and are kept apart from users' chats (not in the app's chat history).</div>
+      <div className="muted small">{t("Debug runs use the canvas as it is and are kept apart from users' chats (not in the app's chat history).")}</div>
       {turn && (
         <div className="col">
           {turn.text && <div className="chunk"><Markdown text={turn.text} /></div>}
