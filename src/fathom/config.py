@@ -66,6 +66,9 @@ class Settings(BaseSettings):
     egress_allow_cidrs: list[str] = Field(default_factory=list)
     egress_allow_hosts: list[str] = Field(default_factory=list)
 
+    # MCP tool sets over stdio: the programs a team may start (exact paths or names); none by default.
+    mcp_stdio_commands: list[str] = Field(default_factory=list)
+
     # Code sandbox: refuse to run code without OS isolation unless this is set.
     sandbox_allow_insecure: bool = False
 

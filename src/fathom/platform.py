@@ -125,6 +125,8 @@ class Platform:
             redis_url=self.settings.redis_url,
             teams=self.teams,
             dataset_owner=self.datasets.owner_of,
+            egress=self.egress,
+            mcp_stdio_commands=self.settings.mcp_stdio_commands,
         )
 
     def _sandbox_runner(self) -> SandboxRunner:

@@ -62,7 +62,7 @@ def test_simple_app_with_knowledge_base_searches_it_before_answering(
         ({"name": "x", "type": "robot"}, "type: 'robot'"),
         ({"name": " ", "type": "simple"}, "name"),
         ({"name": "x", "type": "simple", "simpleConfig": {"modle": "y"}}, "unknown field(s) modle"),
-        ({"name": "x", "type": "simple", "simpleConfig": {"tools": ["t"]}}, "Tool Call node"),
+        ({"name": "x", "type": "simple", "simpleConfig": {"tools": ["t"]}}, "config.tools[0]: must be"),
         ({"name": "x", "type": "advanced", "nodes": [{"nodeId": "a", "flowNodeType": "nope"}]}, "nope"),
     ],
 )

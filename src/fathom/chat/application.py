@@ -2,7 +2,7 @@
 
 from __future__ import annotations
 
-from collections.abc import Awaitable, Callable
+from collections.abc import Awaitable, Callable, Sequence
 from dataclasses import dataclass
 from typing import Any
 
@@ -15,7 +15,10 @@ from fathom.chat.history_store import ChatListStore
 from fathom.chat.run_access import MemberAccess
 from fathom.chat.service import ChatService
 from fathom.chat.services import ModelPool, RunServicesFactory, SearchFn
+from fathom.chat.team_tools import StdioPolicy, ToolSetRuntime
+from fathom.chat.tool_set_service import ToolSetService
 from fathom.llm import ModelRegistry
+from fathom.security import SecretBox
 from fathom.store.db import Database
 from fathom.store.protocols import (
     ApiKeyRepository,
@@ -34,6 +37,7 @@ class ChatApplication:
     runs: ChatService
     history: HistoryService
     owners: AppOwnerStore
+    tool_sets: ToolSetService
 
     @classmethod
     def build(
@@ -53,8 +57,12 @@ class ChatApplication:
         redis_url: str | None = None,
         teams: TeamRepository | None = None,
         dataset_owner: Callable[[str], Awaitable[str | None]] | None = None,
+        egress: Any = None,
+        mcp_stdio_commands: Sequence[str] = (),
     ) -> ChatApplication:
         app_service = AppService(apps, secrets=secrets)
+        box = secrets if secrets is not None else SecretBox("fathom-unconfigured-secret-key")
+        tool_runtime = ToolSetRuntime(box, egress, StdioPolicy(tuple(mcp_stdio_commands)))
         owners = AppOwnerStore(db)
         factory = RunServicesFactory(
             apps=apps,
@@ -64,6 +72,7 @@ class ChatApplication:
             sandbox_factory=sandbox_factory,
             secrets=secrets,
             access=MemberAccess(teams, owners, dataset_owner) if teams is not None else None,
+            tool_sets=tool_runtime,
         )
         fanout = RedisFanout(redis_url) if redis_url else None
         chat_list = ChatListStore(db)
@@ -78,7 +87,8 @@ class ChatApplication:
             chat_owners=chat_list,
             app_owners=owners,
         )
-        return cls(app_service, runs, HistoryService(chats, chat_list), owners)
+        history = HistoryService(chats, chat_list)
+        return cls(app_service, runs, history, owners, ToolSetService(apps, tool_runtime))
 
     def chat_model(self, model_id: str = "") -> Any:
         """The shared client of a chat model (empty: the default); unknown ids raise ``LookupError``, no

@@ -10,6 +10,7 @@ from fathom.chat.errors import AppNotPublished, ChatError
 from fathom.chat.run_access import RunReader
 from fathom.chat.simple_app import compile_simple_app, simple_chat_config, validate_simple_config
 from fathom.chat.simple_form import form_to_workflow, is_simple_form
+from fathom.chat.team_tools import TOOL_SET_TYPES, scrub_tool_set_nodes
 from fathom.store.protocols import AppRecord, AppRepository, AppVersionRecord, NotFound
 from fathom.workflow import WorkflowGraphError, load_workflow
 from fathom.workflow.nodes.app_module import ChildApp
@@ -60,6 +61,8 @@ def draft_workflow(app: AppRecord) -> dict[str, Any]:
     draft = app.draft or {}
     if app.type == "simple" and SIMPLE_KEY in draft:
         return compile_simple_app(draft.get(SIMPLE_KEY) or {})
+    if app.type in TOOL_SET_TYPES:
+        return {"nodes": scrub_tool_set_nodes(draft.get("nodes") or []), "edges": [], "chatConfig": {}}
     return {
         "nodes": list(draft.get("nodes") or []),
         "edges": list(draft.get("edges") or []),

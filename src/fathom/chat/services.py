@@ -9,6 +9,8 @@ from typing import Any
 from fathom.chat.apps import TeamChildAppLoader
 from fathom.chat.file_reader import ExternalFileReader
 from fathom.chat.run_access import MemberAccess, RunReader, check_datasets_readable
+from fathom.chat.team_tools import ToolSetRuntime
+from fathom.chat.tool_resolver import TeamToolResolver
 from fathom.llm import ChatModel, ModelNotFoundError, ModelRegistry, OpenAIChatModel
 from fathom.store.protocols import AppRepository
 from fathom.workflow import WorkflowServices
@@ -81,6 +83,7 @@ class RunServicesFactory:
     sandbox_factory: Callable[[], Any] | None = None
     secrets: Any = None
     access: MemberAccess | None = None
+    tool_sets: ToolSetRuntime | None = None
     _http_client: Any = None
     _sandbox: Any = None
 
@@ -106,6 +109,11 @@ class RunServicesFactory:
                 await check_datasets_readable(access, readers, list(params.dataset_ids))
             return await search(team_id, params)
 
+        tool_resolver = (
+            TeamToolResolver(self.apps, team_id, self.tool_sets, readers=readers, access=self.access)
+            if self.tool_sets is not None
+            else None
+        )
         return WorkflowServices(
             http_client=self.http_client(),
             chat_model_factory=self.models.chat_model,
@@ -114,6 +122,7 @@ class RunServicesFactory:
             child_app_runner=TeamChildAppLoader(self.apps, team_id, readers=readers, access=self.access),
             secrets=self.secrets,
             file_reader=ExternalFileReader(self.http_client),
+            tool_resolver=tool_resolver,
         )
 
     async def aclose(self) -> None:

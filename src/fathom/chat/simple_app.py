@@ -7,6 +7,9 @@ The config is what the API stores (camelCase, FastGPT form names)::
      "datasets": [{"datasetId": "..."}], "datasetSearchSetting": {"similarity": 0.4, "limit": 3000,
      "searchMode": "mixedRecall", "embeddingWeight": 0.5, "usingReRank": false, "rerankWeight": 0.5},
      "quotePrompt": "", "tools": [], "variables": [...], "welcomeText": "Hi"}
+
+``tools`` lists ``{toolSetId}`` (a team MCP/HTTP tool set), ``{appId, name?, description?}`` (a published
+app) or tool nodes; an app with tools compiles to FastGPT's form graph, a Tool Call node with those tools.
 """
 
 from __future__ import annotations
@@ -14,6 +17,7 @@ from __future__ import annotations
 from typing import Any
 
 from fathom.chat.errors import ChatError
+from fathom.chat.simple_form import form_to_workflow
 
 START_ID = "workflowStartNodeId"
 SEARCH_ID = "datasetSearchNode"
@@ -85,19 +89,87 @@ def validate_simple_config(config: Any) -> dict[str, Any]:
             http_status=400,
             status_text="invalidParams",
         )
-    if config.get("tools"):
-        raise ChatError(
-            "config.tools: tool calling needs the Tool Call node, which this build does not run yet; "
-            "build a workflow app with appModule nodes instead",
-            http_status=400,
-            status_text="invalidParams",
-        )
+    tools = config.get("tools")
+    if tools is not None:
+        if not isinstance(tools, list):
+            raise _invalid("config.tools: must be a list of tools ({toolSetId} or tool nodes)")
+        for index, tool in enumerate(tools):
+            if not isinstance(tool, dict) or not any(
+                tool.get(k) for k in ("toolSetId", "appId", "flowNodeType")
+            ):
+                raise _invalid(
+                    f"config.tools[{index}]: must be {{toolSetId}} (a team MCP/HTTP tool set), {{appId}} (a "
+                    "published app) or a tool node with flowNodeType (as getChildren returns it)"
+                )
     history = config.get("history", 6)
     if not isinstance(history, int) or isinstance(history, bool) or history < 0:
         raise ChatError(
             "config.history: must be a whole number ≥ 0", http_status=400, status_text="invalidParams"
         )
     return dict(config)
+
+
+def _invalid(message: str) -> ChatError:
+    return ChatError(message, http_status=400, status_text="invalidParams")
+
+
+def _app_tool_node(app_id: str, name: str, description: str) -> dict[str, Any]:
+    """A published app as a tool: an ``appModule`` node whose question the model writes."""
+    question = {
+        **_input("userChatInput", "", "string"),
+        "renderTypeList": ["reference", "textarea"],
+        "required": True,
+        "toolDescription": description or "The question or task for the app",
+    }
+    return {
+        "nodeId": f"app{app_id}",
+        "flowNodeType": "appModule",
+        "pluginId": app_id,
+        "name": name,
+        "intro": description,
+        "inputs": [
+            question,
+            _input("history", 0, "chatHistory"),
+            _input("system_forbid_stream", True, "boolean"),
+        ],
+        "outputs": [_output("answerText", "string"), _output("history", "chatHistory")],
+    }
+
+
+def _tool_node(tool: dict[str, Any]) -> dict[str, Any]:
+    if tool.get("flowNodeType"):
+        return tool
+    if tool.get("appId"):
+        app_id = str(tool["appId"])
+        return _app_tool_node(
+            app_id, str(tool.get("name") or f"app {app_id}"), str(tool.get("description") or "")
+        )
+    set_id = str(tool["toolSetId"])
+    name = str(tool.get("name") or f"toolSet {set_id}")
+    return {"nodeId": f"toolSet{set_id}", "flowNodeType": "toolSet", "pluginId": set_id, "name": name}
+
+
+def _tools_workflow(config: dict[str, Any], chat_config: dict[str, Any]) -> dict[str, Any]:
+    """A simple app with tools: FastGPT's form with the same settings (start → Tool Call node whose
+    tools are the chosen sets and nodes, and the knowledge-base search when it has knowledge bases)."""
+    setting = {**_SEARCH_DEFAULTS, **(config.get("datasetSearchSetting") or {})}
+    form = {
+        "aiSettings": {
+            "model": config.get("model") or "",
+            "systemPrompt": config.get("systemPrompt") or "",
+            "temperature": config.get("temperature") or 0,
+            "maxToken": config.get("maxToken") or 4000,
+            "maxHistories": config.get("history", 6),
+            "aiChatReasoning": bool(config.get("aiChatReasoning", True)),
+        },
+        "dataset": {**setting, "datasets": [{"datasetId": i} for i in dataset_ids(config)]},
+        "selectedTools": [_tool_node(tool) for tool in config["tools"]],
+        "chatConfig": chat_config,
+    }
+    workflow = form_to_workflow(form)
+    guide = next(node for node in workflow["nodes"] if node["flowNodeType"] == "userGuide")
+    guide["inputs"] = [_input("welcomeText", chat_config["welcomeText"], "string")]
+    return workflow
 
 
 def simple_chat_config(config: dict[str, Any]) -> dict[str, Any]:
@@ -109,6 +181,8 @@ def compile_simple_app(config: dict[str, Any]) -> dict[str, Any]:
     """The FastGPT workflow JSON ``{nodes, edges, chatConfig}`` of a simple app."""
     config = validate_simple_config(config)
     chat_config = simple_chat_config(config)
+    if config.get("tools"):
+        return _tools_workflow(config, chat_config)
     nodes: list[dict[str, Any]] = [
         {
             "nodeId": GUIDE_ID,

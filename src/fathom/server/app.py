@@ -27,6 +27,7 @@ from fathom.server.routes import (
     history,
     keys,
     models,
+    tool_sets,
     usage,
 )
 
@@ -69,6 +70,7 @@ def create_app(platform: Platform, *, run_workers: bool = True) -> FastAPI:
         models,
         console,
         apps,
+        tool_sets,
         chat,
         history,
     ):

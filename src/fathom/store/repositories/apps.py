@@ -10,7 +10,7 @@ from fathom.store.db import Database
 from fathom.store.models import App, AppVersion, utcnow
 from fathom.store.protocols import AppRecord, AppVersionRecord, NotFound
 
-APP_TYPES = ("simple", "advanced", "plugin", "tool", "folder")
+APP_TYPES = ("simple", "advanced", "plugin", "tool", "folder", "toolSet", "httpToolSet")
 _EDITABLE = {"name", "intro", "avatar", "draft", "type"}
 
 

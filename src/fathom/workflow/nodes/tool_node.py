@@ -46,7 +46,7 @@ def _parse_response(text: str) -> Any:
 @register_node(FlowNodeType.tool)
 async def dispatch_tool(ctx: NodeContext) -> DispatchResponse:
     """Inputs: the tool's parameters → outputs: the response's keys and ``system_rawResponse``."""
-    if ctx.services.tool_resolver is None and is_system_tool_id(ctx.node.plugin_id):
+    if is_system_tool_id(ctx.node.plugin_id):
         from fathom.workflow.nodes.plugin_module import run_system_tool
 
         return await run_system_tool(ctx, str(ctx.node.plugin_id))

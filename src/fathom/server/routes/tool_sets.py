@@ -1,0 +1,133 @@
+"""Team tool sets over FastGPT's paths: ``/api/core/app/mcpTools/{create,update,getTools,runTool,
+getChildren}`` and ``/api/core/app/httpTools/{create,update,runTool,getChildren}``. A tool set is an app
+(type ``toolSet`` / ``httpToolSet``), so the app routes list, show (secrets masked), share and delete it."""
+
+from __future__ import annotations
+
+from typing import Any
+
+from fastapi import APIRouter, Depends, Request
+
+from fathom.chat import ChatError
+from fathom.chat.team_tools import HTTP_TYPE, MCP_TYPE, child_tool_nodes
+from fathom.server.auth import AuthContext, authenticate
+from fathom.server.errors import envelope
+from fathom.server.permissions import require_team_key
+from fathom.server.routes.app_access import api_error, chat_of, load_app
+from fathom.server.routes.common import ANY_METHOD, object_id, params
+
+router = APIRouter(tags=["tool sets"])
+
+
+async def _create(request: Request, auth: AuthContext, kind: str) -> dict[str, Any]:
+    require_team_key(auth, "create tool sets")
+    values = await params(request)
+    chat = chat_of(request)
+    service = chat.tool_sets
+    try:
+        app = await (service.create_mcp if kind == MCP_TYPE else service.create_http)(auth.team_id, values)
+    except ChatError as exc:
+        raise api_error(exc) from None
+    await chat.owners.set_owner(app.id, auth.member_id)
+    return envelope(app.id)
+
+
+async def _update(request: Request, auth: AuthContext, kind: str) -> dict[str, Any]:
+    values = await params(request)
+    app = await load_app(request, auth, object_id(values, "appId"), "manage")
+    service = chat_of(request).tool_sets
+    try:
+        await service.get(auth.team_id, app.id, kind)
+        await service.update(auth.team_id, app.id, values)
+    except ChatError as exc:
+        raise api_error(exc) from None
+    return envelope(None)
+
+
+async def _children(request: Request, auth: AuthContext, kind: str) -> dict[str, Any]:
+    values = await params(request)
+    field = "id" if values.get("id") else "appId"
+    app = await load_app(request, auth, object_id(values, field), "read")
+    service = chat_of(request).tool_sets
+    try:
+        app, config = await service.get(auth.team_id, app.id, kind)
+    except ChatError as exc:
+        raise api_error(exc) from None
+    return envelope({"toolSet": service.view(app, config), "children": child_tool_nodes(app, config)})
+
+
+async def _run_tool(request: Request, auth: AuthContext) -> dict[str, Any]:
+    values = await params(request)
+    if values.get("appId"):
+        await load_app(request, auth, object_id(values, "appId"), "read")
+    else:
+        require_team_key(auth, "try MCP servers")
+    try:
+        return envelope(await chat_of(request).tool_sets.run_tool(auth.team_id, values))
+    except ChatError as exc:
+        raise api_error(exc) from None
+
+
+@router.api_route("/api/core/app/mcpTools/create", methods=ANY_METHOD, summary="Register an MCP tool set")
+async def create_mcp_tools(request: Request, auth: AuthContext = Depends(authenticate)) -> dict[str, Any]:
+    """``{name, intro?, avatar?, url | command+args, headerSecret?, toolList?}``; answers the set's id. An
+    empty ``toolList`` is read from the server. ``headerSecret`` values are stored encrypted."""
+    return await _create(request, auth, MCP_TYPE)
+
+
+@router.api_route("/api/core/app/mcpTools/update", methods=ANY_METHOD, summary="Change an MCP tool set")
+async def update_mcp_tools(request: Request, auth: AuthContext = Depends(authenticate)) -> dict[str, Any]:
+    """``{appId, url | command+args, headerSecret, toolList}``; a header sent back blank keeps its secret."""
+    return await _update(request, auth, MCP_TYPE)
+
+
+@router.api_route(
+    "/api/core/app/mcpTools/getTools", methods=ANY_METHOD, summary="The tools an MCP server lists"
+)
+async def get_mcp_tools(request: Request, auth: AuthContext = Depends(authenticate)) -> dict[str, Any]:
+    """``{url | command+args, headerSecret?}`` → ``[{name, description, inputSchema}]``."""
+    require_team_key(auth, "try MCP servers")
+    values = await params(request)
+    try:
+        return envelope(await chat_of(request).tool_sets.get_tools(values))
+    except ChatError as exc:
+        raise api_error(exc) from None
+
+
+@router.api_route("/api/core/app/mcpTools/runTool", methods=ANY_METHOD, summary="Call one MCP tool")
+async def run_mcp_tool(request: Request, auth: AuthContext = Depends(authenticate)) -> dict[str, Any]:
+    """``{appId | url, toolName, params, headerSecret?}`` → the tool's answer."""
+    return await _run_tool(request, auth)
+
+
+@router.api_route("/api/core/app/mcpTools/getChildren", methods=ANY_METHOD, summary="An MCP set's tools")
+async def mcp_children(request: Request, auth: AuthContext = Depends(authenticate)) -> dict[str, Any]:
+    """``{id}`` → the set (secrets masked) and one workflow ``tool`` node per tool, with ``configStatus``."""
+    return await _children(request, auth, MCP_TYPE)
+
+
+@router.api_route("/api/core/app/httpTools/create", methods=ANY_METHOD, summary="Register an HTTP tool set")
+async def create_http_tools(request: Request, auth: AuthContext = Depends(authenticate)) -> dict[str, Any]:
+    """``{name, intro?, avatar?}`` (FastGPT), plus Fathom's optional ``baseUrl``, ``apiSchemaStr``,
+    ``customHeaders``, ``headerSecret``; answers the set's id."""
+    return await _create(request, auth, HTTP_TYPE)
+
+
+@router.api_route("/api/core/app/httpTools/update", methods=ANY_METHOD, summary="Change an HTTP tool set")
+async def update_http_tools(request: Request, auth: AuthContext = Depends(authenticate)) -> dict[str, Any]:
+    """``{appId, baseUrl, apiSchemaStr, customHeaders, headerSecret}``; the tool list is the document's
+    operations."""
+    return await _update(request, auth, HTTP_TYPE)
+
+
+@router.api_route("/api/core/app/httpTools/runTool", methods=ANY_METHOD, summary="Call one HTTP tool")
+async def run_http_tool(request: Request, auth: AuthContext = Depends(authenticate)) -> dict[str, Any]:
+    """``{appId, toolName, params}`` → the tool's answer."""
+    object_id(await params(request), "appId")
+    return await _run_tool(request, auth)
+
+
+@router.api_route("/api/core/app/httpTools/getChildren", methods=ANY_METHOD, summary="An HTTP set's tools")
+async def http_children(request: Request, auth: AuthContext = Depends(authenticate)) -> dict[str, Any]:
+    """``{id}`` → the set (secrets masked) and one workflow ``tool`` node per operation."""
+    return await _children(request, auth, HTTP_TYPE)
