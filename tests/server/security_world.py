@@ -39,6 +39,8 @@ class World:
     reader_id: str
     stranger_id: str
     app_key: str  # made with openapi/create {"appId": app_id} by the team's owner
+    mcp_set_id: str = ""  # an MCP tool set (never connected) the reader may read
+    http_set_id: str = ""  # an empty HTTP tool set the reader may read
 
     def client(self, key: str) -> httpx.Client:
         return self.server.client(key)
@@ -110,6 +112,9 @@ def build_world(server: LiveServer, scripted: ScriptedOpenAIServer) -> World:
         app_key = ok(
             client.post("/api/support/openapi/create", json={"name": "website bot", "appId": app_id})
         )
+        mcp_body = {"name": "Team MCP", "url": "http://127.0.0.1:9/mcp", "toolList": [{"name": "lookup"}]}
+        mcp_set_id = ok(client.post("/api/core/app/mcpTools/create", json=mcp_body))
+        http_set_id = ok(client.post("/api/core/app/httpTools/create", json={"name": "Team API"}))
     chat_id = "guarded-chat"
     with server.client(app_key) as client:
         reply = client.post(
@@ -129,6 +134,8 @@ def build_world(server: LiveServer, scripted: ScriptedOpenAIServer) -> World:
         reader = await platform.teams.add_member(team, "reader", "member")
         await platform.teams.set_permission(reader.id, "dataset", dataset_id, "read")
         await platform.teams.set_permission(reader.id, "app", app_id, "read")
+        for tool_set in (mcp_set_id, http_set_id):
+            await platform.teams.set_permission(reader.id, "app", tool_set, "read")
         _, reader_key = await platform.api_keys.create_key(team, reader.id)
         return other_key, stranger_key, reader_key, reader.id, stranger.id
 
@@ -148,6 +155,8 @@ def build_world(server: LiveServer, scripted: ScriptedOpenAIServer) -> World:
         reader_id,
         stranger_id,
         str(app_key),
+        str(mcp_set_id),
+        str(http_set_id),
     )
 
 

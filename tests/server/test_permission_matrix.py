@@ -145,6 +145,30 @@ ROUTES: list[Route] = [
         lambda w: {"appId": w.app_id, "messages": _msg(), "stream": False},
         WRITE,
     ),
+    # team tool sets (apps of type toolSet / httpToolSet); running a stored tool needs write on the set
+    Route("GET", "/api/core/app/mcpTools/getChildren", lambda w: {"id": w.mcp_set_id}, READ),
+    Route("GET", "/api/core/app/httpTools/getChildren", lambda w: {"id": w.http_set_id}, READ),
+    Route(
+        "POST",
+        "/api/core/app/mcpTools/runTool",
+        lambda w: {"appId": w.mcp_set_id, "toolName": "lookup", "params": {}},
+        WRITE,
+    ),
+    Route(
+        "POST",
+        "/api/core/app/httpTools/runTool",
+        lambda w: {"appId": w.http_set_id, "toolName": "lookup", "params": {}},
+        WRITE,
+    ),
+    Route(
+        "POST",
+        "/api/core/app/mcpTools/update",
+        lambda w: {"appId": w.mcp_set_id, "url": "http://127.0.0.1:9/mcp", "toolList": [{"name": "x"}]},
+        MANAGE,
+    ),
+    Route(
+        "POST", "/api/core/app/httpTools/update", lambda w: {"appId": w.http_set_id, "baseUrl": ""}, MANAGE
+    ),
     # the chat side of an app
     Route("POST", "/api/v1/chat/completions", lambda w: {"appId": w.app_id, "messages": _msg()}, CHAT),
     Route("POST", "/api/v2/chat/completions", lambda w: {"appId": w.app_id, "messages": _msg()}, CHAT),
@@ -184,6 +208,9 @@ TEAM_ROUTES: dict[str, tuple[str, dict[str, Any]]] = {
     "/api/core/app/template/list": ("GET", {}),
     "/api/core/app/template/detail": ("GET", {"templateId": "none"}),
     "/api/core/app/plugin/getSystemPluginTemplates": ("GET", {}),
+    "/api/core/app/mcpTools/create": ("POST", {"name": "mine", "url": "http://127.0.0.1:9/mcp"}),
+    "/api/core/app/mcpTools/getTools": ("POST", {"url": "http://127.0.0.1:9/mcp"}),
+    "/api/core/app/httpTools/create": ("POST", {"name": "mine"}),
     "/api/support/openapi/list": ("GET", {}),
     "/api/support/openapi/delete": ("DELETE", {"id": FAKE}),
     "/api/support/usage/summary": ("GET", {}),

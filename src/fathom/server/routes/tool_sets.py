@@ -58,8 +58,8 @@ async def _children(request: Request, auth: AuthContext, kind: str) -> dict[str,
 
 async def _run_tool(request: Request, auth: AuthContext) -> dict[str, Any]:
     values = await params(request)
-    if values.get("appId"):
-        await load_app(request, auth, object_id(values, "appId"), "read")
+    if values.get("appId"):  # a call with the set's stored credentials: write permission on the set
+        await load_app(request, auth, object_id(values, "appId"), "write")
     else:
         require_team_key(auth, "try MCP servers")
     try:
