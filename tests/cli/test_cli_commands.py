@@ -192,8 +192,10 @@ def test_doctor_prints_masked_settings_and_every_check(tmp_path: Path) -> None:
         "database reachable and migrated",
         "models file",
         "model scripted-chat",
+        "agent provider fastAgent: complete",
     ):
         assert check in result.stdout
+    assert "agent provider pydanticAI: gaps: " in result.stdout  # the provider contract's declared gaps
     assert result.returncode == 0, result.stdout
     assert any(path.endswith("/models") for path in asked)
 

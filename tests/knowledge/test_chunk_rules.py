@@ -9,7 +9,12 @@ from fathom.knowledge.chunk import (
     SplitOptions,
     split_text_to_chunks,
 )
-from fathom.knowledge.text import strip_whitespace, valid_length
+from fathom.knowledge.text import valid_length
+
+
+def strip_whitespace(text: str) -> str:
+    """``text`` without any whitespace (compare texts modulo layout)."""
+    return "".join(text.split())
 
 
 def _split(text: str, size: int, **kw: object) -> list[str]:

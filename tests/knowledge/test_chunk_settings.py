@@ -4,7 +4,6 @@ from __future__ import annotations
 
 from fathom.knowledge.chunk_settings import (
     compute_chunk_settings,
-    index_size_options,
     llm_default_chunk_size,
     llm_max_chunk_size,
     split_chunk_indexes,
@@ -19,11 +18,6 @@ def test_llm_chunk_sizes_follow_fastgpt_formulas() -> None:
     assert llm_default_chunk_size(2000, 1000) == 2000
     assert llm_max_chunk_size(128000, 4000) == 124000
     assert llm_max_chunk_size(1500, 1000) == 2000
-
-
-def test_index_size_options_are_filtered_by_the_model_maximum() -> None:
-    assert index_size_options(256) == [64, 128, 256]
-    assert index_size_options() == [64, 128, 256, 512]
 
 
 def test_auto_mode_uses_1000_and_the_embedding_default_index_size() -> None:

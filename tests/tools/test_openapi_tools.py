@@ -457,9 +457,9 @@ def test_path_parameters_round_trip_through_percent_encoding(value: str) -> None
 
 async def test_guard_from_settings_allows_what_the_settings_allow(server_url: str) -> None:
     from fathom.config import Settings
-    from fathom.tools.http_client import tool_egress_guard
+    from fathom.security.egress import EgressGuard, EgressPolicy
 
-    guard = tool_egress_guard(Settings(egress_allow_cidrs=["127.0.0.1/32"]))
+    guard = EgressGuard(EgressPolicy.from_settings(Settings(egress_allow_cidrs=["127.0.0.1/32"])))
     http = create_tool_http_client(guard)
     try:
         result = await OpenApiToolSet(openapi3(server_url), client=http).call("search", {"q": "settings"})

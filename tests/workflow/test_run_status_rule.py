@@ -4,7 +4,12 @@ from __future__ import annotations
 
 import pytest
 
-from fathom.workflow import EdgeClassifier, RuntimeEdge, check_node_run_status
+from fathom.workflow import EdgeClassifier, RuntimeEdge, decide_run_status
+
+
+def check_node_run_status(node_id: str, node_types: dict[str, str], edges: list[RuntimeEdge]) -> str:
+    """The engine's run/skip/wait decision for one node (it caches the classifier per run)."""
+    return decide_run_status(EdgeClassifier(node_types, edges).classify(node_id), edges)
 
 
 def edges_of(*specs: tuple[str, str, str]) -> list[RuntimeEdge]:

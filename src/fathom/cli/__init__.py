@@ -280,6 +280,13 @@ def doctor() -> None:
             line(answered, f"model {model.id}", detail)
     except ConfigError as exc:
         line(False, "models file", str(exc))
+    from fathom.agent import provider_gaps, registered_providers
+
+    for provider in registered_providers():
+        gaps = provider_gaps(provider)
+        line(
+            True, f"agent provider {provider}", "complete" if not gaps else "gaps: " + ", ".join(sorted(gaps))
+        )
     if failures:
         raise typer.Exit(code=1)
 

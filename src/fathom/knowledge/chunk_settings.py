@@ -53,11 +53,6 @@ def auto_index_size(embedding_default_tokens: int | None) -> int:
     return embedding_default_tokens or DEFAULT_INDEX_SIZE
 
 
-def index_size_options(maximum: int = DEFAULT_INDEX_SIZE) -> list[int]:
-    """Index sizes offered in the UI: 64..8192 filtered by the model's maximum."""
-    return [size for size in INDEX_SIZE_OPTIONS if size <= maximum]
-
-
 @dataclass(frozen=True)
 class ChunkSettings:
     """Resolved settings of one collection (``computedCollectionChunkSettings``)."""

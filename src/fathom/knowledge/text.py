@@ -10,7 +10,6 @@ from __future__ import annotations
 import re
 import unicodedata
 
-_WHITESPACE = re.compile(r"\s+")
 _C0_CONTROLS = re.compile(r"[\x00-\x08]")
 _MANY_NEWLINES = re.compile(r"\n[ \t]*\n(?:[ \t]*\n)+")
 _TRAILING_SPACE = re.compile(r"[ \t]+\n")
@@ -19,11 +18,6 @@ _TRAILING_SPACE = re.compile(r"[ \t]+\n")
 def valid_length(text: str) -> int:
     """Number of non-whitespace characters in ``text`` (the unit of every chunk and index size)."""
     return len(text) - sum(1 for ch in text if ch.isspace())
-
-
-def strip_whitespace(text: str) -> str:
-    """``text`` with every whitespace character removed (used to compare texts modulo layout)."""
-    return _WHITESPACE.sub("", text)
 
 
 def normalize_text(text: str) -> str:

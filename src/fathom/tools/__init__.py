@@ -29,21 +29,18 @@ from fathom.tools.errors import (
     error_text,
 )
 from fathom.tools.function_tool import FunctionTool, function_tool
-from fathom.tools.http_client import ToolHttpClient, create_tool_http_client, tool_egress_guard
+from fathom.tools.http_client import ToolHttpClient, create_tool_http_client
 from fathom.tools.run_tool import execute_tool, find_tool, run_tool
 from fathom.tools.schema import *  # noqa: F403
 from fathom.tools.sources import (
-    AppRunner,
     McpServer,
     McpToolSet,
     OpenApiSchemaError,
     OpenApiToolSet,
-    app_tool,
     parse_openapi_document,
 )
 
 __all__ = [
-    "AppRunner",
     "BoundToolCatalog",
     "CancelSignal",
     "FunctionTool",
@@ -67,7 +64,6 @@ __all__ = [
     "ToolOutputError",
     "ToolResult",
     "ToolSource",
-    "app_tool",
     "as_tool_definition",
     "create_tool_http_client",
     "define_tool_catalog",
@@ -79,7 +75,6 @@ __all__ = [
     "parse_openapi_document",
     "run_tool",
     "to_tool_result",
-    "tool_egress_guard",
 ]
 
 __all__ += [  # everything fathom.tools.schema exports (validation, NodeIO, runtime compiler)

@@ -17,7 +17,6 @@ __all__ = [
     "ToolHttpClient",
     "check_tool_url",
     "create_tool_http_client",
-    "tool_egress_guard",
 ]
 
 
@@ -40,13 +39,6 @@ class EgressGuardLike(Protocol):
         headers: dict[str, str] | None = ...,
         timeout: httpx.Timeout | float | None = ...,
     ) -> Any: ...
-
-
-def tool_egress_guard(settings: Any) -> EgressGuardLike:
-    """The guard for tool traffic from the settings' ``egress_allow_cidrs`` / ``egress_allow_hosts``."""
-    from fathom.security.egress import EgressGuard, EgressPolicy
-
-    return EgressGuard(EgressPolicy.from_settings(settings))
 
 
 def _default_guard() -> EgressGuardLike:

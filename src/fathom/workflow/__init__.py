@@ -68,7 +68,7 @@ from fathom.workflow.interactive import (
 from fathom.workflow.result import WorkflowRunResult
 from fathom.workflow.run import build_variables, resume_workflow, run_workflow
 from fathom.workflow.runtime import RuntimeEdge, RuntimeNode
-from fathom.workflow.status import EdgeClassifier, check_node_run_status, decide_run_status
+from fathom.workflow.status import EdgeClassifier, decide_run_status
 from fathom.workflow.values import value_type_format
 from fathom.workflow.variables import (
     get_histories,
@@ -120,7 +120,6 @@ __all__ = [
     "WorkflowRunResult",
     "WorkflowServices",
     "build_variables",
-    "check_node_run_status",
     "decide_run_status",
     "default_registry",
     "error_handle_id",

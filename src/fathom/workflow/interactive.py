@@ -78,17 +78,6 @@ def get_last_interactive_value(histories: list[dict[str, Any]]) -> dict[str, Any
     return None
 
 
-def extract_deepest_interactive(interactive: dict[str, Any]) -> dict[str, Any]:
-    """Follow ``params.childrenResponse`` down to the innermost record (≤ 100 levels)."""
-    current = interactive
-    for _ in range(100):
-        child = (current.get("params") or {}).get("childrenResponse")
-        if not isinstance(child, dict):
-            break
-        current = child
-    return current
-
-
 def mark_interactive_answered(interactive: dict[str, Any], answer: Any) -> dict[str, Any]:
     """A copy of a stored record marked as answered (what the chat layer writes back on resume):
     ``userSelectedVal`` for a select, ``submitted`` + ``inputForm`` values for a form; child records

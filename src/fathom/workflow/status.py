@@ -160,11 +160,3 @@ def decide_run_status(classification: Classification, edges: Sequence[RuntimeEdg
     if any(all(status == "skipped" for status in statuses) for statuses in group_status):
         return "skip"
     return "wait"
-
-
-def check_node_run_status(
-    node_id: str, node_types: Mapping[str, str], edges: Sequence[RuntimeEdge]
-) -> RunStatus:
-    """One-off decision for ``node_id`` (builds a classifier; the engine caches one per run)."""
-    classifier = EdgeClassifier(node_types, edges)
-    return decide_run_status(classifier.classify(node_id), edges)

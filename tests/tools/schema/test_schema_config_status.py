@@ -11,7 +11,6 @@ from fathom.tools.schema import (
     check_needs_user_configuration,
     get_tool_config_status,
     is_tool_input_value_configured,
-    serialize_agent_tool,
     split_combine_tool_id,
     validate_tool_configuration,
 )
@@ -113,22 +112,6 @@ def test_validate_tool_configuration(
     inputs: list[dict[str, Any]], kwargs: dict[str, Any], valid: bool
 ) -> None:
     assert validate_tool_configuration(inputs, **kwargs) is valid
-
-
-def test_serialize_agent_tool_lists_generatable_inputs_and_cleans_config() -> None:
-    tool = {"id": "node1", "pluginId": "systemTool-search", "version": "v2", "flowNodeType": "appModule"}
-    inputs = [
-        {"key": "q", "renderTypeList": ["agentGenerated", "input"], "selectedType": "agentGenerated"},
-        {"key": "n", "renderTypeList": ["numberInput"]},
-        {"key": "ds", "renderTypeList": ["selectDataset"]},
-    ]
-    config = {"q": "stale", "n": 3, "ds": ["d"], "system_forbid_stream": True}
-    assert serialize_agent_tool(tool, inputs, config, max_histories=6) == {
-        "id": "systemTool-search",
-        "version": "v2",
-        "inputs": [{"key": "q", "mode": "agentGenerated"}, {"key": "n", "mode": "manual"}],
-        "config": {"n": 3, "ds": ["d"], "history": 6},
-    }
 
 
 @pytest.mark.parametrize(

@@ -6,22 +6,14 @@ from __future__ import annotations
 from typing import Any
 
 import pytest
-from hypothesis import given, settings
 from hypothesis import strategies as st
 
 from fathom.tools.schema import (
     FlowNodeInputItem,
     FlowNodeOutputItem,
-    ToolParamSchemaError,
-    check_tool_param_json_schema,
-    input_configs_to_json_schema,
     json_schema_to_node_inputs,
     json_schema_to_node_outputs,
-    json_schema_to_secret_inputs,
     node_input_to_json_schema_property,
-    node_inputs_to_json_schema,
-    node_outputs_to_json_schema,
-    parse_tool_param_json_schema,
 )
 
 HTTP_SCHEMA = {
@@ -199,42 +191,6 @@ def test_outputs_are_static_with_value_types() -> None:
     ]  # fmt: skip
 
 
-def test_secret_inputs_map_to_config_form_types() -> None:
-    schema = {
-        "properties": {
-            "key": {"type": "string", "isSecret": True},
-            "region": {"type": "string", "enum": ["cn", "us"]},
-            "tags": {"type": "array", "items": {"enum": ["a"]}},
-            "host": {"type": "string"},
-            "port": {"type": "number"},
-            "tls": {"type": "boolean"},
-            "extra": {"type": "object"},
-            "anything": {},
-            "list": {"type": "array", "items": {"type": "string"}},
-        },
-        "required": ["key"],
-    }
-    fields = json_schema_to_secret_inputs(schema)
-    assert [(f.key, f.input_type, f.required) for f in fields] == [
-        ("key", "secret", True),
-        ("region", "select", False),
-        ("tags", "select", False),
-        ("host", "input", False),
-        ("port", "numberInput", False),
-        ("tls", "switch", False),
-        ("extra", "input", False),
-        ("anything", "input", False),
-        ("list", "select", False),
-    ]
-    assert [o.value for o in fields[1].options or []] == ["cn", "us"]
-    assert input_configs_to_json_schema(fields)["properties"]["key"] == {
-        "type": "string",
-        "isSecret": True,
-        "title": "key",
-        "description": "",
-    }
-
-
 @pytest.mark.parametrize(
     ("value_type", "schema"),
     [
@@ -298,19 +254,6 @@ def test_custom_json_schema_is_returned_as_a_clone() -> None:
     assert raw["items"]["minLength"] == 2
 
 
-def test_object_wrappers_omit_empty_required() -> None:
-    assert node_inputs_to_json_schema([{"key": "a", "valueType": "string"}]) == {
-        "type": "object",
-        "properties": {"a": {"type": "string", "title": "a", "description": ""}},
-    }
-    outputs = [FlowNodeOutputItem(key="o", value_type="boolean", required=True, default_value=False)]
-    assert node_outputs_to_json_schema(outputs) == {
-        "type": "object",
-        "properties": {"o": {"type": "boolean", "title": "o", "description": "", "default": False}},
-        "required": ["o"],
-    }
-
-
 def test_fastgpt_node_input_json_round_trips_unchanged() -> None:
     wire = {
         "key": "userChatInput",
@@ -350,102 +293,3 @@ _properties = st.one_of(
         lambda values: {"type": "string", "enum": values}
     ),
 )
-
-
-@settings(max_examples=100, deadline=None)
-@given(
-    properties=st.dictionaries(
-        st.from_regex(r"[a-zA-Z_][a-zA-Z0-9_]{0,6}", fullmatch=True), _properties, max_size=5
-    ),
-    data=st.data(),
-    schema_type=st.sampled_from(["mcp", "http", "systemTool"]),
-)
-def test_json_schema_to_node_inputs_and_back_keeps_types_and_required(
-    properties: dict[str, Any], data: st.DataObject, schema_type: str
-) -> None:
-    required = data.draw(
-        st.lists(st.sampled_from(sorted(properties)), unique=True) if properties else st.just([])
-    )
-    schema: dict[str, Any] = {"type": "object", "properties": properties}
-    if required:
-        schema["required"] = required
-    inputs = json_schema_to_node_inputs(schema, schema_type)
-    back = node_inputs_to_json_schema(inputs)
-    assert back["properties"] == properties
-    assert sorted(back.get("required", [])) == sorted(required)
-    without_raw = [item.model_copy(update={"custom_json_schema": None}) for item in inputs]
-    derived = node_inputs_to_json_schema(without_raw)
-    for key, prop in properties.items():
-        expected_type = "number" if prop["type"] == "integer" else prop["type"]
-        assert derived["properties"][key]["type"] == expected_type
-        if prop["type"] == "array":
-            item_type = "number" if prop["items"]["type"] == "integer" else prop["items"]["type"]
-            assert derived["properties"][key]["items"]["type"] == item_type
-    wire = [item.model_dump(by_alias=True, exclude_unset=True) for item in inputs]
-    assert [
-        FlowNodeInputItem.model_validate(w).model_dump(by_alias=True, exclude_unset=True) for w in wire
-    ] == wire
-
-
-def test_manual_schema_parses_a_recursively_valid_schema() -> None:
-    parsed = parse_tool_param_json_schema(
-        '{"type": "object", "description": " User information ", "properties": '
-        '{"name": {"type": "string"}, "tags": {"type": "array", "items": {"type": "string"}}}, '
-        '"required": ["name"]}'
-    )
-    assert parsed.description == "User information"
-    assert parsed.value_type == "object"
-    assert parsed.schema["properties"]["tags"] == {"type": "array", "items": {"type": "string"}}
-
-
-@pytest.mark.parametrize(
-    ("text", "message"),
-    [
-        (
-            '{"type": "string", "description": "S", "properties": {}}',
-            "properties is only allowed when type is object",
-        ),
-        (
-            '{"type": "string", "description": "S", "required": []}',
-            "required is only allowed when type is object",
-        ),
-        (
-            '{"type": "string", "description": "S", "items": {"type": "string"}}',
-            "items is only allowed when type is array",
-        ),
-        ('{"type": "array", "description": "A"}', "items is required when type is array"),
-        (
-            '{"type": "object", "description": "O", "properties": {"name": {"type": "string"}}, '
-            '"required": ["missing"]}',
-            "required field missing is not defined in properties",
-        ),
-        ('{"type": "string"}', "JSON Schema property description is required"),
-        ('{"type": "string", "description": "   "}', "JSON Schema property description is required"),
-        (
-            '{"description": "Missing type"}',
-            "type must be one of string, number, integer, boolean, object, array, null",
-        ),
-        ('{"type": "invalid", "description": "x"}', "type must be one of"),
-        ('{"type": "object", "description": "O", "properties": {"name": {}}}', "type must be one of"),
-        (
-            '{"type": "array", "description": "A", "items": {"type": "array"}}',
-            "items is required when type is array",
-        ),
-        ("{", "Invalid JSON"),
-    ],
-)
-def test_manual_schema_rejections_use_the_exact_messages(text: str, message: str) -> None:
-    with pytest.raises(ToolParamSchemaError) as caught:
-        parse_tool_param_json_schema(text)
-    assert message in str(caught.value)
-    assert isinstance(caught.value, ValueError)
-
-
-def test_manual_schema_reports_issue_paths() -> None:
-    issues = check_tool_param_json_schema(
-        {"type": "object", "properties": {"a": {"type": "array"}}, "required": ["a", "b"]}
-    )
-    assert [(issue.path, issue.message) for issue in issues] == [
-        (("properties", "a", "items"), "items is required when type is array"),
-        (("required", 1), "required field b is not defined in properties"),
-    ]

@@ -16,8 +16,6 @@ from fathom.tools.schema import (
     compile_tool_runtime,
     create_tool_input_configurations,
     create_tool_input_definitions,
-    filter_agent_generated_tool_params,
-    filter_tool_configured_params,
     get_selected_input_render_type,
     init_tool_input_type_by_default_mode,
     merge_tool_runtime_params,
@@ -362,21 +360,6 @@ def test_is_tool_param_decides_only_the_first_default_mode() -> None:
         {"key": "p", "renderTypeList": ["password"], "isToolParam": True}
     )
     assert denied.selected_type is None
-
-
-def test_param_filters_keep_generated_keys_for_the_model_and_the_rest_for_config() -> None:
-    inputs = [
-        {"key": "q", "renderTypeList": ["agentGenerated"]},
-        {"key": "n", "renderTypeList": ["numberInput"]},
-        {"key": "p", "renderTypeList": ["agentGenerated", "password"], "selectedType": "agentGenerated"},
-    ]
-    params = {"q": 1, "n": 2, "p": 3, "z": 4}
-    assert filter_agent_generated_tool_params(params, inputs) == {"q": 1}
-    assert filter_agent_generated_tool_params(params, inputs, additional_allowed_keys=["z"]) == {
-        "q": 1,
-        "z": 4,
-    }
-    assert filter_tool_configured_params(params, inputs) == {"n": 2, "p": 3, "z": 4}
 
 
 def test_root_definitions_stay_for_refs_but_root_combinators_stay_server_side() -> None:

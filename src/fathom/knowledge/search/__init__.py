@@ -2,7 +2,6 @@
 
 from fathom.knowledge.search.filters import (
     count_recall_limit,
-    dedupe_key,
     dedupe_results,
     filter_by_max_tokens,
     filter_by_similarity,
@@ -55,7 +54,6 @@ __all__ = [
     "cosine",
     "count_recall_limit",
     "dataset_search_result_concat",
-    "dedupe_key",
     "dedupe_results",
     "embed_texts",
     "embedding_recall",

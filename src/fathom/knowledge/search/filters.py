@@ -6,8 +6,6 @@ also carry ``trace.cutBy``.
 
 from __future__ import annotations
 
-import hashlib
-import json
 from collections.abc import Callable, Sequence
 
 from fathom.knowledge.search.types import SEARCH_MODES, ScoreType, SearchDataItem, SearchMode, TraceEntry
@@ -38,11 +36,6 @@ def count_recall_limit(mode: str | None) -> tuple[int, int]:
 def _dedupe_parts(item: SearchDataItem) -> tuple[str, str]:
     """What two items must share to be duplicates: ``q + a`` letters and digits, and the image id."""
     return letters_and_digits(item.q + (item.a or "")), item.image_id or ""
-
-
-def dedupe_key(item: SearchDataItem) -> str:
-    """Hash of ``[q + a with every non-letter/non-digit removed, imageId or '']``."""
-    return hashlib.sha256(json.dumps(list(_dedupe_parts(item)), ensure_ascii=False).encode()).hexdigest()
 
 
 def dedupe_results(items: Sequence[SearchDataItem]) -> FilterResult:

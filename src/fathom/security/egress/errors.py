@@ -67,8 +67,3 @@ class EgressSizeError(EgressError):
 
 class EgressResolveError(EgressError):
     """The host name could not be resolved (or resolved to nothing)."""
-
-
-def size_exceeded_message(max_bytes: int) -> str:
-    """The exact size-limit message of spec §6.3."""
-    return f"File exceeds maximum allowed size ({max_bytes} bytes)"

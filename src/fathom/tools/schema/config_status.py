@@ -4,14 +4,13 @@ persisted `{key, mode}` form of an agent tool."""
 
 from __future__ import annotations
 
-from collections.abc import Iterable, Mapping
+from collections.abc import Iterable
 from dataclasses import dataclass
 from typing import Any
 
 from fathom.tools.schema.constants import (
     APP_TOOL_FORBIDDEN_RENDER_TYPES,
     FORM_RENDER_TYPES,
-    AgentToolInputMode,
     FlowNodeInputType,
     NodeInputKey,
     ToolConfigStatus,
@@ -28,7 +27,6 @@ __all__ = [
     "check_needs_user_configuration",
     "get_tool_config_status",
     "is_tool_input_value_configured",
-    "serialize_agent_tool",
     "validate_tool_configuration",
 ]
 
@@ -125,37 +123,3 @@ def validate_tool_configuration(
         if any(t in APP_TOOL_FORBIDDEN_RENDER_TYPES - {FlowNodeInputType.fileSelect} for t in render_types):
             return False
     return True
-
-
-def serialize_agent_tool(
-    tool: Mapping[str, Any],
-    inputs: Iterable[NodeInputLike],
-    config: Mapping[str, Any] | None = None,
-    *,
-    max_histories: int | None = None,
-) -> dict[str, Any]:
-    """`serializeAgentTool` (spec §1.9.5): `{id, version, source, toolConfig, inputs: [{key, mode}],
-    config}`; only generatable inputs are listed; config drops forbid-stream and agent-generated keys, and
-    an `appModule` tool gets `history = max_histories` when given."""
-    items = to_node_inputs(inputs)
-    modes = [
-        {
-            "key": i.key,
-            "mode": AgentToolInputMode.agentGenerated if _is_generated(i) else AgentToolInputMode.manual,
-        }
-        for i in items
-        if can_input_be_agent_generated(i)
-    ]
-    generated = {entry["key"] for entry in modes if entry["mode"] == AgentToolInputMode.agentGenerated}
-    kept = {k: v for k, v in (config or {}).items() if k != NodeInputKey.forbidStream and k not in generated}
-    if tool.get("flowNodeType") == "appModule" and max_histories is not None:
-        kept[NodeInputKey.history] = max_histories
-    result: dict[str, Any] = {
-        "id": tool.get("pluginId") or tool.get("id"),
-        "inputs": modes,
-        "config": kept,
-    }
-    for key in ("version", "source", "toolConfig"):
-        if key in tool:
-            result[key] = tool[key]
-    return result

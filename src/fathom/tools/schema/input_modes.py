@@ -6,7 +6,7 @@ a denied render type (file, password, model, dataset, hidden, ...) never enters 
 
 from __future__ import annotations
 
-from collections.abc import Iterable, Mapping
+from collections.abc import Iterable
 from typing import Any
 
 from fathom.tools.schema.constants import (
@@ -20,8 +20,6 @@ from fathom.tools.schema.nodeio_types import FlowNodeInputItem, NodeInputLike, t
 __all__ = [
     "can_input_be_agent_generated",
     "can_input_be_manually_configured",
-    "filter_agent_generated_tool_params",
-    "filter_tool_configured_params",
     "get_selected_input_render_type",
     "init_tool_input_type_by_default_mode",
     "is_agent_generated_tool_input",
@@ -110,21 +108,3 @@ def _generated_keys(inputs: Iterable[NodeInputLike]) -> set[str]:
         if is_agent_generated_tool_input(node_input) and can_input_be_agent_generated(node_input):
             keys.add(node_input.key)
     return keys
-
-
-def filter_agent_generated_tool_params(
-    params: Mapping[str, Any] | None,
-    inputs: Iterable[NodeInputLike],
-    additional_allowed_keys: Iterable[str] = (),
-) -> dict[str, Any]:
-    """Model params restricted to inputs that are agent-generated and allowed to be (spec §1.4.3)."""
-    allowed = _generated_keys(inputs) | set(additional_allowed_keys)
-    return {key: value for key, value in (params or {}).items() if key in allowed}
-
-
-def filter_tool_configured_params(
-    params: Mapping[str, Any] | None, inputs: Iterable[NodeInputLike]
-) -> dict[str, Any]:
-    """Developer config without agent-generated keys, so stale fixed values never reach the tool."""
-    generated = _generated_keys(inputs)
-    return {key: value for key, value in (params or {}).items() if key not in generated}

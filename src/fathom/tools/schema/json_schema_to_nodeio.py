@@ -19,14 +19,13 @@ from fathom.tools.schema.constants import (
     InputConfigInputType,
     WorkflowIOValueType,
 )
-from fathom.tools.schema.nodeio_types import FlowNodeInputItem, FlowNodeOutputItem, InputConfigItem
+from fathom.tools.schema.nodeio_types import FlowNodeInputItem, FlowNodeOutputItem
 
 __all__ = [
     "get_node_input_type_from_schema_input_type",
     "is_agent_only_json_schema",
     "json_schema_to_node_inputs",
     "json_schema_to_node_outputs",
-    "json_schema_to_secret_inputs",
 ]
 
 _ARRAY_ITEM_VALUE_TYPES = {
@@ -233,33 +232,3 @@ _SECRET_INPUT_TYPES = {
     WorkflowIOValueType.object: InputConfigInputType.input,
     WorkflowIOValueType.any: InputConfigInputType.input,
 }
-
-
-def json_schema_to_secret_inputs(json_schema: Any) -> list[InputConfigItem]:
-    """`jsonSchema2SecretInput`: config-form fields of a tool's secret schema (spec §1.6.6)."""
-    required = _required(json_schema)
-    fields: list[InputConfigItem] = []
-    for key, schema in _properties(json_schema):
-        items = schema.get("items")
-        enum_values = schema.get("enum")
-        if enum_values is None and isinstance(items, Mapping) and isinstance(items.get("enum"), list):
-            enum_values = items["enum"]
-        value_type = get_node_input_type_from_schema_input_type(schema.get("type"), items)
-        if schema.get("isSecret") is True:
-            input_type = InputConfigInputType.secret
-        elif isinstance(enum_values, list) and enum_values:
-            input_type = InputConfigInputType.select
-        else:
-            input_type = _SECRET_INPUT_TYPES.get(value_type, InputConfigInputType.select)
-        data: dict[str, Any] = {
-            "inputType": input_type,
-            "key": key,
-            "label": schema["title"] if schema.get("title") is not None else key,
-            "required": key in required,
-        }
-        if schema.get("description") is not None:
-            data["description"] = schema["description"]
-        if isinstance(enum_values, list):
-            data["list"] = [_option(item) for item in enum_values]
-        fields.append(InputConfigItem.model_validate(data))
-    return fields

@@ -10,32 +10,22 @@ and `examples`.
 from __future__ import annotations
 
 import copy
-from collections.abc import Iterable, Mapping
+from collections.abc import Mapping
 from typing import Any
 
 from fathom.tools.schema.constants import (
     TOOL_VALUE_TYPE_JSON_SCHEMAS,
-    InputConfigInputType,
     WorkflowIOValueType,
 )
 from fathom.tools.schema.nodeio_types import (
-    InputConfigLike,
     NodeInputLike,
-    NodeOutputLike,
-    to_input_config,
     to_node_input,
-    to_node_output,
 )
 
 __all__ = [
     "MODEL_SCHEMA_STRIPPED_KEYWORDS",
-    "input_config_to_json_schema_property",
-    "input_configs_to_json_schema",
     "json_schema_property_from_value_type",
     "node_input_to_json_schema_property",
-    "node_inputs_to_json_schema",
-    "node_output_to_json_schema_property",
-    "node_outputs_to_json_schema",
     "strip_model_schema_annotations",
 ]
 
@@ -118,63 +108,6 @@ def node_input_to_json_schema_property(item: NodeInputLike) -> dict[str, Any]:
     if node_input.is_tool_param is not None:
         schema["isToolParam"] = node_input.is_tool_param
     return schema
-
-
-def _object_schema(properties: dict[str, Any], required: list[str]) -> dict[str, Any]:
-    schema: dict[str, Any] = {"type": "object", "properties": properties}
-    if required:
-        schema["required"] = required
-    return schema
-
-
-def node_inputs_to_json_schema(inputs: Iterable[NodeInputLike] | None) -> dict[str, Any]:
-    """`nodeInputs2JsonSchema`: `{type: object, properties, required?}` of several node inputs."""
-    items = [to_node_input(item) for item in inputs or ()]
-    properties = {item.key: node_input_to_json_schema_property(item) for item in items}
-    return _object_schema(properties, [item.key for item in items if item.required])
-
-
-def node_output_to_json_schema_property(item: NodeOutputLike) -> dict[str, Any]:
-    """`nodeOutput2JsonSchemaProperty`: value-type schema with title, description and default."""
-    output = to_node_output(item)
-    schema = json_schema_property_from_value_type(output.value_type)
-    schema["title"] = output.label or output.key
-    schema["description"] = output.description or ""
-    if output.has("default_value"):
-        schema["default"] = output.default_value
-    return schema
-
-
-def node_outputs_to_json_schema(outputs: Iterable[NodeOutputLike] | None) -> dict[str, Any]:
-    """`nodeOutputs2JsonSchema`: the object schema of several node outputs."""
-    items = [to_node_output(item) for item in outputs or ()]
-    properties = {item.key: node_output_to_json_schema_property(item) for item in items}
-    return _object_schema(properties, [item.key for item in items if item.required])
-
-
-_CONFIG_INPUT_SCHEMAS: dict[str, dict[str, Any]] = {
-    InputConfigInputType.numberInput: {"type": "number"},
-    InputConfigInputType.switch: {"type": "boolean"},
-    InputConfigInputType.secret: {"type": "string", "isSecret": True},
-}
-
-
-def input_config_to_json_schema_property(item: InputConfigLike) -> dict[str, Any]:
-    """`inputConfig2JsonSchemaProperty`: numberInput→number, switch→boolean, secret→secret string,
-    anything else → string."""
-    config = to_input_config(item)
-    schema = dict(_CONFIG_INPUT_SCHEMAS.get(config.input_type or "", {"type": "string"}))
-    schema = _with_enum(schema, [option.value for option in config.options or () if option.value] or None)
-    schema["title"] = config.label or config.key
-    schema["description"] = config.description or ""
-    return schema
-
-
-def input_configs_to_json_schema(configs: Iterable[InputConfigLike] | None) -> dict[str, Any]:
-    """`inputConfigs2JsonSchema`: the object schema of a config form."""
-    items = [to_input_config(item) for item in configs or ()]
-    properties = {item.key: input_config_to_json_schema_property(item) for item in items}
-    return _object_schema(properties, [item.key for item in items if item.required])
 
 
 MODEL_SCHEMA_STRIPPED_KEYWORDS = frozenset({"title", "default", "isToolParam"})

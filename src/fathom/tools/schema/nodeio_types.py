@@ -138,17 +138,3 @@ def to_node_input(item: NodeInputLike) -> FlowNodeInputItem:
 def to_node_inputs(items: Iterable[NodeInputLike] | None) -> list[FlowNodeInputItem]:
     """Several node inputs as models."""
     return [to_node_input(item) for item in items or ()]
-
-
-def to_node_output(item: NodeOutputLike) -> FlowNodeOutputItem:
-    """A node output as a model, from a model or a FastGPT wire dict."""
-    if isinstance(item, FlowNodeOutputItem):
-        return item
-    return FlowNodeOutputItem.model_validate(dict(item))
-
-
-def to_input_config(item: InputConfigLike) -> InputConfigItem:
-    """A config-form field as a model, from a model or a FastGPT wire dict."""
-    if isinstance(item, InputConfigItem):
-        return item
-    return InputConfigItem.model_validate(dict(item))

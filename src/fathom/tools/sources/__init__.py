@@ -1,12 +1,6 @@
-"""Tool sources: HTTP tools from OpenAPI documents, MCP servers, and Fathom apps exposed as tools."""
+"""Tool sources: HTTP tools from OpenAPI documents and MCP servers (apps are tools through ``appModule``
+nodes, see ``fathom.workflow.nodes.graph_tools``)."""
 
-from fathom.tools.sources.app_tool import (
-    DEFAULT_APP_TOOL_PARAMETERS,
-    AppRunner,
-    AppRunRequest,
-    AppRunResponse,
-    app_tool,
-)
 from fathom.tools.sources.http_request import (
     HttpRequestSpec,
     OpenApiRequestError,
@@ -36,15 +30,10 @@ from fathom.tools.sources.openapi import (
 )
 
 __all__ = [
-    "DEFAULT_APP_TOOL_PARAMETERS",
-    "AppRunRequest",
-    "AppRunResponse",
-    "AppRunner",
     "McpServer",
     "McpToolError",
     "McpToolInfo",
     "McpToolSet",
-    "app_tool",
     "mcp_result_to_tool_result",
     "HttpRequestSpec",
     "HttpTool",

@@ -28,6 +28,8 @@ from fathom.tools import (
     compile_tool_runtime,
     get_tool_config_status,
     merge_tool_runtime_params,
+    validate_tool_configuration,
+    validate_tool_input_value,
 )
 from fathom.tools.schema.constants import FlowNodeInputType, ToolConfigStatus
 from fathom.workflow.constants import FlowNodeType, NodeOutputKey
@@ -106,10 +108,27 @@ def tool_node_config_status(node: WorkflowNode) -> ToolConfigStatusResult:
     return get_tool_config_status(tool_node_inputs(node))
 
 
+def invalid_fixed_inputs(inputs: list[dict[str, Any]]) -> list[str]:
+    """Keys of inputs whose builder-fixed value breaks the input's own JSON Schema
+    (``customJsonSchema``, kept from an MCP/HTTP tool's schema): ``validate_tool_input_value``."""
+    invalid = []
+    for wire in inputs:
+        schema, value = wire.get("customJsonSchema"), wire.get("value")
+        selected = wire.get("selectedType")
+        manual = selected not in (FlowNodeInputType.reference, FlowNodeInputType.agentGenerated)
+        checkable = isinstance(schema, dict) and value is not None and manual
+        if checkable and not validate_tool_input_value(schema, value).success:
+            invalid.append(str(wire.get("key")))
+    return invalid
+
+
 def workflow_tool_config_status(workflow: Any) -> dict[str, dict[str, Any]]:
-    """``{nodeId: {needConfig, status}}`` for every node wired as a tool (a ``selectedTools`` edge
-    target) and every ``tool`` / ``toolSet`` / ``pluginModule`` node: what the editor shows as
-    "needs configuration". A workflow that does not load reports nothing."""
+    """``{nodeId: {needConfig, status, valid, invalidInputs}}`` for every node wired as a tool (a
+    ``selectedTools`` edge target) and every ``tool`` / ``toolSet`` / ``pluginModule`` node: what the
+    editor shows as "needs configuration" (``get_tool_config_status``), whether the node's input modes
+    are allowed (``validate_tool_configuration``: an input selected as agent-generated that may not be,
+    a reference-only input without a tool description) and which fixed values break their schema. A
+    workflow that does not load reports nothing."""
     try:
         graph = load_workflow(workflow, require_entry=False)
     except WorkflowGraphError:
@@ -120,7 +139,13 @@ def workflow_tool_config_status(workflow: Any) -> dict[str, dict[str, Any]]:
     for node in graph.nodes:
         if node.node_id in tool_ids or node.flow_node_type in kinds:
             status = tool_node_config_status(node)
-            statuses[node.node_id] = {"needConfig": status.need_config, "status": status.status}
+            inputs = tool_node_inputs(node)
+            statuses[node.node_id] = {
+                "needConfig": status.need_config,
+                "status": status.status,
+                "valid": validate_tool_configuration(inputs, app_level=False),
+                "invalidInputs": invalid_fixed_inputs(inputs),
+            }
     return statuses
 
 
