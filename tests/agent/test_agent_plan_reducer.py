@@ -10,6 +10,7 @@ from hypothesis import given
 from hypothesis import strategies as st
 
 from fathom.agent.system_tools import (
+    is_plan_finished,
     plan_progress_text,
     run_set_plan,
     run_update_plan,
@@ -131,8 +132,11 @@ def test_only_add_steps_is_the_add_steps_operation() -> None:
     assert outcome.operation == "add_steps" and outcome.message == 'Added plan step(s): "Z".'
 
 
-def test_progress_of_a_plan_all_done_or_skipped() -> None:
+def test_finished_plan_is_all_done_or_skipped() -> None:
     steps = [{"id": "a", "name": "a", "status": "done"}, {"id": "b", "name": "b", "status": "skipped"}]
+    assert is_plan_finished({"steps": steps})
+    assert not is_plan_finished({"steps": [*steps, {"id": "c", "name": "c", "status": "blocked"}]})
+    assert not is_plan_finished(None)
     assert plan_progress_text({"steps": steps}).startswith("Plan progress: 1 done, 0 in progress, 0 pending")
 
 

@@ -9,12 +9,7 @@ from typing import Any
 
 from fathom.tools.schema import CompiledSchema, default_validator_cache
 
-__all__ = ["ParamsChecker", "runtime_params_errors"]
-
-
-def runtime_params_errors(schema: Mapping[str, Any], params: Any) -> list[str]:
-    """Errors of ``params`` against ``schema`` (an empty list when valid)."""
-    return list(default_validator_cache.validate(schema, params).errors)
+__all__ = ["ParamsChecker"]
 
 
 class ParamsChecker:

@@ -124,6 +124,12 @@ def plan_progress_text(plan: dict[str, Any]) -> str:
     return "\n".join(lines)
 
 
+def is_plan_finished(plan: dict[str, Any] | None) -> bool:
+    """True when every step is ``done`` or ``skipped`` (such a plan persists as ``null``)."""
+    steps = (plan or {}).get("steps") or []
+    return bool(steps) and all(step.get("status") in ("done", "skipped") for step in steps)
+
+
 def _next_step_id(plan: dict[str, Any]) -> int:
     numbers = [0]
     for step in plan.get("steps", []):
