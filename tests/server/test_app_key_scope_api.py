@@ -265,3 +265,30 @@ def test_an_app_key_uses_only_the_chats_its_member_started(world: World) -> None
     with world.client(ann_key) as client:
         kept = ok(client.post("/api/core/chat/getPaginationRecords", json=private))
         assert kept["total"] == 2 and "4242" in str(kept["list"][0])
+
+
+def test_an_editor_saves_only_knowledge_bases_they_may_read(world: World) -> None:
+    """A member who may write the owner's app but not read D cannot put D into it: the app runs with its
+    owner's permissions, which would reach D for everyone chatting with it."""
+    with world.client(world.server.admin_key) as client:
+        body = {"name": "Team desk", "type": "simple", "simpleConfig": {"model": "scripted-chat"}}
+        app_id = ok(client.post("/api/core/app/create", json=body))
+    editor_id, editor_key = _member_with_key(world, "eddie")
+
+    async def may_write(platform: Platform) -> None:
+        await platform.teams.set_permission(editor_id, "app", app_id, "write")
+
+    run_on(world.server, may_write)
+    graph = search_graph(world.dataset_id)
+    with world.client(editor_key) as client:
+        for path in ("/api/core/app/update", "/api/core/app/version/publish"):
+            refused = client.post(path, json={"appId": app_id, **graph})
+            assert refused.status_code == 403, refused.text
+            assert f"read dataset {world.dataset_id}" in refused.json()["message"]
+        assert (
+            ok(client.post("/api/core/app/update", json={"appId": app_id, "intro": "no graph change"}))
+            is None
+        )
+    _grant(world, editor_id, "read")
+    with world.client(editor_key) as client:
+        assert ok(client.post("/api/core/app/update", json={"appId": app_id, **graph})) is None

@@ -2,6 +2,9 @@
 
 from __future__ import annotations
 
+import re
+from typing import Any
+
 from fastapi import Request
 
 from fathom.chat import ChatApplication, ChatError
@@ -54,3 +57,36 @@ async def others_chat(request: Request, auth: AuthContext, app_id: str, chat_id:
     if not auth.key_app_bound or not chat_id:
         return False
     return await chat_of(request).history.started_by_other(auth.team_id, app_id, str(chat_id), auth.member_id)
+
+
+_OBJECT_ID = re.compile(r"^[0-9a-f]{24}$")
+
+
+def referenced_resources(graph: Any) -> set[tuple[str, str]]:
+    """The knowledge bases (``datasetId``) and apps (``pluginId`` of app/plugin/tool nodes) a submitted
+    graph, simple config or form names, anywhere in it."""
+    found: set[tuple[str, str]] = set()
+    stack = [graph]
+    while stack:
+        value = stack.pop()
+        if isinstance(value, dict):
+            for key, item in value.items():
+                if key in ("datasetId", "pluginId") and isinstance(item, str) and _OBJECT_ID.match(item):
+                    found.add(("dataset" if key == "datasetId" else "app", item))
+                else:
+                    stack.append(item)
+        elif isinstance(value, list):
+            stack.extend(value)
+    return found
+
+
+async def require_readable_references(request: Request, auth: AuthContext, graph: Any) -> None:
+    """An editor may save (or publish) a graph only over knowledge bases and apps they may read
+    themselves: the app later runs with its owner's permissions, which may be wider."""
+    platform = platform_of(request)
+    for resource_type, resource_id in sorted(referenced_resources(graph)):
+        if resource_type == "dataset":
+            owner = await platform.datasets.owner_of(resource_id)
+        else:
+            owner = await chat_of(request).owners.owner_of(resource_id)
+        await require_permission(platform, auth, resource_type, resource_id, owner, "read")

@@ -23,7 +23,12 @@ from fathom.server.auth import AuthContext, authenticate
 from fathom.server.errors import ApiError, envelope
 from fathom.server.pagination import page_window
 from fathom.server.permissions import permission_view, require_permission, require_team_key
-from fathom.server.routes.app_access import api_error, chat_of, load_app
+from fathom.server.routes.app_access import (
+    api_error,
+    chat_of,
+    load_app,
+    require_readable_references,
+)
 from fathom.server.routes.common import ANY_METHOD, iso, object_id, params, platform_of, required
 from fathom.store.protocols import AppRecord, AppVersionRecord
 
@@ -166,6 +171,7 @@ async def app_detail(request: Request, auth: AuthContext = Depends(authenticate)
 async def update_app(request: Request, auth: AuthContext = Depends(authenticate)) -> dict[str, Any]:
     values = await params(request)
     app = await load_app(request, auth, _app_id(values), "write")
+    await require_readable_references(request, auth, values)
     try:
         await chat_of(request).apps.update(auth.team_id, app.id, values)
     except ChatError as exc:
@@ -205,6 +211,7 @@ async def publish(request: Request, auth: AuthContext = Depends(authenticate)) -
     values = await params(request)
     app = await load_app(request, auth, _app_id(values), "write")
     changes = {k: v for k, v in values.items() if k in ("nodes", "edges", "chatConfig", SIMPLE_KEY)}
+    await require_readable_references(request, auth, changes)
     try:
         version = await chat_of(request).apps.publish(
             auth.team_id, app.id, changes, version_name=str(values.get("versionName") or "")
