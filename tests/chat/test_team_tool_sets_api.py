@@ -1,8 +1,9 @@
-"""Team tool sets on the product path: an MCP server registered once through ``/api/core/app/mcpTools``
-(stdio and streamable HTTP on loopback, served by the ``mcp`` package's own ``MCPServer``), picked by a
-workflow Tool Call node, an Agent node and a simple app, and called by the scripted model through
-``/api/v1/chat/completions``. Credentials stay in the secrets store: no route returns them, and the HTTP
-server only answers when the stored bearer token is sent. Another team's tool set is not found."""
+"""Team tool sets on the product path, on SQLite and PostgreSQL: an MCP server registered once through
+``/api/core/app/mcpTools`` (stdio and streamable HTTP on loopback, served by the ``mcp`` package's own
+``MCPServer``) or an OpenAPI API through ``/api/core/app/httpTools``, picked by a workflow Tool Call node,
+an Agent node and a simple app, and called by the scripted model through ``/api/v1/chat/completions``.
+Credentials stay in the secrets store: no route returns them, and the servers only answer when the stored
+token is sent. Another team's tool set is not found."""
 
 from __future__ import annotations
 
@@ -18,6 +19,7 @@ from chat_support import MODEL, ChatServer, free_port, start_chat_server
 
 from fathom.config import Settings
 from fathom.platform import Platform
+from fathom.store.pg_embedded import EmbeddedPostgres
 from fathom.testing import ScriptedOpenAIServer, text_turn, tool_call_turn
 from fathom.testing._http import BackgroundHttpServer, HttpRequest, HttpResponse
 
@@ -25,11 +27,16 @@ SERVER = Path(__file__).with_name("mcp_orders_server.py")
 TOKEN = "tok-secret-7f3a9c21"
 
 
-@pytest.fixture(scope="module")
+@pytest.fixture(scope="module", params=["sqlite", "postgres"])
 def tools_server(
-    tmp_path_factory: pytest.TempPathFactory, scripted: ScriptedOpenAIServer
+    request: pytest.FixtureRequest, tmp_path_factory: pytest.TempPathFactory, scripted: ScriptedOpenAIServer
 ) -> Iterator[ChatServer]:
+    database_url = None
+    if request.param == "postgres":
+        postgres: EmbeddedPostgres = request.getfixturevalue("postgres_server")
+        database_url = postgres.create_database(f"toolsets_{free_port()}")
     settings = Settings(
+        database_url=database_url,
         data_dir=tmp_path_factory.mktemp("toolsets") / "data",
         port=free_port(),
         workers=0,
