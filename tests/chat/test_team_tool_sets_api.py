@@ -416,3 +416,14 @@ def test_app_detail_flags_a_fixed_value_that_breaks_the_tools_schema(tools_serve
         "valid": True,
         "invalidInputs": ["order_id"],
     }
+
+
+def test_a_header_secret_this_server_did_not_seal_is_refused(tools_server: ChatServer) -> None:
+    body = {
+        "name": "Forged",
+        "command": sys.executable,
+        "args": [str(SERVER), "stdio"],
+        "headerSecret": {"Bearer": {"secret": "v1:not-ours", "value": ""}},
+    }
+    reply = _post(tools_server, "/api/core/app/mcpTools/create", body)
+    assert reply["status"] == 400 and reply["message"].startswith("headerSecret.Bearer.secret:")

@@ -19,7 +19,7 @@ from __future__ import annotations
 import json
 import secrets as random
 from collections.abc import Mapping, Sequence
-from dataclasses import dataclass, field
+from dataclasses import dataclass, field, replace
 from typing import Any
 
 from fathom.chat.errors import ChatError
@@ -110,7 +110,10 @@ def seal_headers(new: Mapping[str, Any], stored: Mapping[str, Any], box: SecretB
         elif isinstance(stored.get(key), Mapping) and stored[key].get("secret"):
             sealed[key] = dict(stored[key])
         elif entry.get("secret"):
-            box.decrypt(entry["secret"])  # only a secret this server sealed is kept
+            try:
+                box.decrypt(entry["secret"])  # only a secret this server sealed is kept
+            except ValueError as exc:
+                raise _invalid(f"headerSecret.{key}.secret: {exc} Send the plain value instead.") from None
             sealed[key] = {"secret": entry["secret"], "value": ""}
     return sealed
 
@@ -287,7 +290,7 @@ class ToolSetRuntime:
 
     async def list_mcp_tools(self, config: ToolSetConfig) -> list[dict[str, Any]]:
         """The live tool list of an MCP server (``getTools``)."""
-        toolset = self.mcp(ToolSetConfig(**{**config.__dict__, "tool_list": []}))
+        toolset = self.mcp(replace(config, tool_list=[]))
         try:
             tools = await toolset.load_tools()
         except McpToolError as exc:
