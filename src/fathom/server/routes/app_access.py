@@ -60,19 +60,21 @@ async def others_chat(request: Request, auth: AuthContext, app_id: str, chat_id:
 
 
 _OBJECT_ID = re.compile(r"^[0-9a-f]{24}$")
+# keys under which a graph, simple config or form names another resource of the team
+_REFERENCE_KEYS = {"datasetId": "dataset", "pluginId": "app", "toolSetId": "app", "appId": "app"}
 
 
 def referenced_resources(graph: Any) -> set[tuple[str, str]]:
-    """The knowledge bases (``datasetId``) and apps (``pluginId`` of app/plugin/tool nodes) a submitted
-    graph, simple config or form names, anywhere in it."""
+    """The knowledge bases (``datasetId``) and apps (``pluginId`` of app/plugin/tool nodes, ``toolSetId``
+    and ``appId`` of simple-app tools) a submitted graph, simple config or form names, anywhere in it."""
     found: set[tuple[str, str]] = set()
     stack = [graph]
     while stack:
         value = stack.pop()
         if isinstance(value, dict):
             for key, item in value.items():
-                if key in ("datasetId", "pluginId") and isinstance(item, str) and _OBJECT_ID.match(item):
-                    found.add(("dataset" if key == "datasetId" else "app", item))
+                if key in _REFERENCE_KEYS and isinstance(item, str) and _OBJECT_ID.match(item):
+                    found.add((_REFERENCE_KEYS[key], item))
                 else:
                     stack.append(item)
         elif isinstance(value, list):
