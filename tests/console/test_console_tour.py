@@ -174,6 +174,11 @@ def test_daily_tour(env: dict[str, Any], size: str) -> None:
         chat_step = steps.filter(has_text="AI chat").inner_text()
         assert "tokens" in chat_step and MODEL in chat_step, chat_step
         assert steps.filter(has_text="Knowledge base search").count() == 1
+        steps.filter(has_text="AI chat").locator("summary").click()  # what the node read and produced
+        inputs = steps.filter(has_text="AI chat").locator("[data-testid=node-inputs]").inner_text()
+        assert "User question" in inputs and "Do I need a visa for Japan?" in inputs, inputs
+        outputs = steps.filter(has_text="AI chat").locator("[data-testid=node-outputs]").inner_text()
+        assert "ninety days" in outputs, outputs
         _shot(page, f"tour-{size}-workflow-run.png")
         page.click("[data-testid=run-panel] button:has-text('Close')")
         page.click("button:has-text('Save draft')")

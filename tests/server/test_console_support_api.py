@@ -7,6 +7,7 @@ from __future__ import annotations
 import json
 import time
 from collections.abc import Iterator
+from typing import Any
 
 import pytest
 from live_support import LiveServer, free_port, ok, start_live_server
@@ -194,3 +195,36 @@ def test_debug_runs_stay_out_of_the_apps_chat_history(server: LiveServer) -> Non
         assert [c["chatId"] for c in listed["list"]] == ["user-chat-1"] and listed["total"] == 1
         debug_list = ok(client.post("/api/core/chat/getHistories", json={"appId": app_id, "source": "test"}))
         assert [c["chatId"] for c in debug_list["list"]] == ["debug-run-1"]
+
+
+def _events(text: str, name: str) -> list[dict[str, Any]]:
+    found = []
+    for block in text.split("\n\n"):
+        lines = block.split("\n")
+        if f"event: {name}" in lines:
+            found.append(json.loads("".join(line[6:] for line in lines if line.startswith("data: "))))
+    return found
+
+
+def test_chat_test_node_responses_carry_what_each_node_read_and_produced(server: LiveServer) -> None:
+    reply = {
+        "nodeId": "r",
+        "name": "Reply",
+        "flowNodeType": "answerNode",
+        "inputs": [
+            {"key": "text", "value": "debug reply", "valueType": "string"},
+            {"key": "token", "value": "sk-live-123", "valueType": "string"},
+        ],
+        "outputs": [],
+    }
+    graph = {**GRAPH, "nodes": [GRAPH["nodes"][0], reply]}
+    with server.client(server.admin_key) as client:
+        app_id = ok(client.post("/api/core/app/create", json={"name": "Traced", "type": "advanced", **graph}))
+        question = {"appId": app_id, "messages": [{"role": "user", "content": "hi"}]}
+        debug = client.post("/api/core/chat/chatTest", json={**question, "chatId": "trace-1", **graph})
+        user = client.post("/api/v1/chat/completions", json={**question, "detail": True, "stream": True})
+    assert "sk-live-123" not in debug.text
+    node = next(r for r in _events(debug.text, "flowNodeResponse") if r["nodeId"] == "r")
+    assert node["nodeInputs"]["text"] == "debug reply" and node["nodeInputs"]["token"] == "***"
+    assert isinstance(node["nodeOutputs"], dict)
+    assert all("nodeInputs" not in r for r in _events(user.text, "flowNodeResponse"))

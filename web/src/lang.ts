@@ -17,6 +17,7 @@ export function setLang(lang: Lang): void {
 }
 
 const ZH: Record<string, string> = {
+  "Inputs": "输入",
   "No description": "暂无描述",
   "Untitled": "未命名",
   "Quote": "引用",

@@ -269,6 +269,7 @@ class ChatService:
                 app_id=request.app_id,
                 user_id=request.custom_uid or request.member_id,
                 stream=request.stream,
+                mode="test" if request.draft else "chat",
             )
             outcome.result = result
             outcome.text = "".join(texts)

@@ -37,6 +37,7 @@ from fathom.workflow.events import (
     WorkflowEvent,
 )
 from fathom.workflow.interactive import build_interactive_record
+from fathom.workflow.io_preview import io_preview
 from fathom.workflow.params import get_node_params
 from fathom.workflow.result import WorkflowRunResult, merge_assistant_text
 from fathom.workflow.runtime import RuntimeEdge, RuntimeNode, is_control_edge
@@ -316,6 +317,7 @@ class WorkflowRun:
             self.emit(NodeStatusEvent(node_id=node.node_id, name=node.name))
         started = time.perf_counter()
         outgoing = [edge.source_handle for edge in self._outgoing_all.get(node.node_id, ())]
+        params: dict[str, Any] = {}
         try:
             handler = self.registry.get(node.flow_node_type)
             if handler is None:
@@ -346,6 +348,9 @@ class WorkflowRun:
                 "moduleType": node.flow_node_type,
                 "runningTime": round(time.perf_counter() - started, 2),
             }
+            if self.mode == "test" and self.depth == 1:  # the chat test: what the node read and produced
+                result.response_data["nodeInputs"] = io_preview(params)
+                result.response_data["nodeOutputs"] = io_preview(result.data or {})
             if not self.is_tool_call and self.depth == 1:
                 self.emit(NodeResponseEvent(response=result.response_data))
         if result.data is not None:

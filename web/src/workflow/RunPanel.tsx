@@ -6,14 +6,28 @@ import { newChatId } from "../apps";
 import { Markdown } from "../markdown";
 import { applyEvent, InteractiveView, Turn } from "../pages/Chat";
 import { nodeName } from "../i18n";
-import type { FlowNode } from "./catalogue";
+import { inputLabel, type FlowNode } from "./catalogue";
 import { t } from "../lang";
 
 export type RunStatus = "running" | "done" | "failed" | "skipped" | undefined;
 export type RunNode = { id: string; data: { flow: FlowNode; status?: RunStatus } };
 
-const SHOWN = new Set(["id", "nodeId", "moduleName", "moduleType", "moduleLogo", "runningTime", "error", "errorText", "inputTokens", "outputTokens", "totalPoints", "model", "query", "textOutput", "quoteList"]);
+const SHOWN = new Set(["nodeInputs", "nodeOutputs", "id", "nodeId", "moduleName", "moduleType", "moduleLogo", "runningTime", "error", "errorText", "inputTokens", "outputTokens", "totalPoints", "model", "query", "textOutput", "quoteList"]);
 const text = (v: unknown) => (typeof v === "string" ? v : JSON.stringify(v, null, 2));
+
+/** A node's inputs or outputs (the chat test's nodeInputs / nodeOutputs), each under its label. */
+function IoTable({ title, values, type, testId }: { title: string; values: Record<string, unknown>; type: string; testId: string }) {
+  return (
+    <div data-testid={testId}>
+      <b>{title}</b>
+      {Object.entries(values).map(([k, v]) => (
+        <div key={k} className="io-row"><span className="muted">{inputLabel({ key: k, renderTypeList: [] }, type)}:</span>{" "}
+          {typeof v === "object" && v !== null ? <pre className="small" style={{ maxHeight: 160, overflow: "auto", margin: 0 }}>{text(v)}</pre> : <span style={{ whiteSpace: "pre-wrap" }}>{String(v)}</span>}
+        </div>
+      ))}
+    </div>
+  );
+}
 
 /** One node's response data, the way FastGPT's run detail shows it. */
 function NodeStep({ step }: { step: Record<string, any> }) {
@@ -27,6 +41,8 @@ function NodeStep({ step }: { step: Record<string, any> }) {
         <span className="muted"> · {step.runningTime ?? 0}s{tokens ? t(" · {total} tokens ({input} in, {output} out)", { total: tokens.toLocaleString(), input: step.inputTokens ?? 0, output: step.outputTokens ?? 0 }) : ""}{step.model ? ` · ${step.model}` : ""}</span>
       </summary>
       {error && <div className="error" data-testid="node-step-error">{text(error)}</div>}
+      {step.nodeInputs && Object.keys(step.nodeInputs).length > 0 && <IoTable title={t("Inputs")} values={step.nodeInputs} type={step.moduleType} testId="node-inputs" />}
+      {step.nodeOutputs && Object.keys(step.nodeOutputs).length > 0 && <IoTable title={t("Outputs")} values={step.nodeOutputs} type={step.moduleType} testId="node-outputs" />}
       {step.query !== undefined && <div><b>{t("Input:")}</b> <span style={{ whiteSpace: "pre-wrap" }}>{text(step.query)}</span></div>}
       {step.textOutput !== undefined && <div><b>{t("Output:")}</b> <span style={{ whiteSpace: "pre-wrap" }}>{text(step.textOutput)}</span></div>}
       {Array.isArray(step.quoteList) && <div><b>{t("Sources:")}</b> {step.quoteList.length} {step.quoteList.map((q: any) => q.sourceName).filter(Boolean).slice(0, 5).join(", ")}</div>}
