@@ -262,6 +262,7 @@ def test_an_app_key_uses_only_the_chats_its_member_started(world: World) -> None
         assert taken.status_code == 403 and taken.json()["statusText"] == "unAuth"
         stopped = ok(client.post("/api/v2/chat/stop", json=private))
         assert stopped == {"success": False}
+        ok(client.post("/api/core/chat/clearHistories", json={"appId": world.app_id}))
     with world.client(ann_key) as client:
         kept = ok(client.post("/api/core/chat/getPaginationRecords", json=private))
         assert kept["total"] == 2 and "4242" in str(kept["list"][0])

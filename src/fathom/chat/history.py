@@ -76,8 +76,10 @@ class HistoryService:
     async def delete_history(self, team_id: str, app_id: str, chat_id: str) -> None:
         await self.chats.delete_chat(team_id, app_id, chat_id)
 
-    async def clear_histories(self, team_id: str, app_id: str, *, source: str = "api") -> int:
-        return await self.store.clear_chats(team_id, app_id, source=source)
+    async def clear_histories(
+        self, team_id: str, app_id: str, *, source: str = "api", member_id: str | None = None
+    ) -> int:
+        return await self.store.clear_chats(team_id, app_id, source=source, member_id=member_id)
 
     async def records(
         self, team_id: str, app_id: str, chat_id: str, *, offset: int, limit: int

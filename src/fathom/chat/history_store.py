@@ -76,16 +76,16 @@ class ChatListStore:
             if result.rowcount == 0:  # type: ignore[attr-defined]
                 raise NotFound(f"chat {chat_id} not found")
 
-    async def clear_chats(self, team_id: str, app_id: str, *, source: str) -> int:
-        """Delete every chat of the app created from ``source`` (and its items); returns how many."""
+    async def clear_chats(
+        self, team_id: str, app_id: str, *, source: str, member_id: str | None = None
+    ) -> int:
+        """Delete every chat of the app created from ``source`` (with ``member_id``: those that member
+        started) and its items; returns how many."""
+        where: list[Any] = [Chat.team_id == team_id, Chat.app_id == app_id, Chat.source == source]
+        if member_id:
+            where.append(Chat.member_id == member_id)
         async with self.db.transaction() as session:
-            ids = list(
-                await session.scalars(
-                    select(Chat.chat_id).where(
-                        Chat.team_id == team_id, Chat.app_id == app_id, Chat.source == source
-                    )
-                )
-            )
+            ids = list(await session.scalars(select(Chat.chat_id).where(*where)))
             if ids:
                 await session.execute(
                     delete(ChatItem).where(

@@ -139,7 +139,8 @@ async def del_history(request: Request, auth: AuthContext = Depends(authenticate
 async def clear_histories(request: Request, auth: AuthContext = Depends(authenticate)) -> dict[str, Any]:
     values = await params(request)
     app = await history_app(request, auth, values, "write")
-    await chat_of(request).history.clear_histories(auth.team_id, app.id, source="api")
+    member = auth.member_id if auth.key_app_bound else None  # an app key clears its member's chats only
+    await chat_of(request).history.clear_histories(auth.team_id, app.id, source="api", member_id=member)
     return envelope(None)
 
 
