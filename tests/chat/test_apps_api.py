@@ -126,5 +126,5 @@ def test_update_list_and_delete(chat_server: ChatServer) -> None:
     with chat_server.client() as client:
         assert client.delete("/api/core/app/del", params={"appId": app_id}).json()["code"] == 200
         gone = client.get("/api/core/app/detail", params={"appId": app_id})
-    assert gone.status_code == 404 and gone.json()["statusText"] == "unExist"
+    assert gone.status_code == 404 and gone.json()["statusText"] == "appUnExist"
     assert call(chat_server, "/api/core/app/list", {"searchKey": "zebra"})["data"] == []

@@ -99,15 +99,15 @@ def test_route_permissions(
 ) -> None:
     values = body(world)
     other = call(chat_server, world.other_team, method, path, values)
-    assert other.status_code == 404 and other.json()["statusText"] == "unExist", other.text
+    assert other.status_code == 404 and other.json()["statusText"] == "appUnExist", other.text
     for key in (world.stranger, world.other_app_key):
         refused = call(chat_server, key, method, path, values)
-        assert refused.status_code == 403 and refused.json()["statusText"] == "unAuth", refused.text
+        assert refused.status_code == 403 and refused.json()["statusText"] == "unAuthApp", refused.text
     reader = call(chat_server, world.reader, method, path, values)
     if need == READ:
         assert reader.status_code == 200, reader.text
     else:
-        assert reader.status_code == 403 and reader.json()["statusText"] == "unAuth", reader.text
+        assert reader.status_code == 403 and reader.json()["statusText"] == "unAuthApp", reader.text
 
 
 @pytest.mark.parametrize(
@@ -140,7 +140,7 @@ def test_app_scoped_keys_cannot_create_or_touch_other_apps(
     chat_server: ChatServer, world: World, path: str, body: dict[str, Any]
 ) -> None:
     response = call(chat_server, world.own_app_key, "POST", path, body)
-    assert response.status_code == 403 and response.json()["statusText"] == "unAuth", response.text
+    assert response.status_code == 403 and response.json()["statusText"] == "unAuthApp", response.text
 
 
 def test_app_list_of_an_app_scoped_key_shows_only_its_app(chat_server: ChatServer, world: World) -> None:

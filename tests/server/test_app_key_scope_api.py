@@ -99,7 +99,7 @@ def test_an_app_key_can_neither_rewrite_nor_publish_its_app(world: World) -> Non
         ]:
             refused = client.post(path, json=body)
             assert refused.status_code == 403, (path, refused.text)
-            assert refused.json()["statusText"] == "unAuth"
+            assert refused.json()["statusText"] == "unAuthApp"
     with world.client(world.server.admin_key) as client:
         detail = ok(client.get("/api/core/app/detail", params={"appId": world.app_id}))
         assert detail["name"] == "Bot"
@@ -140,7 +140,7 @@ def test_an_app_key_reads_nothing_of_its_app_but_chats(
         else:
             refused = client.request(method, path, json=values)
     assert refused.status_code == 403, refused.text
-    assert refused.json()["statusText"] == "unAuth"
+    assert refused.json()["statusText"] == "unAuthApp"
     assert world.app_id in refused.json()["message"]
 
 
@@ -253,13 +253,14 @@ def test_an_app_key_uses_only_the_chats_its_member_started(world: World) -> None
         chats = ok(client.post("/api/core/chat/getHistories", json={"appId": world.app_id}))
         assert "ann-private" not in [c["chatId"] for c in chats["list"]]
         renamed = client.post("/api/core/chat/updateHistory", json={**private, "customTitle": "mine"})
-        assert renamed.status_code == 404 and renamed.json()["message"] == "chat ann-private not found"
+        assert renamed.status_code == 404 and renamed.json()["statusText"] == "unAuthChat"
+        assert renamed.json()["message"] == "无权操作该对话记录: chat ann-private not found"
         deleted = client.post("/api/core/chat/delHistory", json=private)
         assert deleted.status_code == 404
         taken = client.post(
             "/api/v1/chat/completions", json={**private, "messages": [{"role": "user", "content": "hi"}]}
         )
-        assert taken.status_code == 403 and taken.json()["statusText"] == "unAuth"
+        assert taken.status_code == 403 and taken.json()["statusText"] == "unAuthChat"
         stopped = ok(client.post("/api/v2/chat/stop", json=private))
         assert stopped == {"success": False}
         ok(client.post("/api/core/chat/clearHistories", json={"appId": world.app_id}))

@@ -87,6 +87,12 @@ ROUTES: list[Route] = [
     ),
     Route(
         "POST",
+        "/api/core/dataset/collection/create",
+        lambda w: {"datasetId": w.dataset_id, "name": "x"},
+        WRITE,
+    ),
+    Route(
+        "POST",
         "/api/core/dataset/collection/create/text",
         lambda w: {"datasetId": w.dataset_id, "name": "x", "text": "y"},
         WRITE,
@@ -119,6 +125,12 @@ ROUTES: list[Route] = [
     ),
     Route("POST", "/api/core/dataset/data/v2/list", lambda w: {"collectionId": w.collection_id}, READ),
     Route("GET", "/api/core/dataset/data/detail", lambda w: {"id": w.data_id}, READ),
+    Route(
+        "POST",
+        "/api/core/dataset/data/insertData",
+        lambda w: {"collectionId": w.collection_id, "q": "x"},
+        WRITE,
+    ),
     Route(
         "POST",
         "/api/core/dataset/data/pushData",
@@ -244,9 +256,37 @@ def blanked(response: httpx.Response) -> tuple[int, str, str, Any]:
     return response.status_code, body["statusText"], _OBJECT_ID.sub("<id>", body["message"]), body["data"]
 
 
+def refusal(path: str) -> str:
+    """FastGPT's "not authorised" statusText for the resource a route is about."""
+    if path.startswith("/api/core/dataset/"):
+        return "unAuthDataset"
+    if path.startswith("/api/support/"):
+        return "openapiUnAuth"
+    return "unAuthApp"
+
+
+def missing(path: str) -> str:
+    """FastGPT's "does not exist" statusText for the record a route names first ("" = its generic
+    error, ``Data not found`` for a data row)."""
+    if path in (
+        "/api/core/dataset/data/detail",
+        "/api/core/dataset/data/update",
+        "/api/core/dataset/data/delete",
+    ):
+        return ""
+    collection_first = (
+        "/api/core/dataset/collection/",
+        "/api/core/dataset/training/",
+        "/api/core/dataset/data/",
+    )
+    if path.startswith(collection_first) and "/collection/create" not in path and "listV2" not in path:
+        return "unExistCollection"
+    return "unExistDataset" if path.startswith("/api/core/dataset/") else "appUnExist"
+
+
 def assert_refused(response: httpx.Response) -> None:
     assert response.status_code == 403, response.text
-    assert response.json()["statusText"] == "unAuth", response.text
+    assert response.json()["statusText"] == refusal(response.request.url.path), response.text
 
 
 def assert_allowed(response: httpx.Response) -> None:
@@ -262,7 +302,7 @@ def test_another_teams_key_finds_our_ids_exactly_as_made_up_ones(world: World, r
         ours = call(client, route, values)
         fake = call(client, route, made_up(values))
     assert ours.status_code == 404, ours.text
-    assert ours.json()["statusText"] == "unExist"
+    assert ours.json()["statusText"] == missing(route.path)
     assert blanked(ours) == blanked(fake)
     assert ours.json()["message"].count(FAKE) == 0
     leaked = set(_OBJECT_ID.findall(ours.text)) - {v for v in values.values() if isinstance(v, str)}

@@ -17,12 +17,21 @@ from fathom.workflow.nodes.app_module import ChildApp
 from fathom.workflow.nodes.graph_tools import workflow_tool_config_status
 
 SIMPLE_KEY = "simpleConfig"
+#: longest app name, avatar and version name (characters), the same on every backend
+NAME_MAX = 200
+AVATAR_MAX = 500
+VERSION_NAME_MAX = 200
 WORKFLOW_TYPES = ("advanced", "plugin", "tool")
 RUNNABLE_TYPES = ("simple", *WORKFLOW_TYPES)
 
 
 def _invalid(message: str) -> ChatError:
     return ChatError(message, http_status=400, status_text="invalidParams")
+
+
+def _check_length(field: str, value: str | None, limit: int) -> None:
+    if value is not None and len(value) > limit:
+        raise _invalid(f"{field}: at most {limit} characters, got {len(value)}")
 
 
 @dataclass(frozen=True)
@@ -154,6 +163,9 @@ class AppService:
             raise _invalid(f"type: {kind!r} is not one of {', '.join((*RUNNABLE_TYPES, 'folder'))}")
         if not name.strip():
             raise _invalid("name: must not be empty")
+        _check_length("name", name, NAME_MAX)
+        _check_length("avatar", str(values["avatar"]) if values.get("avatar") else None, AVATAR_MAX)
+        _check_length("versionName", version_name, VERSION_NAME_MAX)
         draft = seal_header_secrets(make_draft(kind, values), self.secrets)
         app = await self.apps.create_app(team_id, name, type=kind, intro=intro, draft=draft)
         if values.get("avatar"):
@@ -171,6 +183,8 @@ class AppService:
                 changes[key] = str(values[key])
         if "name" in changes and not changes["name"].strip():
             raise _invalid("name: must not be empty")
+        _check_length("name", changes.get("name"), NAME_MAX)
+        _check_length("avatar", changes.get("avatar"), AVATAR_MAX)
         graph_app = app.type in WORKFLOW_TYPES or (app.type == "simple" and SIMPLE_KEY not in app.draft)
         if app.type == "simple" and (
             values.get(SIMPLE_KEY) is not None or values.get("config") is not None or is_simple_form(values)
@@ -193,6 +207,7 @@ class AppService:
         app = await self.apps.get_app(team_id, app_id)
         if app.type not in RUNNABLE_TYPES:
             raise _invalid(f"app {app_id} is a {app.type} and cannot be published")
+        _check_length("versionName", version_name, VERSION_NAME_MAX)
         if values:
             app = await self.update(team_id, app_id, values)
         workflow = draft_workflow(app)
@@ -211,9 +226,10 @@ class AppService:
     async def copy(self, team_id: str, app_id: str) -> AppRecord:
         """A new app with the same draft; the source's published version is published again."""
         app = await self.apps.get_app(team_id, app_id)
-        new = await self.apps.create_app(
-            team_id, f"{app.name} Copy", type=app.type, intro=app.intro, draft=dict(app.draft)
-        )
+        name = f"{app.name} Copy"
+        if len(name) > NAME_MAX:  # FastGPT's "<name> Copy", cut to fit the name limit
+            name = f"{app.name[: NAME_MAX - len(' Copy')]} Copy"
+        new = await self.apps.create_app(team_id, name, type=app.type, intro=app.intro, draft=dict(app.draft))
         if app.avatar:
             new = await self.apps.update_app(team_id, new.id, avatar=app.avatar)
         if app.published_version_id:

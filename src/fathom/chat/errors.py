@@ -33,7 +33,7 @@ class AppNotPublished(ChatError):
         super().__init__(
             f"{WORKFLOW_TOO_OLD} (app {app_id} has no published version: publish it first)",
             http_status=404,
-            status_text="unExist",
+            status_text="",
         )
 
 
@@ -41,4 +41,4 @@ class ChatForbidden(ChatError):
     """The caller may not use this app or chat."""
 
     def __init__(self, message: str) -> None:
-        super().__init__(message, http_status=403, status_text="unAuth")
+        super().__init__(message, http_status=403, status_text="unAuthApp")

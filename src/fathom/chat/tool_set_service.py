@@ -112,7 +112,9 @@ class ToolSetService:
         try:
             app = await self.apps.get_app(team_id, app_id)
         except NotFound:
-            raise ChatError(f"tool set {app_id} not found", http_status=404, status_text="unExist") from None
+            raise ChatError(
+                f"tool set {app_id} not found", http_status=404, status_text="appUnExist"
+            ) from None
         if app.type not in TOOL_SET_TYPES or (kind is not None and app.type != kind):
             wanted = "an MCP tool set" if kind == MCP_TYPE else "an HTTP tool set" if kind else "a tool set"
             raise _invalid(f"appId: app {app_id} is a {app.type}, not {wanted}")

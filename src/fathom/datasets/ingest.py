@@ -190,6 +190,14 @@ class IngestionService:
         await self.datasets.set_collection_state(collection.id, "ready", chunks_total=done, chunks_done=done)
         return ids
 
+    async def count_chunks(self, collection: CollectionRecord, text: str) -> int:
+        """How many chunks ``text`` makes under the collection's settings: what its ingestion queues
+        (FastGPT's ``insertLen`` for a text collection)."""
+        dataset = await self.datasets.get_dataset(collection.team_id, collection.dataset_id)
+        qa_pairs = bool({**dataset.chunk_settings, **collection.chunk_settings}.get("qaPairs"))
+        settings = self._settings(collection, dataset.vector_model, dataset.chunk_settings)
+        return len(split_collection_text(text, settings, qa_pairs=qa_pairs))
+
     async def _ingest(self, collection: CollectionRecord) -> IngestionOutcome:
         dataset = await self.datasets.get_dataset(collection.team_id, collection.dataset_id)
         await self.datasets.set_collection_state(collection.id, "parsing")

@@ -6,7 +6,7 @@ import json
 
 from starlette.types import ASGIApp, Message, Receive, Scope, Send
 
-from fathom.server.errors import KNOWN_ERRORS, envelope
+from fathom.server.errors import FASTGPT_ERRORS, envelope
 
 
 class BodySizeLimitMiddleware:
@@ -15,7 +15,7 @@ class BodySizeLimitMiddleware:
         self.max_bytes = max_bytes
 
     async def _reject(self, send: Send) -> None:
-        code, text = KNOWN_ERRORS["payloadTooLarge"]
+        code, text = FASTGPT_ERRORS["payloadTooLarge"]
         message = f"{text}: request body exceeds {self.max_bytes} bytes (FATHOM_MAX_BODY_BYTES)"
         body = json.dumps(envelope(code=code, status_text="payloadTooLarge", message=message)).encode()
         await send(

@@ -13,20 +13,21 @@ from typing import Literal
 
 from fathom.platform import Platform
 from fathom.server.auth import AuthContext
-from fathom.server.errors import ApiError
+from fathom.server.errors import ApiError, forbidden_error
 
 Need = Literal["read", "write", "manage"]
 _RANK = {"read": 1, "write": 2, "manage": 3}
 
 
-def forbidden(what: str) -> ApiError:
-    return ApiError(403, "unAuth", f"无权操作: this key may not {what}")
+def forbidden(what: str, kind: str = "app") -> ApiError:
+    """403 with FastGPT's "not authorised" error for ``kind`` (``app``, ``dataset``, ``api key``)."""
+    return forbidden_error(kind, f"this key may not {what}")
 
 
-def require_team_key(auth: AuthContext, what: str) -> None:
+def require_team_key(auth: AuthContext, what: str, kind: str = "app") -> None:
     """Refuse keys limited to one app for team-wide routes."""
     if auth.key_app_bound:
-        raise forbidden(f"{what} (it is limited to app {auth.app_id})")
+        raise forbidden(f"{what} (it is limited to app {auth.app_id})", kind)
 
 
 async def require_permission(
@@ -42,7 +43,7 @@ async def require_permission(
         return
     granted = await platform.teams.get_permission(auth.member_id, resource_type, resource_id)
     if granted is None or _RANK[granted] < _RANK[need]:
-        raise forbidden(f"{need} {resource_type} {resource_id}")
+        raise forbidden(f"{need} {resource_type} {resource_id}", resource_type)
 
 
 def permission_view(auth: AuthContext, owner_member_id: str | None) -> dict[str, object]:

@@ -77,7 +77,7 @@ def version_view(version: AppVersionRecord, *, full: bool = False) -> dict[str, 
 
 
 def _app_id(values: dict[str, Any]) -> str:
-    return object_id(values, "appId" if values.get("appId") else "id")
+    return object_id(values, "appId" if values.get("appId") else "id", "app")
 
 
 async def _owner(request: Request, app_id: str) -> str | None:
@@ -236,7 +236,7 @@ async def list_versions(request: Request, auth: AuthContext = Depends(authentica
 async def version_detail(request: Request, auth: AuthContext = Depends(authenticate)) -> dict[str, Any]:
     values = await params(request)
     app = await load_app(request, auth, _app_id(values), "read")
-    version_id = object_id(values, "versionId")
+    version_id = object_id(values, "versionId", "version")
     version = await chat_of(request).apps.apps.get_version(auth.team_id, app.id, version_id)
     return envelope(version_view(version, full=True))
 
@@ -246,7 +246,7 @@ async def latest_version(request: Request, auth: AuthContext = Depends(authentic
     values = await params(request)
     app = await load_app(request, auth, _app_id(values), "read")
     if not app.published_version_id:
-        raise ApiError(404, "unExist", f"app {app.id} has no published version")
+        raise ApiError(404, "", f"app {app.id} has no published version")
     version = await chat_of(request).apps.apps.get_version(auth.team_id, app.id, app.published_version_id)
     return envelope(version_view(version, full=True))
 

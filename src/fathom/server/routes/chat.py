@@ -17,13 +17,16 @@ from fathom.chat import (
     completion_response,
 )
 from fathom.server.auth import AuthContext, authenticate
-from fathom.server.errors import ApiError, envelope
+from fathom.server.errors import ApiError, envelope, kind_of, not_found
 from fathom.server.permissions import forbidden
 from fathom.server.routes.app_access import api_error, chat_of, load_app, others_chat
 from fathom.server.routes.common import ANY_METHOD, params
 from fathom.server.sse import HEARTBEAT_SECONDS, encode_frame, error_stream, sse_response, stream_frames
+from fathom.store.protocols import NotFound
 
 router = APIRouter(tags=["chat"])
+
+MAX_ITEM_ID_LENGTH = 64  # the stored dataId column
 
 
 def flag(value: Any, default: bool = False) -> bool:
@@ -56,7 +59,7 @@ def resolve_app_id(auth: AuthContext, values: dict[str, Any]) -> str:
     body_app = values.get("appId")
     if auth.key_app_bound:
         if body_app and body_app != auth.app_id:
-            raise ChatForbidden(f"无权操作: this key is limited to app {auth.app_id}")
+            raise ChatForbidden(f"this key is limited to app {auth.app_id}")
         return str(auth.app_id)
     app_id = body_app or auth.app_id
     if not app_id:
@@ -65,13 +68,18 @@ def resolve_app_id(auth: AuthContext, values: dict[str, Any]) -> str:
 
 
 def _failure(exc: ApiError, stream: bool) -> Response:
+    """FastGPT's answer to a refused chat: the envelope, or with ``stream`` one ``event: error`` frame
+    (the envelope for a named error, ``{"message"}`` for a generic one); the HTTP status is the error's."""
     if stream:
-        body = envelope(code=exc.code, status_text=exc.status_text, message=exc.message)
-        return error_stream(body if exc.status_text else exc.message)
+        response = error_stream(exc.body() if exc.status_text else exc.message)
+        response.status_code = exc.http_status
+        return response
     return exc.response()
 
 
-async def run_chat(request: Request, auth: AuthContext, *, api_version: int, draft: bool = False) -> Response:
+async def run_chat(request: Request, *, api_version: int, draft: bool = False) -> Response:
+    """Authentication happens here, not in a dependency: a streaming request that fails on its key
+    or its app gets FastGPT's ``event: error`` frame, not a JSON body."""
     values = await params(request)
     stream = flag(values.get("stream"), default=draft)
     detail = flag(values.get("detail"), default=draft)
@@ -79,12 +87,18 @@ async def run_chat(request: Request, auth: AuthContext, *, api_version: int, dra
     retain = flag(values.get("retainDatasetCite"), default=draft)
     chat = chat_of(request)
     try:
+        auth = await authenticate(request)
         app_id = resolve_app_id(auth, values)
+        item_id = values.get("responseChatItemId")
+        if item_id is not None and len(str(item_id)) > MAX_ITEM_ID_LENGTH:
+            raise ApiError(
+                400, "invalidParams", f"responseChatItemId: at most {MAX_ITEM_ID_LENGTH} characters"
+            )
         await load_app(request, auth, app_id, "write" if draft else "read", chatting=not draft)
         resume_from = last_event_id(request, values)
         chat_id = values.get("chatId")
         if await others_chat(request, auth, app_id, chat_id):
-            raise forbidden(f"continue chat {chat_id}: another member started it")
+            raise forbidden(f"continue chat {chat_id}: another member started it", "chat")
         if resume_from is not None and chat_id:
             found = await chat.runs.channel(auth.team_id, app_id, str(chat_id), detail=detail)
             if found is not None:
@@ -125,6 +139,8 @@ async def run_chat(request: Request, auth: AuthContext, *, api_version: int, dra
         return _failure(api_error(exc), stream)
     except ApiError as exc:
         return _failure(exc, stream)
+    except NotFound as exc:
+        return _failure(not_found(kind_of(str(exc)), str(exc)), stream)
     detail = channel.detail  # plugin apps force detail
     if stream:
         return sse_response(
@@ -145,18 +161,18 @@ async def run_chat(request: Request, auth: AuthContext, *, api_version: int, dra
 
 
 @router.api_route("/api/v1/chat/completions", methods=ANY_METHOD, summary="Chat with an app (v1)")
-async def completions_v1(request: Request, auth: AuthContext = Depends(authenticate)) -> Response:
-    return await run_chat(request, auth, api_version=1)
+async def completions_v1(request: Request) -> Response:
+    return await run_chat(request, api_version=1)
 
 
 @router.api_route("/api/v2/chat/completions", methods=ANY_METHOD, summary="Chat with an app (v2)")
-async def completions_v2(request: Request, auth: AuthContext = Depends(authenticate)) -> Response:
-    return await run_chat(request, auth, api_version=2)
+async def completions_v2(request: Request) -> Response:
+    return await run_chat(request, api_version=2)
 
 
 @router.api_route("/api/core/chat/chatTest", methods=ANY_METHOD, summary="Chat with the app's draft")
-async def chat_test(request: Request, auth: AuthContext = Depends(authenticate)) -> Response:
-    return await run_chat(request, auth, api_version=2, draft=True)
+async def chat_test(request: Request) -> Response:
+    return await run_chat(request, api_version=2, draft=True)
 
 
 @router.api_route("/api/v2/chat/stop", methods=ANY_METHOD, summary="Stop a running chat")

@@ -3,16 +3,24 @@ delete, and retrying a failed ingestion."""
 
 from __future__ import annotations
 
-import json
 from typing import Any
 
 from fastapi import APIRouter, Depends, File, Form, Request, UploadFile
 
 from fathom.server.auth import AuthContext, authenticate
 from fathom.server.errors import ApiError, envelope
+from fathom.server.json_body import check_storable, parse_json
 from fathom.server.pagination import page_window
-from fathom.server.permissions import Need, require_team_key
-from fathom.server.routes.common import ANY_METHOD, iso, object_id, params, platform_of, required
+from fathom.server.permissions import Need, permission_view, require_team_key
+from fathom.server.routes.common import (
+    ANY_METHOD,
+    check_length,
+    iso,
+    object_id,
+    params,
+    platform_of,
+    required,
+)
 from fathom.server.routes.datasets import load_dataset
 from fathom.store.protocols import CollectionRecord
 
@@ -29,6 +37,7 @@ _CHUNK_FIELDS = (
     "qaPairs",
 )
 MAX_OVERLAP_RATIO = 0.4
+NAME_MAX = 500  # a collection's name (a link's name is the link, cut to this length)
 
 
 def chunk_settings_of(values: dict[str, Any]) -> dict[str, Any]:
@@ -107,19 +116,43 @@ def collection_view(collection: CollectionRecord, queue_position: int | None = N
     }
 
 
+def owned_view(
+    collection: CollectionRecord, auth: AuthContext, owner: str | None, queue_position: int | None = None
+) -> dict[str, Any]:
+    """:func:`collection_view` plus FastGPT's ``tmbId`` and ``permission`` (both the knowledge base's:
+    a collection inherits its dataset's permission) and ``externalFileId`` (Fathom has no external files)."""
+    return {
+        **collection_view(collection, queue_position),
+        "tmbId": owner,
+        "permission": permission_view(auth, owner),
+        "externalFileId": None,
+    }
+
+
 async def load_collection(
     request: Request, auth: AuthContext, collection_id: str, need: Need
 ) -> CollectionRecord:
-    require_team_key(auth, "use knowledge bases")
-    collection = await platform_of(request).datasets.get_collection(auth.team_id, collection_id)
-    await load_dataset(request, auth, collection.dataset_id, need)
+    collection, _ = await load_owned_collection(request, auth, collection_id, need)
     return collection
+
+
+async def load_owned_collection(
+    request: Request, auth: AuthContext, collection_id: str, need: Need
+) -> tuple[CollectionRecord, str | None]:
+    """The collection if the caller may ``need`` its knowledge base, and that knowledge base's owner."""
+    require_team_key(auth, "use knowledge bases", "dataset")
+    collection = await platform_of(request).datasets.get_collection(auth.team_id, collection_id)
+    _, owner = await load_dataset(request, auth, collection.dataset_id, need)
+    return collection, owner
 
 
 async def _create(
     request: Request, auth: AuthContext, values: dict[str, Any], *, name: str, type: str, **source: Any
 ) -> dict[str, Any]:
+    """Store the collection and queue its ingestion; ``insertLen`` is the number of chunks queued
+    when the text is at hand (a text import), else 0 (a link or file is parsed by the job)."""
     platform = platform_of(request)
+    _reject_folders(values)
     dataset, _ = await load_dataset(request, auth, object_id(values, "datasetId"), "write")
     training_type = values.get("trainingType") or "chunk"
     if training_type not in TRAINING_TYPES:
@@ -139,19 +172,56 @@ async def _create(
         metadata=metadata,
         **source,
     )
+    raw_text = source.get("raw_text")
+    insert_len = await platform.ingestion.count_chunks(collection, raw_text) if raw_text else 0
     await platform.ingestion.enqueue(collection)
     return envelope(
         {
             "collectionId": collection.id,
-            "results": {"insertLen": 0, "overToken": [], "repeat": [], "error": []},
+            "results": {"insertLen": insert_len, "overToken": [], "repeat": [], "error": []},
         }
     )
+
+
+def _reject_folders(values: dict[str, Any]) -> None:
+    if values.get("parentId") not in (None, ""):
+        raise ApiError(400, "invalidParams", "parentId: collection folders are not supported; leave it out")
+
+
+@router.api_route(
+    "/api/core/dataset/collection/create",
+    methods=ANY_METHOD,
+    summary="Create an empty collection (rows come from pushData / insertData)",
+)
+async def create_empty(request: Request, auth: AuthContext = Depends(authenticate)) -> dict[str, Any]:
+    """FastGPT's ``{datasetId, name, type: "virtual", metadata?}`` → the new collection's id. The
+    collection is ready at once and holds the rows pushed into it."""
+    values = await params(request)
+    name = str(required(values, "name"))
+    check_length(values, "name", NAME_MAX)
+    kind = values.get("type") or "virtual"
+    if kind != "virtual":
+        raise ApiError(
+            400, "invalidParams", f"type: {kind!r} is not supported; use 'virtual' (no collection folders)"
+        )
+    _reject_folders(values)
+    metadata = values.get("metadata") or {}
+    if not isinstance(metadata, dict):
+        raise ApiError(400, "invalidParams", "metadata: must be an object")
+    platform = platform_of(request)
+    dataset, _ = await load_dataset(request, auth, object_id(values, "datasetId"), "write")
+    collection = await platform.datasets.create_collection(
+        auth.team_id, dataset.id, name, type="virtual", metadata=metadata
+    )
+    await platform.datasets.set_collection_state(collection.id, "ready")
+    return envelope(collection.id)
 
 
 @router.api_route("/api/core/dataset/collection/create/text", methods=ANY_METHOD, summary="Import text")
 async def create_text(request: Request, auth: AuthContext = Depends(authenticate)) -> dict[str, Any]:
     values = await params(request)
     name = str(required(values, "name"))
+    check_length(values, "name", NAME_MAX)
     text = values.get("text")
     if not isinstance(text, str) or not text.strip():
         raise ApiError(400, "missingParams", "text: is required and must not be empty")
@@ -164,7 +234,7 @@ async def create_link(request: Request, auth: AuthContext = Depends(authenticate
     link = str(required(values, "link")).strip()
     if not link.startswith(("http://", "https://")):
         raise ApiError(400, "invalidParams", "link: must be an http:// or https:// URL")
-    return await _create(request, auth, values, name=link, type="link", raw_link=link)
+    return await _create(request, auth, values, name=link[:NAME_MAX], type="link", raw_link=link)
 
 
 @router.post("/api/core/dataset/collection/create/localFile", summary="Import an uploaded file (multipart)")
@@ -174,20 +244,17 @@ async def create_local_file(
     data: str = Form("{}"),
     auth: AuthContext = Depends(authenticate),
 ) -> dict[str, Any]:
-    try:
-        values = json.loads(data or "{}")
-    except json.JSONDecodeError:
-        raise ApiError(
-            400, "invalidParams", "data: must be a JSON string of the creation parameters"
-        ) from None
+    values = parse_json(data or "{}", "data")
     if not isinstance(values, dict):
         raise ApiError(400, "invalidParams", "data: must be a JSON object")
     content = await file.read()
     if not content:
-        raise ApiError(400, "invalidParams", "file is empty")
+        raise ApiError(400, "", "file is empty")
     from fathom.knowledge.parse import SUPPORTED_FORMATS, detect_format
 
     name = file.filename or "upload"
+    check_storable(name, "file.filename")
+    check_length({"file.filename": name}, "file.filename", NAME_MAX)
     if detect_format(name) not in SUPPORTED_FORMATS:
         raise ApiError(
             400,
@@ -209,7 +276,7 @@ async def create_local_file(
 @router.api_route("/api/core/dataset/collection/list", methods=ANY_METHOD, include_in_schema=False)
 async def list_collections(request: Request, auth: AuthContext = Depends(authenticate)) -> dict[str, Any]:
     values = await params(request)
-    dataset, _ = await load_dataset(request, auth, object_id(values, "datasetId"), "read")
+    dataset, owner = await load_dataset(request, auth, object_id(values, "datasetId"), "read")
     offset, size = page_window(values, dict(request.query_params))
     platform = platform_of(request)
     items, total = await platform.datasets.list_collections(
@@ -217,14 +284,17 @@ async def list_collections(request: Request, auth: AuthContext = Depends(authent
     )
     waiting = any(item.status == "waiting" for item in items)
     positions = await platform.ingestion.queue_positions() if waiting else {}
-    views = [collection_view(item, positions.get(item.id)) for item in items]
+    views = [owned_view(item, auth, owner, positions.get(item.id)) for item in items]
     return envelope({"list": views, "total": total})
 
 
 @router.api_route("/api/core/dataset/collection/detail", methods=ANY_METHOD, summary="A collection")
 async def collection_detail(request: Request, auth: AuthContext = Depends(authenticate)) -> dict[str, Any]:
     values = await params(request)
-    return envelope(collection_view(await load_collection(request, auth, object_id(values, "id"), "read")))
+    collection, owner = await load_owned_collection(
+        request, auth, object_id(values, "id", "collection"), "read"
+    )
+    return envelope(owned_view(collection, auth, owner))
 
 
 @router.api_route(
@@ -262,7 +332,7 @@ async def training_detail(request: Request, auth: AuthContext = Depends(authenti
 @router.api_route("/api/core/dataset/collection/delete", methods=ANY_METHOD, summary="Delete a collection")
 async def delete_collection(request: Request, auth: AuthContext = Depends(authenticate)) -> dict[str, Any]:
     values = await params(request)
-    collection = await load_collection(request, auth, object_id(values, "id"), "write")
+    collection = await load_collection(request, auth, object_id(values, "id", "collection"), "write")
     await platform_of(request).datasets.delete_collection(auth.team_id, collection.id)
     return envelope(None)
 

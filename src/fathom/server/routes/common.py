@@ -2,7 +2,6 @@
 
 from __future__ import annotations
 
-import json
 import re
 from datetime import datetime
 from typing import Any
@@ -10,7 +9,8 @@ from typing import Any
 from fastapi import Request
 
 from fathom.platform import Platform
-from fathom.server.errors import ApiError
+from fathom.server.errors import ApiError, not_found
+from fathom.server.json_body import check_storable, parse_json
 
 ANY_METHOD = ["GET", "POST", "PUT", "DELETE", "PATCH"]
 _OBJECT_ID = re.compile(r"^[0-9a-f]{24}$")
@@ -22,16 +22,13 @@ def platform_of(request: Request) -> Platform:
 
 
 async def params(request: Request) -> dict[str, Any]:
-    """Query-string values overlaid by the JSON body's (FastGPT handlers read either)."""
+    """Query-string values overlaid by the JSON body's (FastGPT handlers read either). Bodies that
+    are not UTF-8 JSON objects, nest too deep or carry unstorable text are a 400 naming the problem."""
     merged: dict[str, Any] = dict(request.query_params)
+    check_storable(merged, "query")
     raw = await request.body()
     if raw.strip():
-        try:
-            body = json.loads(raw)
-        except json.JSONDecodeError as exc:
-            raise ApiError(
-                400, "invalidParams", f"body: not valid JSON ({exc.msg} at position {exc.pos})"
-            ) from None
+        body = parse_json(raw)
         if not isinstance(body, dict):
             raise ApiError(400, "invalidParams", "body: must be a JSON object")
         merged.update(body)
@@ -45,11 +42,24 @@ def required(values: dict[str, Any], field: str) -> Any:
     return value
 
 
-def object_id(values: dict[str, Any], field: str) -> str:
-    """A required 24-hex id; anything else is answered as not found (it cannot exist)."""
+#: the record kind an id field names, for FastGPT's "does not exist" error
+ID_KINDS = {"appId": "app", "datasetId": "dataset", "collectionId": "collection", "dataId": "data"}
+
+
+def check_length(values: dict[str, Any], field: str, limit: int) -> None:
+    """A 400 naming ``field`` when its text is longer than ``limit`` characters."""
+    value = values.get(field)
+    if value is not None and len(str(value)) > limit:
+        raise ApiError(400, "invalidParams", f"{field}: at most {limit} characters, got {len(str(value))}")
+
+
+def object_id(values: dict[str, Any], field: str, kind: str | None = None) -> str:
+    """A required 24-hex id; anything else is answered as FastGPT's "does not exist" error for
+    ``kind`` (default: the kind ``field`` names), since no record can have it."""
     value = str(required(values, field))
     if not _OBJECT_ID.match(value):
-        raise ApiError(404, "unExist", f"{field}: no resource has the id {value!r}")
+        shown = value if len(value) <= 64 else value[:64] + "…"
+        raise not_found(kind or ID_KINDS.get(field, ""), f"{field}: no record has the id {shown!r}")
     return value
 
 

@@ -10,7 +10,7 @@ from fathom.datasets.ingest import PushRow
 from fathom.knowledge.chunk_settings import split_chunk_indexes
 from fathom.llm import count_tokens
 from fathom.server.auth import AuthContext, authenticate
-from fathom.server.errors import ApiError, envelope
+from fathom.server.errors import ApiError, envelope, not_found
 from fathom.server.pagination import page_window
 from fathom.server.permissions import Need, require_team_key
 from fathom.server.routes.collections import load_collection
@@ -63,9 +63,9 @@ async def push_data(request: Request, auth: AuthContext = Depends(authenticate))
     values = await params(request)
     items = values.get("data")
     if not values.get("collectionId") or not isinstance(items, list) or not items:
-        raise ApiError(400, "invalidParams", "collectionId or data is empty")
+        raise ApiError(400, "", "collectionId or data is empty")
     if len(items) > PUSH_MAX:
-        raise ApiError(400, "invalidParams", f"Data is too long, max {PUSH_MAX}")
+        raise ApiError(400, "", f"Data is too long, max {PUSH_MAX}")
     collection = await load_collection(request, auth, object_id(values, "collectionId"), "write")
     rows: list[PushRow] = []
     for position, item in enumerate(items):
@@ -76,6 +76,22 @@ async def push_data(request: Request, auth: AuthContext = Depends(authenticate))
             rows.append(PushRow(q, a, _custom_indexes(item.get("indexes"))))
     ready = await platform_of(request).ingestion.push_rows(collection, rows)
     return envelope({"insertLen": len(ready), "overToken": [], "repeat": [], "error": []})
+
+
+@router.api_route("/api/core/dataset/data/insertData", methods=ANY_METHOD, summary="Add one row at once")
+async def insert_data(request: Request, auth: AuthContext = Depends(authenticate)) -> dict[str, Any]:
+    """FastGPT's ``{collectionId, q, a?, indexes?}``: the row is embedded and stored before the answer,
+    whose ``data`` is the new row's id."""
+    values = await params(request)
+    q = str(values.get("q") or "").strip()
+    if not q:
+        raise ApiError(400, "", "q is required")
+    if not values.get("collectionId"):
+        raise ApiError(400, "", "collectionId is required")
+    collection = await load_collection(request, auth, object_id(values, "collectionId"), "write")
+    row = PushRow(q, str(values.get("a") or "").strip(), _custom_indexes(values.get("indexes")))
+    ids = await platform_of(request).ingestion.push_rows(collection, [row])
+    return envelope(ids[0])
 
 
 @router.api_route("/api/core/dataset/data/v2/list", methods=ANY_METHOD, summary="List a collection's rows")
@@ -93,8 +109,8 @@ async def list_data(request: Request, auth: AuthContext = Depends(authenticate))
 async def _load_row(request: Request, auth: AuthContext, data_id: str, need: Need) -> ChunkRow:
     """The row if the caller may ``need`` its knowledge base; a row of another team is answered exactly
     as a row that does not exist (its collection's id is never named)."""
-    require_team_key(auth, "use knowledge bases")
-    missing = ApiError(404, "unExist", f"data {data_id} not found")
+    require_team_key(auth, "use knowledge bases", "dataset")
+    missing = not_found("data", f"data {data_id} not found")
     row = (await platform_of(request).chunks.get_many([data_id])).get(data_id)
     if row is None:
         raise missing
@@ -109,7 +125,7 @@ async def _load_row(request: Request, auth: AuthContext, data_id: str, need: Nee
 @router.api_route("/api/core/dataset/data/detail", methods=ANY_METHOD, summary="A row")
 async def data_detail(request: Request, auth: AuthContext = Depends(authenticate)) -> dict[str, Any]:
     values = await params(request)
-    row = await _load_row(request, auth, object_id(values, "id"), "read")
+    row = await _load_row(request, auth, object_id(values, "id", "data"), "read")
     return envelope(data_view(row, auth.team_id))
 
 
@@ -143,6 +159,6 @@ async def update_data(request: Request, auth: AuthContext = Depends(authenticate
 @router.api_route("/api/core/dataset/data/delete", methods=ANY_METHOD, summary="Delete a row")
 async def delete_data(request: Request, auth: AuthContext = Depends(authenticate)) -> dict[str, Any]:
     values = await params(request)
-    row = await _load_row(request, auth, object_id(values, "id"), "write")
+    row = await _load_row(request, auth, object_id(values, "id", "data"), "write")
     await platform_of(request).chunks.delete_chunk(auth.team_id, row.id)
     return envelope("success")

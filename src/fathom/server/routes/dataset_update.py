@@ -8,8 +8,8 @@ from fastapi import APIRouter, Depends, Request
 
 from fathom.server.auth import AuthContext, authenticate
 from fathom.server.errors import ApiError, envelope
-from fathom.server.routes.common import ANY_METHOD, object_id, params, platform_of
-from fathom.server.routes.datasets import load_dataset
+from fathom.server.routes.common import ANY_METHOD, check_length, object_id, params, platform_of
+from fathom.server.routes.datasets import NAME_MAX, load_dataset
 
 router = APIRouter(tags=["datasets"])
 
@@ -19,13 +19,14 @@ async def update_dataset(request: Request, auth: AuthContext = Depends(authentic
     """Body ``{id, name?, intro?, vectorModel?}``. A new ``vectorModel`` queues a ``dataset.reembed`` job:
     the dataset keeps searching with its old model until every index text is embedded again."""
     values = await params(request)
-    dataset, _ = await load_dataset(request, auth, object_id(values, "id"), "manage")
+    dataset, _ = await load_dataset(request, auth, object_id(values, "id", "dataset"), "manage")
     platform = platform_of(request)
     changes: dict[str, Any] = {}
     if values.get("name") is not None:
         name = str(values["name"]).strip()
         if not name:
             raise ApiError(400, "invalidParams", "name: must not be empty")
+        check_length(values, "name", NAME_MAX)
         changes["name"] = name
     if values.get("intro") is not None:
         changes["intro"] = str(values["intro"])
@@ -36,7 +37,7 @@ async def update_dataset(request: Request, auth: AuthContext = Depends(authentic
         try:
             platform.embedders.get(str(vector_model))
         except LookupError:
-            raise ApiError(400, "invalidParams", f"System not embedding model: {vector_model}") from None
+            raise ApiError(400, "", f"System not embedding model: {vector_model}") from None
     if changes:
         await platform.datasets.update_dataset(auth.team_id, dataset.id, **changes)
     if vector_model:

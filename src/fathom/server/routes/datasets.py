@@ -15,13 +15,23 @@ from fathom.llm.errors import ModelRequestError
 from fathom.server.auth import AuthContext, authenticate
 from fathom.server.errors import ApiError, envelope
 from fathom.server.permissions import Need, permission_view, require_permission, require_team_key
-from fathom.server.routes.common import ANY_METHOD, iso, object_id, params, platform_of, required
+from fathom.server.routes.common import (
+    ANY_METHOD,
+    check_length,
+    iso,
+    object_id,
+    params,
+    platform_of,
+    required,
+)
 from fathom.store.protocols import DatasetRecord
 
 router = APIRouter(tags=["datasets"])
 log = logging.getLogger(__name__)
 
 SEARCH_LIMIT_MAX = 20000
+NAME_MAX = 200  # a knowledge base's name, in characters, on every backend
+MODEL_ID_MAX = 200
 
 
 def model_view(model_id: str) -> dict[str, Any]:
@@ -52,7 +62,7 @@ async def load_dataset(
     request: Request, auth: AuthContext, dataset_id: str, need: Need
 ) -> tuple[DatasetRecord, str | None]:
     """The dataset if the caller may ``need`` it; another team's dataset is not found."""
-    require_team_key(auth, "use knowledge bases")
+    require_team_key(auth, "use knowledge bases", "dataset")
     platform = platform_of(request)
     dataset = await platform.datasets.get_dataset(auth.team_id, dataset_id)
     owner = await platform.datasets.owner_of(dataset_id)
@@ -62,10 +72,12 @@ async def load_dataset(
 
 @router.api_route("/api/core/dataset/create", methods=ANY_METHOD, summary="Create a knowledge base")
 async def create_dataset(request: Request, auth: AuthContext = Depends(authenticate)) -> dict[str, Any]:
-    require_team_key(auth, "create knowledge bases")
+    require_team_key(auth, "create knowledge bases", "dataset")
     values = await params(request)
     platform = platform_of(request)
     name = str(required(values, "name")).strip()
+    check_length(values, "name", NAME_MAX)
+    check_length(values, "agentModel", MODEL_ID_MAX)
     kind = values.get("type") or "dataset"
     if kind not in ("dataset", "folder"):
         raise ApiError(400, "invalidParams", f"type: {kind!r} is not supported; use 'dataset' or 'folder'")
@@ -76,7 +88,7 @@ async def create_dataset(request: Request, auth: AuthContext = Depends(authentic
     try:
         platform.embedders.get(vector_model)
     except LookupError:
-        raise ApiError(400, "invalidParams", f"System not embedding model: {vector_model}") from None
+        raise ApiError(400, "", f"System not embedding model: {vector_model}") from None
     dataset = await platform.datasets.create_dataset(
         auth.team_id,
         name,
@@ -90,7 +102,7 @@ async def create_dataset(request: Request, auth: AuthContext = Depends(authentic
 
 @router.api_route("/api/core/dataset/list", methods=ANY_METHOD, summary="List knowledge bases")
 async def list_datasets(request: Request, auth: AuthContext = Depends(authenticate)) -> dict[str, Any]:
-    require_team_key(auth, "list knowledge bases")
+    require_team_key(auth, "list knowledge bases", "dataset")
     values = await params(request)
     platform = platform_of(request)
     search = str(values.get("searchKey") or "").lower()
@@ -111,14 +123,14 @@ async def list_datasets(request: Request, auth: AuthContext = Depends(authentica
 @router.api_route("/api/core/dataset/detail", methods=ANY_METHOD, summary="A knowledge base")
 async def dataset_detail(request: Request, auth: AuthContext = Depends(authenticate)) -> dict[str, Any]:
     values = await params(request)
-    dataset, owner = await load_dataset(request, auth, object_id(values, "id"), "read")
+    dataset, owner = await load_dataset(request, auth, object_id(values, "id", "dataset"), "read")
     return envelope(dataset_view(dataset, auth, owner))
 
 
 @router.api_route("/api/core/dataset/delete", methods=ANY_METHOD, summary="Delete a knowledge base")
 async def delete_dataset(request: Request, auth: AuthContext = Depends(authenticate)) -> dict[str, Any]:
     values = await params(request)
-    dataset, _ = await load_dataset(request, auth, object_id(values, "id"), "manage")
+    dataset, _ = await load_dataset(request, auth, object_id(values, "id", "dataset"), "manage")
     await platform_of(request).datasets.delete_dataset(auth.team_id, dataset.id)
     return envelope(None)
 

@@ -15,7 +15,7 @@ from fathom.chat import (
     without_password_variables,
 )
 from fathom.server.auth import AuthContext, authenticate
-from fathom.server.errors import ApiError, envelope
+from fathom.server.errors import ApiError, envelope, not_found
 from fathom.server.pagination import page_window
 from fathom.server.permissions import Need
 from fathom.server.routes.app_access import api_error, chat_of, load_app, others_chat
@@ -24,6 +24,8 @@ from fathom.store.protocols import AppRecord, ChatItemRecord, NotFound
 
 router = APIRouter(tags=["chat history"])
 
+TITLE_MAX = 500  # a chat's title and customTitle, in characters
+
 
 async def history_app(request: Request, auth: AuthContext, values: dict[str, Any], need: Need) -> AppRecord:
     """The app whose history is read or changed (an app-scoped key manages its own app's chats)."""
@@ -31,7 +33,7 @@ async def history_app(request: Request, auth: AuthContext, values: dict[str, Any
 
 
 def _no_chat(chat_id: str) -> ApiError:
-    return ApiError(404, "unExist", f"chat {chat_id} not found")
+    return not_found("chat", f"chat {chat_id} not found")
 
 
 def _window(request: Request, values: dict[str, Any], cap: int) -> tuple[int, int]:
@@ -104,6 +106,9 @@ async def update_history(request: Request, auth: AuthContext = Depends(authentic
     chat_id = str(values.get("chatId") or "")
     if not chat_id:
         raise ApiError(400, "missingParams", "chatId: is required")
+    for field in ("title", "customTitle"):
+        if values.get(field) is not None and len(str(values[field])) > TITLE_MAX:
+            raise ApiError(400, "invalidParams", f"{field}: at most {TITLE_MAX} characters")
     if await others_chat(request, auth, app.id, chat_id):
         raise _no_chat(chat_id)
     top = values.get("top")

@@ -11,7 +11,7 @@ from typing import Any
 from fastapi import APIRouter, Depends, Request
 
 from fathom.server.auth import AuthContext, authenticate
-from fathom.server.errors import ApiError, envelope
+from fathom.server.errors import ApiError, envelope, not_found
 from fathom.server.permissions import forbidden, require_team_key
 from fathom.server.routes.common import iso, object_id, params, platform_of
 from fathom.store.protocols import ApiKeyRecord, NotFound
@@ -23,9 +23,9 @@ NAME_MAX = 100
 
 def require_key_admin(auth: AuthContext) -> None:
     """Owners and admins with a team-wide key only."""
-    require_team_key(auth, "manage API keys")
+    require_team_key(auth, "manage API keys", "api key")
     if auth.role not in ("owner", "admin"):
-        raise forbidden("manage API keys (owners and admins only)")
+        raise forbidden("manage API keys (owners and admins only)", "api key")
 
 
 def key_view(record: ApiKeyRecord) -> dict[str, Any]:
@@ -79,11 +79,11 @@ async def list_keys(request: Request, auth: AuthContext = Depends(authenticate))
 async def revoke_key(request: Request, auth: AuthContext = Depends(authenticate)) -> dict[str, Any]:
     require_key_admin(auth)
     values = await params(request)
-    key_id = object_id(values, "id")
+    key_id = object_id(values, "id", "api key")
     if key_id == auth.api_key_id:
         raise ApiError(400, "invalidParams", "id: a key cannot revoke itself; use another owner/admin key")
     try:
         await platform_of(request).api_keys.revoke_key(auth.team_id, key_id)
     except NotFound:
-        raise ApiError(404, "unExist", f"id: no API key {key_id!r} in this team") from None
+        raise not_found("api key", f"id: no API key {key_id!r} in this team") from None
     return envelope(None)

@@ -1,0 +1,81 @@
+"""Reading request JSON that every backend can store: strict UTF-8, bounded nesting, no NUL or lone
+surrogates in strings. Each refusal is a 400 naming the problem and where it is (``body.messages[0]``)."""
+
+from __future__ import annotations
+
+import json
+import re
+from typing import Any
+
+from fathom.server.errors import ApiError
+
+#: deepest nesting of objects and arrays a request may carry (FastGPT workflows need about 10)
+MAX_DEPTH = 64
+_UNSTORABLE = re.compile("[\x00\ud800-\udfff]")
+
+
+def _invalid(message: str) -> ApiError:
+    return ApiError(400, "invalidParams", message)
+
+
+def decode_utf8(raw: bytes, where: str) -> str:
+    try:
+        return raw.decode("utf-8")
+    except UnicodeDecodeError as exc:
+        byte = raw[exc.start : exc.start + 1].hex()
+        raise _invalid(f"{where}: not valid UTF-8 (byte 0x{byte} at position {exc.start})") from None
+
+
+def parse_json(raw: bytes | str, where: str = "body") -> Any:
+    """The JSON value of ``raw``, or a 400 saying why it cannot be taken."""
+    text = decode_utf8(raw, where) if isinstance(raw, bytes) else raw
+    try:
+        value = json.loads(text)
+    except json.JSONDecodeError as exc:
+        raise _invalid(f"{where}: not valid JSON ({exc.msg} at position {exc.pos})") from None
+    except RecursionError:
+        raise _invalid(f"{where}: nested deeper than {MAX_DEPTH} levels") from None
+    check_storable(value, where)
+    return value
+
+
+def _problem(text: str) -> str | None:
+    found = _UNSTORABLE.search(text)
+    if found is None:
+        return None
+    if found.group() == "\x00":
+        return "contains a NUL character (\\u0000), which cannot be stored"
+    return f"contains a lone surrogate (\\u{ord(found.group()):04x}), which is not valid Unicode"
+
+
+Trail = tuple[Any, str | int] | None  # (parent trail, key or index), rendered only on a refusal
+
+
+def _render(where: str, trail: Trail) -> str:
+    keys: list[str | int] = []
+    while trail is not None:
+        trail, key = trail
+        keys.append(key)
+    return where + "".join(f"[{key}]" if isinstance(key, int) else f".{key}" for key in reversed(keys))
+
+
+def check_storable(value: Any, where: str = "body") -> None:
+    """Refuse nesting beyond :data:`MAX_DEPTH` and strings (values or keys) that are not storable text."""
+    stack: list[tuple[Any, Trail, int]] = [(value, None, 0)]
+    while stack:
+        item, trail, depth = stack.pop()
+        if isinstance(item, str):
+            problem = _problem(item)
+            if problem:
+                raise _invalid(f"{_render(where, trail)}: {problem}")
+        elif isinstance(item, dict | list):
+            if depth >= MAX_DEPTH:
+                raise _invalid(f"{where}: nested deeper than {MAX_DEPTH} levels (at {_render(where, trail)})")
+            if isinstance(item, dict):
+                for key, child in item.items():
+                    problem = _problem(key)
+                    if problem:
+                        raise _invalid(f"{_render(where, trail)}: a key {problem}")
+                    stack.append((child, (trail, key), depth + 1))
+            else:
+                stack.extend((child, (trail, index), depth + 1) for index, child in enumerate(item))
