@@ -12,6 +12,8 @@ from fathom.server.errors import ApiError
 #: deepest nesting of objects and arrays a request may carry (FastGPT workflows need about 10)
 MAX_DEPTH = 64
 _UNSTORABLE = re.compile("[\x00\ud800-\udfff]")
+#: a JSON escape that may decode to NUL or a surrogate (pairs are fine, but need a closer look)
+_RISKY_ESCAPE = re.compile(r"\\u(?:0000|[dD][89abcdefABCDEF])")
 
 
 def _invalid(message: str) -> ApiError:
@@ -35,17 +37,24 @@ def parse_json(raw: bytes | str, where: str = "body") -> Any:
         raise _invalid(f"{where}: not valid JSON ({exc.msg} at position {exc.pos})") from None
     except RecursionError:
         raise _invalid(f"{where}: nested deeper than {MAX_DEPTH} levels") from None
-    check_storable(value, where)
+    # strict UTF-8 and strict JSON let NUL and lone surrogates in only as \u escapes
+    check_storable(value, where, strings=_RISKY_ESCAPE.search(text) is not None)
     return value
 
 
 def _problem(text: str) -> str | None:
-    found = _UNSTORABLE.search(text)
-    if found is None:
-        return None
-    if found.group() == "\x00":
+    if text.isascii():
+        if "\x00" not in text:
+            return None
+        found = "\x00"
+    else:
+        match = _UNSTORABLE.search(text)
+        if match is None:
+            return None
+        found = match.group()
+    if found == "\x00":
         return "contains a NUL character (\\u0000), which cannot be stored"
-    return f"contains a lone surrogate (\\u{ord(found.group()):04x}), which is not valid Unicode"
+    return f"contains a lone surrogate (\\u{ord(found):04x}), which is not valid Unicode"
 
 
 Trail = tuple[Any, str | int] | None  # (parent trail, key or index), rendered only on a refusal
@@ -59,8 +68,29 @@ def _render(where: str, trail: Trail) -> str:
     return where + "".join(f"[{key}]" if isinstance(key, int) else f".{key}" for key in reversed(keys))
 
 
-def check_storable(value: Any, where: str = "body") -> None:
-    """Refuse nesting beyond :data:`MAX_DEPTH` and strings (values or keys) that are not storable text."""
+def check_storable(value: Any, where: str = "body", *, strings: bool = True) -> None:
+    """Refuse nesting beyond :data:`MAX_DEPTH` and (with ``strings``) strings, values or keys, that are
+    not storable text. One quick pass; the path of a refusal is found by a second, slower one."""
+    if not isinstance(value, dict | list):
+        if strings and isinstance(value, str) and _problem(value):
+            _locate(value, where)
+        return
+    stack: list[tuple[Any, int]] = [(value, 0)]
+    while stack:
+        item, depth = stack.pop()
+        if depth >= MAX_DEPTH:
+            _locate(value, where)
+        children = item.values() if isinstance(item, dict) else item
+        if strings:
+            if isinstance(item, dict) and any(_problem(key) for key in item):
+                _locate(value, where)
+            if any(isinstance(child, str) and _problem(child) for child in children):
+                _locate(value, where)
+        stack.extend((child, depth + 1) for child in children if isinstance(child, dict | list))
+
+
+def _locate(value: Any, where: str) -> None:
+    """Raise the 400 for the first problem in ``value``, naming where it is."""
     stack: list[tuple[Any, Trail, int]] = [(value, None, 0)]
     while stack:
         item, trail, depth = stack.pop()
