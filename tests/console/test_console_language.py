@@ -49,12 +49,17 @@ def test_chinese_browser_gets_the_chinese_console_and_the_switch_is_kept(
         page.click(".tabs >> text=搜索测试")
         page.wait_for_selector("form.search-form button.primary:has-text('搜索')")
         page.screenshot(path=str(SHOTS / f"{size}-zh-search.png"))
-        for name, path, ready, english in [
-            ("apps", "/apps", "h1:has-text('应用')", "Create app"),
-            ("keys", "/keys", "h2:has-text('API 密钥')", "Create key"),
-            ("app", f"/apps/{app_id}", "h1:has-text('模板')", "Workflow editor"),
-            ("chat", f"/chat/{app_id}", "textarea[name=message]", "New chat"),
-        ]:
+        pages = (
+            []
+            if size == "phone"
+            else [  # the zh tour visits these at phone size
+                ("apps", "/apps", "h1:has-text('应用')", "Create app"),
+                ("keys", "/keys", "h2:has-text('API 密钥')", "Create key"),
+                ("app", f"/apps/{app_id}", "h1:has-text('模板')", "Workflow editor"),
+                ("chat", f"/chat/{app_id}", "textarea[name=message]", "New chat"),
+            ]
+        )
+        for name, path, ready, english in pages:
             page.goto(server.base_url + path)
             page.wait_for_selector(ready)
             page.wait_for_timeout(300)

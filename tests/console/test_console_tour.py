@@ -1,4 +1,5 @@
-"""The daily-use tour of issue 18, at desktop (1440×900) and phone (390×844) size, against the scripted
+"""The daily-use tour of issue 18, at desktop (1440×900) and phone (390×844) size and in both languages
+(an en-US and a zh-CN browser), against the scripted
 model server: sign in; import a file after previewing its chunks; search test; a simple app with a model
 picked from the model list and its knowledge base, answering with sources; a workflow built with undo and
 the leave-without-saving prompt; a FastGPT template (as FastGPT exports it) imported, its unknown model
@@ -13,7 +14,7 @@ from pathlib import Path
 from typing import Any
 
 import pytest
-from console_support import CHROMIUM_ARGS, browser_unavailable, chromium_path, sign_in
+from console_support import CHROMIUM_ARGS, browser_unavailable, chromium_path
 from live_support import free_port, start_live_server
 
 from fathom.config import Settings
@@ -66,67 +67,130 @@ def _shot(page: Any, name: str) -> None:
     page.screenshot(path=str(SHOTS / name))
 
 
+# what the tour clicks and reads, in each language of the console
+TEXTS: dict[str, dict[str, str]] = {
+    "en": {
+        "create": "Create",
+        "preview": "Preview chunks of {name}",
+        "summary": "3 chunks of up to 100 characters",
+        "import1": "Import 1 file",
+        "search_tab": "Search test",
+        "search": "Search",
+        "create_app": "Create app",
+        "default": "default",
+        "publish": "Save & publish",
+        "published": "Published",
+        "chat": "Chat",
+        "import": "Import",
+        "fallback": "gpt-4o-mini is not configured here; runs on scripted-chat",
+        "app": "App",
+        "leave": "without saving",
+        "run": "Run",
+        "run_canvas": "Run the canvas",
+        "ai_chat": "AI chat",
+        "kb_search": "Knowledge base search",
+        "user_question": "User question",
+        "close": "Close",
+        "save_draft": "Save draft",
+        "saved": "Draft saved",
+        "create_key": "Create key",
+    },
+    "zh": {
+        "create": "创建",
+        "preview": "预览 {name} 的分块",
+        "summary": "3 个分块，每块最多 100 字符",
+        "import1": "导入 1 个文件",
+        "search_tab": "搜索测试",
+        "search": "搜索",
+        "create_app": "创建应用",
+        "default": "默认",
+        "publish": "保存并发布",
+        "published": "已发布",
+        "chat": "对话",
+        "import": "导入",
+        "fallback": "gpt-4o-mini 在本系统未配置，将使用 scripted-chat",
+        "app": "应用",
+        "leave": "不保存就离开",
+        "run": "运行",
+        "run_canvas": "运行画布",
+        "ai_chat": "AI 对话",
+        "kb_search": "知识库搜索",
+        "user_question": "用户问题",
+        "close": "关闭",
+        "save_draft": "保存草稿",
+        "saved": "草稿已保存",
+        "create_key": "创建密钥",
+    },
+}
+LOCALES = {"en": "en-US", "zh": "zh-CN"}
+
+
+@pytest.mark.parametrize("lang", ["en", "zh"])
 @pytest.mark.parametrize("size", ["desktop", "phone"])
-def test_daily_tour(env: dict[str, Any], size: str) -> None:
-    server, root = env["server"], env["root"]
-    page = env["browser"].new_page(viewport=VIEWPORTS[size])
+def test_daily_tour(env: dict[str, Any], size: str, lang: str) -> None:
+    server, root, T = env["server"], env["root"], TEXTS[lang]
+    page = env["browser"].new_page(viewport=VIEWPORTS[size], locale=LOCALES[lang])
+    tag = size if lang == "en" else f"{size}-zh"
     dialogs: list[str] = []
 
     def on_dialog(dialog: Any) -> None:
         dialogs.append(dialog.message)
-        dialog.dismiss() if "without saving" in dialog.message and len(dialogs) == 1 else dialog.accept()
+        dialog.dismiss() if T["leave"] in dialog.message and len(dialogs) == 1 else dialog.accept()
 
     page.on("dialog", on_dialog)
     errors: list[str] = []
     page.on("pageerror", lambda exc: errors.append(str(exc)))
     try:
-        sign_in(page, server.base_url, server.admin_key)
+        page.goto(server.base_url + "/")
+        page.fill("input[name=apiKey]", server.admin_key)
+        page.click(".login-card button.primary")
+        page.wait_for_selector("nav.sidebar")
 
         # a knowledge base, a file staged, its chunks previewed, then imported
         page.goto(f"{server.base_url}/knowledge")
-        kb = f"Guide {size}"
+        kb = f"Guide {tag}"
         page.fill("input[name=datasetName]", kb)
-        page.click("button:has-text('Create')")
+        page.click(f"button:has-text('{T['create']}')")
         page.wait_for_selector(f"h1:has-text('{kb}')")
-        guide = root / f"guide-{size}.md"
+        guide = root / f"guide-{tag}.md"
         guide.write_text(GUIDE, encoding="utf-8")
         page.set_input_files("[data-testid=file-input]", [str(guide)])
         page.check("input[name=chunkMode][value=custom]")
         page.fill("input[name=chunkSize]", "100")
-        page.click(f"button:has-text('Preview chunks of {guide.name}')")
+        page.click(f"button:has-text('{T['preview'].format(name=guide.name)}')")
         summary = page.wait_for_selector("[data-testid=chunk-preview-summary]").inner_text()
-        assert summary.startswith("3 chunks of up to 100 characters"), summary
+        assert summary.startswith(T["summary"]), summary
         assert "ninety days" in page.locator("[data-testid=preview-chunk]").nth(0).inner_text()
-        _shot(page, f"tour-{size}-chunk-preview.png")
-        page.click("button:has-text('Import 1 file')")
+        _shot(page, f"tour-{tag}-chunk-preview.png")
+        page.click(f"button:has-text('{T['import1']}')")
         page.wait_for_selector(f"tr[data-collection='{guide.name}'][data-status=ready]", timeout=60_000)
         assert page.locator(f"tr[data-collection='{guide.name}'] td >> nth=3").inner_text() == "3/3"
 
         # search test
-        page.click(".tabs >> text=Search test")
+        page.click(f".tabs >> text={T['search_tab']}")
         page.fill("textarea[name=query]", "How long can I stay in Japan without a visa?")
-        page.click("button:has-text('Search')")
+        page.click("form.search-form button.primary")
         assert "ninety days" in page.wait_for_selector("[data-testid=search-hit]").inner_text()
 
         # a simple app: the model picked from the list, the knowledge base as its source
         page.goto(f"{server.base_url}/apps")
-        page.fill("input[name=appName]", f"Desk {size}")
-        page.click("button:has-text('Create app')")
-        page.wait_for_selector("h2:has-text('Simple app')")
+        page.fill("input[name=appName]", f"Desk {tag}")
+        page.click(f"button:has-text('{T['create_app']}')")
+        page.wait_for_selector("select[name=model]")
         page.wait_for_selector("select[name=model]:not([disabled])")  # the model list has loaded
         options = page.locator("select[name=model] option").all_inner_texts()
-        assert any(MODEL in o and "default" in o for o in options), options
+        assert any(MODEL in o and T["default"] in o for o in options), options
         page.select_option("select[name=model]", MODEL)
         page.check(f"input[name='kb-{kb}']")
-        page.click("button:has-text('Save & publish')")
-        page.wait_for_selector("[data-testid=save-note]:has-text('Published')")
-        page.click("button:has-text('Chat')")
+        page.click(f"button:has-text('{T['publish']}')")
+        page.wait_for_selector(f"[data-testid=save-note]:has-text('{T['published']}')")
+        page.click(f"main .page-head button:has-text('{T['chat']}')")
         page.fill("textarea[name=message]", "Do I need a visa for Japan?")
         page.keyboard.press("Enter")
         answer = page.wait_for_selector(".msg.ai[data-done='1']", timeout=30_000)
         assert "ninety days" in answer.inner_text()
         page.wait_for_selector(f".quote-chip:has-text('{guide.name}')")
-        _shot(page, f"tour-{size}-simple-app-chat.png")
+        _shot(page, f"tour-{tag}-simple-app-chat.png")
         assert env["scripted"].chat_requests[-1]["model"] == MODEL
 
         # a FastGPT template as FastGPT exports it: its model is not configured here
@@ -134,7 +198,7 @@ def test_daily_tour(env: dict[str, Any], size: str) -> None:
             start = {"nodeId": "workflowStartNodeId", "flowNodeType": "workflowStart", "name": "Start",
                      "position": {"x": 0, "y": 0}, "inputs": [], "outputs": []}  # fmt: skip
             body = {
-                "name": f"Flow {size}",
+                "name": f"Flow {tag}",
                 "type": "advanced",
                 "nodes": [start],
                 "edges": [],
@@ -143,7 +207,7 @@ def test_daily_tour(env: dict[str, Any], size: str) -> None:
             app_id = client.post("/api/core/app/create", json=body).json()["data"]
         page.goto(f"{server.base_url}/apps/{app_id}/workflow")
         page.wait_for_selector(".react-flow__node [data-node-type=workflowStart]")
-        page.click("button:has-text('Import')")
+        page.click(f".wf-bar button:has-text('{T['import']}')")
         page.set_input_files(".wf-inspector input[type=file]", str(TEMPLATE))
         page.wait_for_selector(".react-flow__node [data-node-type=chatNode]")
         page.click("button[aria-label=Undo]")  # undo the import, redo it
@@ -152,8 +216,8 @@ def test_daily_tour(env: dict[str, Any], size: str) -> None:
         page.click(".react-flow__node [data-node-type=chatNode] .wf-node-head")
         page.wait_for_selector("[data-testid=inspector] select[name=input-model]:not([disabled])")
         fallback = page.wait_for_selector("[data-testid=inspector] [data-testid=model-fallback]").inner_text()
-        assert "gpt-4o-mini is not configured here; runs on scripted-chat" in fallback, fallback
-        _shot(page, f"tour-{size}-template-model-fallback.png")
+        assert T["fallback"] in fallback, fallback
+        _shot(page, f"tour-{tag}-template-model-fallback.png")
         page.select_option("[data-testid=inspector] select[name=input-model]", MODEL)
         assert page.locator("[data-testid=inspector] [data-testid=model-fallback]").count() == 0
         page.click("[data-testid=inspector] button[aria-label=Close]")
@@ -161,38 +225,38 @@ def test_daily_tour(env: dict[str, Any], size: str) -> None:
         page.check(f"[data-testid=inspector] label:has-text('{kb}') input")
         page.click("[data-testid=inspector] button[aria-label=Close]")
 
-        page.click(".wf-bar a:has-text('App')")  # unsaved: asks, dismissed, the editor stays
-        assert dialogs and "without saving" in dialogs[0]
+        page.click(f".wf-bar a:has-text('{T['app']}')")  # unsaved: asks, dismissed, the editor stays
+        assert dialogs and T["leave"] in dialogs[0]
         assert page.url.endswith("/workflow")
 
         # run the canvas: each node's duration, tokens and model; not in the app's chat history
-        page.click(".wf-bar button:has-text('Run')")
+        page.click(f".wf-bar button:has-text('{T['run']}')")
         page.fill("textarea[name=runQuery]", "Do I need a visa for Japan?")
-        page.click("button:has-text('Run the canvas')")
+        page.click(f"button:has-text('{T['run_canvas']}')")
         page.wait_for_selector("[data-testid=run-panel] .chunk:has-text('ninety days')", timeout=30_000)
         steps = page.locator("[data-testid=node-step]")
-        chat_step = steps.filter(has_text="AI chat").inner_text()
+        chat_step = steps.filter(has_text=T["ai_chat"]).inner_text()
         assert "tokens" in chat_step and MODEL in chat_step, chat_step
-        assert steps.filter(has_text="Knowledge base search").count() == 1
-        steps.filter(has_text="AI chat").locator("summary").click()  # what the node read and produced
-        inputs = steps.filter(has_text="AI chat").locator("[data-testid=node-inputs]").inner_text()
-        assert "User question" in inputs and "Do I need a visa for Japan?" in inputs, inputs
-        outputs = steps.filter(has_text="AI chat").locator("[data-testid=node-outputs]").inner_text()
+        assert steps.filter(has_text=T["kb_search"]).count() == 1
+        steps.filter(has_text=T["ai_chat"]).locator("summary").click()  # what the node read and produced
+        inputs = steps.filter(has_text=T["ai_chat"]).locator("[data-testid=node-inputs]").inner_text()
+        assert T["user_question"] in inputs and "Do I need a visa for Japan?" in inputs, inputs
+        outputs = steps.filter(has_text=T["ai_chat"]).locator("[data-testid=node-outputs]").inner_text()
         assert "ninety days" in outputs, outputs
-        _shot(page, f"tour-{size}-workflow-run.png")
-        page.click("[data-testid=run-panel] button:has-text('Close')")
-        page.click("button:has-text('Save draft')")
-        page.wait_for_selector("[data-testid=editor-note]:has-text('Draft saved')")
+        _shot(page, f"tour-{tag}-workflow-run.png")
+        page.click(f"[data-testid=run-panel] button:has-text('{T['close']}')")
+        page.click(f".wf-bar button:has-text('{T['save_draft']}')")
+        page.wait_for_selector(f"[data-testid=editor-note]:has-text('{T['saved']}')")
         with server.client(server.admin_key) as client:
             chats = client.post("/api/core/chat/getHistories", json={"appId": app_id}).json()["data"]
         assert chats["total"] == 0, chats
 
         # keys
         page.goto(f"{server.base_url}/keys")
-        page.fill("input[name=keyName]", f"tour {size}")
-        page.click("button:has-text('Create key')")
+        page.fill("input[name=keyName]", f"tour {tag}")
+        page.click(f"button:has-text('{T['create_key']}')")
         page.wait_for_selector("text=fathom-")
-        _shot(page, f"tour-{size}-keys.png")
+        _shot(page, f"tour-{tag}-keys.png")
         assert not errors, errors
     finally:
         page.close()

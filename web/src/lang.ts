@@ -17,6 +17,11 @@ export function setLang(lang: Lang): void {
 }
 
 const ZH: Record<string, string> = {
+  "running": "运行中",
+  "done": "完成",
+  "failed": "失败",
+  "skipped": "已跳过",
+  " · default": " · 默认",
   "Inputs": "输入",
   "No description": "暂无描述",
   "Untitled": "未命名",

@@ -35,7 +35,7 @@ export function ModelPicker({ type, value, onChange, name, allowDefault = true }
   const items = useModels(type);
   if (items === null) return <select name={name} disabled><option>{t("Loading models…")}</option></select>;
   const { known, runsOn } = resolveModel(items, value);
-  const label = (m: ModelItem) => `${m.name}${m.name !== m.model ? ` (${m.model})` : ""}${m.isDefault ? " · default" : ""}`;
+  const label = (m: ModelItem) => `${m.name}${m.name !== m.model ? ` (${m.model})` : ""}${m.isDefault ? t(" · default") : ""}`;
   return (
     <span className="col" style={{ gap: 2 }}>
       <select name={name} data-testid={`model-picker-${type}`} value={value} onChange={(e) => onChange(e.target.value)}>

@@ -30,14 +30,14 @@ const toRFEdge = (e: FlowEdge): Edge => ({ id: edgeId(e), source: e.source, targ
 
 function FathomNode({ id, data, selected }: NodeProps<RFNode>) {
   const flow = data.flow;
-  const t = templateOf(flow.flowNodeType);
+  const tpl = templateOf(flow.flowNodeType);
   const handles = sourceHandles(flow);
   const visibleInputs = flow.inputs.filter((i) => (!i.renderTypeList?.includes("hidden") || i.key === "system_httpReqUrl") && !isInternal(i, flow.flowNodeType));
   const hasTarget = !["workflowStart", "userGuide", "pluginInput"].includes(flow.flowNodeType);
   return (
     <div className={`wf-node ${selected ? "selected" : ""} ${data.status ?? ""}`} data-node-type={flow.flowNodeType} data-node-id={id}>
       {hasTarget && <Handle type="target" position={Position.Left} id={`${id}-target-left`} style={{ top: 18 }} />}
-      <div className="wf-node-head"><span className="wf-icon">{t?.icon ?? "·"}</span>{nodeName(flow.name)}{data.status && <span className="grow" />}{data.status && <span className="small muted">{data.status}</span>}</div>
+      <div className="wf-node-head"><span className="wf-icon">{tpl?.icon ?? "·"}</span>{nodeName(flow.name)}{data.status && <span className="grow" />}{data.status && <span className="small muted">{t(data.status)}</span>}</div>
       <div className="wf-node-io">
         <div>{visibleInputs.map((i) => <div key={i.key} className="wf-port">{inputLabel(i, flow.flowNodeType)}{Array.isArray(i.value) && typeof i.value[0] === "string" && i.value.length === 2 ? " ⤶" : ""}</div>)}</div>
         <div>{flow.outputs.map((o) => <div key={o.id} className="wf-port out">{inputLabel({ key: o.key, label: o.label, renderTypeList: [] }, flow.flowNodeType)}</div>)}</div>
