@@ -391,3 +391,20 @@ def test_lists_show_only_what_the_caller_can_read(world: World) -> None:
     assert listed(world.reader_key, "/api/core/dataset/list") == [world.dataset_id]
     assert world.app_id in listed(world.reader_key, "/api/core/app/list")  # with its copies
     assert listed(world.app_key, "/api/core/app/list") == [world.app_id]
+
+
+def test_team_routes_answer_our_ids_as_made_up_ones(world: World) -> None:
+    """The key and usage routes of another team's owner: our key id and our app id are unknown there."""
+    with world.client(world.server.admin_key) as client:
+        our_key = client.get("/api/v1/whoami").json()["data"]["keyId"]
+    calls = [
+        ("DELETE", "/api/support/openapi/delete", {"id": our_key}),
+        ("GET", "/api/support/openapi/list", {"appId": world.app_id}),
+        ("GET", "/api/support/usage/summary", {"appId": world.app_id}),
+    ]
+    with world.client(world.other_team_key) as client:
+        for method, path, values in calls:
+            route = Route(method, path, lambda w: {}, KEYS)  # call() takes the values itself
+            ours, fake = call(client, route, values), call(client, route, made_up(values))
+            assert blanked(ours) == blanked(fake), (path, ours.text, fake.text)
+            assert world.app_id not in ours.text
