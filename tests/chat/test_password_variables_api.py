@@ -17,6 +17,7 @@ from fathom.security import SecretMaskingFilter
 from fathom.testing import ScriptedOpenAIServer, text_turn
 
 TOKEN = "tok-SECRET-4242-abcdef"
+DEFAULT = "default-SECRET-7777"
 
 
 def _field(key: str, value: Any, value_type: str = "string", render: str = "input") -> dict[str, Any]:
@@ -89,6 +90,7 @@ def _app(answer_text: str) -> dict[str, Any]:
             "type": "password",
             "valueType": "string",
             "required": True,
+            "defaultValue": DEFAULT,
         },
         {"key": "note", "label": "Note", "type": "input", "valueType": "string"},
     ]
@@ -166,6 +168,7 @@ def test_a_password_variable_is_stored_encrypted_and_never_answered(
 
     routes = _every_chat_route(chat_server, app_id, chat_id)
     assert TOKEN not in routes and "v1:" not in routes
+    assert DEFAULT not in routes  # chat/init shows the variable's definition without its default
 
 
 def test_a_node_that_references_the_password_gets_it_on_later_turns(
