@@ -217,6 +217,9 @@ def test_daily_tour(env: dict[str, Any], size: str, lang: str) -> None:
         page.wait_for_selector("[data-testid=inspector] select[name=input-model]:not([disabled])")
         fallback = page.wait_for_selector("[data-testid=inspector] [data-testid=model-fallback]").inner_text()
         assert T["fallback"] in fallback, fallback
+        # the template's "FlowNodeInputTypeEnum.reference" inputs are references, its hidden ones internal
+        assert page.locator("[data-testid=inspector] [data-testid=ref-userChatInput]").count() == 1
+        assert "Dataset search extension bg" not in page.locator(".wf-canvas").inner_text()
         _shot(page, f"tour-{tag}-template-model-fallback.png")
         page.select_option("[data-testid=inspector] select[name=input-model]", MODEL)
         assert page.locator("[data-testid=inspector] [data-testid=model-fallback]").count() == 0

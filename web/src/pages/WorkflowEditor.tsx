@@ -8,7 +8,7 @@ import "@xyflow/react/dist/style.css";
 import { api } from "../api";
 import { AppDetail, getApp, getVersion, publishApp, saveDraft, Version } from "../apps";
 import { linkProps, setLeaveGuard } from "../router";
-import { FlowEdge, FlowInput, FlowNode, inputLabel, isInternal, makeNode, modelTypeOf, sourceHandles, TEMPLATES, templateOf } from "../workflow/catalogue";
+import { FlowEdge, FlowInput, FlowNode, inputLabel, isInternal, makeNode, modelTypeOf, normalizeNode, sourceHandles, TEMPLATES, templateOf } from "../workflow/catalogue";
 import { Versions } from "./Apps";
 import { Icon } from "../icons";
 import { ModelPicker } from "../models";
@@ -89,7 +89,7 @@ function Editor({ appId }: { appId: string }) {
   };
   const load = (data: { nodes?: FlowNode[]; modules?: FlowNode[]; edges?: FlowEdge[]; chatConfig?: any }, asSaved = false) => {
     const list = data.nodes ?? data.modules ?? [];
-    const graph: Graph = { nodes: list.map((n, i) => ({ ...n, position: toRF(n, i).position })), edges: data.edges ?? [], chatConfig: data.chatConfig ?? {} };
+    const graph: Graph = { nodes: list.map((n, i) => ({ ...normalizeNode(n), position: toRF(n, i).position })), edges: data.edges ?? [], chatConfig: data.chatConfig ?? {} };
     if (!asSaved) checkpoint("load");
     show(graph);
     if (asSaved) setSaved(serialize(graph));

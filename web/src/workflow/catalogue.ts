@@ -109,8 +109,15 @@ const KNOWN_LABELS_ZH: Record<string, string> = {
 
 /** An input's label in the console's language: in English the console's own label for that key, else a
  *  FastGPT i18n key made readable; in Chinese FastGPT's Chinese label for the keys it names. */
+const CHINESE_LABELS: Record<string, string> = {
+  "用户问题": "User question", "问题": "Question", "聊天记录": "Chat history", "知识库引用": "Knowledge quotes",
+  "AI 回复内容": "AI answer", "AI回复内容": "AI answer", "回复内容": "Reply text", "提示词": "Prompt", "系统提示词": "System prompt",
+  "温度": "Temperature", "回复上限": "Max tokens", "选择知识库": "Knowledge bases", "文本": "Text", "结果": "Result",
+};
+
 export function inputLabel(input: FlowInput, flowNodeType: string): string {
   const raw = String(input.label ?? "");
+  if (raw && lang() === "en" && CHINESE_LABELS[raw.trim()]) return CHINESE_LABELS[raw.trim()];
   if (raw && !isI18nKey(raw)) return raw;
   if (lang() === "zh") {
     const last = (raw || input.key).split(/[.:]/).pop() || input.key;
@@ -187,6 +194,15 @@ export function modelTypeOf(input: FlowInput): "llm" | "embedding" | "rerank" | 
   const types = input.renderTypeList ?? [];
   if (types.includes("settingLLMModel") || types.includes("selectLLMModel")) return "llm";
   if (input.key === "rerankModel" || types.includes("selectRerankModel")) return "rerank";
+  if (input.key === "datasetSearchExtensionModel") return "llm";
   if (input.key === "embeddingModel" || types.includes("selectEmbeddingModel")) return "embedding";
   return input.key === "model" ? "llm" : null;
+}
+
+/** Some FastGPT template files carry render types as unresolved enum names ("FlowNodeInputTypeEnum.hidden");
+ *  they mean "hidden", "reference", … like the plain values. */
+export function normalizeNode(node: FlowNode): FlowNode {
+  const plain = (t: string) => (typeof t === "string" ? t.replace(/^FlowNodeInputTypeEnum\./, "") : t);
+  if (!node.inputs?.some((i) => i.renderTypeList?.some((t) => typeof t === "string" && t.startsWith("FlowNodeInputTypeEnum.")))) return node;
+  return { ...node, inputs: node.inputs.map((i) => (i.renderTypeList ? { ...i, renderTypeList: i.renderTypeList.map(plain) } : i)) };
 }
