@@ -57,6 +57,16 @@ class Settings(BaseSettings):
         default=True, description="On the first `fathom serve`, seed the demo knowledge base and app."
     )
 
+    # Accounts (console sign-in by password).
+    root_password: SecretStr | None = Field(
+        default=None,
+        description="The root user's password, set on first start (else one is generated and printed once).",
+    )
+    session_hours: float = Field(default=168.0, gt=0, description="A console session lasts this long.")
+    signin_max_failures_per_user: int = Field(default=5, ge=1)
+    signin_max_failures_per_ip: int = Field(default=20, ge=1)
+    signin_window_seconds: float = Field(default=900.0, gt=0)
+
     # Model shortcuts for the common case (one OpenAI-compatible endpoint).
     openai_base_url: str | None = None
     openai_api_key: SecretStr | None = None

@@ -7,6 +7,7 @@ import contextlib
 import functools
 import logging
 from dataclasses import dataclass, field
+from datetime import timedelta
 from typing import Any
 
 from fathom.chat import ChatApplication
@@ -24,6 +25,7 @@ from fathom.knowledge.tokenize import segment_for_index
 from fathom.llm import ModelRegistry, count_tokens, load_model_registry
 from fathom.sandbox import SandboxRunner, client_factory_request_handler
 from fathom.security import EgressGuard, EgressPolicy, SecretBox
+from fathom.security.accounts import AccountError, AccountService, SignInLimits
 from fathom.store import migrate
 from fathom.store.db import Database
 from fathom.store.files import LocalFileStore
@@ -31,6 +33,7 @@ from fathom.store.knowledge import SqlChunkRepository, SqlDatasetRepository, Sql
 from fathom.store.pg_requirements import check_postgres_requirements
 from fathom.store.protocols import JobRecord
 from fathom.store.repositories import (
+    SqlAccountRepository,
     SqlApiKeyRepository,
     SqlAppRepository,
     SqlChatRepository,
@@ -52,6 +55,7 @@ class Bootstrap:
     member_id: str
     admin_key: str | None  # only when it was created just now
     demo_app_id: str | None = None  # only when the demo was seeded just now
+    root_password: str | None = None  # only when it was generated just now
 
 
 @dataclass
@@ -76,6 +80,7 @@ class Platform:
     ingestion: IngestionService = field(init=False)
     search: DatasetSearchService = field(init=False)
     chat: ChatApplication = field(init=False)
+    accounts: AccountService = field(init=False)
     _worker_tasks: list[asyncio.Task[None]] = field(default_factory=list, init=False)
     _stop: asyncio.Event = field(default_factory=asyncio.Event, init=False)
 
@@ -91,6 +96,15 @@ class Platform:
         self.files = LocalFileStore(self.db, self.settings.data_dir / "files")
         self.egress = EgressGuard(EgressPolicy.from_settings(self.settings))
         self.secrets = SecretBox(self.secret_key or "fathom-unconfigured-secret-key")
+        self.accounts = AccountService(
+            SqlAccountRepository(self.db),
+            session_ttl=timedelta(hours=self.settings.session_hours),
+            limits=SignInLimits(
+                per_user=self.settings.signin_max_failures_per_user,
+                per_ip=self.settings.signin_max_failures_per_ip,
+                window_seconds=self.settings.signin_window_seconds,
+            ),
+        )
         self.embedders = EmbedderResolver(self.models)
         self.rerankers = RerankerResolver(self.models)
         self.ingestion = IngestionService(
@@ -167,6 +181,8 @@ class Platform:
         return await self.bootstrap(seed_demo=seed_demo)
 
     async def bootstrap(self, *, seed_demo: bool = False) -> Bootstrap:
+        """First start: the root team, its owner and admin key (and the demo). Every start: the root
+        user ``root`` for that owner, if missing (password from FATHOM_ROOT_PASSWORD, else generated)."""
         if await self.teams.count_teams() == 0:
             team = await self.teams.create_team(ROOT_TEAM_NAME)
             member = await self.teams.add_member(team.id, ROOT_MEMBER_NAME, "owner")
@@ -178,9 +194,18 @@ class Platform:
 
                 documents = load_docs(docs_dir())
                 demo_app_id = (await seed(self, team.id, member.id, documents)).app_id
-            return Bootstrap(team.id, member.id, plain, demo_app_id)
-        team_id, member_id = await self.root_identity()
-        return Bootstrap(team_id, member_id, None)
+            boot = Bootstrap(team.id, member.id, plain, demo_app_id)
+        else:
+            team_id, member_id = await self.root_identity()
+            boot = Bootstrap(team_id, member_id, None)
+        configured = self.settings.root_password
+        try:
+            boot.root_password = await self.accounts.ensure_root_user(
+                boot.member_id, configured.get_secret_value() if configured is not None else None
+            )
+        except AccountError as exc:
+            raise ConfigError(f"FATHOM_ROOT_PASSWORD: {exc}") from None
+        return boot
 
     async def root_identity(self) -> tuple[str, str]:
         """The first team and its first owner: where CLI-made keys go by default."""

@@ -37,7 +37,9 @@ def free_port() -> int:
         return int(sock.getsockname()[1])
 
 
-def start_live_server(settings: Settings) -> Iterator[LiveServer]:
+def start_live_server(settings: Settings, *, replica: bool = False) -> Iterator[LiveServer]:
+    """A server on ``settings.port``; with ``replica``, one more server on a database another has
+    already prepared (its admin key is then the empty string)."""
     platform = Platform.build(settings)
 
     async def prepare() -> Bootstrap:
@@ -47,7 +49,7 @@ def start_live_server(settings: Settings) -> Iterator[LiveServer]:
             await platform.db.close()
 
     boot = asyncio.run(prepare())
-    assert boot.admin_key is not None
+    assert replica or boot.admin_key is not None
     config = uvicorn.Config(
         create_app(platform), host="127.0.0.1", port=settings.port, log_level="warning", log_config=None
     )
@@ -60,7 +62,7 @@ def start_live_server(settings: Settings) -> Iterator[LiveServer]:
             raise RuntimeError("test server did not start")
         time.sleep(0.02)
     try:
-        yield LiveServer(f"http://127.0.0.1:{settings.port}", platform, boot, boot.admin_key)
+        yield LiveServer(f"http://127.0.0.1:{settings.port}", platform, boot, boot.admin_key or "")
     finally:
         server.should_exit = True
         thread.join(timeout=10)

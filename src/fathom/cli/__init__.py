@@ -151,6 +151,11 @@ def serve(
     if boot.admin_key:
         out.print("[bold green]Created the admin API key. It is shown only once; keep it:[/]")
         out.print(f"  {boot.admin_key}", highlight=False)
+    if boot.root_password:
+        out.print(
+            "[bold green]Created the console user [/]root[bold green]. Its password is shown only once:[/]"
+        )
+        out.print(f"  {boot.root_password}", highlight=False)
     if boot.demo_app_id:
         out.print(
             f"Demo app (answers from the docs, no model needed): appId {boot.demo_app_id}",

@@ -11,11 +11,12 @@ from fastapi.middleware.cors import CORSMiddleware
 from fathom import __version__
 from fathom.platform import Platform
 from fathom.server import health
-from fathom.server.auth import AuthContext, authenticate
+from fathom.server.auth import AuthContext, authenticate_identity
 from fathom.server.body_limit import BodySizeLimitMiddleware
 from fathom.server.errors import envelope, install_error_handlers
 from fathom.server.openapi import install_unique_operation_ids, route_id
 from fathom.server.routes import (
+    accounts,
     apps,
     chat,
     chunk_preview,
@@ -66,6 +67,7 @@ def create_app(platform: Platform, *, run_workers: bool = True) -> FastAPI:
         chunk_preview,
         data,
         keys,
+        accounts,
         usage,
         models,
         console,
@@ -76,8 +78,8 @@ def create_app(platform: Platform, *, run_workers: bool = True) -> FastAPI:
     ):
         app.include_router(module.router)
 
-    @app.get("/api/v1/whoami", summary="The identity behind the API key")
-    async def whoami(auth: AuthContext = Depends(authenticate)) -> dict[str, object]:
+    @app.get("/api/v1/whoami", summary="The identity behind the API key or session")
+    async def whoami(auth: AuthContext = Depends(authenticate_identity)) -> dict[str, object]:
         return envelope(
             {
                 "teamId": auth.team_id,
@@ -85,6 +87,7 @@ def create_app(platform: Platform, *, run_workers: bool = True) -> FastAPI:
                 "role": auth.role,
                 "appId": auth.app_id,
                 "keyId": auth.api_key_id,
+                "username": auth.username,
             }
         )
 

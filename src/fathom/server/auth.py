@@ -1,11 +1,19 @@
-"""API-key authentication: ``Authorization: Bearer <key>``, parsed as FastGPT does.
+"""Who is calling: an API key (``Authorization: Bearer <key>``, parsed as FastGPT does) or a console
+session (the ``fathom_session`` cookie set by a password sign-in).
 
 The scheme word is required. A token of two ``-``-separated parts is the key itself; three parts is the
 legacy ``<key>-<appId>`` form, whose third part supplies the app when the key has none.
+
+A request with an Authorization header is a key request, cookie or not. A cookie-authenticated request
+must also send the session's CSRF token in ``X-CSRF-Token``, whatever its method (FastGPT's routes
+accept any verb, so a GET can write); only the identity routes (``whoami``, ``tokenLogin``) are exempt,
+being how the console learns the token after a reload. Both ways build the same :class:`AuthContext`
+from the member's role, so every permission rule applies to sessions unchanged.
 """
 
 from __future__ import annotations
 
+import hmac
 from dataclasses import dataclass
 
 from fastapi import Request
@@ -22,9 +30,13 @@ class AuthContext:
     team_id: str
     member_id: str
     role: Role
-    api_key_id: str
+    api_key_id: str | None
     app_id: str | None
     key_app_bound: bool
+    user_id: str | None = None
+    username: str | None = None
+    session_id: str | None = None
+    csrf_token: str | None = None
 
 
 def parse_bearer(header: str | None) -> tuple[str, str | None]:
@@ -43,9 +55,25 @@ def parse_bearer(header: str | None) -> tuple[str, str | None]:
     raise unauthorized("Malformed API key: expected '<prefix>-<secret>' or '<prefix>-<secret>-<appId>'.")
 
 
+SESSION_COOKIE = "fathom_session"
+CSRF_HEADER = "x-csrf-token"
+
+
 async def authenticate(request: Request) -> AuthContext:
-    """FastAPI dependency: the caller's identity, or 401 with the envelope."""
+    """FastAPI dependency: the caller's identity, or 401 with the envelope (403 for a cookie request
+    without its CSRF token)."""
+    return await _authenticate(request, csrf=True)
+
+
+async def authenticate_identity(request: Request) -> AuthContext:
+    """``authenticate`` without the CSRF check: only for the read-only identity routes."""
+    return await _authenticate(request, csrf=False)
+
+
+async def _authenticate(request: Request, *, csrf: bool) -> AuthContext:
     platform: Platform = request.app.state.platform
+    if not request.headers.get("authorization") and request.cookies.get(SESSION_COOKIE):
+        return await _session_context(platform, request, csrf=csrf)
     key, legacy_app_id = parse_bearer(request.headers.get("authorization"))
     record = await platform.api_keys.find_by_plain_key(key)
     if record is None:
@@ -61,4 +89,30 @@ async def authenticate(request: Request) -> AuthContext:
         api_key_id=record.id,
         app_id=record.app_id or legacy_app_id,
         key_app_bound=record.app_id is not None,
+    )
+
+
+async def _session_context(platform: Platform, request: Request, *, csrf: bool) -> AuthContext:
+    found = await platform.accounts.resolve_session(request.cookies.get(SESSION_COOKIE, ""))
+    if found is None:
+        raise unauthorized("Your session has ended (signed out, expired or password changed); sign in again.")
+    session, user = found
+    if csrf and not hmac.compare_digest(request.headers.get(CSRF_HEADER, ""), session.csrf_token):
+        raise ApiError(
+            403,
+            "csrfTokenInvalid",
+            "X-CSRF-Token: missing or wrong; a signed-in console request must send the csrfToken that "
+            "sign-in (or GET /api/support/user/account/tokenLogin) answered.",
+        )
+    return AuthContext(
+        team_id=user.team_id,
+        member_id=user.member_id,
+        role=user.role,
+        api_key_id=None,
+        app_id=None,
+        key_app_bound=False,
+        user_id=user.id,
+        username=user.username,
+        session_id=session.id,
+        csrf_token=session.csrf_token,
     )

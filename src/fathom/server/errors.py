@@ -65,6 +65,10 @@ FASTGPT_ERRORS: dict[str, tuple[int, str]] = {
     "payloadTooLarge": (413, "请求体过大"),
     "notFound": (404, "Not Found"),
     "conflict": (409, "Conflict"),
+    # accounts (issue 19)
+    "csrfTokenInvalid": (403, "CSRF token missing or wrong"),
+    "tooManyRequests": (429, "Too many requests"),
+    "invitationInvalid": (410, "Invitation link invalid"),
 }
 #: errors whose message names the field (FastGPT's schema errors do the same), not FastGPT's fixed text
 FIELD_ERRORS = frozenset({"invalidParams", "missingParams"})
@@ -114,8 +118,15 @@ class ApiError(Exception):
     ``status_text`` is a key of :data:`FASTGPT_ERRORS`; empty means FastGPT's generic error (body code
     500, ``message`` exactly as given)."""
 
-    def __init__(self, http_status: int, status_text: str, message: str | None = None) -> None:
+    def __init__(
+        self,
+        http_status: int,
+        status_text: str,
+        message: str | None = None,
+        headers: dict[str, str] | None = None,
+    ) -> None:
         code, _ = FASTGPT_ERRORS.get(status_text, (GENERIC_CODE, ""))
+        self.headers = headers
         self.http_status = http_status
         self.code = code
         self.status_text = status_text if status_text in FASTGPT_ERRORS else ""
@@ -126,7 +137,7 @@ class ApiError(Exception):
         return envelope(code=self.code, status_text=self.status_text, message=self.message)
 
     def response(self) -> JSONResponse:
-        return JSONResponse(self.body(), status_code=self.http_status)
+        return JSONResponse(self.body(), status_code=self.http_status, headers=self.headers)
 
 
 def unauthorized(message: str | None = None, status_text: str = "unAuthorization") -> ApiError:

@@ -136,6 +136,59 @@ class ApiKey(Base):
     created_at: Mapped[datetime] = _created()
 
 
+class User(Base):
+    """A person who signs in with a password: one member of a team. Only an argon2 hash is stored."""
+
+    __tablename__ = "users"
+    id: Mapped[str] = _id()
+    member_id: Mapped[str] = mapped_column(
+        String(24), ForeignKey("members.id", ondelete="CASCADE"), unique=True, nullable=False
+    )
+    username: Mapped[str] = mapped_column(String(64), unique=True, nullable=False)
+    password_hash: Mapped[str] = mapped_column(String(200), nullable=False)
+    password_changed_at: Mapped[datetime] = _created()
+    created_at: Mapped[datetime] = _created()
+
+
+class UserSession(Base):
+    """A console sign-in: the cookie's token is stored as its SHA-256 hash; deleting the row signs out."""
+
+    __tablename__ = "user_sessions"
+    id: Mapped[str] = _id()
+    user_id: Mapped[str] = mapped_column(String(24), ForeignKey("users.id", ondelete="CASCADE"), index=True)
+    token_hash: Mapped[str] = mapped_column(String(64), unique=True, nullable=False)
+    csrf_token: Mapped[str] = mapped_column(String(64), nullable=False)
+    client_ip: Mapped[str] = mapped_column(String(64), nullable=False, default="")
+    expires_at: Mapped[datetime] = mapped_column(UTCDateTime(), nullable=False)
+    created_at: Mapped[datetime] = _created()
+
+
+class Invitation(Base):
+    """A link that lets one person join a team with a role: its token is stored hashed, used once."""
+
+    __tablename__ = "invitations"
+    id: Mapped[str] = _id()
+    team_id: Mapped[str] = _team_fk()
+    role: Mapped[str] = mapped_column(String(16), nullable=False)
+    token_hash: Mapped[str] = mapped_column(String(64), unique=True, nullable=False)
+    created_by: Mapped[str | None] = mapped_column(String(24), nullable=True)
+    expires_at: Mapped[datetime] = mapped_column(UTCDateTime(), nullable=False)
+    used_at: Mapped[datetime | None] = mapped_column(UTCDateTime(), nullable=True)
+    used_by: Mapped[str | None] = mapped_column(String(24), nullable=True)
+    created_at: Mapped[datetime] = _created()
+
+
+class SignInFailure(Base):
+    """One failed sign-in, counted per username and per client IP (``scope``) to rate-limit guessing."""
+
+    __tablename__ = "sign_in_failures"
+    __table_args__ = (Index("ix_sign_in_failures_scope_key_at", "scope", "key", "created_at"),)
+    id: Mapped[str] = _id()
+    scope: Mapped[str] = mapped_column(String(8), nullable=False)
+    key: Mapped[str] = mapped_column(String(128), nullable=False)
+    created_at: Mapped[datetime] = _created()
+
+
 class App(Base):
     __tablename__ = "apps"
     id: Mapped[str] = _id()

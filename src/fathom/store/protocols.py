@@ -47,6 +47,41 @@ class MemberRecord:
 
 
 @dataclass(frozen=True)
+class UserRecord:
+    """A person who signs in with a password, and the member (team, role) they act as."""
+
+    id: str
+    member_id: str
+    team_id: str
+    username: str
+    role: Role
+    password_hash: str
+    created_at: datetime
+
+
+@dataclass(frozen=True)
+class SessionRecord:
+    id: str
+    user_id: str
+    csrf_token: str
+    client_ip: str
+    expires_at: datetime
+    created_at: datetime
+
+
+@dataclass(frozen=True)
+class InvitationRecord:
+    id: str
+    team_id: str
+    role: Role
+    created_by: str | None
+    expires_at: datetime
+    used_at: datetime | None
+    used_by: str | None
+    created_at: datetime
+
+
+@dataclass(frozen=True)
 class ApiKeyRecord:
     id: str
     team_id: str

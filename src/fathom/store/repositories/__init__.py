@@ -1,5 +1,6 @@
 """SQL implementations of the repository Protocols, one class per domain term."""
 
+from fathom.store.repositories.accounts import SqlAccountRepository
 from fathom.store.repositories.api_keys import SqlApiKeyRepository, generate_api_key, hash_api_key
 from fathom.store.repositories.apps import SqlAppRepository
 from fathom.store.repositories.chats import SqlChatRepository
@@ -8,6 +9,7 @@ from fathom.store.repositories.teams import SqlTeamRepository
 from fathom.store.repositories.usage import SqlUsageRepository
 
 __all__ = [
+    "SqlAccountRepository",
     "SqlApiKeyRepository",
     "SqlAppRepository",
     "SqlChatRepository",

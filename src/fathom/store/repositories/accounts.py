@@ -1,0 +1,296 @@
+"""Accounts: users (a password hash per member), console sessions, invitations, sign-in failures.
+
+Tokens (session cookies, invitation links) are stored only as SHA-256 hashes; the caller hashes them.
+"""
+
+from __future__ import annotations
+
+from datetime import datetime
+
+from sqlalchemy import delete, func, select, update
+from sqlalchemy.exc import IntegrityError
+from sqlalchemy.ext.asyncio import AsyncSession
+
+from fathom.store.db import Database
+from fathom.store.models import Invitation, Member, SignInFailure, Team, User, UserSession, utcnow
+from fathom.store.protocols import (
+    Conflict,
+    InvitationRecord,
+    NotFound,
+    Role,
+    SessionRecord,
+    UserRecord,
+)
+
+
+def user_record(user: User, member: Member) -> UserRecord:
+    role: Role = member.role  # type: ignore[assignment]
+    return UserRecord(
+        id=user.id,
+        member_id=member.id,
+        team_id=member.team_id,
+        username=user.username,
+        role=role,
+        password_hash=user.password_hash,
+        created_at=user.created_at,
+    )
+
+
+def session_record(row: UserSession) -> SessionRecord:
+    return SessionRecord(
+        id=row.id,
+        user_id=row.user_id,
+        csrf_token=row.csrf_token,
+        client_ip=row.client_ip,
+        expires_at=row.expires_at,
+        created_at=row.created_at,
+    )
+
+
+def invitation_record(row: Invitation) -> InvitationRecord:
+    role: Role = row.role  # type: ignore[assignment]
+    return InvitationRecord(
+        id=row.id,
+        team_id=row.team_id,
+        role=role,
+        created_by=row.created_by,
+        expires_at=row.expires_at,
+        used_at=row.used_at,
+        used_by=row.used_by,
+        created_at=row.created_at,
+    )
+
+
+def _taken(username: str) -> Conflict:
+    return Conflict(f"username {username!r} is taken")
+
+
+class SqlAccountRepository:
+    def __init__(self, db: Database) -> None:
+        self.db = db
+
+    # users
+
+    async def create_user(self, member_id: str, username: str, password_hash: str) -> UserRecord:
+        """A password for an existing member (the root user on first start)."""
+        try:
+            async with self.db.transaction() as session:
+                member = await session.get(Member, member_id)
+                if member is None:
+                    raise NotFound(f"member {member_id} not found")
+                user = User(member_id=member_id, username=username, password_hash=password_hash)
+                session.add(user)
+                await session.flush()
+                return user_record(user, member)
+        except IntegrityError:
+            raise _taken(username) from None
+
+    async def create_member_user(
+        self, team_id: str, username: str, role: Role, password_hash: str
+    ) -> UserRecord:
+        """A new member of the team named ``username``, and its user, in one transaction."""
+        try:
+            async with self.db.transaction() as session:
+                if await session.get(Team, team_id) is None:
+                    raise NotFound(f"team {team_id} not found")
+                return await self._add_member_user(session, team_id, username, role, password_hash)
+        except IntegrityError:
+            raise _taken(username) from None
+
+    async def _add_member_user(
+        self, session: AsyncSession, team_id: str, username: str, role: Role, password_hash: str
+    ) -> UserRecord:
+        member = Member(team_id=team_id, name=username, role=role)
+        session.add(member)
+        await session.flush()
+        user = User(member_id=member.id, username=username, password_hash=password_hash)
+        session.add(user)
+        await session.flush()
+        return user_record(user, member)
+
+    async def user_by_username(self, username: str) -> UserRecord | None:
+        async with self.db.sessions() as session:
+            row = (
+                await session.execute(
+                    select(User, Member)
+                    .join(Member, Member.id == User.member_id)
+                    .where(User.username == username)
+                )
+            ).first()
+            return None if row is None else user_record(row[0], row[1])
+
+    async def user_by_member(self, member_id: str) -> UserRecord | None:
+        async with self.db.sessions() as session:
+            row = (
+                await session.execute(
+                    select(User, Member)
+                    .join(Member, Member.id == User.member_id)
+                    .where(Member.id == member_id)
+                )
+            ).first()
+            return None if row is None else user_record(row[0], row[1])
+
+    async def list_users(self, team_id: str) -> list[UserRecord]:
+        async with self.db.sessions() as session:
+            rows = await session.execute(
+                select(User, Member)
+                .join(Member, Member.id == User.member_id)
+                .where(Member.team_id == team_id)
+                .order_by(User.created_at)
+            )
+            return [user_record(user, member) for user, member in rows]
+
+    async def set_password(self, user_id: str, password_hash: str, *, keep_session_id: str | None) -> None:
+        """Store a new hash and delete every session of the user but ``keep_session_id``."""
+        async with self.db.transaction() as session:
+            user = await session.get(User, user_id)
+            if user is None:
+                raise NotFound(f"user {user_id} not found")
+            user.password_hash = password_hash
+            user.password_changed_at = utcnow()
+            condition = UserSession.user_id == user_id
+            if keep_session_id is not None:
+                condition = condition & (UserSession.id != keep_session_id)
+            await session.execute(delete(UserSession).where(condition))
+
+    # sessions
+
+    async def create_session(
+        self, user_id: str, token_hash: str, csrf_token: str, client_ip: str, expires_at: datetime
+    ) -> SessionRecord:
+        async with self.db.transaction() as session:
+            row = UserSession(
+                user_id=user_id,
+                token_hash=token_hash,
+                csrf_token=csrf_token,
+                client_ip=client_ip[:64],
+                expires_at=expires_at,
+            )
+            session.add(row)
+            await session.flush()
+            return session_record(row)
+
+    async def session_by_token_hash(
+        self, token_hash: str, now: datetime
+    ) -> tuple[SessionRecord, UserRecord] | None:
+        """The live session of a cookie and its user (None when unknown, signed out or expired)."""
+        async with self.db.sessions() as session:
+            row = (
+                await session.execute(
+                    select(UserSession, User, Member)
+                    .join(User, User.id == UserSession.user_id)
+                    .join(Member, Member.id == User.member_id)
+                    .where(UserSession.token_hash == token_hash, UserSession.expires_at > now)
+                )
+            ).first()
+            return None if row is None else (session_record(row[0]), user_record(row[1], row[2]))
+
+    async def delete_session(self, session_id: str) -> None:
+        async with self.db.transaction() as session:
+            await session.execute(delete(UserSession).where(UserSession.id == session_id))
+
+    async def count_sessions(self, user_id: str, now: datetime) -> int:
+        async with self.db.sessions() as session:
+            value = await session.scalar(
+                select(func.count())
+                .select_from(UserSession)
+                .where(UserSession.user_id == user_id, UserSession.expires_at > now)
+            )
+            return int(value or 0)
+
+    # sign-in failures (the rate limit)
+
+    async def record_failure(self, keys: dict[str, str], now: datetime, prune_before: datetime) -> None:
+        """One failed sign-in under each ``scope: key``; failures older than ``prune_before`` go."""
+        async with self.db.transaction() as session:
+            await session.execute(delete(SignInFailure).where(SignInFailure.created_at < prune_before))
+            for scope, key in keys.items():
+                session.add(SignInFailure(scope=scope, key=key[:128], created_at=now))
+
+    async def failures_since(self, scope: str, key: str, since: datetime) -> list[datetime]:
+        """When each failure of ``scope: key`` since ``since`` happened, oldest first."""
+        async with self.db.sessions() as session:
+            rows = await session.scalars(
+                select(SignInFailure.created_at)
+                .where(
+                    SignInFailure.scope == scope,
+                    SignInFailure.key == key[:128],
+                    SignInFailure.created_at >= since,
+                )
+                .order_by(SignInFailure.created_at)
+            )
+            return list(rows)
+
+    async def clear_failures(self, scope: str, key: str) -> None:
+        async with self.db.transaction() as session:
+            await session.execute(
+                delete(SignInFailure).where(SignInFailure.scope == scope, SignInFailure.key == key[:128])
+            )
+
+    # invitations
+
+    async def create_invitation(
+        self, team_id: str, role: Role, token_hash: str, created_by: str | None, expires_at: datetime
+    ) -> InvitationRecord:
+        async with self.db.transaction() as session:
+            row = Invitation(
+                team_id=team_id,
+                role=role,
+                token_hash=token_hash,
+                created_by=created_by,
+                expires_at=expires_at,
+            )
+            session.add(row)
+            await session.flush()
+            return invitation_record(row)
+
+    async def invitation_by_token_hash(self, token_hash: str) -> InvitationRecord | None:
+        async with self.db.sessions() as session:
+            row = await session.scalar(select(Invitation).where(Invitation.token_hash == token_hash))
+            return None if row is None else invitation_record(row)
+
+    async def list_invitations(self, team_id: str) -> list[InvitationRecord]:
+        async with self.db.sessions() as session:
+            rows = await session.scalars(
+                select(Invitation).where(Invitation.team_id == team_id).order_by(Invitation.created_at.desc())
+            )
+            return [invitation_record(row) for row in rows]
+
+    async def delete_invitation(self, team_id: str, invitation_id: str) -> None:
+        async with self.db.transaction() as session:
+            result = await session.execute(
+                delete(Invitation).where(Invitation.team_id == team_id, Invitation.id == invitation_id)
+            )
+            if not getattr(result, "rowcount", 0):
+                raise NotFound(f"invitation {invitation_id} not found")
+
+    async def accept_invitation(
+        self, token_hash: str, username: str, password_hash: str, now: datetime
+    ) -> UserRecord | None:
+        """Use the invitation once: mark it used and create its member and user, all or nothing.
+
+        None when the token is unknown, used or expired (the conditional update claims it, so two
+        people racing for one link cannot both join)."""
+        try:
+            async with self.db.transaction() as session:
+                claimed = await session.execute(
+                    update(Invitation)
+                    .where(
+                        Invitation.token_hash == token_hash,
+                        Invitation.used_at.is_(None),
+                        Invitation.expires_at > now,
+                    )
+                    .values(used_at=now)
+                )
+                if not getattr(claimed, "rowcount", 0):
+                    return None
+                invitation = await session.scalar(
+                    select(Invitation).where(Invitation.token_hash == token_hash)
+                )
+                assert invitation is not None
+                role: Role = invitation.role  # type: ignore[assignment]
+                user = await self._add_member_user(session, invitation.team_id, username, role, password_hash)
+                invitation.used_by = user.id
+                return user
+        except IntegrityError:
+            raise _taken(username) from None
