@@ -2,8 +2,8 @@
 ``invitations`` (one-use join links with a role and an expiry) and ``sign_in_failures`` (the sign-in rate
 limit, counted in the database so it holds across replicas)
 
-Revision ID: 0006
-Revises: 0005
+Revision ID: 0007
+Revises: 0006
 Create Date: 2026-12-01
 """
 
@@ -12,8 +12,8 @@ from __future__ import annotations
 import sqlalchemy as sa
 from alembic import op
 
-revision = "0006"
-down_revision = "0005"
+revision = "0007"
+down_revision = "0006"
 branch_labels = None
 depends_on = None
 
