@@ -20,6 +20,8 @@ from fathom.platform import Platform
 from fathom.testing import ScriptedOpenAIServer, text_turn
 
 MODEL = "scripted-chat"
+READER_PASSWORD = "the reader's password"
+LOGIN = "/api/support/user/account/loginByPassword"
 SECRET_TEXT = "The quarterly numbers are confidential: revenue rose by 41 percent."
 
 
@@ -44,6 +46,22 @@ class World:
 
     def client(self, key: str) -> httpx.Client:
         return self.server.client(key)
+
+    def session(self, username: str, password: str, *, csrf: bool = True) -> httpx.Client:
+        """A cookie client signed in by password; it sends the session's CSRF token unless ``csrf``
+        is False."""
+        client = httpx.Client(base_url=self.server.base_url, timeout=10)
+        signed = ok(client.post(LOGIN, json={"username": username, "password": password}))
+        if csrf:
+            client.headers["X-CSRF-Token"] = signed["csrfToken"]
+        return client
+
+    def owner_session(self, *, csrf: bool = True) -> httpx.Client:
+        assert self.server.boot.root_password
+        return self.session("root", self.server.boot.root_password, csrf=csrf)
+
+    def reader_session(self) -> httpx.Client:
+        return self.session("reader", READER_PASSWORD)
 
 
 def serve(
@@ -137,6 +155,10 @@ def build_world(server: LiveServer, scripted: ScriptedOpenAIServer) -> World:
         for tool_set in (mcp_set_id, http_set_id):
             await platform.teams.set_permission(reader.id, "app", tool_set, "read")
         _, reader_key = await platform.api_keys.create_key(team, reader.id)
+        # the reader also signs in to the console with a password (members have no creation route
+        # but invitations; the invitation path is tested in test_accounts_api)
+        hashed = await platform.accounts.hash_password(READER_PASSWORD)
+        await platform.accounts.store.create_user(reader.id, "reader", hashed)
         return other_key, stranger_key, reader_key, reader.id, stranger.id
 
     other_key, stranger_key, reader_key, reader_id, stranger_id = run_on(server, members)

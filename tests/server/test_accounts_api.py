@@ -7,8 +7,8 @@ expiry, roles) and keys made in a session belonging to the session's member."""
 from __future__ import annotations
 
 import time
-from contextlib import closing
 from collections.abc import Iterator
+from contextlib import closing
 from dataclasses import dataclass
 
 import httpx

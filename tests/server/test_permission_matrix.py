@@ -6,7 +6,10 @@ on PostgreSQL, with four callers (issue 13):
 - a **member without permission**: 403 on every knowledge base and app of the team;
 - a **read-only member** (read on the knowledge base and the app): reads pass, writes are 403;
 - an **app key** (``openapi/create {"appId": A}``): chatting with A and its own chats pass, everything else
-  (A's detail, graph, versions, publish, chat test, every knowledge base route, keys, usage) is 403.
+  (A's detail, graph, versions, publish, chat test, every knowledge base route, keys, usage) is 403;
+- **console sessions** (issue 19): the read-only member signed in by password is answered as its key is;
+  the owner's session reads, chats and makes keys; a cookie request without its CSRF token is refused on
+  every route.
 """
 
 from __future__ import annotations
@@ -226,13 +229,39 @@ TEAM_ROUTES: dict[str, tuple[str, dict[str, Any]]] = {
     "/api/support/openapi/list": ("GET", {}),
     "/api/support/openapi/delete": ("DELETE", {"id": FAKE}),
     "/api/support/usage/summary": ("GET", {}),
+    "/api/support/user/team/member/list": ("GET", {}),
+    "/api/support/user/team/member/create": ("POST", {"username": "newbie", "password": "x" * 8}),
+    "/api/support/user/team/invitation/create": ("POST", {"role": "member"}),
+    "/api/support/user/team/invitation/list": ("GET", {}),
+    "/api/support/user/team/invitation/delete": ("DELETE", {"id": FAKE}),
+}
+# Account routes every caller reaches: what an app key and what a member's key are answered. Signing in
+# and the invitation link need no credentials (the wrong password and the unknown link answer the
+# same to everyone); a key has no session to end and, for the app key, no business with passwords.
+SELF_ROUTES: dict[str, tuple[str, dict[str, Any], int, int]] = {
+    "/api/support/user/account/loginByPassword": (
+        "POST",
+        {"username": "x", "password": "wrong one"},
+        401,
+        401,
+    ),
+    "/api/support/user/account/tokenLogin": ("GET", {}, 200, 200),
+    "/api/support/user/account/loginout": ("POST", {}, 403, 400),
+    "/api/support/user/account/updatePasswordByOld": ("POST", {"oldPsw": "no", "newPsw": "x" * 8}, 403, 400),
+    "/api/support/user/team/invitation/info": ("GET", {"token": "none"}, 410, 410),
+    "/api/support/user/team/invitation/accept": (
+        "POST",
+        {"token": "none", "username": "joiner", "password": "x" * 8},
+        410,
+        410,
+    ),
 }
 
 
 def test_every_route_of_the_api_is_in_the_matrix(world: World) -> None:
     with world.client(world.server.admin_key) as client:
         paths = set(client.get("/openapi.json").json()["paths"])
-    assert paths == {r.path for r in ROUTES} | set(TEAM_ROUTES)
+    assert paths == {r.path for r in ROUTES} | set(TEAM_ROUTES) | set(SELF_ROUTES)
 
 
 def call(client: httpx.Client, route: Route, values: dict[str, Any]) -> httpx.Response:
@@ -339,6 +368,63 @@ def test_a_read_only_member_may_not_manage(world: World, route: Route) -> None:
         assert_refused(call(client, route, route.body(world)))
 
 
+# Sessions: a password sign-in builds the same identity as a key of that member, so the rules above hold
+# for cookie requests too; and no cookie request gets past without its CSRF token. (Before the app key's
+# tests: those clear the chat of the app that the CHAT routes here use.)
+
+
+@pytest.fixture(scope="module")
+def reader_session(world: World) -> Iterator[httpx.Client]:
+    client = world.reader_session()
+    yield client
+    client.close()
+
+
+@pytest.fixture(scope="module")
+def owner_session(world: World) -> Iterator[httpx.Client]:
+    client = world.owner_session()
+    yield client
+    client.close()
+
+
+@pytest.mark.parametrize("route", ROUTES, ids=IDS)
+def test_a_read_only_members_session_reads_but_does_not_write(
+    world: World, reader_session: httpx.Client, route: Route
+) -> None:
+    response = call(reader_session, route, route.body(world))
+    if route.kind in (READ, CHAT):
+        assert_allowed(response)
+    else:
+        assert_refused(response)
+
+
+@pytest.mark.parametrize(
+    "route",
+    [r for r in ROUTES if r.kind in (READ, CHAT, KEYS)],
+    ids=[i for r, i in zip(ROUTES, IDS, strict=True) if r.kind in (READ, CHAT, KEYS)],
+)
+def test_an_owners_session_may_read_chat_and_make_keys(
+    world: World, owner_session: httpx.Client, route: Route
+) -> None:
+    assert_allowed(call(owner_session, route, route.body(world)))
+
+
+@pytest.fixture(scope="module")
+def owner_session_without_csrf(world: World) -> Iterator[httpx.Client]:
+    client = world.owner_session(csrf=False)
+    yield client
+    client.close()
+
+
+@pytest.mark.parametrize("route", ROUTES, ids=IDS)
+def test_a_cookie_request_without_the_csrf_token_is_refused(
+    world: World, owner_session_without_csrf: httpx.Client, route: Route
+) -> None:
+    response = call(owner_session_without_csrf, route, route.body(world))
+    assert response.status_code == 403, response.text
+    assert response.json()["statusText"] == "csrfTokenInvalid"
+
+
 @pytest.mark.parametrize("route", ROUTES, ids=IDS)
 def test_an_app_key_may_only_chat_with_its_app(world: World, route: Route) -> None:
     values = route.body(world)
@@ -375,6 +461,24 @@ def test_team_routes(world: World, path: str) -> None:
         for key in (world.stranger_key, world.reader_key):
             with world.client(key) as client:
                 assert_refused(call(client, route, values))
+
+
+@pytest.mark.parametrize("path", sorted(SELF_ROUTES))
+def test_account_routes(world: World, path: str) -> None:
+    method, values, app_key_status, member_status = SELF_ROUTES[path]
+    route = Route(method, path, lambda w: values, "self")
+    with world.client(world.app_key) as client:
+        assert call(client, route, values).status_code == app_key_status
+    for key in (world.stranger_key, world.reader_key):
+        with world.client(key) as client:
+            assert call(client, route, values).status_code == member_status
+
+
+@pytest.mark.parametrize("path", sorted(p for p in TEAM_ROUTES if p.startswith("/api/support/")))
+def test_team_routes_in_a_members_session(world: World, reader_session: httpx.Client, path: str) -> None:
+    """A member's session is refused the owners' and admins' routes, as the member's key is."""
+    method, values = TEAM_ROUTES[path]
+    assert_refused(call(reader_session, Route(method, path, lambda w: values, "team"), values))
 
 
 def test_lists_show_only_what_the_caller_can_read(world: World) -> None:

@@ -147,6 +147,7 @@ async def token_login(request: Request, auth: AuthContext = Depends(authenticate
 
 @router.post("/api/support/user/account/loginout", summary="Sign out (end this session)")
 async def sign_out(request: Request, auth: AuthContext = Depends(authenticate)) -> JSONResponse:
+    require_team_key(auth, "sign out")
     if auth.session_id is None:
         raise ApiError(
             400, "invalidParams", "session: sign-out ends a console session; revoke a key with openapi/delete"
@@ -160,6 +161,7 @@ async def sign_out(request: Request, auth: AuthContext = Depends(authenticate)) 
 @router.post("/api/support/user/account/updatePasswordByOld", summary="Change your password")
 async def change_password(request: Request, auth: AuthContext = Depends(authenticate)) -> dict[str, Any]:
     """Needs the current password; every other session of the user ends (this one stays)."""
+    require_team_key(auth, "change a password")
     values = await body_params(request)
     accounts = platform_of(request).accounts
     user = await accounts.store.user_by_member(auth.member_id)
