@@ -149,7 +149,7 @@ def test_invitation_makes_a_member_who_signs_in_with_a_password(replicas: Replic
         dataset = ok(member.post("/api/core/dataset/create", json={"name": "Ann's"}, headers=csrf(token)))
         assert ok(member.get("/api/core/dataset/detail", params={"id": dataset}, headers=csrf(token)))
         refused = member.post(INVITE, json={"role": "member"}, headers=csrf(token))
-        assert refused.status_code == 403 and refused.json()["statusText"] == "unAuth"
+        assert refused.status_code == 403 and refused.json()["statusText"] == "openapiUnAuth"
     owner, token = sign_in(replicas.a, "root", replicas.root_password)
     with closing(owner):
         listed = ok(owner.get("/api/support/user/team/member/list", headers=csrf(token)))
@@ -170,7 +170,7 @@ def test_an_invitation_expires_and_a_taken_username_is_refused(replicas: Replica
         assert late.status_code == 410 and "expired" in late.json()["message"]
         link = invite(replicas, "member")
         taken = visitor.post(ACCEPT, json={"token": link, "username": "root", "password": "long enough"})
-        assert taken.status_code == 409 and taken.json()["message"].startswith("username:")
+        assert taken.status_code == 409 and "username: 'root' is taken" in taken.json()["message"]
         # the refused attempt did not use the link up
         assert ok(visitor.get("/api/support/user/team/invitation/info", params={"token": link}))
         unknown = visitor.get("/api/support/user/team/invitation/info", params={"token": "nope"})
@@ -230,7 +230,7 @@ def test_sign_in_is_rate_limited_per_username_across_replicas(replicas: Replicas
     for attempt in range(PER_USER):
         with servers[attempt % 2].client() as client:
             wrong = client.post(LOGIN, json={"username": "carol", "password": f"guess {attempt}"})
-            assert wrong.status_code == 401 and wrong.json()["message"] == "wrong username or password"
+            assert wrong.status_code == 401 and "wrong username or password" in wrong.json()["message"]
     for server in servers:  # even the right password, on either replica
         with server.client() as client:
             limited = client.post(LOGIN, json={"username": "carol", "password": "carol's secret"})

@@ -19,7 +19,7 @@ from fastapi.responses import JSONResponse
 
 from fathom.security.accounts import AccountError, SignedIn
 from fathom.server.auth import SESSION_COOKIE, AuthContext, authenticate, authenticate_identity
-from fathom.server.errors import ApiError, envelope
+from fathom.server.errors import ApiError, envelope, forbidden_error
 from fathom.server.permissions import forbidden, require_team_key
 from fathom.server.routes.common import iso, object_id, params, platform_of
 from fathom.store.protocols import InvitationRecord, NotFound, UserRecord
@@ -41,7 +41,7 @@ def account_error(exc: AccountError) -> ApiError:
     if exc.kind == "taken":
         return ApiError(409, "conflict", text)
     if exc.kind == "forbidden":
-        return forbidden(str(exc))
+        return forbidden_error("api key", str(exc))
     return ApiError(400, "invalidParams", text)
 
 
@@ -95,9 +95,9 @@ def signed_in_response(request: Request, signed: SignedIn) -> JSONResponse:
 
 
 def require_people_admin(auth: AuthContext) -> None:
-    require_team_key(auth, "manage members")
+    require_team_key(auth, "manage members", "api key")
     if auth.role not in ("owner", "admin"):
-        raise forbidden("manage members (owners and admins only)")
+        raise forbidden("manage members (owners and admins only)", "api key")
 
 
 def invitation_view(record: InvitationRecord) -> dict[str, Any]:
@@ -147,7 +147,7 @@ async def token_login(request: Request, auth: AuthContext = Depends(authenticate
 
 @router.post("/api/support/user/account/loginout", summary="Sign out (end this session)")
 async def sign_out(request: Request, auth: AuthContext = Depends(authenticate)) -> JSONResponse:
-    require_team_key(auth, "sign out")
+    require_team_key(auth, "sign out", "api key")
     if auth.session_id is None:
         raise ApiError(
             400, "invalidParams", "session: sign-out ends a console session; revoke a key with openapi/delete"
@@ -161,7 +161,7 @@ async def sign_out(request: Request, auth: AuthContext = Depends(authenticate)) 
 @router.post("/api/support/user/account/updatePasswordByOld", summary="Change your password")
 async def change_password(request: Request, auth: AuthContext = Depends(authenticate)) -> dict[str, Any]:
     """Needs the current password; every other session of the user ends (this one stays)."""
-    require_team_key(auth, "change a password")
+    require_team_key(auth, "change a password", "api key")
     values = await body_params(request)
     accounts = platform_of(request).accounts
     user = await accounts.store.user_by_member(auth.member_id)
