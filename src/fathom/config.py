@@ -76,6 +76,12 @@ class Settings(BaseSettings):
     egress_allow_cidrs: list[str] = Field(default_factory=list)
     egress_allow_hosts: list[str] = Field(default_factory=list)
 
+    # Chat files (spec 6.4, 6.5): external file URLs in a chat must be on one of these hosts (empty:
+    # any host; the egress guard still applies when a node reads them); private files are shown to
+    # models as signed preview links under public_url (default http://{host}:{port}).
+    file_url_whitelist: list[str] = Field(default_factory=list)
+    public_url: str | None = Field(default=None, description="The address users reach this server at.")
+
     # MCP tool sets over stdio: the programs a team may start (exact paths or names); none by default.
     mcp_stdio_commands: list[str] = Field(default_factory=list)
 

@@ -11,6 +11,7 @@ from datetime import timedelta
 from typing import Any
 
 from fathom.chat import ChatApplication
+from fathom.chat.run_files import RunFilePolicy
 from fathom.config import ConfigError, Settings
 from fathom.datasets import (
     DatasetSearchService,
@@ -141,6 +142,11 @@ class Platform:
             dataset_owner=self.datasets.owner_of,
             egress=self.egress,
             mcp_stdio_commands=self.settings.mcp_stdio_commands,
+            file_policy=RunFilePolicy.build(
+                self.secret_key or "fathom-unconfigured-secret-key",
+                self.settings.public_url or f"http://{self.settings.host}:{self.settings.port}",
+                self.settings.file_url_whitelist,
+            ),
         )
 
     def _sandbox_runner(self) -> SandboxRunner:

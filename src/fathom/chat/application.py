@@ -13,6 +13,7 @@ from fathom.chat.fanout import RedisFanout
 from fathom.chat.history import HistoryService
 from fathom.chat.history_store import ChatListStore
 from fathom.chat.run_access import MemberAccess
+from fathom.chat.run_files import RunFilePolicy
 from fathom.chat.service import ChatService
 from fathom.chat.services import ModelPool, RunServicesFactory, SearchFn
 from fathom.chat.team_tools import StdioPolicy, ToolSetRuntime
@@ -59,6 +60,7 @@ class ChatApplication:
         dataset_owner: Callable[[str], Awaitable[str | None]] | None = None,
         egress: Any = None,
         mcp_stdio_commands: Sequence[str] = (),
+        file_policy: RunFilePolicy | None = None,
     ) -> ChatApplication:
         app_service = AppService(apps, secrets=secrets)
         box = secrets if secrets is not None else SecretBox("fathom-unconfigured-secret-key")
@@ -86,6 +88,7 @@ class ChatApplication:
             fanout=fanout,
             chat_owners=chat_list,
             app_owners=owners,
+            file_policy=file_policy,
         )
         history = HistoryService(chats, chat_list)
         return cls(app_service, runs, history, owners, ToolSetService(apps, tool_runtime))

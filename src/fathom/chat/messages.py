@@ -37,10 +37,15 @@ def _part_values(content: Any) -> list[dict[str, Any]]:
             )
             if url:
                 values.append({"type": "file", "file": {"type": "image", "name": "", "url": url}})
-        elif kind == "file_url" and part.get("url"):
-            values.append(
-                {"type": "file", "file": {"type": "file", "name": part.get("name") or "", "url": part["url"]}}
-            )
+        elif kind == "file_url" and (part.get("url") or part.get("key")):
+            file: dict[str, Any] = {
+                "type": "file",
+                "name": part.get("name") or "",
+                "url": part.get("url") or "",
+            }
+            if isinstance(part.get("key"), str) and part["key"]:
+                file["key"] = part["key"]  # a stored chat file: checked against this chat at the entry
+            values.append({"type": "file", "file": file})
     return values
 
 

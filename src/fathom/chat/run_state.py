@@ -7,6 +7,7 @@ from dataclasses import dataclass, field
 from typing import Any
 
 from fathom.chat.apps import AppGraph
+from fathom.chat.run_files import RunFiles
 from fathom.workflow import WorkflowRunResult
 
 
@@ -48,6 +49,7 @@ class PreparedRun:
     resume_item: dict[str, Any] | None = None  # the stored AI item a pending interactive lives in
     resume_answer: Any = None
     detail: bool = False
+    files: RunFiles | None = None  # the run's query/histories after the entry's file checks
 
 
 @dataclass

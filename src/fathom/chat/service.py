@@ -18,6 +18,7 @@ from fathom.chat.history_store import ChatListStore
 from fathom.chat.ids import nanoid
 from fathom.chat.messages import concat_histories, split_messages, text_value, value_text
 from fathom.chat.run_access import run_readers
+from fathom.chat.run_files import RunFilePolicy, prepare_run_files
 from fathom.chat.run_state import ChatOutcome, ChatRequest, PreparedRun
 from fathom.chat.secret_variables import seal_password_variables, without_password_variables
 from fathom.chat.services import NO_MODEL_HINT, RunServicesFactory
@@ -114,6 +115,7 @@ class ChatService:
         fanout: RedisFanout | None = None,
         chat_owners: ChatListStore | None = None,
         app_owners: AppOwnerStore | None = None,
+        file_policy: RunFilePolicy | None = None,
     ) -> None:
         self.apps = apps
         self.chats = chats
@@ -124,6 +126,7 @@ class ChatService:
         self.fanout = fanout
         self.chat_owners = chat_owners
         self.app_owners = app_owners
+        self.file_policy = file_policy
         self._tasks: set[asyncio.Task[None]] = set()
 
     # -- preparing ---------------------------------------------------------------------------------
@@ -182,6 +185,16 @@ class ChatService:
             prepared.response_chat_item_id = last_ai["dataId"]
         elif chat is not None and request.response_chat_item_id:
             await self._check_new_item_id(request, chat_id, request.response_chat_item_id)
+        if self.file_policy is not None:
+            prepared.files = await prepare_run_files(
+                self.file_policy,
+                query=prepared.query,
+                histories=prepared.histories,
+                app_id=request.app_id,
+                uid=request.custom_uid or request.member_id,
+                chat_id=chat_id,
+                chat_config=graph.chat_config,
+            )
         return prepared
 
     async def _check_new_item_id(self, request: ChatRequest, chat_id: str, data_id: str) -> None:
@@ -256,11 +269,13 @@ class ChatService:
         outcome = ChatOutcome(prepared, None)
         try:
             owner = await self.app_owners.owner_of(request.app_id) if self.app_owners is not None else None
+            files = prepared.files
             result = await run_workflow(
                 prepared.graph.workflow,
-                query=prepared.query,
+                query=files.query if files is not None else prepared.query,
                 variables=prepared.variables,
-                histories=prepared.histories,
+                histories=files.histories if files is not None else prepared.histories,
+                file_store=files.store if files is not None else None,
                 services=self.services.for_team(request.team_id, run_readers(owner, request.member_id)),
                 emit=emit,
                 stop=channel.stop,

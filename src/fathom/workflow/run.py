@@ -7,6 +7,7 @@ import json
 from datetime import UTC, datetime
 from typing import Any
 
+from fathom.security.files import WorkflowFileStore, set_workflow_files
 from fathom.workflow.constants import (
     WORKFLOW_MAX_CONCURRENCY,
     WORKFLOW_MAX_LOOP_TIMES,
@@ -101,6 +102,7 @@ async def run_workflow(
     node_outputs: dict[str, dict[str, Any]] | None = None,
     default_skip_node_queue: list[dict[str, Any]] | None = None,
     now: datetime | None = None,
+    file_store: WorkflowFileStore | None = None,
 ) -> WorkflowRunResult:
     """Run a workflow graph (FastGPT JSON, dict or loaded graph) and return its result.
 
@@ -108,7 +110,9 @@ async def run_workflow(
     it starts at the record's entry nodes, with its edge states, node outputs and skip queue.
     A debug step continues from a previous step's ``debug_response`` via ``entry_node_ids``,
     ``runtime_edges`` (its ``memoryEdges``), ``node_outputs`` (the previous result's) and
-    ``default_skip_node_queue``.
+    ``default_skip_node_queue``. ``file_store`` is the root file context the entry prepared (the
+    chat entry's seed-001 checks); without one a root run registers its external query and history
+    files, and a child run uses the context derived for it.
     """
     loaded = graph if isinstance(graph, WorkflowGraph) else load_workflow(graph)
     histories = list(histories or [])
@@ -186,7 +190,11 @@ async def run_workflow(
         default_skip_node_queue=skip_queue,
         run_info={"appId": app_id, "chatId": chat_id, "responseChatItemId": response_chat_item_id},
     )
-    token = enter_root_file_context(query, histories, loaded.chat_config)
+    token = (
+        set_workflow_files(file_store)
+        if file_store is not None
+        else enter_root_file_context(query, histories, loaded.chat_config)
+    )
     try:
         return await run.execute(entries)
     finally:
