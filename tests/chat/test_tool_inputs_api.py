@@ -121,9 +121,9 @@ def unconfigured_tool() -> dict[str, Any]:
     }
 
 
-def tool_app(chat_server: ChatServer) -> str:
+def tool_app(chat_server: ChatServer, caller_type: str = "tools") -> str:
     workflow = {
-        "nodes": [START, CALLER, lookup_tool(), unconfigured_tool()],
+        "nodes": [START, {**CALLER, "flowNodeType": caller_type}, lookup_tool(), unconfigured_tool()],
         "edges": [
             _edge("start", "tc"),
             _tool_edge("tc", "lookup"),
@@ -171,6 +171,31 @@ def test_model_sees_only_generated_inputs_and_cannot_overwrite_fixed_ones(
 
     detail = next(r for r in reply["responseData"] if r.get("moduleType") == "tools")
     assert detail["toolDetail"][0]["toolParamsResult"]["mode"] == "FIXED"
+
+
+def test_under_an_agent_node_the_model_sees_only_generated_inputs_and_cannot_overwrite_fixed_ones(
+    chat_server: ChatServer, scripted: ScriptedOpenAIServer
+) -> None:
+    app_id = tool_app(chat_server, "agent")
+    injected = {"order": "A-7", "mode": "INJECTED-BY-MODEL", "token": "stolen", "datasets": ["kb-evil"]}
+    scripted.clear()
+    scripted.set_script([tool_call_turn([("lookup", injected)]), text_turn("It ships today.")])
+    _ask(chat_server, app_id)
+
+    first, second = scripted.chat_requests[-2:]
+    offered = {tool["function"]["name"]: tool["function"] for tool in first["tools"]}
+    assert "lookup" in offered and "pending" not in offered  # the unconfigured tool is not offered
+    parameters = offered["lookup"]["parameters"]
+    assert list(parameters["properties"]) == ["order"]
+    sent = json.dumps(offered["lookup"])
+    for hidden in ("datasets", "token", "llm", "files", "mode", "kb-1"):
+        assert hidden not in sent
+
+    tool_message = next(m for m in second["messages"] if m["role"] == "tool")
+    ran_with = json.loads(tool_message["content"])
+    assert (ran_with["order"], ran_with["mode"]) == ("A-7", "FIXED")
+    assert ran_with["datasets"] == [{"datasetId": "kb-1"}]
+    assert "stolen" not in tool_message["content"]
 
 
 def test_app_detail_reports_tools_waiting_for_configuration(chat_server: ChatServer) -> None:
