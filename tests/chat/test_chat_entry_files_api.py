@@ -22,13 +22,18 @@ ALLOWED = "https://files.example"
 FOREIGN = "https://elsewhere.example"
 
 
-@pytest.fixture(scope="module")
+@pytest.fixture(scope="module", params=["sqlite", "postgres"])
 def files_server(
-    tmp_path_factory: pytest.TempPathFactory, scripted: ScriptedOpenAIServer
+    request: pytest.FixtureRequest, tmp_path_factory: pytest.TempPathFactory, scripted: ScriptedOpenAIServer
 ) -> Iterator[ChatServer]:
+    """A server per backend (stored files are read back from the chat's items on the next turn)."""
     root = tmp_path_factory.mktemp("entry-files")
+    database_url = None
+    if request.param == "postgres":
+        database_url = request.getfixturevalue("postgres_server").create_database(f"files_{free_port()}")
     settings = Settings(
         data_dir=root / "data",
+        database_url=database_url,
         port=free_port(),
         workers=0,
         openai_base_url=scripted.base_url,
@@ -66,9 +71,7 @@ def _user(text: str, *files: dict[str, Any]) -> dict[str, Any]:
 
 
 def _files_seen(reply: dict[str, Any]) -> list[str]:
-    content = reply["choices"][0]["message"]["content"]
-    text = content if isinstance(content, str) else "".join(v["text"]["content"] for v in content)
-    marker = next(t for t in text.split("\n") if t.startswith("FILES="))
+    marker = next(t for t in _files_text(reply).split("\n") if t.startswith("FILES="))
     return list(json.loads(marker.removeprefix("FILES=")))
 
 
@@ -130,3 +133,39 @@ def test_history_files_that_fail_their_checks_are_dropped_before_a_child_sees_th
     assert response.status_code == 200
     # the child's history: the earlier turn keeps only the whitelisted file, then the current turn
     assert _passed_history(response.json()) == [["kept.pdf"], []]
+
+
+def test_a_stored_file_is_kept_by_its_key_and_checked_again_on_the_next_turn(
+    files_server: ChatServer,
+) -> None:
+    child = files_server.create_app({"name": "Child lister", "type": "advanced", **file_lister()})
+    workflow = parent(child, max_files=10, tail="HISTORY={{$child.history$}}")
+    app_id = files_server.create_app({"name": "Desk", "type": "advanced", **workflow})
+    key = f"chat/app/{app_id}/u1/c6/notes.pdf"
+    assert _post(files_server, app_id, "c6", [_user("keep this", _file(key=key))]).status_code == 200
+
+    with files_server.client() as client:
+        records = client.post(
+            "/api/core/chat/getPaginationRecords", json={"appId": app_id, "chatId": "c6", "pageSize": 10}
+        ).json()["data"]["list"]
+    human = next(r for r in records if r["obj"] == "Human")
+    stored = [v["file"] for v in human["value"] if v["type"] == "file"]
+    assert [(f.get("key"), f["url"]) for f in stored] == [(key, "")]  # what the user sent, no link
+
+    second = _post(files_server, app_id, "c6", [_user("and now?")]).json()
+    marker = next(t for t in _files_text(second).split("\n") if t.startswith("HISTORY="))
+    history = json.loads(marker.removeprefix("HISTORY="))
+    urls = [
+        v["file"]["url"]
+        for item in history
+        if item["obj"] == "Human"
+        for v in item["value"]
+        if v.get("type") == "file"
+    ]
+    signer = PreviewUrlSigner(files_server.platform.secret_key, "https://fathom.example")
+    assert [signer.verify(url) for url in urls] == [key]  # the stored key, signed again for this turn
+
+
+def _files_text(reply: dict[str, Any]) -> str:
+    content = reply["choices"][0]["message"]["content"]
+    return content if isinstance(content, str) else "".join(v["text"]["content"] for v in content)
