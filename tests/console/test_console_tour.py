@@ -25,6 +25,7 @@ VIEWPORTS = {"desktop": {"width": 1440, "height": 900}, "phone": {"width": 390, 
 SHOTS = Path(__file__).parents[2] / "build" / "console-screenshots"
 TEMPLATE = Path(__file__).parents[1] / "chat" / "fastgpt_apps" / "fg-simpleDatasetChat.json"
 MODEL = "scripted-chat"
+RERANK = "scripted-rerank"
 GUIDE = (
     "# Travel guide\n\n## Visas\n\nTrips to Japan of up to ninety days need no visa for EU citizens.\n\n"
     "## Luggage\n\nEach traveller may check one bag of 23 kg on long-haul flights.\n\n"
@@ -41,16 +42,19 @@ def env(tmp_path_factory: pytest.TempPathFactory) -> Iterator[dict[str, Any]]:
         pytest.skip(reason)
     from playwright.sync_api import sync_playwright
 
-    with ScriptedOpenAIServer() as scripted:
+    with ScriptedOpenAIServer(
+        rerank_fn=lambda query, document: 0.9 if "visa" in document else 0.1
+    ) as scripted:
         scripted.set_script(lambda request: text_turn(ANSWER))
         root = tmp_path_factory.mktemp("tour")
-        settings = Settings(
-            data_dir=root / "data",
-            port=free_port(),
-            workers=1,
-            openai_base_url=scripted.base_url,
-            chat_model=MODEL,
+        models = root / "models.yaml"
+        models.write_text(
+            f"default_chat: {MODEL}\nmodels:\n"
+            f"  - {{id: {MODEL}, type: llm, base_url: '{scripted.base_url}', max_retries: 0}}\n"
+            f"  - {{id: {RERANK}, type: rerank, base_url: '{scripted.base_url}', max_retries: 0}}\n",
+            encoding="utf-8",
         )
+        settings = Settings(data_dir=root / "data", port=free_port(), workers=1, models_file=models)
         servers = start_live_server(settings)
         server = next(servers)
         with sync_playwright() as pw:
@@ -182,6 +186,10 @@ def test_daily_tour(env: dict[str, Any], size: str, lang: str) -> None:
         assert any(MODEL in o and T["default"] in o for o in options), options
         page.select_option("select[name=model]", MODEL)
         page.check(f"input[name='kb-{kb}']")
+        page.check("input[name=usingReRank]")  # rerank with a model picked from the list
+        page.wait_for_selector("select[name=rerankModel]:not([disabled])")
+        page.select_option("select[name=rerankModel]", RERANK)
+        reranked = len(env["scripted"].rerank_requests)
         page.click(f"button:has-text('{T['publish']}')")
         page.wait_for_selector(f"[data-testid=save-note]:has-text('{T['published']}')")
         page.click(f"main .page-head button:has-text('{T['chat']}')")
@@ -192,6 +200,7 @@ def test_daily_tour(env: dict[str, Any], size: str, lang: str) -> None:
         page.wait_for_selector(f".quote-chip:has-text('{guide.name}')")
         _shot(page, f"tour-{tag}-simple-app-chat.png")
         assert env["scripted"].chat_requests[-1]["model"] == MODEL
+        assert [r["model"] for r in env["scripted"].rerank_requests[reranked:]] == [RERANK]
 
         # a FastGPT template as FastGPT exports it: its model is not configured here
         with server.client(server.admin_key) as client:

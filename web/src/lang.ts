@@ -17,6 +17,8 @@ export function setLang(lang: Lang): void {
 }
 
 const ZH: Record<string, string> = {
+  " (not used in hybrid)": "（混合检索不使用）",
+  "Rerank is unavailable: no rerank model is configured.": "重排不可用：未配置重排模型。",
   "running": "运行中",
   "done": "完成",
   "failed": "失败",

@@ -4,7 +4,7 @@ import { AppDetail, AppSummary, createApp, deleteApp, getApp, listApps, listVers
 import { linkProps, navigate } from "../router";
 import { makeNode, SimpleForm, simpleConfigOf, simpleFormOf } from "../workflow/catalogue";
 import type { Dataset } from "./Knowledge";
-import { ModelPicker } from "../models";
+import { ModelPicker, useModels } from "../models";
 import { t } from "../lang";
 import { Icon } from "../icons";
 
@@ -98,6 +98,10 @@ function SimpleAppForm({ app, onPublished }: { app: AppDetail; onPublished: () =
   const [error, setError] = useState("");
   useEffect(() => { api<Dataset[]>("POST", "/api/core/dataset/list", {}).then(setDatasets).catch(() => setDatasets([])); }, []);
   const isSimple = app.type === "simple";
+  const rerankers = useModels("rerank");
+  const noReranker = rerankers?.length === 0;
+  // FastGPT's rule: a minimum relevance does not apply to hybrid (RRF) scores unless they are reranked
+  const hybridNoRerank = form.searchMode === "mixedRecall" && !(form.usingReRank && !noReranker);
   const save = async (publish: boolean) => {
     setError(""); setNote("");
     try {
@@ -128,8 +132,15 @@ function SimpleAppForm({ app, onPublished }: { app: AppDetail; onPublished: () =
               <option value="embedding">{t("Semantic")}</option><option value="fullTextRecall">{t("Full text")}</option><option value="mixedRecall">{t("Hybrid")}</option>
             </select>
           </label>
-          <label style={{ flex: 1 }} title={form.searchMode === "mixedRecall" ? t("Hybrid scores are rank fusions (RRF): a minimum relevance does not apply without rerank (as in FastGPT)") : ""}>{t("Minimum relevance")}{form.searchMode === "mixedRecall" ? " (not used in hybrid)" : ""}<input type="number" name="similarity" step={0.05} min={0} max={1} disabled={form.searchMode === "mixedRecall"} value={form.similarity} onChange={(e) => setForm({ ...form, similarity: +e.target.value })} /></label>
+          <label style={{ flex: 1 }} title={hybridNoRerank ? t("Hybrid scores are rank fusions (RRF): a minimum relevance does not apply without rerank (as in FastGPT)") : ""}>{t("Minimum relevance")}{hybridNoRerank ? t(" (not used in hybrid)") : ""}<input type="number" name="similarity" step={0.05} min={0} max={1} disabled={hybridNoRerank} value={form.similarity} onChange={(e) => setForm({ ...form, similarity: +e.target.value })} /></label>
           <label style={{ flex: 1 }}>{t("Quote token limit")}<input type="number" step={100} min={100} value={form.limit} onChange={(e) => setForm({ ...form, limit: +e.target.value })} /></label>
+        </div>
+      )}
+      {form.datasetIds.length > 0 && (
+        <div className="row wrap">
+          <label className="inline" title={noReranker ? t("No rerank model is configured on this server") : ""}><input type="checkbox" name="usingReRank" disabled={noReranker} checked={form.usingReRank && !noReranker} onChange={(e) => setForm({ ...form, usingReRank: e.target.checked })} /> {t("Rerank")}</label>
+          {noReranker && <span className="muted small" data-testid="app-rerank-note">{t("Rerank is unavailable: no rerank model is configured.")}</span>}
+          {form.usingReRank && !noReranker && <label style={{ flex: 1 }}>{t("Rerank model")}<ModelPicker type="rerank" name="rerankModel" value={form.rerankModel} onChange={(rerankModel) => setForm({ ...form, rerankModel })} /></label>}
         </div>
       )}
       <label>{t("Welcome text")}<input value={form.welcomeText} onChange={(e) => setForm({ ...form, welcomeText: e.target.value })} /></label>

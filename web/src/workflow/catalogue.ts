@@ -158,7 +158,7 @@ export function sourceHandles(node: FlowNode): { id: string; label: string }[] {
   return [{ id: `${node.nodeId}-source-right`, label: "" }];
 }
 
-export type SimpleForm = { model: string; systemPrompt: string; datasetIds: string[]; similarity: number; limit: number; searchMode: string; welcomeText: string; variables: { key: string; label: string; required: boolean }[] };
+export type SimpleForm = { model: string; systemPrompt: string; datasetIds: string[]; similarity: number; limit: number; searchMode: string; usingReRank: boolean; rerankModel: string; welcomeText: string; variables: { key: string; label: string; required: boolean }[] };
 
 /** The simple-app form as the API's `simpleConfig` (the server compiles it to start → search → AI chat). */
 export function simpleConfigOf(form: SimpleForm): Record<string, unknown> {
@@ -167,7 +167,7 @@ export function simpleConfigOf(form: SimpleForm): Record<string, unknown> {
     model: form.model.trim(),
     systemPrompt: form.systemPrompt,
     datasets: form.datasetIds.map((datasetId) => ({ datasetId })),
-    datasetSearchSetting: { similarity: form.similarity, limit: form.limit, searchMode: form.searchMode },
+    datasetSearchSetting: { similarity: form.similarity, limit: form.limit, searchMode: form.searchMode, usingReRank: form.usingReRank, ...(form.usingReRank && form.rerankModel ? { rerankModel: form.rerankModel } : {}) },
     welcomeText: form.welcomeText,
     variables,
   };
@@ -184,6 +184,8 @@ export function simpleFormOf(config: Record<string, any> | undefined): SimpleFor
     similarity: Number(search.similarity ?? 0.4),
     limit: Number(search.limit ?? 3000),
     searchMode: String(search.searchMode ?? "mixedRecall"),
+    usingReRank: !!search.usingReRank,
+    rerankModel: String(search.rerankModel ?? ""),
     welcomeText: String(c.welcomeText ?? ""),
     variables: (c.variables ?? []).map((v: any) => ({ key: v.key, label: v.label ?? v.key, required: !!v.required })),
   };
