@@ -1,44 +1,49 @@
 import { lazy, Suspense, useEffect, useState } from "react";
-import { api, getKey, setKey } from "./api";
+import { api, getKey, setCsrf, setKey } from "./api";
 import { linkProps, navigate, usePath } from "./router";
 import { KnowledgePage } from "./pages/Knowledge";
 import { ChatPage } from "./pages/Chat";
 import { AppsPage } from "./pages/Apps";
 import { KeysPage } from "./pages/Keys";
+import { InvitePage, MembersPage, Who } from "./pages/Members";
 import { lang, setLang, t } from "./lang";
 import { Icon } from "./icons";
 
 // The workflow editor (React Flow) loads only when opened, keeping the first load small.
 const WorkflowEditor = lazy(() => import("./pages/WorkflowEditor"));
 
-type Who = { teamId: string; tmbId: string; role: string; appId: string | null; keyId?: string };
 
 const NAV = [
   { path: "/chat", label: "Chat", icon: "chat" },
   { path: "/knowledge", label: "Knowledge", icon: "book" },
   { path: "/apps", label: "Apps", icon: "apps" },
   { path: "/keys", label: "Keys & usage", icon: "key" },
+  { path: "/members", label: "Members", icon: "user" },
 ];
 
 export function App() {
   const path = usePath();
   const [who, setWho] = useState<Who | null>(null);
-  const [checking, setChecking] = useState(!!getKey());
+  const [checking, setChecking] = useState(true);
   const [menuOpen, setMenuOpen] = useState(false);
 
   useEffect(() => {
-    if (!getKey()) return;
-    api<Who>("GET", "/api/v1/whoami")
-      .then(setWho)
-      .catch(() => setKey(""))
-      .finally(() => setChecking(false));
+    // An API key kept in this browser, else the session cookie of a password sign-in (HttpOnly: only
+    // the server can tell whether there is one).
+    const check = getKey()
+      ? api<Who>("GET", "/api/v1/whoami").catch((e) => { setKey(""); throw e; })
+      : api<Who & { csrfToken: string | null }>("GET", "/api/support/user/account/tokenLogin").then((w) => { setCsrf(w.csrfToken); return w; });
+    check.then(setWho).catch(() => setWho(null)).finally(() => setChecking(false));
   }, []);
 
+  if (path.startsWith("/invite/") && !who && !checking) return <InvitePage token={path.slice("/invite/".length)} onLogin={setWho} />;
   if (checking) return <div className="splash">{t("Fathom…")}</div>;
   if (!who) return <Login onLogin={setWho} />;
 
-  const logout = () => {
+  const logout = async () => {
+    if (!getKey()) await api("POST", "/api/support/user/account/loginout").catch(() => undefined);
     setKey("");
+    setCsrf("");
     setWho(null);
     navigate("/");
   };
@@ -58,7 +63,7 @@ export function App() {
         ))}
         <div className="grow" />
         <div className="who">
-          <div className="muted small">{t("Signed in as")} <b>{who.role}</b>{who.appId ? " (app key)" : ""}</div>
+          <div className="muted small">{t("Signed in as")} {who.username && !who.keyId ? <b data-testid="who-name">{who.username} · </b> : null}<b>{who.role}</b>{who.appId ? " (app key)" : ""}</div>
           <button className="link" onClick={logout}>{t("Sign out")}</button>
           <a className="muted small" href="/docs" target="_blank" rel="noreferrer">{t("API docs ↗")}</a>
           <LangSwitch />
@@ -87,23 +92,34 @@ function Route({ path, who }: { path: string; who: Who }) {
       return <AppsPage appId={parts[1]} />;
     case "keys":
       return <KeysPage currentKeyId={who.keyId} />;
+    case "members":
+      return <MembersPage who={who} />;
     case "chat":
     default:
       return <ChatPage appId={parts[1] ?? who.appId ?? undefined} chatId={parts[2]} />;
   }
 }
 
+/** Sign in with a username and password (a session cookie), or with an API key pasted below them. */
 function Login({ onLogin }: { onLogin: (w: Who) => void }) {
   const [value, setValue] = useState("");
+  const [username, setUsername] = useState("");
+  const [password, setPassword] = useState("");
   const [error, setError] = useState("");
   const [busy, setBusy] = useState(false);
   const submit = async (e: React.FormEvent) => {
     e.preventDefault();
     setBusy(true);
     setError("");
+    const byKey = !!value.trim();
     setKey(value.trim());
     try {
-      onLogin(await api<Who>("GET", "/api/v1/whoami"));
+      if (byKey) onLogin(await api<Who>("GET", "/api/v1/whoami"));
+      else {
+        const signed = await api<{ user: Who; csrfToken: string }>("POST", "/api/support/user/account/loginByPassword", { username: username.trim(), password });
+        setCsrf(signed.csrfToken);
+        onLogin({ ...signed.user, appId: null });
+      }
     } catch (err) {
       setKey("");
       setError((err as Error).message);
@@ -111,16 +127,23 @@ function Login({ onLogin }: { onLogin: (w: Who) => void }) {
       setBusy(false);
     }
   };
+  const ready = !!value.trim() || (!!username.trim() && !!password);
   return (
     <div className="login">
       <form className="card login-card" onSubmit={submit}>
         <div className="brand big"><span className="logo">◉</span> {t("Fathom")}</div>
-        <p className="muted">{t("Knowledge bases, workflows and agents. Paste an API key to sign in; it is kept in this browser only.")}</p>
+        <label>{t("Username")}
+          <input name="username" autoComplete="username" autoFocus value={username} onChange={(e) => setUsername(e.target.value)} />
+        </label>
+        <label>{t("Password")}
+          <input name="password" type="password" autoComplete="current-password" value={password} onChange={(e) => setPassword(e.target.value)} />
+        </label>
+        <p className="muted small">{t("Knowledge bases, workflows and agents. Paste an API key to sign in; it is kept in this browser only.")}</p>
         <label>{t("API key")}
-          <input name="apiKey" type="password" autoFocus placeholder={t("fathom-…")} value={value} onChange={(e) => setValue(e.target.value)} />
+          <input name="apiKey" type="password" placeholder={t("fathom-…")} value={value} onChange={(e) => setValue(e.target.value)} />
         </label>
         {error && <div className="error">{error}</div>}
-        <button className="primary" disabled={!value.trim() || busy}>{busy ? t("Checking…") : t("Sign in")}</button>
+        <button className="primary" disabled={!ready || busy}>{busy ? t("Checking…") : t("Sign in")}</button>
         <LangSwitch />
         <p className="muted small">{t("The first start of")} <code>{t("fathom serve")}</code> {t("prints an admin key;")} <code>{t("fathom keys create")}</code> {t("makes more.")}</p>
       </form>

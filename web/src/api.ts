@@ -1,7 +1,20 @@
-// The console talks only to Fathom's public HTTP API with the user's API key.
+// The console talks only to Fathom's public HTTP API: with the user's API key (Bearer), or with the
+// session cookie of a password sign-in plus that session's CSRF token (X-CSRF-Token) on every request.
 import { message as english } from "./i18n";
 
 const KEY_STORAGE = "fathom.apiKey";
+let csrfToken = "";
+
+/** The signed-in session's CSRF token (from sign-in or tokenLogin); "" when signed out. */
+export function setCsrf(token: string | null | undefined): void {
+  csrfToken = token ?? "";
+}
+
+function authHeaders(): Record<string, string> {
+  const key = getKey();
+  if (key) return { Authorization: `Bearer ${key}` };
+  return csrfToken ? { "X-CSRF-Token": csrfToken } : {};
+}
 
 export function getKey(): string {
   return localStorage.getItem(KEY_STORAGE) ?? "";
@@ -23,7 +36,7 @@ type Method = "GET" | "POST" | "PUT" | "DELETE";
 export async function api<T = any>(method: Method, path: string, body?: unknown, query?: Record<string, unknown>): Promise<T> {
   const url = new URL(path, location.origin);
   for (const [k, v] of Object.entries(query ?? {})) if (v !== undefined && v !== null) url.searchParams.set(k, String(v));
-  const headers: Record<string, string> = { Authorization: `Bearer ${getKey()}` };
+  const headers: Record<string, string> = authHeaders();
   let payload: BodyInit | undefined;
   if (body instanceof FormData) payload = body;
   else if (body !== undefined) {
@@ -49,7 +62,7 @@ export type SseEvent = { event: string; data: any };
 export async function streamSse(path: string, body: unknown, onEvent: (e: SseEvent) => void, signal?: AbortSignal): Promise<void> {
   const res = await fetch(path, {
     method: "POST",
-    headers: { Authorization: `Bearer ${getKey()}`, "Content-Type": "application/json", Accept: "text/event-stream" },
+    headers: { ...authHeaders(), "Content-Type": "application/json", Accept: "text/event-stream" },
     body: JSON.stringify(body),
     signal,
   });
