@@ -159,6 +159,10 @@ class SqlAccountRepository:
         self, user_id: str, token_hash: str, csrf_token: str, client_ip: str, expires_at: datetime
     ) -> SessionRecord:
         async with self.db.transaction() as session:
+            # a sign-in also clears the user's expired sessions, so the table does not grow forever
+            await session.execute(
+                delete(UserSession).where(UserSession.user_id == user_id, UserSession.expires_at <= utcnow())
+            )
             row = UserSession(
                 user_id=user_id,
                 token_hash=token_hash,
