@@ -1,18 +1,22 @@
 """Routes the console's pickers and previews rely on, over real HTTP on loopback: the model list
 (``/api/core/ai/model/list``) and the chunk preview before an import (``file/getPreviewChunks``), with
-the Q&A-pair import it previews."""
+the Q&A-pair import it previews; the storage rules (Q&A rows, debug runs left out of the history) on
+SQLite and PostgreSQL."""
 
 from __future__ import annotations
 
 import json
+import os
 import time
 from collections.abc import Iterator
+from pathlib import Path
 from typing import Any
 
 import pytest
 from live_support import LiveServer, free_port, ok, start_live_server
 
 from fathom.config import Settings
+from fathom.store.pg_embedded import EmbeddedPostgres
 
 MODELS = (
     "default_chat: house-chat\n"
@@ -23,6 +27,17 @@ MODELS = (
     "  - {id: small-chat, type: llm, base_url: 'http://127.0.0.1:9/v1', input_price: 0.5}\n"
     "  - {id: house-rerank, type: rerank, base_url: 'http://127.0.0.1:9/v1'}\n"
 )
+
+
+@pytest.fixture
+def storage_server(backend: str, tmp_path: Path, request: pytest.FixtureRequest) -> Iterator[LiveServer]:
+    """A server on SQLite or PostgreSQL, for the rules that live in storage."""
+    url = None
+    if backend == "postgres":
+        postgres: EmbeddedPostgres = request.getfixturevalue("postgres_server")
+        url = postgres.create_database(f"console_{os.getpid()}_{tmp_path.name[-12:]}".replace("-", "_"))
+    settings = Settings(data_dir=tmp_path / "data", port=free_port(), workers=1, database_url=url)
+    yield from start_live_server(settings)
 
 
 @pytest.fixture(scope="module")
@@ -123,7 +138,8 @@ def test_preview_of_an_uploaded_file_and_of_question_answer_pairs(server: LiveSe
         assert _collections(client, dataset_id) == []
 
 
-def test_imported_question_answer_pairs_become_one_chunk_per_row(server: LiveServer) -> None:
+def test_imported_question_answer_pairs_become_one_chunk_per_row(storage_server: LiveServer) -> None:
+    server = storage_server
     with server.client(server.admin_key) as client:
         dataset_id = _dataset(client)
         table = "q,a\nHow long is the visa?,Ninety days.\nHow heavy may a bag be?,23 kg\n"
@@ -182,7 +198,8 @@ GRAPH = {
 }
 
 
-def test_debug_runs_stay_out_of_the_apps_chat_history(server: LiveServer) -> None:
+def test_debug_runs_stay_out_of_the_apps_chat_history(storage_server: LiveServer) -> None:
+    server = storage_server
     with server.client(server.admin_key) as client:
         body = {"name": "Debugged", "type": "advanced", **GRAPH}
         app_id = ok(client.post("/api/core/app/create", json=body))
