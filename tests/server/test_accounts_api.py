@@ -103,7 +103,7 @@ def test_a_cookie_request_without_the_csrf_token_is_refused_and_changes_nothing(
     owner, token = sign_in(replicas.a, "root", replicas.root_password)
     with closing(owner):
         app_id = ok(owner.post("/api/core/app/create", json={"name": "csrf"}, headers=csrf(token)))
-        for headers in ({}, csrf("wrong")):
+        for headers in ({}, csrf("wrong"), {"X-CSRF-Token": "caf\u00e9".encode("latin-1")}):
             refused = owner.post("/api/core/app/update", json={"appId": app_id, "name": "x"}, headers=headers)
             assert refused.status_code == 403, refused.text
             assert refused.json()["statusText"] == "csrfTokenInvalid"

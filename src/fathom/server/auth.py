@@ -97,7 +97,8 @@ async def _session_context(platform: Platform, request: Request, *, csrf: bool) 
     if found is None:
         raise unauthorized("Your session has ended (signed out, expired or password changed); sign in again.")
     session, user = found
-    if csrf and not hmac.compare_digest(request.headers.get(CSRF_HEADER, ""), session.csrf_token):
+    sent = request.headers.get(CSRF_HEADER, "").encode("utf-8", "replace")
+    if csrf and not hmac.compare_digest(sent, session.csrf_token.encode()):
         raise ApiError(
             403,
             "csrfTokenInvalid",
