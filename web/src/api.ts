@@ -26,7 +26,7 @@ export function setKey(key: string): void {
 
 export class ApiError extends Error {
   constructor(public status: number, public statusText: string, message: string) {
-    super(english(message));
+    super(english(message, statusText));
   }
 }
 
@@ -69,11 +69,13 @@ export async function streamSse(path: string, body: unknown, onEvent: (e: SseEve
   const type = res.headers.get("content-type") ?? "";
   if (!res.ok || !type.includes("text/event-stream")) {
     let message = `${res.status} ${res.statusText}`;
+    let statusText = "";
     try {
       const json = await res.json();
       message = json.message || json.error?.message || JSON.stringify(json);
+      statusText = typeof json.statusText === "string" ? json.statusText : "";
     } catch { /* keep the status line */ }
-    throw new ApiError(res.status, "", message);
+    throw new ApiError(res.status, statusText, message);
   }
   const reader = res.body!.getReader();
   const decoder = new TextDecoder();

@@ -1,7 +1,8 @@
 // English labels for what FastGPT-compatible data carries in Chinese: FastGPT's default node names
 // (workflows made or exported by FastGPT, and Fathom's compiled simple apps keep them) and the
-// Chinese status prefixes of FastGPT's error messages (Fathom answers them for compatibility).
+// status prefixes of FastGPT's error messages (Fathom answers them for compatibility) in either language.
 import { useEffect } from "react";
+import errorTable from "./errors.json";
 import { countOf, lang } from "./lang";
 
 const NODE_NAMES: Record<string, string> = {
@@ -40,13 +41,14 @@ const NODE_NAMES: Record<string, string> = {
   "注释": "Comment",
 };
 
-const ERROR_PREFIXES: [string, string][] = [
-  ["无权操作", "No permission"],
-  ["Api Key 不合法", "Invalid API key"],
-  ["凭证错误", "Invalid credentials"],
-  ["资源不存在", "Not found"],
-  ["无效的参数", "Invalid parameters"],
-  ["请求体过大", "Request body too large"],
+// The server's error table (src/fathom/server/errors.py FASTGPT_ERRORS; tests/console/test_console_error_labels.py
+// keeps the two equal): statusText → the text the server's message starts with and its label per language.
+type ErrorLabel = { code: number; server: string; en: string; zh: string };
+const ERRORS = errorTable as Record<string, ErrorLabel>;
+/** Looked up by prefix when a message comes without its statusText; longest first ("未授权应用" before "未授权"). */
+const BY_PREFIX = Object.values(ERRORS).sort((a, b) => b.server.length - a.server.length);
+/** FastGPT's fixed error strings outside the table. */
+const OTHER_PREFIXES: [string, string][] = [
   ["您的工作流版本过低，请重新发布一次", "This workflow's version is too old: publish it again"],
 ];
 
@@ -64,10 +66,19 @@ export function nodeName(name: string | undefined | null): string {
   return NODE_NAMES[trimmed] ?? name;
 }
 
-/** A server message with FastGPT's Chinese status prefix given in English ("无权操作: …" → "No permission: …"). */
-export function message(text: string): string {
-  if (lang() === "zh") return text;
-  for (const [zh, en] of ERROR_PREFIXES) if (text.startsWith(zh)) return en + text.slice(zh.length);
+/** A server message with its FastGPT status prefix in the console's language: "未授权应用: app 1 …" is
+ *  "No access to this app: app 1 …" in English and stays as it is in Chinese; Fathom's own English prefixes
+ *  ("Not Found", "Conflict") read in Chinese there. `statusText` (the envelope's) picks the entry; without
+ *  it a message is matched by its prefix. Any other message is unchanged. */
+export function message(text: string, statusText = ""): string {
+  const zh = lang() === "zh";
+  const known = Object.hasOwn(ERRORS, statusText) ? ERRORS[statusText] : undefined;
+  for (const entry of known ? [known] : BY_PREFIX) {
+    const rest = text.slice(entry.server.length);
+    if (!text.startsWith(entry.server) || (!known && rest && !rest.startsWith(":"))) continue;
+    return (zh ? entry.zh : entry.en) + rest;
+  }
+  if (!zh) for (const [prefix, en] of OTHER_PREFIXES) if (text.startsWith(prefix)) return en + text.slice(prefix.length);
   return text;
 }
 

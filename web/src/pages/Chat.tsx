@@ -63,7 +63,7 @@ export function applyEvent(turn: Turn, event: string, data: any): Turn {
       t.interactive = data?.interactive ?? data;
       break;
     case "error":
-      t.error = english(String(data?.message ?? data?.error?.message ?? (typeof data === "string" ? data : JSON.stringify(data))));
+      t.error = english(String(data?.message ?? data?.error?.message ?? (typeof data === "string" ? data : JSON.stringify(data))), data?.statusText ?? "");
       break;
   }
   return t;
@@ -75,7 +75,7 @@ export function nodeError(data: any): string | null {
   if (!error) return null;
   const text = typeof error === "string" ? error : error.message ?? JSON.stringify(error);
   const name = nodeName(data?.moduleName ?? data?.name);
-  return english(name ? `${name}: ${text}` : text);
+  return name ? `${name}: ${english(text)}` : english(text);
 }
 
 function uniqueQuotes(quotes: Quote[]): Quote[] {
