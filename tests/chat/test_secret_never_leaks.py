@@ -153,5 +153,5 @@ def test_a_planted_secret_is_used_but_never_leaks(chat_server: ChatServer, inter
         assert PLANTED not in text
     assert not [line for line in collector.lines if PLANTED in line]
     database = chat_server.platform.settings.data_dir / "fathom.db"
-    for path in [database, *database.parent.glob("fathom.db-wal")]:
-        assert PLANTED.encode() not in path.read_bytes()
+    for path in [database, *database.parent.glob("fathom.db-wal")] if database.exists() else []:
+        assert PLANTED.encode() not in path.read_bytes()  # the SQLite file (absent on PostgreSQL)

@@ -2,10 +2,12 @@
 
 from __future__ import annotations
 
-from sqlalchemy import select, update
+from sqlalchemy import bindparam, select, update
 
 from fathom.store.db import Database
 from fathom.store.models import App
+
+_OWNER = select(App.member_id).where(App.id == bindparam("app_id"))
 
 
 class AppOwnerStore:
@@ -17,6 +19,7 @@ class AppOwnerStore:
             await session.execute(update(App).where(App.id == app_id).values(member_id=member_id))
 
     async def owner_of(self, app_id: str) -> str | None:
-        async with self.db.sessions() as session:
-            owner: str | None = await session.scalar(select(App.member_id).where(App.id == app_id))
-            return owner
+        owner: str | None = await self.db.run_read(
+            lambda conn: conn.execute(_OWNER, {"app_id": app_id}).scalar()
+        )
+        return owner

@@ -28,6 +28,7 @@ from fathom.store.protocols import (
     TeamRepository,
     UsageRepository,
 )
+from fathom.store.repositories.chat_turns import SqlChatTurnRepository
 
 
 @dataclass
@@ -83,6 +84,7 @@ class ChatApplication:
             chats,
             usage,
             factory,
+            turns=SqlChatTurnRepository(db),
             api_keys=api_keys,
             registry=registry,
             fanout=fanout,

@@ -3,6 +3,8 @@ and the graph a run uses (published version for API runs, draft for the chat tes
 
 from __future__ import annotations
 
+import json
+from collections import OrderedDict
 from dataclasses import dataclass
 from typing import Any, Protocol
 
@@ -23,6 +25,7 @@ AVATAR_MAX = 500
 VERSION_NAME_MAX = 200
 WORKFLOW_TYPES = ("advanced", "plugin", "tool")
 RUNNABLE_TYPES = ("simple", *WORKFLOW_TYPES)
+VERSION_CACHE_SIZE = 512
 
 
 def _invalid(message: str) -> ChatError:
@@ -146,6 +149,9 @@ class AppService:
     def __init__(self, apps: AppRepository, *, secrets: Any = None) -> None:
         self.apps = apps
         self.secrets = secrets
+        # a version never changes once frozen: its workflow (a simple app's compiled) is kept by id, as
+        # JSON text so that every run gets its own copy to change
+        self._versions: OrderedDict[str, str] = OrderedDict()
 
     async def create(
         self,
@@ -248,9 +254,13 @@ class AppService:
         """FastGPT workflow JSON of the draft (a simple app exported as its compiled graph)."""
         return draft_workflow(await self.apps.get_app(team_id, app_id))
 
-    async def run_graph(self, team_id: str, app_id: str, *, draft: bool = False) -> AppGraph:
-        """The graph a run uses: the published version, or the draft for the chat test."""
-        app = await self.apps.get_app(team_id, app_id)
+    async def run_graph(
+        self, team_id: str, app_id: str, *, draft: bool = False, app: AppRecord | None = None
+    ) -> AppGraph:
+        """The graph a run uses: the published version (cached per version id), or the draft for the
+        chat test. ``app``: the app record when the caller has just read it."""
+        if app is None or app.id != app_id or app.team_id != team_id:
+            app = await self.apps.get_app(team_id, app_id)
         if app.type not in RUNNABLE_TYPES:
             raise ChatError(
                 f"app {app_id} is a {app.type}; it cannot chat", http_status=400, status_text="invalidParams"
@@ -259,8 +269,16 @@ class AppService:
             return AppGraph(app, draft_workflow(app), None)
         if not app.published_version_id:
             raise AppNotPublished(app_id)
-        version = await self.apps.get_version(team_id, app_id, app.published_version_id)
-        return AppGraph(app, version_workflow(version), version.id)
+        version_id = app.published_version_id
+        frozen = self._versions.get(version_id)
+        if frozen is None:
+            workflow = version_workflow(await self.apps.get_version(team_id, app_id, version_id))
+            self._versions[version_id] = json.dumps(workflow, ensure_ascii=False)
+            if len(self._versions) > VERSION_CACHE_SIZE:
+                self._versions.popitem(last=False)
+            return AppGraph(app, workflow, version_id)
+        self._versions.move_to_end(version_id)
+        return AppGraph(app, json.loads(frozen), version_id)
 
 
 class ChildAppReader(Protocol):

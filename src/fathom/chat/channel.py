@@ -8,7 +8,6 @@ client with ``Last-Event-ID``). :class:`RunRegistry` finds a chat's channel and 
 from __future__ import annotations
 
 import asyncio
-import contextlib
 import time
 from collections.abc import AsyncIterator, Callable
 from dataclasses import dataclass, field
@@ -41,7 +40,7 @@ class RunChannel:
     outcome: Any = None
     finished_at: float | None = None
     listeners: list[Callable[[Frame | None], None]] = field(default_factory=list)
-    _changed: asyncio.Condition = field(default_factory=asyncio.Condition)
+    _waiters: list[asyncio.Future[None]] = field(default_factory=list)
 
     def push(self, event: str, data: Any) -> Frame:
         frame = Frame(len(self.frames) + 1, event, data)
@@ -60,24 +59,25 @@ class RunChannel:
         self._notify()
 
     def _notify(self) -> None:
-        async def wake() -> None:
-            async with self._changed:
-                self._changed.notify_all()
-
-        with contextlib.suppress(RuntimeError):  # no running loop: nobody can be waiting
-            asyncio.get_running_loop().create_task(wake())
+        """Wake every reader waiting for a frame (a future each: no task per frame)."""
+        waiters, self._waiters = self._waiters, []
+        for waiter in waiters:
+            if not waiter.done():
+                waiter.set_result(None)
 
     async def wait_after(self, seq: int, timeout: float | None) -> list[Frame]:  # noqa: ASYNC109
         """Frames numbered above ``seq``; waits up to ``timeout`` for one (empty list on timeout)."""
         if len(self.frames) > seq or self.done:
             return self.frames[seq:]
-        async with self._changed:
-            try:
-                await asyncio.wait_for(
-                    self._changed.wait_for(lambda: len(self.frames) > seq or self.done), timeout
-                )
-            except TimeoutError:
-                return []
+        waiter: asyncio.Future[None] = asyncio.get_running_loop().create_future()
+        self._waiters.append(waiter)
+        try:
+            await (waiter if timeout is None else asyncio.wait_for(waiter, timeout))
+        except TimeoutError:
+            return []
+        finally:
+            if waiter in self._waiters:
+                self._waiters.remove(waiter)
         return self.frames[seq:]
 
     async def follow(self, after: int = 0, heartbeat: float | None = None) -> AsyncIterator[Frame | None]:
@@ -112,6 +112,7 @@ class RunRegistry:
     def open(self, key: ChatKey, response_chat_item_id: str) -> RunChannel:
         self._expire()
         channel = RunChannel(key, response_chat_item_id)
+        self._channels.pop(key, None)  # re-inserted last: the dict stays in opening order
         self._channels[key] = channel
         return channel
 
@@ -132,7 +133,18 @@ class RunRegistry:
         return True
 
     def _expire(self) -> None:
+        """Drop finished runs older than ``keep_s``, oldest opened first, so a request pays only for
+        what it removes: a run still going is moved behind the others (at most a few per call), the
+        first finished one that is recent ends the sweep."""
         now = time.monotonic()
-        for key, channel in list(self._channels.items()):
-            if channel.finished_at is not None and now - channel.finished_at > self.keep_s:
+        passes = 8
+        while self._channels and passes > 0:
+            key, channel = next(iter(self._channels.items()))
+            if channel.finished_at is None:
                 del self._channels[key]
+                self._channels[key] = channel
+                passes -= 1
+                continue
+            if now - channel.finished_at <= self.keep_s:
+                return
+            del self._channels[key]

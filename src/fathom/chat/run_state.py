@@ -8,6 +8,7 @@ from typing import Any
 
 from fathom.chat.apps import AppGraph
 from fathom.chat.run_files import RunFiles
+from fathom.store.protocols import AppRecord
 from fathom.workflow import WorkflowRunResult
 
 
@@ -31,6 +32,7 @@ class ChatRequest:
     draft: bool = False
     workflow: dict[str, Any] | None = None
     api_version: int = 1
+    app: AppRecord | None = None  # the app as the route already loaded it for the permission check
 
 
 @dataclass

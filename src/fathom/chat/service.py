@@ -26,6 +26,8 @@ from fathom.store.protocols import (
     ApiKeyRepository,
     ChatItemRecord,
     ChatRepository,
+    ChatTurn,
+    ChatTurnRepository,
     UsageRecord,
     UsageRepository,
 )
@@ -110,6 +112,7 @@ class ChatService:
         usage: UsageRepository,
         services: RunServicesFactory,
         *,
+        turns: ChatTurnRepository,
         api_keys: ApiKeyRepository | None = None,
         registry: RunRegistry | None = None,
         fanout: RedisFanout | None = None,
@@ -121,6 +124,7 @@ class ChatService:
         self.chats = chats
         self.usage = usage
         self.services = services
+        self.turns = turns
         self.api_keys = api_keys
         self.registry = registry or RunRegistry()
         self.fanout = fanout
@@ -137,7 +141,9 @@ class ChatService:
             app = await self.apps.apps.get_app(request.team_id, request.app_id)
             graph = AppGraph(app, request.workflow, None)
         else:
-            graph = await self.apps.run_graph(request.team_id, request.app_id, draft=request.draft)
+            graph = await self.apps.run_graph(
+                request.team_id, request.app_id, draft=request.draft, app=request.app
+            )
         plugin = graph.app.type in PLUGIN_TYPES
         earlier, query = split_messages(request.messages, plugin=plugin)
         variables_in = request.variables if isinstance(request.variables, dict) else {}
@@ -154,14 +160,13 @@ class ChatService:
             )
         chat_id = str(request.chat_id) if given else nanoid()
         stored: list[dict[str, Any]] = []
-        chat = await self.chats.get_chat(request.team_id, request.app_id, chat_id) if given else None
-        if chat is not None:
-            _, total = await self.chats.list_items(request.team_id, request.app_id, chat_id, limit=1)
-            limit = history_load_limit(graph.workflow)
-            items, _ = await self.chats.list_items(
-                request.team_id, request.app_id, chat_id, offset=max(total - limit, 0), limit=limit
+        chat = None
+        if given:
+            history = await self.turns.load_history(
+                request.team_id, request.app_id, chat_id, history_load_limit(graph.workflow)
             )
-            stored = [item_to_history(item) for item in items]
+            chat = history.chat
+            stored = [item_to_history(item) for item in history.items]
         histories = concat_histories(stored, earlier)
         variables = {**(chat.variables if chat is not None else {}), **variables_in}
         prepared = PreparedRun(
@@ -198,9 +203,7 @@ class ChatService:
         return prepared
 
     async def _check_new_item_id(self, request: ChatRequest, chat_id: str, data_id: str) -> None:
-        _, total = await self.chats.list_items(request.team_id, request.app_id, chat_id, limit=1)
-        items, _ = await self.chats.list_items(request.team_id, request.app_id, chat_id, limit=max(total, 1))
-        if any(item.data_id == data_id for item in items):
+        if await self.turns.has_item(request.team_id, request.app_id, chat_id, data_id):
             raise ChatError(
                 f"responseChatItemId: {data_id} is already used in chat {chat_id}; send a new id",
                 http_status=409,
@@ -308,6 +311,8 @@ class ChatService:
     # -- storing -----------------------------------------------------------------------------------
 
     async def _persist(self, prepared: PreparedRun, outcome: ChatOutcome) -> None:
+        """The turn in one transaction: chat, items (or the resumed item) and usage records; the key's
+        usage counters are written behind (:meth:`ApiKeyRepository.record_use`)."""
         request = prepared.request
         result = outcome.result
         assert result is not None
@@ -322,18 +327,8 @@ class ChatService:
             given=request.variables,
             stored=prepared.variables,
         )
-        title = None if prepared.chat_exists else value_text(prepared.query)[:TITLE_LENGTH] or "Chat"
-        await self.chats.upsert_chat(
-            team,
-            app_id,
-            chat_id,
-            title=title,
-            variables=variables,
-            source=request.source,
-            metadata=request.metadata if isinstance(request.metadata, dict) else None,
-        )
-        if not prepared.chat_exists and self.chat_owners is not None:
-            await self.chat_owners.update_chat(team, app_id, chat_id, member_id=request.member_id)
+        items: tuple[ChatItemRecord, ...] = ()
+        resumed = None
         if prepared.resume_item is not None:
             old_value = list(prepared.resume_item["value"])
             old_value[-1] = {
@@ -342,30 +337,22 @@ class ChatService:
                     old_value[-1]["interactive"], prepared.resume_answer
                 ),
             }
-            stored, _ = await self.chats.list_items(team, app_id, chat_id, offset=0, limit=100000)
-            old = next((i for i in stored if i.data_id == prepared.response_chat_item_id), None)
-            old_data = list(old.response_data) if old is not None else []
-            old_duration = (old.duration_seconds or 0.0) if old is not None else 0.0
             value = [*old_value, *new_value]
-            await self.chats.update_item(
-                team,
-                app_id,
-                chat_id,
-                prepared.response_chat_item_id,
+            resumed = ChatItemRecord(
+                data_id=prepared.response_chat_item_id,
+                chat_id=chat_id,
+                app_id=app_id,
+                obj="AI",
                 value=value,
-                response_data=[*old_data, *result.flow_responses],
-                duration_seconds=old_duration + result.duration_seconds,
+                response_data=list(result.flow_responses),
+                duration_seconds=result.duration_seconds,
             )
             outcome.assistant_value = value
         else:
-            await self.chats.add_item(
-                team,
+            items = (
                 ChatItemRecord(
                     data_id=nanoid(), chat_id=chat_id, app_id=app_id, obj="Human", value=prepared.query
                 ),
-            )
-            await self.chats.add_item(
-                team,
                 ChatItemRecord(
                     data_id=prepared.response_chat_item_id,
                     chat_id=chat_id,
@@ -377,29 +364,43 @@ class ChatService:
                 ),
             )
             outcome.assistant_value = new_value
-        await self._record_usage(prepared, result.flow_usages)
-
-    async def _record_usage(self, prepared: PreparedRun, usages: list[dict[str, Any]]) -> None:
-        request = prepared.request
-        total = 0.0
-        for usage in usages:
-            points = float(usage.get("totalPoints") or 0)
-            total += points
-            await self.usage.record(
-                UsageRecord(
-                    team_id=request.team_id,
-                    app_id=request.app_id,
-                    source=request.source,
-                    module_name=str(usage.get("moduleName") or ""),
-                    model=str(usage.get("model") or ""),
-                    input_tokens=int(usage.get("inputTokens") or 0),
-                    output_tokens=int(usage.get("outputTokens") or 0),
-                    total_points=points,
-                    api_key_id=request.api_key_id,
-                )
+        usages = tuple(self._usage_records(prepared, result.flow_usages))
+        await self.turns.save_turn(
+            ChatTurn(
+                team_id=team,
+                app_id=app_id,
+                chat_id=chat_id,
+                new_chat=not prepared.chat_exists,
+                variables=variables,
+                source=request.source,
+                title=None if prepared.chat_exists else value_text(prepared.query)[:TITLE_LENGTH] or "Chat",
+                metadata=request.metadata if isinstance(request.metadata, dict) else None,
+                member_id=request.member_id,
+                chat_id_generated=not prepared.chat_id_given,
+                items=items,
+                resumed=resumed,
+                usages=usages,
             )
+        )
         if self.api_keys is not None and request.api_key_id:
-            await self.api_keys.record_use(request.api_key_id, total)
+            await self.api_keys.record_use(request.api_key_id, sum(u.total_points for u in usages))
+
+    def _usage_records(self, prepared: PreparedRun, usages: list[dict[str, Any]]) -> list[UsageRecord]:
+        request = prepared.request
+        return [
+            UsageRecord(
+                team_id=request.team_id,
+                app_id=request.app_id,
+                source=request.source,
+                module_name=str(usage.get("moduleName") or ""),
+                model=str(usage.get("model") or ""),
+                input_tokens=int(usage.get("inputTokens") or 0),
+                output_tokens=int(usage.get("outputTokens") or 0),
+                total_points=float(usage.get("totalPoints") or 0),
+                api_key_id=request.api_key_id,
+            )
+            for usage in usages
+        ]
 
     async def aclose(self) -> None:
         for task in list(self._tasks):

@@ -3,12 +3,14 @@
 from __future__ import annotations
 
 import asyncio
+import json
 import uuid
 from collections.abc import AsyncIterator, Awaitable, Callable, Mapping, Sequence
 from dataclasses import replace
 from types import TracebackType
 from typing import Any, TypeVar
 
+import httpx2
 import openai
 
 from fathom.llm.errors import ModelRequestError
@@ -160,18 +162,23 @@ class OpenAIChatModel:
         params: Mapping[str, Any],
     ) -> AsyncIterator[StreamEvent]:
         body = self._body(messages, tools, tool_choice, params)
+        extra = body.pop("extra_body") or {}
+        payload = {**body, **extra, "stream": True, "stream_options": {"include_usage": True}}
         yielded = False
         attempt = 0
         while True:
             attempt += 1
             assembler = StreamAssembler()
-            stream: Any = None
+            response: httpx2.Response | None = None
             try:
-                stream = await self.client.chat.completions.create(
-                    **body, stream=True, stream_options={"include_usage": True}
+                # the SDK sends the request (auth, timeouts, status errors) of the JSON body as built
+                # here, and the chunks are read as plain JSON: the SDK's body transform and per-chunk
+                # pydantic models cost more CPU than the rest of a chat turn
+                response = await self.client.post(
+                    "/chat/completions", cast_to=httpx2.Response, body=payload, stream=True
                 )
-                request_id = stream.response.headers.get("x-request-id")
-                async for chunk in stream:
+                request_id = response.headers.get("x-request-id")
+                async for chunk in sse_chunks(response):
                     for event in assembler.feed(chunk):
                         yielded = True
                         yield event
@@ -186,8 +193,8 @@ class OpenAIChatModel:
                 # Only a stream that has not produced anything yet may be retried.
                 delay = self._retry_delay(exc, attempt, retry_allowed=not yielded)
             finally:
-                if stream is not None:
-                    await stream.close()
+                if response is not None:
+                    await response.aclose()
             await self._sleep(delay)
 
     async def complete(
@@ -236,6 +243,54 @@ class OpenAIChatModel:
         )
         usage = usage_from(completion.usage)
         return replace(result, usage=usage or _local_usage(messages, tools)(result))
+
+
+async def sse_chunks(response: httpx2.Response) -> AsyncIterator[dict[str, Any]]:
+    """The JSON objects of an OpenAI-style SSE stream up to ``[DONE]``; an ``error`` object in the
+    stream raises :class:`openai.APIError` as the SDK's own stream does."""
+    data: list[str] = []
+
+    def decode() -> dict[str, Any] | None:
+        text = "\n".join(data)
+        data.clear()
+        if text.startswith("[DONE]"):
+            return None
+        payload = json.loads(text)
+        if isinstance(payload, dict) and payload.get("error"):
+            error = payload["error"]
+            message = error.get("message") if isinstance(error, dict) else None
+            raise openai.APIError(
+                message if isinstance(message, str) and message else "An error occurred during streaming",
+                response.request,
+                body=error,
+            )
+        return payload if isinstance(payload, dict) else {}
+
+    lines = response.aiter_lines()
+    done = False
+    while True:
+        try:
+            line = await lines.__anext__()
+        except StopAsyncIteration:
+            break
+        except httpx2.TimeoutException as exc:  # as the SDK reports a transport failure mid-stream
+            raise openai.APITimeoutError(response.request) from exc
+        except httpx2.TransportError as exc:
+            raise openai.APIConnectionError(request=response.request) from exc
+        if done:
+            continue  # read the body to its end, so the connection goes back to the pool
+        if line.startswith("data:"):
+            data.append(line[6:] if line.startswith("data: ") else line[5:])
+        elif not line and data:
+            chunk = decode()
+            if chunk is None:
+                done = True
+                continue
+            yield chunk
+    if data and not done:
+        chunk = decode()
+        if chunk is not None:
+            yield chunk
 
 
 def _plain(item: Any) -> Any:

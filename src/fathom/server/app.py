@@ -44,6 +44,7 @@ def create_app(platform: Platform, *, run_workers: bool = True) -> FastAPI:
             yield
         finally:
             await platform.stop_workers()
+            await platform.api_keys.aclose()  # write the usage counters still held behind
 
     app = FastAPI(
         title="Fathom",
@@ -60,7 +61,9 @@ def create_app(platform: Platform, *, run_workers: bool = True) -> FastAPI:
     app.add_middleware(CORSMiddleware, allow_origins=["*"], allow_methods=["*"], allow_headers=["*"])
     app.add_middleware(BodySizeLimitMiddleware, max_bytes=platform.settings.max_body_bytes)
     app.include_router(health.router)
+    # the chat routes first: routes are matched in order, and chat requests are the hot path
     for module in (
+        chat,
         datasets,
         dataset_update,
         collections,
@@ -73,7 +76,6 @@ def create_app(platform: Platform, *, run_workers: bool = True) -> FastAPI:
         console,
         apps,
         tool_sets,
-        chat,
         history,
     ):
         app.include_router(module.router)

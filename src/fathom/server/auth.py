@@ -20,7 +20,7 @@ from fastapi import Request
 
 from fathom.platform import Platform
 from fathom.server.errors import ApiError, unauthorized
-from fathom.store.protocols import NotFound, Role
+from fathom.store.protocols import Role
 
 
 @dataclass(frozen=True)
@@ -75,17 +75,16 @@ async def _authenticate(request: Request, *, csrf: bool) -> AuthContext:
     if not request.headers.get("authorization") and request.cookies.get(SESSION_COOKIE):
         return await _session_context(platform, request, csrf=csrf)
     key, legacy_app_id = parse_bearer(request.headers.get("authorization"))
-    record = await platform.api_keys.find_by_plain_key(key)
-    if record is None:
+    identity = await platform.api_keys.find_identity(key)  # cached; a revoke here drops it at once
+    if identity is None:
         raise ApiError(401, "unAuthApiKey", "Api Key 不合法: the key is unknown or revoked.")
-    try:
-        member = await platform.teams.get_member(record.member_id)
-    except NotFound:
-        raise ApiError(401, "unAuthApiKey", "Api Key 不合法: the key's member no longer exists.") from None
+    record, role = identity
+    if role is None:
+        raise ApiError(401, "unAuthApiKey", "Api Key 不合法: the key's member no longer exists.")
     return AuthContext(
         team_id=record.team_id,
         member_id=record.member_id,
-        role=member.role,
+        role=role,
         api_key_id=record.id,
         app_id=record.app_id or legacy_app_id,
         key_app_bound=record.app_id is not None,

@@ -185,6 +185,34 @@ class UsageRecord:
 
 
 @dataclass(frozen=True)
+class ChatTurn:
+    """One chat turn, stored in one transaction: the chat created or updated, the new items appended
+    (or, resuming an interactive, the paused AI item extended) and the turn's usage records."""
+
+    team_id: str
+    app_id: str
+    chat_id: str
+    new_chat: bool  # the chat did not exist when the turn started
+    variables: dict[str, Any]
+    source: str = "api"
+    title: str | None = None  # set on a new chat
+    metadata: dict[str, Any] | None = None  # merged into the chat's metadata
+    member_id: str | None = None  # who started a new chat
+    chat_id_generated: bool = False  # the id was made for this turn: nothing can be stored under it
+    items: tuple[ChatItemRecord, ...] = ()
+    resumed: ChatItemRecord | None = None  # value extended; response data and duration are added on
+    usages: tuple[UsageRecord, ...] = ()
+
+
+@dataclass(frozen=True)
+class ChatHistory:
+    """A chat and the newest ``limit`` of its items, oldest first (``chat`` None: no such chat)."""
+
+    chat: ChatRecord | None
+    items: list[ChatItemRecord]
+
+
+@dataclass(frozen=True)
 class UsageSummaryRow:
     day: str
     app_id: str | None
@@ -263,6 +291,7 @@ class AppRepository(Protocol):
         draft: dict[str, Any] | None = None,
     ) -> AppRecord: ...
     async def get_app(self, team_id: str, app_id: str) -> AppRecord: ...
+    async def get_app_and_owner(self, team_id: str, app_id: str) -> tuple[AppRecord, str | None]: ...
     async def list_apps(self, team_id: str) -> list[AppRecord]: ...
     async def update_app(self, team_id: str, app_id: str, **changes: Any) -> AppRecord: ...
     async def delete_app(self, team_id: str, app_id: str) -> None: ...
@@ -305,6 +334,14 @@ class ChatRepository(Protocol):
         self, team_id: str, app_id: str, chat_id: str, *, offset: int = 0, limit: int = 50
     ) -> tuple[list[ChatItemRecord], int]: ...
     async def delete_item(self, team_id: str, app_id: str, chat_id: str, data_id: str) -> None: ...
+
+
+class ChatTurnRepository(Protocol):
+    """The chat hot path's storage: the history a turn reads, and the turn written in one transaction."""
+
+    async def load_history(self, team_id: str, app_id: str, chat_id: str, limit: int) -> ChatHistory: ...
+    async def has_item(self, team_id: str, app_id: str, chat_id: str, data_id: str) -> bool: ...
+    async def save_turn(self, turn: ChatTurn) -> None: ...
 
 
 class UsageRepository(Protocol):

@@ -43,10 +43,9 @@ async def load_app(
                 f"{need} app {app_id}: it may only chat with app {auth.app_id} and read its chats"
             )
     chat = chat_of(request)
-    app = await chat.apps.apps.get_app(auth.team_id, app_id)
+    app, owner = await chat.apps.apps.get_app_and_owner(auth.team_id, app_id)  # one statement
     if auth.key_app_bound:
         return app  # a key made for this app may chat with it and read its history
-    owner = await chat.owners.owner_of(app_id)
     await require_permission(platform_of(request), auth, "app", app_id, owner, need)
     return app
 

@@ -94,7 +94,7 @@ async def run_chat(request: Request, *, api_version: int, draft: bool = False) -
             raise ApiError(
                 400, "invalidParams", f"responseChatItemId: at most {MAX_ITEM_ID_LENGTH} characters"
             )
-        await load_app(request, auth, app_id, "write" if draft else "read", chatting=not draft)
+        app = await load_app(request, auth, app_id, "write" if draft else "read", chatting=not draft)
         resume_from = last_event_id(request, values)
         chat_id = values.get("chatId")
         if await others_chat(request, auth, app_id, chat_id):
@@ -133,6 +133,7 @@ async def run_chat(request: Request, *, api_version: int, draft: bool = False) -
             draft=draft,
             workflow=workflow,
             api_version=api_version,
+            app=app,
         )
         channel = await chat.runs.start(chat_request)
     except ChatError as exc:

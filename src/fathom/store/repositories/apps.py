@@ -2,9 +2,9 @@
 
 from __future__ import annotations
 
-from typing import Any
+from typing import Any, cast
 
-from sqlalchemy import select
+from sqlalchemy import Table, bindparam, select
 
 from fathom.store.db import Database
 from fathom.store.models import App, AppVersion, utcnow
@@ -14,7 +14,11 @@ APP_TYPES = ("simple", "advanced", "plugin", "tool", "folder", "toolSet", "httpT
 _EDITABLE = {"name", "intro", "avatar", "draft", "type"}
 
 
-def app_record(row: App) -> AppRecord:
+_APPS = cast(Table, App.__table__)
+_GET_APP = select(_APPS).where(_APPS.c.id == bindparam("app_id"))
+
+
+def app_record(row: Any) -> AppRecord:
     return AppRecord(
         id=row.id,
         team_id=row.team_id,
@@ -72,8 +76,15 @@ class SqlAppRepository:
         return row
 
     async def get_app(self, team_id: str, app_id: str) -> AppRecord:
-        async with self.db.sessions() as session:
-            return app_record(await self._owned(session, team_id, app_id))
+        """The team's app (one Core statement: every chat request reads it)."""
+        return (await self.get_app_and_owner(team_id, app_id))[0]
+
+    async def get_app_and_owner(self, team_id: str, app_id: str) -> tuple[AppRecord, str | None]:
+        """The team's app and the member who created it (``apps.member_id``), in one statement."""
+        row = await self.db.run_read(lambda conn: conn.execute(_GET_APP, {"app_id": app_id}).first())
+        if row is None or row.team_id != team_id:
+            raise NotFound(f"app {app_id} not found")
+        return app_record(row), row.member_id
 
     async def list_apps(self, team_id: str) -> list[AppRecord]:
         async with self.db.sessions() as session:

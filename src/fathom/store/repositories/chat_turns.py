@@ -1,0 +1,212 @@
+"""The chat hot path's storage, in SQLAlchemy Core: a turn's history read in one snapshot and the turn
+written in one transaction (on a SQLite file each in one thread hop, see :meth:`Database.run_write`).
+
+A turn is at most five statements in one transaction: the chat inserted (``ON CONFLICT`` update, for
+two first turns racing on one ``chatId``) or updated, the next item number read (not for a chat id made
+for this turn), the items inserted as one batch, the usage records inserted as one batch; resuming an
+interactive reads and updates the paused item instead of inserting.
+"""
+
+from __future__ import annotations
+
+from typing import Any, cast
+
+from sqlalchemy import Connection, Table, bindparam, func, insert, select, update
+from sqlalchemy.dialects.postgresql import insert as pg_insert
+from sqlalchemy.dialects.sqlite import insert as sqlite_insert
+
+from fathom.store.db import Database
+from fathom.store.models import Chat, ChatItem, new_id, utcnow
+from fathom.store.models import UsageRecord as UsageRow
+from fathom.store.protocols import ChatHistory, ChatItemRecord, ChatRecord, ChatTurn, NotFound
+
+_CHATS = cast(Table, Chat.__table__)
+_ITEMS = cast(Table, ChatItem.__table__)
+_USAGE = cast(Table, UsageRow.__table__)
+# built once: the hot path binds values only
+_INSERT_CHAT = insert(_CHATS)
+_INSERT_ITEMS = insert(_ITEMS)
+_INSERT_USAGE = insert(_USAGE)
+_LAST_SEQ = select(func.coalesce(func.max(_ITEMS.c.seq), 0)).where(
+    _ITEMS.c.app_id == bindparam("app_id"), _ITEMS.c.chat_id == bindparam("chat_id")
+)
+
+
+def chat_from_row(row: Any) -> ChatRecord:
+    return ChatRecord(
+        chat_id=row["chat_id"],
+        app_id=row["app_id"],
+        team_id=row["team_id"],
+        title=row["title"],
+        custom_title=row["custom_title"],
+        top=bool(row["top"]),
+        source=row["source"],
+        variables=dict(row["variables"] or {}),
+        metadata=dict(row["metadata"] or {}),
+        created_at=row["created_at"],
+        updated_at=row["updated_at"],
+    )
+
+
+def item_from_row(row: Any) -> ChatItemRecord:
+    return ChatItemRecord(
+        data_id=row["data_id"],
+        chat_id=row["chat_id"],
+        app_id=row["app_id"],
+        obj=row["obj"],
+        value=list(row["value"] or []),
+        response_data=list(row["response_data"] or []),
+        user_good_feedback=row["user_good_feedback"],
+        user_bad_feedback=row["user_bad_feedback"],
+        duration_seconds=row["duration_seconds"],
+        created_at=row["created_at"],
+    )
+
+
+def _chat_where(team_id: str, app_id: str, chat_id: str) -> tuple[Any, ...]:
+    return (_CHATS.c.team_id == team_id, _CHATS.c.app_id == app_id, _CHATS.c.chat_id == chat_id)
+
+
+def _items_where(team_id: str, app_id: str, chat_id: str) -> tuple[Any, ...]:
+    return (_ITEMS.c.team_id == team_id, _ITEMS.c.app_id == app_id, _ITEMS.c.chat_id == chat_id)
+
+
+class SqlChatTurnRepository:
+    def __init__(self, db: Database) -> None:
+        self.db = db
+
+    async def load_history(self, team_id: str, app_id: str, chat_id: str, limit: int) -> ChatHistory:
+        """The chat and its newest ``limit`` items, oldest first, read in one snapshot."""
+
+        def read(conn: Connection) -> ChatHistory:
+            chat = (
+                conn.execute(select(_CHATS).where(*_chat_where(team_id, app_id, chat_id))).mappings().first()
+            )
+            if chat is None:
+                return ChatHistory(None, [])
+            newest = (
+                select(_ITEMS)
+                .where(*_items_where(team_id, app_id, chat_id))
+                .order_by(_ITEMS.c.seq.desc())
+                .limit(limit)
+            )
+            rows = conn.execute(newest).mappings().all()
+            return ChatHistory(chat_from_row(chat), [item_from_row(row) for row in reversed(rows)])
+
+        return await self.db.run_read(read, snapshot=True)
+
+    async def has_item(self, team_id: str, app_id: str, chat_id: str, data_id: str) -> bool:
+        query = select(_ITEMS.c.id).where(
+            *_items_where(team_id, app_id, chat_id), _ITEMS.c.data_id == data_id
+        )
+        return await self.db.run_read(lambda conn: conn.execute(query.limit(1)).first() is not None)
+
+    async def save_turn(self, turn: ChatTurn) -> None:
+        """Store the whole turn in one transaction (nothing of it when any statement fails)."""
+        await self.db.run_write(lambda conn: self._save(conn, turn))
+
+    def _save(self, conn: Connection, turn: ChatTurn) -> None:
+        now = utcnow()
+        self._save_chat(conn, turn, now)
+        if turn.resumed is not None:
+            self._extend_item(conn, turn, turn.resumed)
+        if turn.items:
+            seq = 0
+            if not turn.chat_id_generated:
+                seq = int(
+                    conn.execute(_LAST_SEQ, {"app_id": turn.app_id, "chat_id": turn.chat_id}).scalar_one()
+                )
+            rows = [
+                {
+                    "id": new_id(),
+                    "team_id": turn.team_id,
+                    "app_id": turn.app_id,
+                    "chat_id": turn.chat_id,
+                    "data_id": item.data_id,
+                    "seq": seq + number,
+                    "obj": item.obj,
+                    "value": item.value,
+                    "response_data": item.response_data,
+                    "user_good_feedback": item.user_good_feedback,
+                    "user_bad_feedback": item.user_bad_feedback,
+                    "duration_seconds": item.duration_seconds,
+                    "created_at": now,
+                }
+                for number, item in enumerate(turn.items, start=1)
+            ]
+            conn.execute(_INSERT_ITEMS, rows)
+        if turn.usages:
+            conn.execute(
+                _INSERT_USAGE,
+                [
+                    {
+                        "id": new_id(),
+                        "team_id": usage.team_id,
+                        "app_id": usage.app_id,
+                        "api_key_id": usage.api_key_id,
+                        "source": usage.source,
+                        "module_name": usage.module_name,
+                        "model": usage.model,
+                        "input_tokens": usage.input_tokens,
+                        "output_tokens": usage.output_tokens,
+                        "total_points": usage.total_points,
+                        "created_at": usage.created_at or now,
+                    }
+                    for usage in turn.usages
+                ],
+            )
+
+    def _save_chat(self, conn: Connection, turn: ChatTurn, now: Any) -> None:
+        if turn.new_chat:
+            values = {
+                "id": new_id(),
+                "chat_id": turn.chat_id,
+                "team_id": turn.team_id,
+                "app_id": turn.app_id,
+                "member_id": turn.member_id,
+                "title": turn.title or "",
+                "custom_title": "",
+                "top": False,
+                "source": turn.source,
+                "variables": turn.variables,
+                "metadata": turn.metadata or {},
+                "created_at": now,
+                "updated_at": now,
+            }
+            if turn.chat_id_generated:
+                conn.execute(_INSERT_CHAT, values)
+                return
+            maker = pg_insert if conn.dialect.name == "postgresql" else sqlite_insert
+            statement = maker(_CHATS).values(values)
+            conn.execute(  # a first turn racing another on the same chatId: the later one updates
+                statement.on_conflict_do_update(
+                    index_elements=["app_id", "chat_id"],
+                    set_={"variables": statement.excluded.variables, "updated_at": now},
+                )
+            )
+            return
+        changes: dict[str, Any] = {"variables": turn.variables, "updated_at": now}
+        where = _chat_where(turn.team_id, turn.app_id, turn.chat_id)
+        if turn.metadata:
+            old = conn.execute(select(_CHATS.c.metadata).where(*where)).scalar_one_or_none()
+            changes["metadata"] = {**(old or {}), **turn.metadata}
+        if turn.title is not None:
+            changes["title"] = turn.title
+        result = conn.execute(update(_CHATS).where(*where).values(changes))
+        if result.rowcount == 0:
+            raise NotFound(f"chat {turn.chat_id} not found")
+
+    def _extend_item(self, conn: Connection, turn: ChatTurn, item: ChatItemRecord) -> None:
+        where = (*_items_where(turn.team_id, turn.app_id, turn.chat_id), _ITEMS.c.data_id == item.data_id)
+        old = conn.execute(select(_ITEMS.c.response_data, _ITEMS.c.duration_seconds).where(*where)).first()
+        if old is None:
+            raise NotFound(f"chat item {item.data_id} not found")
+        conn.execute(
+            update(_ITEMS)
+            .where(*where)
+            .values(
+                value=item.value,
+                response_data=[*(old.response_data or []), *item.response_data],
+                duration_seconds=(old.duration_seconds or 0.0) + (item.duration_seconds or 0.0),
+            )
+        )

@@ -1,0 +1,143 @@
+"""The chat hot path's storage on SQLite and PostgreSQL: a turn in one transaction, the history a turn
+reads, the key identity cache and the written-behind usage counters."""
+
+from __future__ import annotations
+
+import pytest
+from sqlalchemy.exc import IntegrityError
+
+from fathom.store.db import Database
+from fathom.store.protocols import ChatItemRecord, ChatTurn, UsageRecord
+from fathom.store.repositories import (
+    SqlApiKeyRepository,
+    SqlAppRepository,
+    SqlChatRepository,
+    SqlTeamRepository,
+    SqlUsageRepository,
+)
+from fathom.store.repositories.chat_turns import SqlChatTurnRepository
+
+
+async def _team_app(db: Database) -> tuple[str, str, str]:
+    teams = SqlTeamRepository(db)
+    team = await teams.create_team("Acme")
+    owner = await teams.add_member(team.id, "alice", "owner")
+    app = await SqlAppRepository(db).create_app(team.id, "Bot", type="advanced")
+    return team.id, owner.id, app.id
+
+
+def _item(data_id: str, obj: str, text: str, app_id: str, chat_id: str, **extra: object) -> ChatItemRecord:
+    value = [{"type": "text", "text": {"content": text}}]
+    return ChatItemRecord(data_id=data_id, chat_id=chat_id, app_id=app_id, obj=obj, value=value, **extra)  # type: ignore[arg-type]
+
+
+async def test_a_turn_stores_chat_items_and_usage_together_and_the_next_turn_appends(
+    database: Database,
+) -> None:
+    team, member, app = await _team_app(database)
+    turns = SqlChatTurnRepository(database)
+    usage = UsageRecord(team, app, "api", "AI chat", "m", 3, 4, 0.5)
+    first = ChatTurn(
+        team,
+        app,
+        "c1",
+        new_chat=True,
+        variables={"lang": "en"},
+        title="hello",
+        metadata={"a": 1},
+        member_id=member,
+        items=(
+            _item("h1", "Human", "hello", app, "c1"),
+            _item("a1", "AI", "hi", app, "c1", duration_seconds=0.5),
+        ),
+        usages=(usage,),
+    )
+    await turns.save_turn(first)
+    second = ChatTurn(
+        team,
+        app,
+        "c1",
+        new_chat=False,
+        variables={"lang": "fr"},
+        metadata={"b": 2},
+        items=(_item("h2", "Human", "again", app, "c1"), _item("a2", "AI", "re", app, "c1")),
+    )
+    await turns.save_turn(second)
+    history = await turns.load_history(team, app, "c1", limit=3)
+    assert history.chat is not None
+    assert history.chat.title == "hello" and history.chat.variables == {"lang": "fr"}
+    assert history.chat.metadata == {"a": 1, "b": 2}
+    assert [i.data_id for i in history.items] == ["a1", "h2", "a2"]  # the newest three, oldest first
+    items, total = await SqlChatRepository(database).list_items(team, app, "c1")
+    assert total == 4 and [i.data_id for i in items] == ["h1", "a1", "h2", "a2"]
+    assert await turns.has_item(team, app, "c1", "a1") and not await turns.has_item(team, app, "c1", "zz")
+    summary = await SqlUsageRepository(database).summarize(team)
+    assert [(r.input_tokens, r.output_tokens, r.records) for r in summary] == [(3, 4, 1)]
+    assert (await turns.load_history(team, app, "other", limit=5)).chat is None
+
+
+async def test_a_resumed_turn_extends_the_paused_item(database: Database) -> None:
+    team, _, app = await _team_app(database)
+    turns = SqlChatTurnRepository(database)
+    paused = _item("a1", "AI", "pick one", app, "c2", response_data=[{"n": 1}], duration_seconds=1.0)
+    await turns.save_turn(
+        ChatTurn(
+            team,
+            app,
+            "c2",
+            new_chat=True,
+            variables={},
+            items=(_item("h1", "Human", "go", app, "c2"), paused),
+        )
+    )
+    extended = _item("a1", "AI", "picked", app, "c2", response_data=[{"n": 2}], duration_seconds=0.5)
+    await turns.save_turn(ChatTurn(team, app, "c2", new_chat=False, variables={}, resumed=extended))
+    history = await turns.load_history(team, app, "c2", limit=10)
+    ai = history.items[-1]
+    assert len(history.items) == 2 and ai.value == extended.value
+    assert ai.response_data == [{"n": 1}, {"n": 2}] and ai.duration_seconds == pytest.approx(1.5)
+
+
+async def test_a_failing_turn_stores_nothing(database: Database) -> None:
+    team, _, app = await _team_app(database)
+    turns = SqlChatTurnRepository(database)
+    twice = (_item("same", "Human", "a", app, "c3"), _item("same", "AI", "b", app, "c3"))
+    with pytest.raises(IntegrityError):
+        await turns.save_turn(
+            ChatTurn(team, app, "c3", new_chat=True, variables={}, chat_id_generated=True, items=twice)
+        )
+    assert (await turns.load_history(team, app, "c3", limit=10)).chat is None
+
+
+async def test_two_first_turns_on_one_chat_id_both_land(database: Database) -> None:
+    team, _, app = await _team_app(database)
+    turns = SqlChatTurnRepository(database)
+    for n in (1, 2):
+        items = (_item(f"h{n}", "Human", "q", app, "race"), _item(f"a{n}", "AI", "a", app, "race"))
+        await turns.save_turn(ChatTurn(team, app, "race", new_chat=True, variables={"n": n}, items=items))
+    history = await turns.load_history(team, app, "race", limit=10)
+    assert history.chat is not None and history.chat.variables == {"n": 2}
+    assert [i.data_id for i in history.items] == ["h1", "a1", "h2", "a2"]
+
+
+async def test_the_key_identity_cache_forgets_a_revoked_key_at_once(database: Database) -> None:
+    team, member, _ = await _team_app(database)
+    keys = SqlApiKeyRepository(database)
+    record, plain = await keys.create_key(team, member)
+    found = await keys.find_identity(plain)
+    assert found is not None and found[0].id == record.id and found[1] == "owner"
+    assert await keys.find_identity(plain) == found  # cached
+    await keys.revoke_key(team, record.id)
+    assert await keys.find_identity(plain) is None
+    assert await keys.find_identity("fathom-unknown") is None
+
+
+async def test_usage_counters_are_written_behind_and_flushed_on_close(database: Database) -> None:
+    team, member, _ = await _team_app(database)
+    keys = SqlApiKeyRepository(database)
+    record, _ = await keys.create_key(team, member)
+    await keys.record_use(record.id, 1.0)
+    await keys.record_use(record.id, 0.25)
+    await keys.aclose()
+    stored = (await SqlApiKeyRepository(database).list_keys(team))[0]
+    assert stored.usage_points == pytest.approx(1.25) and stored.last_used_at is not None
