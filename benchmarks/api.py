@@ -1,18 +1,26 @@
-"""HTTP API throughput and SSE time-to-first-event, against a bare FastAPI endpoint in the same run.
+"""Chat serving cost: Fathom against a bare FastAPI endpoint, by server CPU time, interleaved.
 
-    .venv/bin/python benchmarks/api.py [--seconds 3] [--concurrency 1 10 100]
+    .venv/bin/python benchmarks/api.py [--rounds 3] [--requests 300] [--clients 8] [--streams 100]
 
-Starts, each as its own process on a loopback port: the scripted OpenAI-compatible model server (a
-fixed short answer, no delay), one ``fathom serve`` (fresh SQLite data dir, no job workers) and a bare
-FastAPI app served by uvicorn the same way (one JSON endpoint and one SSE endpoint: the framework's
-floor). Then, for each target (bare; a start → answer workflow app; a simple chat app against the
-scripted model) and each number of concurrent clients, it runs closed-loop clients for ``--seconds``:
-non-stream requests (requests/s, latency p50) and ``stream=true`` requests (requests/s,
-time-to-first-event p50/p95: request sent → first complete SSE frame). The server's own CPU time
-(utime + stime from /proc) gives requests per CPU-second, the "per core" number.
+Every contender is its own long-lived server process on a loopback port, started once: the bare
+endpoint (FastAPI + uvicorn, parsing the same chat body into a pydantic model and answering a fixed
+chat-shaped JSON body, or one SSE frame and ``[DONE]`` when ``stream`` is set: the framework's floor),
+one ``fathom serve`` (fresh SQLite data dir, no job workers) and the scripted OpenAI-compatible model
+server (a fixed short answer, no delay; its own process, so its CPU is not Fathom's).
 
-Every Fathom request is a real chat: authenticated, the published version loaded, the workflow run,
-the turn stored (a new chat each time). The load generator runs on the same machine.
+Targets on the Fathom server: ``start→answer`` (a workflowStart → answerNode app: no model) and
+``chat app`` (a simple app against the scripted model). Every Fathom request is a real chat:
+authenticated, the published version loaded, the workflow run, the turn stored under a new chat.
+
+Each round runs, for each mode (``json``, ``sse``), every target for ``--requests`` requests from
+``--clients`` closed-loop clients, in an order rotated by one each round, so that load from other
+processes hits every contender alike. What counts is the CPU time the server process spent (utime +
+stime from ``/proc/<pid>/stat``) during the contender's share: requests per server CPU-second. Per
+round, each Fathom target's figure is divided by the bare endpoint's of the same round and mode; the
+report gives min / median / max of those ratios over the rounds. Each round then measures time to
+first event (``--ttfe`` sequential streams per target: request sent → first complete SSE frame) and
+``--streams`` concurrent streams started at once (p50 of the whole stream and of the first event).
+The load generator shares the machine: compare ratios and CPU figures, not wall-clock ones.
 """
 
 from __future__ import annotations
@@ -21,8 +29,10 @@ import argparse
 import asyncio
 import json
 import os
+import platform
 import shutil
 import socket
+import statistics
 import subprocess
 import sys
 import tempfile
@@ -32,9 +42,13 @@ from pathlib import Path
 from typing import Any
 
 import httpx
+from pydantic import BaseModel
 
 MODEL = "scripted-chat"
 ANSWER = "Fathom answers from the scripted model."
+BARE = "bare FastAPI"
+NO_MODEL = "start→answer"
+CHAT_APP = "chat app"
 
 
 def free_port() -> int:
@@ -57,23 +71,33 @@ def serve_model(port: int) -> None:
         threading.Event().wait()
 
 
+class ChatBody(BaseModel):
+    """The chat request body as the bare endpoint parses it."""
+
+    appId: str | None = None
+    chatId: str | None = None
+    stream: bool = False
+    detail: bool = False
+    messages: list[dict[str, Any]] = []
+    variables: dict[str, Any] | None = None
+
+
 def serve_bare(port: int) -> None:
-    """The framework's floor: FastAPI + uvicorn answering a fixed chat-shaped body, or one SSE frame."""
+    """The framework's floor: FastAPI + uvicorn parsing the chat body, answering JSON or one SSE frame."""
     import uvicorn
     from fastapi import FastAPI
     from fastapi.responses import StreamingResponse
 
     app = FastAPI()
-    body = {"id": "", "model": "", "choices": [{"message": {"role": "assistant", "content": ANSWER}}]}
+    answer = {"id": "", "model": "", "choices": [{"message": {"role": "assistant", "content": ANSWER}}]}
 
-    @app.post("/bare")
-    async def bare() -> dict[str, Any]:
-        return body
+    @app.post("/api/v1/chat/completions", response_model=None)
+    async def bare(body: ChatBody) -> dict[str, Any] | StreamingResponse:
+        if not body.stream:
+            return answer
 
-    @app.post("/bare/stream")
-    async def bare_stream() -> StreamingResponse:
         async def frames() -> Any:
-            yield f"data: {json.dumps(body)}\n\n"
+            yield f"data: {json.dumps(answer)}\n\n"
             yield "data: [DONE]\n\n"
 
         return StreamingResponse(frames(), media_type="text/event-stream")
@@ -88,7 +112,7 @@ class Process:
         )
         self.lines: list[str] = []
 
-    def read_until(self, prefix: str, timeout: float = 60) -> None:
+    def read_until(self, prefix: str, timeout: float = 90) -> None:
         assert self.process.stdout is not None
         deadline = time.monotonic() + timeout
         for line in self.process.stdout:
@@ -100,8 +124,15 @@ class Process:
         raise RuntimeError(f"no line {prefix!r}: {self.lines}")
 
     def cpu_seconds(self) -> float:
+        """utime + stime of the server process (its threads included)."""
         fields = Path(f"/proc/{self.process.pid}/stat").read_text().rsplit(")", 1)[1].split()
         return (int(fields[11]) + int(fields[12])) / os.sysconf("SC_CLK_TCK")
+
+    def rss_mb(self) -> float:
+        for line in Path(f"/proc/{self.process.pid}/status").read_text().splitlines():
+            if line.startswith("VmRSS:"):
+                return int(line.split()[1]) / 1024
+        return float("nan")
 
     def stop(self) -> None:
         self.process.terminate()
@@ -131,50 +162,40 @@ class Target:
     name: str
     url: str
     body: dict[str, Any]
+    server: Process
     headers: dict[str, str] = field(default_factory=dict)
-    stream_url: str | None = None  # bare: a separate endpoint
 
 
 @dataclass
-class Result:
-    target: str
-    mode: str
-    concurrency: int
+class Share:
+    """One contender's share of a round: requests, server CPU, latencies (s)."""
+
     requests: int
     errors: int
-    seconds: float
-    cpu_seconds: float
-    latencies: list[float]
-
-    @property
-    def rps(self) -> float:
-        return self.requests / self.seconds
+    wall: float
+    cpu: float
+    first: list[float]
+    total: list[float]
 
     @property
     def per_cpu_second(self) -> float:
-        return self.requests / self.cpu_seconds if self.cpu_seconds else float("nan")
-
-    def pct(self, q: float) -> float:
-        if not self.latencies:
-            return float("nan")
-        ordered = sorted(self.latencies)
-        return ordered[min(len(ordered) - 1, int(q * len(ordered)))] * 1000
+        return self.requests / self.cpu if self.cpu > 0 else float("nan")
 
 
-async def one_request(client: httpx.AsyncClient, target: Target, stream: bool) -> float:
-    """Seconds until the answer (non-stream) or until the first complete SSE frame (stream)."""
+async def one_request(client: httpx.AsyncClient, target: Target, stream: bool) -> tuple[float, float]:
+    """(seconds to the first complete SSE frame or the whole answer, seconds to the end)."""
     started = time.perf_counter()
     if not stream:
         response = await client.post(target.url, json=target.body, headers=target.headers)
         response.raise_for_status()
-        if "error" in response.json():
+        if "choices" not in response.json():
             raise RuntimeError(response.text[:200])
-        return time.perf_counter() - started
-    url = target.stream_url or target.url
-    body = target.body if target.stream_url else {**target.body, "stream": True}
+        done = time.perf_counter() - started
+        return done, done
     first: float | None = None
     buffer = ""
-    async with client.stream("POST", url, json=body, headers=target.headers) as response:
+    body = {**target.body, "stream": True}
+    async with client.stream("POST", target.url, json=body, headers=target.headers) as response:
         response.raise_for_status()
         async for chunk in response.aiter_text():
             buffer += chunk
@@ -182,34 +203,63 @@ async def one_request(client: httpx.AsyncClient, target: Target, stream: bool) -
                 first = time.perf_counter() - started
     if first is None or "[DONE]" not in buffer:
         raise RuntimeError(f"incomplete stream: {buffer[:200]}")
-    return first
+    return first, time.perf_counter() - started
 
 
-async def load(target: Target, *, stream: bool, concurrency: int, seconds: float, server: Process) -> Result:
-    limits = httpx.Limits(max_connections=concurrency, max_keepalive_connections=concurrency)
-    async with httpx.AsyncClient(limits=limits, timeout=60) as client:
-        for _ in range(3):  # warm-up
+async def closed_loop(target: Target, *, stream: bool, clients: int, requests: int) -> Share:
+    """``requests`` requests from ``clients`` closed-loop clients; the server's CPU over the share."""
+    limits = httpx.Limits(max_connections=clients, max_keepalive_connections=clients)
+    async with httpx.AsyncClient(limits=limits, timeout=120) as client:
+        for _ in range(min(clients, 4)):  # connections up, caches warm
             await one_request(client, target, stream)
-        latencies: list[float] = []
+        first: list[float] = []
+        total: list[float] = []
         errors = 0
-        stop_at = 0.0
+        left = requests
 
         async def worker() -> None:
-            nonlocal errors
-            while time.perf_counter() < stop_at:
+            nonlocal errors, left
+            while left > 0:
+                left -= 1
                 try:
-                    latencies.append(await one_request(client, target, stream))
+                    a, b = await one_request(client, target, stream)
+                    first.append(a)
+                    total.append(b)
                 except Exception:
                     errors += 1
 
-        cpu_before = server.cpu_seconds()
+        cpu_before = target.server.cpu_seconds()
         started = time.perf_counter()
-        stop_at = started + seconds
-        await asyncio.gather(*(worker() for _ in range(concurrency)))
-        elapsed = time.perf_counter() - started
-        cpu = server.cpu_seconds() - cpu_before
-    mode = "sse" if stream else "json"
-    return Result(target.name, mode, concurrency, len(latencies), errors, elapsed, cpu, latencies)
+        await asyncio.gather(*(worker() for _ in range(clients)))
+        wall = time.perf_counter() - started
+        cpu = target.server.cpu_seconds() - cpu_before
+    return Share(len(total), errors, wall, cpu, first, total)
+
+
+async def burst(target: Target, streams: int) -> Share:
+    """``streams`` streams started at once, each on its own connection."""
+    limits = httpx.Limits(max_connections=streams, max_keepalive_connections=streams)
+    async with httpx.AsyncClient(limits=limits, timeout=120) as client:
+        await one_request(client, target, True)
+        cpu_before = target.server.cpu_seconds()
+        started = time.perf_counter()
+        results = await asyncio.gather(
+            *(one_request(client, target, True) for _ in range(streams)), return_exceptions=True
+        )
+        wall = time.perf_counter() - started
+        cpu = target.server.cpu_seconds() - cpu_before
+    good = [r for r in results if isinstance(r, tuple)]
+    return Share(len(good), len(results) - len(good), wall, cpu, [r[0] for r in good], [r[1] for r in good])
+
+
+def p50_ms(values: list[float]) -> float:
+    return statistics.median(values) * 1000 if values else float("nan")
+
+
+def spread(values: list[float]) -> str:
+    if not values:
+        return "-"
+    return f"{min(values):.3f} / {statistics.median(values):.3f} / {max(values):.3f}"
 
 
 # -- setup ---------------------------------------------------------------------------------------
@@ -242,41 +292,35 @@ def start_answer_app() -> dict[str, Any]:
     }
 
 
+def chat_app() -> dict[str, Any]:
+    return {"name": "chat", "type": "simple", "simpleConfig": {"model": MODEL, "systemPrompt": "Be brief."}}
+
+
 def create_published(base_url: str, key: str, body: dict[str, Any]) -> str:
+    """Create the app (create publishes its first version, as FastGPT's does)."""
     headers = {"Authorization": f"Bearer {key}"}
     with httpx.Client(base_url=base_url, headers=headers, timeout=30) as client:
         reply = client.post("/api/core/app/create", json=body).json()
-        app_id = str(reply["data"])
-        client.post("/api/core/app/version/publish", json={"appId": app_id}).raise_for_status()
-    return app_id
+        return str(reply["data"])
 
 
-def table(results: list[Result]) -> str:
-    lines = [
-        "| target | mode | clients | req/s | req per server CPU-s | p50 ms | p95 ms | errors |",
-        "|---|---|---:|---:|---:|---:|---:|---:|",
-    ]
-    for r in results:
-        lines.append(
-            f"| {r.target} | {r.mode} | {r.concurrency} | {r.rps:.0f} | {r.per_cpu_second:.0f} "
-            f"| {r.pct(0.5):.1f} | {r.pct(0.95):.1f} | {r.errors} |"
-        )
-    return "\n".join(lines)
+@dataclass
+class Servers:
+    model: Process
+    bare: Process
+    fathom: Process
+    bare_url: str
+    fathom_url: str
+    key: str
+    data_dir: Path
+
+    def stop(self) -> None:
+        for process in (self.fathom, self.bare, self.model):
+            process.stop()
+        shutil.rmtree(self.data_dir, ignore_errors=True)
 
 
-def main() -> None:
-    parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
-    parser.add_argument("--seconds", type=float, default=3.0)
-    parser.add_argument("--concurrency", type=int, nargs="+", default=[1, 10, 100])
-    parser.add_argument("--json", type=Path, help="also write the results here")
-    parser.add_argument("--serve-model", type=int, help=argparse.SUPPRESS)
-    parser.add_argument("--serve-bare", type=int, help=argparse.SUPPRESS)
-    args = parser.parse_args()
-    if args.serve_model:
-        return serve_model(args.serve_model)
-    if args.serve_bare:
-        return serve_bare(args.serve_bare)
-
+def start_servers() -> Servers:
     me = [sys.executable, str(Path(__file__).resolve())]
     model_port, bare_port, fathom_port = free_port(), free_port(), free_port()
     data_dir = Path(tempfile.mkdtemp(prefix="fathom-bench-api-"))
@@ -295,108 +339,133 @@ def main() -> None:
         }
     )
     fathom = Process([sys.executable, "-m", "fathom", "serve"], env=env)
-    try:
-        model.read_until("ready")
-        fathom.read_until("Fathom ")
-        key = next(line.strip() for line in fathom.lines if line.strip().startswith("fathom-"))
-        wait_http(f"http://127.0.0.1:{fathom_port}/api/health")
-        wait_http(f"http://127.0.0.1:{bare_port}/docs")
-        base = f"http://127.0.0.1:{fathom_port}"
-        workflow_app = create_published(base, key, start_answer_app())
-        chat_app = create_published(
-            base,
-            key,
-            {"name": "chat", "type": "simple", "simpleConfig": {"model": MODEL, "systemPrompt": "Be brief."}},
+    model.read_until("ready")
+    fathom.read_until("Fathom ")
+    key = next(line.strip() for line in fathom.lines if line.strip().startswith("fathom-"))
+    bare_url, fathom_url = f"http://127.0.0.1:{bare_port}", f"http://127.0.0.1:{fathom_port}"
+    wait_http(f"{fathom_url}/api/health")
+    wait_http(f"{bare_url}/docs")
+    return Servers(model, bare, fathom, bare_url, fathom_url, key, data_dir)
+
+
+def targets_of(servers: Servers) -> list[Target]:
+    messages = [{"role": "user", "content": "hello"}]
+    auth = {"Authorization": f"Bearer {servers.key}"}
+    path = "/api/v1/chat/completions"
+    no_model = create_published(servers.fathom_url, servers.key, start_answer_app())
+    chat = create_published(servers.fathom_url, servers.key, chat_app())
+    return [
+        Target(BARE, servers.bare_url + path, {"appId": "x" * 24, "messages": messages}, servers.bare),
+        Target(
+            NO_MODEL,
+            servers.fathom_url + path,
+            {"appId": no_model, "messages": messages},
+            servers.fathom,
+            auth,
+        ),
+        Target(
+            CHAT_APP, servers.fathom_url + path, {"appId": chat, "messages": messages}, servers.fathom, auth
+        ),
+    ]
+
+
+# -- the run -------------------------------------------------------------------------------------
+
+
+Results = dict[str, dict[str, list[Share]]]  # phase → target → one share per round
+
+
+async def run_rounds(targets: list[Target], args: argparse.Namespace) -> Results:
+    results: Results = {}
+
+    def keep(phase: str, name: str, share: Share) -> None:
+        results.setdefault(phase, {}).setdefault(name, []).append(share)
+        print(
+            f"  {phase:6} {name:13} {share.requests:5} req {share.per_cpu_second:7.0f} req/CPU-s "
+            f"first p50 {p50_ms(share.first):8.1f} ms  end p50 {p50_ms(share.total):8.1f} ms "
+            f"errors {share.errors}",
+            flush=True,
         )
-        auth = {"Authorization": f"Bearer {key}"}
-        messages = [{"role": "user", "content": "hello"}]
-        targets = [
-            (
-                Target(
-                    "bare FastAPI",
-                    f"http://127.0.0.1:{bare_port}/bare",
-                    {"messages": messages},
-                    stream_url=f"http://127.0.0.1:{bare_port}/bare/stream",
-                ),
-                bare,
-            ),
-            (
-                Target(
-                    "start→answer",
-                    f"{base}/api/v1/chat/completions",
-                    {"appId": workflow_app, "messages": messages},
-                    auth,
-                ),
-                fathom,
-            ),
-            (
-                Target(
-                    "chat app",
-                    f"{base}/api/v1/chat/completions",
-                    {"appId": chat_app, "messages": messages},
-                    auth,
-                ),
-                fathom,
-            ),
-        ]
-        results: list[Result] = []
-        for target, server in targets:
-            for stream in (False, True):
-                for concurrency in args.concurrency:
-                    result = asyncio.run(
-                        load(
-                            target,
-                            stream=stream,
-                            concurrency=concurrency,
-                            seconds=args.seconds,
-                            server=server,
-                        )
-                    )
-                    results.append(result)
-                    print(
-                        f"{result.target:14} {result.mode:4} c={concurrency:<3} {result.rps:7.0f} req/s "
-                        f"{result.per_cpu_second:7.0f} req/CPU-s p50 {result.pct(0.5):7.1f} ms "
-                        f"p95 {result.pct(0.95):7.1f} ms errors {result.errors}",
-                        flush=True,
-                    )
-        print()
-        print(table(results))
-        print()
-        bare_best = {
-            m: max(r.rps for r in results if r.target == "bare FastAPI" and r.mode == m)
-            for m in ("json", "sse")
-        }
-        for name in ("start→answer", "chat app"):
-            for mode in ("json", "sse"):
-                best = max((r for r in results if r.target == name and r.mode == mode), key=lambda r: r.rps)
-                print(
-                    f"{name} {mode}: best {best.rps:.0f} req/s at {best.concurrency} clients = "
-                    f"{best.rps / bare_best[mode]:.2f} x bare FastAPI; "
-                    f"{best.per_cpu_second:.0f} req per server CPU-s"
+
+    for number in range(args.rounds):
+        order = targets[number % len(targets) :] + targets[: number % len(targets)]
+        print(f"round {number + 1}: {', '.join(t.name for t in order)}", flush=True)
+        for mode in ("json", "sse"):
+            for target in order:
+                share = await closed_loop(
+                    target, stream=mode == "sse", clients=args.clients, requests=args.requests
                 )
+                keep(mode, target.name, share)
+        for target in order:
+            keep("ttfe", target.name, await closed_loop(target, stream=True, clients=1, requests=args.ttfe))
+        for target in order:
+            keep("burst", target.name, await burst(target, args.streams))
+    return results
+
+
+def report(results: Results, args: argparse.Namespace, servers: Servers) -> dict[str, Any]:
+    summary: dict[str, Any] = {"rounds": args.rounds, "ratios": {}, "ttfe_p50_ms": {}, "burst": {}}
+    print()
+    print("| target | mode | req per server CPU-s (median) | ratio to bare, min / median / max |")
+    print("|---|---|---:|---|")
+    for mode in ("json", "sse"):
+        bare = results[mode][BARE]
+        for name in (BARE, NO_MODEL, CHAT_APP):
+            shares = results[mode][name]
+            ratios = [s.per_cpu_second / b.per_cpu_second for s, b in zip(shares, bare, strict=True)]
+            median = statistics.median(s.per_cpu_second for s in shares)
+            summary["ratios"][f"{name} {mode}"] = ratios
+            print(f"| {name} | {mode} | {median:.0f} | {spread(ratios) if name != BARE else '1'} |")
+    print()
+    print(
+        f"| target | TTFE p50 ms, 1 client (per round) | {args.streams} streams at once: end p50 ms "
+        "| first event p50 ms |"
+    )
+    print("|---|---|---|---|")
+    for name in (BARE, NO_MODEL, CHAT_APP):
+        ttfe = [p50_ms(s.first) for s in results["ttfe"][name]]
+        ends = [p50_ms(s.total) for s in results["burst"][name]]
+        firsts = [p50_ms(s.first) for s in results["burst"][name]]
+        summary["ttfe_p50_ms"][name] = ttfe
+        summary["burst"][name] = {"end_p50_ms": ends, "first_p50_ms": firsts}
+        print(
+            f"| {name} | {' / '.join(f'{v:.1f}' for v in ttfe)} | {' / '.join(f'{v:.0f}' for v in ends)} "
+            f"| {' / '.join(f'{v:.0f}' for v in firsts)} |"
+        )
+    errors = sum(s.errors for phase in results.values() for shares in phase.values() for s in shares)
+    summary["errors"] = errors
+    summary["fathom_rss_mb"] = servers.fathom.rss_mb()
+    print(f"\nerrors: {errors}; Fathom RSS after the run: {summary['fathom_rss_mb']:.0f} MB")
+    print(
+        f"machine: {os.cpu_count()} CPUs, load average {os.getloadavg()[0]:.1f}, "
+        f"Python {platform.python_version()}"
+    )
+    return summary
+
+
+def main() -> None:
+    parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    parser.add_argument("--rounds", type=int, default=3)
+    parser.add_argument("--requests", type=int, default=300, help="per target, mode and round")
+    parser.add_argument("--clients", type=int, default=8)
+    parser.add_argument("--ttfe", type=int, default=100, help="sequential streams per target and round")
+    parser.add_argument("--streams", type=int, default=100, help="concurrent streams per target and round")
+    parser.add_argument("--json", type=Path, help="also write the summary here")
+    parser.add_argument("--serve-model", type=int, help=argparse.SUPPRESS)
+    parser.add_argument("--serve-bare", type=int, help=argparse.SUPPRESS)
+    args = parser.parse_args()
+    if args.serve_model:
+        return serve_model(args.serve_model)
+    if args.serve_bare:
+        return serve_bare(args.serve_bare)
+    servers = start_servers()
+    try:
+        results = asyncio.run(run_rounds(targets_of(servers), args))
+        summary = report(results, args, servers)
         if args.json:
-            args.json.write_text(
-                json.dumps(
-                    [
-                        {
-                            "target": r.target,
-                            "mode": r.mode,
-                            "concurrency": r.concurrency,
-                            "rps": r.rps,
-                            "perCpuSecond": r.per_cpu_second,
-                            "p50ms": r.pct(0.5),
-                            "p95ms": r.pct(0.95),
-                            "errors": r.errors,
-                        }
-                        for r in results
-                    ],
-                    indent=1,
-                )
-            )
+            args.json.write_text(json.dumps(summary, indent=1))
     finally:
-        for process in (fathom, bare, model):
-            process.stop()
-        shutil.rmtree(data_dir, ignore_errors=True)
+        servers.stop()
 
 
 if __name__ == "__main__":

@@ -1,26 +1,31 @@
-"""Workflow engine overhead: Fathom vs LangGraph on the same no-op graph shapes, plus pause + resume.
+"""Workflow engine overhead: Fathom vs LangGraph (sync ``invoke`` and async ``ainvoke``) on the same
+no-op graph shapes, plus pause + resume, by CPU time, interleaved.
 
 Shapes (node counts include the start node and, for fan-outs, the join node):
 
-- ``seq-N``: a chain of N nodes (``workflowStart`` then N-1 ``emptyNode``; LangGraph: N async no-op
-  nodes chained with edges);
+- ``seq-N``: a chain of N nodes (``workflowStart`` then N-1 ``emptyNode``; LangGraph: N no-op nodes
+  chained with edges);
 - ``fan-N``: start → N parallel no-op nodes → one join node that waits for all of them (Fathom: the
   join's incoming edges are one common group; LangGraph: ``add_edge([...], "join")``).
+- ``pause-resume``: a 3-node graph (start → user select → answer) paused and resumed once, per cycle.
+  LangGraph: a node calling ``interrupt()`` with an in-memory checkpointer, resumed with
+  ``Command(resume=...)``.
 
-A run of a shape is timed end to end (Fathom: ``run_workflow`` on a loaded graph, which includes
-building the run's runtime copy of the nodes and edges; LangGraph: ``ainvoke`` on a compiled graph)
-and divided by the node count: µs per node. Each figure is the median of ``--rounds`` rounds, each
-round the mean of as many runs as fit in ``--budget`` seconds (at least 3).
+Method: every contender is its own long-lived worker process, started once and warmed up (every graph
+built and run once): Fathom (``run_workflow`` on a loaded graph, which includes building the run's
+runtime copy of the nodes and edges), LangGraph with sync nodes through ``invoke`` and LangGraph with
+async nodes through ``ainvoke`` (both compiled once). Each round, for each shape, the contenders run in
+an order rotated by one each round; a contender's share is as many runs as take ``--budget`` seconds of
+its CPU, and what counts is the CPU time its process spent over the share (utime + stime from
+``/proc/<pid>/stat``) divided by runs × nodes: CPU µs per node (per cycle for pause-resume). The
+report gives each contender's median over ``--rounds`` rounds and min / median / max of the per-round
+ratios Fathom / LangGraph. Wall time is not used: the machine is shared.
 
-``pause-resume``: a 3-node graph (start → user select → answer) paused and resumed once, per cycle.
-LangGraph: a node calling ``interrupt()`` with an in-memory checkpointer, resumed with
-``Command(resume=...)``.
+LangGraph runs from ``.bench-venv`` (``python3 -m venv .bench-venv && .bench-venv/bin/pip install
+langgraph``) or this interpreter when it can import it; otherwise its columns are skipped with the
+reason printed.
 
-Fathom is imported from ``src/`` of this checkout. LangGraph runs in the same process when importable,
-else in ``.bench-venv`` (``.bench-venv/bin/pip install langgraph``) as a subprocess of this script;
-if neither has it, the LangGraph column is skipped with the reason printed.
-
-Usage: ``.venv/bin/python benchmarks/workflow.py [--rounds 5] [--budget 0.5] [--json]``
+Usage: ``.venv/bin/python benchmarks/workflow.py [--rounds 3] [--budget 0.3] [--json out.json]``
 """
 
 from __future__ import annotations
@@ -34,7 +39,7 @@ import statistics
 import subprocess
 import sys
 import time
-from collections.abc import Awaitable, Callable
+from collections.abc import Callable
 from pathlib import Path
 from typing import Any
 
@@ -50,6 +55,8 @@ SHAPES: list[tuple[str, str, int]] = [
     ("fan-10", "fan", 10),
     ("fan-100", "fan", 100),
 ]
+PAUSE = "pause-resume"
+CONTENDERS = ("Fathom", "LangGraph invoke", "LangGraph ainvoke")
 
 
 def node_count(kind: str, n: int) -> int:
@@ -57,21 +64,12 @@ def node_count(kind: str, n: int) -> int:
     return n if kind == "seq" else n + 2
 
 
-async def measure(run: Callable[[], Awaitable[Any]], rounds: int, budget: float) -> float:
-    """Median over rounds of the mean seconds per run (each round runs for about ``budget`` s)."""
-    await run()  # warm up (imports, caches)
-    results = []
-    for _ in range(rounds):
-        count = 0
-        started = time.perf_counter()
-        while True:
-            await run()
-            count += 1
-            elapsed = time.perf_counter() - started
-            if count >= 3 and elapsed >= budget:
-                break
-        results.append(elapsed / count)
-    return statistics.median(results)
+def units(name: str) -> int:
+    """What a run's CPU is divided by: its nodes, or 1 for a pause + resume cycle."""
+    for shape, kind, n in SHAPES:
+        if shape == name:
+            return node_count(kind, n)
+    return 1
 
 
 # ----------------------------------------------------------------------------- Fathom
@@ -156,12 +154,12 @@ def select_graph() -> dict[str, Any]:
     }
 
 
-async def bench_fathom(rounds: int, budget: float) -> dict[str, float]:
-    """µs per node per shape, and µs per pause+resume cycle."""
+async def fathom_runs() -> dict[str, Callable[[], Any]]:
+    """One coroutine factory per shape (a run) and for pause-resume (a cycle)."""
     sys.path.insert(0, str(ROOT / "src"))
     from fathom.workflow import load_workflow, resume_workflow, run_workflow
 
-    out: dict[str, float] = {}
+    runs: dict[str, Callable[[], Any]] = {}
     for name, kind, n in SHAPES:
         graph = load_workflow(fathom_graph(kind, n))
         result = await run_workflow(graph, query="x", max_run_times=MAX_RUN_TIMES)
@@ -170,7 +168,7 @@ async def bench_fathom(rounds: int, budget: float) -> dict[str, float]:
         async def run(graph: Any = graph) -> None:
             await run_workflow(graph, query="x", max_run_times=MAX_RUN_TIMES)
 
-        out[name] = await measure(run, rounds, budget) * 1e6 / node_count(kind, n)
+        runs[name] = run
     select = load_workflow(select_graph())
 
     async def cycle() -> None:
@@ -179,13 +177,14 @@ async def bench_fathom(rounds: int, budget: float) -> dict[str, float]:
         done = await resume_workflow(select, paused.interactive, "A")
         assert done.run_node_ids == ["sel", "ans"]
 
-    out["pause-resume"] = await measure(cycle, rounds, budget) * 1e6
-    return out
+    runs[PAUSE] = cycle
+    return runs
 
 
 # ----------------------------------------------------------------------------- LangGraph
-async def bench_langgraph(rounds: int, budget: float) -> dict[str, float]:
-    """The same shapes on LangGraph (async no-op nodes, ``ainvoke``)."""
+def langgraph_runs(sync: bool) -> dict[str, Callable[[], Any]]:
+    """The same shapes on LangGraph: sync no-op nodes through ``invoke`` or async ones through
+    ``ainvoke`` (a factory returning None or a coroutine per run)."""
     from typing import TypedDict
 
     from langgraph.checkpoint.memory import InMemorySaver
@@ -195,8 +194,13 @@ async def bench_langgraph(rounds: int, budget: float) -> dict[str, float]:
     class State(TypedDict, total=False):
         value: str
 
-    async def noop(state: State) -> dict[str, Any]:
+    def noop_sync(state: State) -> dict[str, Any]:
         return {}
+
+    async def noop_async(state: State) -> dict[str, Any]:
+        return {}
+
+    noop: Any = noop_sync if sync else noop_async
 
     def build(kind: str, n: int) -> Any:
         builder = StateGraph(State)
@@ -221,21 +225,24 @@ async def bench_langgraph(rounds: int, budget: float) -> dict[str, float]:
         return builder.compile()
 
     config = {"recursion_limit": MAX_RUN_TIMES}
-    out: dict[str, float] = {}
+    runs: dict[str, Callable[[], Any]] = {}
     for name, kind, n in SHAPES:
         app = build(kind, n)
+        runs[name] = (
+            (lambda app=app: app.invoke({"value": "x"}, config=config))
+            if sync
+            else (lambda app=app: app.ainvoke({"value": "x"}, config=config))
+        )
 
-        async def run(app: Any = app) -> None:
-            await app.ainvoke({"value": "x"}, config=config)
+    def ask_sync(state: State) -> dict[str, Any]:
+        return {"value": interrupt("Pick")}
 
-        out[name] = await measure(run, rounds, budget) * 1e6 / node_count(kind, n)
-
-    async def ask(state: State) -> dict[str, Any]:
+    async def ask_async(state: State) -> dict[str, Any]:
         return {"value": interrupt("Pick")}
 
     builder = StateGraph(State)
     builder.add_node("start", noop)
-    builder.add_node("sel", ask)
+    builder.add_node("sel", ask_sync if sync else ask_async)
     builder.add_node("ans", noop)
     builder.add_edge(START, "start")
     builder.add_edge("start", "sel")
@@ -244,66 +251,156 @@ async def bench_langgraph(rounds: int, budget: float) -> dict[str, float]:
     app = builder.compile(checkpointer=InMemorySaver())
     counter = iter(range(10**9))
 
-    async def cycle() -> None:
+    def cycle_sync() -> None:
         thread = {"configurable": {"thread_id": str(next(counter))}}
-        paused = await app.ainvoke({"value": "x"}, config=thread)
-        assert "__interrupt__" in paused
-        done = await app.ainvoke(Command(resume="A"), config=thread)
-        assert done["value"] == "A"
+        assert "__interrupt__" in app.invoke({"value": "x"}, config=thread)
+        assert app.invoke(Command(resume="A"), config=thread)["value"] == "A"
 
-    out["pause-resume"] = await measure(cycle, rounds, budget) * 1e6
-    return out
+    async def cycle_async() -> None:
+        thread = {"configurable": {"thread_id": str(next(counter))}}
+        assert "__interrupt__" in await app.ainvoke({"value": "x"}, config=thread)
+        assert (await app.ainvoke(Command(resume="A"), config=thread))["value"] == "A"
+
+    runs[PAUSE] = cycle_sync if sync else cycle_async
+    return runs
 
 
-def langgraph_results(rounds: int, budget: float) -> tuple[dict[str, float] | None, str]:
-    """LangGraph figures (in-process or from ``.bench-venv``) and where they came from / why not."""
+# ----------------------------------------------------------------------------- worker processes
+def serve_worker(contender: str) -> None:
+    """A contender's long-lived process: build and warm every graph, then per line ``{"shape",
+    "budget"}`` on stdin run the shape until ``budget`` seconds of CPU and answer the run count."""
+
+    async def main() -> None:
+        if contender == "Fathom":
+            runs = await fathom_runs()
+        else:
+            runs = langgraph_runs(sync=contender == "LangGraph invoke")
+        for run in runs.values():  # warm-up
+            result = run()
+            if asyncio.iscoroutine(result):
+                await result
+        version = "fathom"
+        if contender != "Fathom":
+            from importlib.metadata import version as package_version
+
+            version = f"langgraph {package_version('langgraph')}"
+        print(json.dumps({"ready": version}), flush=True)
+        for line in sys.stdin:
+            request = json.loads(line)
+            run, count = runs[request["shape"]], 0
+            started = time.process_time()
+            while count < 3 or time.process_time() - started < request["budget"]:
+                result = run()
+                if asyncio.iscoroutine(result):
+                    await result
+                count += 1
+            print(json.dumps({"runs": count}), flush=True)
+
+    asyncio.run(main())
+
+
+class Worker:
+    def __init__(self, contender: str, python: str) -> None:
+        self.contender = contender
+        self.process = subprocess.Popen(
+            [python, __file__, "--worker", contender],
+            stdin=subprocess.PIPE,
+            stdout=subprocess.PIPE,
+            stderr=subprocess.PIPE,
+            text=True,
+        )
+        line = self.process.stdout.readline() if self.process.stdout else ""
+        if not line:
+            error = self.process.stderr.read() if self.process.stderr else ""
+            raise RuntimeError((error.strip().splitlines() or ["no output"])[-1])
+        self.version = str(json.loads(line)["ready"])
+
+    def cpu_seconds(self) -> float:
+        fields = Path(f"/proc/{self.process.pid}/stat").read_text().rsplit(")", 1)[1].split()
+        return (int(fields[11]) + int(fields[12])) / os.sysconf("SC_CLK_TCK")
+
+    def share(self, shape: str, budget: float) -> float:
+        """CPU µs per unit (node or cycle) of one share."""
+        assert self.process.stdin is not None and self.process.stdout is not None
+        before = self.cpu_seconds()
+        self.process.stdin.write(json.dumps({"shape": shape, "budget": budget}) + "\n")
+        self.process.stdin.flush()
+        runs = int(json.loads(self.process.stdout.readline())["runs"])
+        return (self.cpu_seconds() - before) * 1e6 / (runs * units(shape))
+
+    def stop(self) -> None:
+        if self.process.stdin is not None:
+            self.process.stdin.close()
+        self.process.wait(timeout=30)
+
+
+def langgraph_python() -> tuple[str | None, str]:
+    """The interpreter that can import LangGraph, or None and why not."""
     try:
         import langgraph  # noqa: F401
     except ImportError:
         pass
     else:
-        from importlib.metadata import version
-
-        return asyncio.run(bench_langgraph(rounds, budget)), f"langgraph {version('langgraph')} (in process)"
+        return sys.executable, "this interpreter"
     if not BENCH_PYTHON.exists():
         return None, f"LangGraph skipped: not importable here and {BENCH_PYTHON} does not exist"
-    cmd = [str(BENCH_PYTHON), __file__, "--langgraph-only", "--rounds", str(rounds), "--budget", str(budget)]
-    proc = subprocess.run(cmd, capture_output=True, text=True, check=False, env={**os.environ})
-    if proc.returncode != 0:
-        reason = (proc.stderr.strip().splitlines() or ["unknown error"])[-1]
-        return None, f"LangGraph skipped: {BENCH_PYTHON} failed ({reason})"
-    payload = json.loads(proc.stdout)
-    return payload["results"], f"langgraph {payload['version']} (.bench-venv subprocess)"
+    probe = subprocess.run([str(BENCH_PYTHON), "-c", "import langgraph"], capture_output=True, text=True)
+    if probe.returncode != 0:
+        return None, f"LangGraph skipped: {BENCH_PYTHON} cannot import it"
+    return str(BENCH_PYTHON), str(BENCH_PYTHON)
+
+
+def spread(values: list[float]) -> str:
+    return f"{min(values):.3f} / {statistics.median(values):.3f} / {max(values):.3f}"
 
 
 def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
-    parser.add_argument("--rounds", type=int, default=5)
-    parser.add_argument("--budget", type=float, default=0.5, help="seconds per round")
-    parser.add_argument("--json", action="store_true", help="print JSON instead of a table")
-    parser.add_argument("--langgraph-only", action="store_true", help=argparse.SUPPRESS)
+    parser.add_argument("--rounds", type=int, default=3)
+    parser.add_argument("--budget", type=float, default=0.3, help="CPU seconds per contender share")
+    parser.add_argument("--json", type=Path, help="also write the results here")
+    parser.add_argument("--worker", help=argparse.SUPPRESS)
     args = parser.parse_args()
-    if args.langgraph_only:
-        from importlib.metadata import version
-
-        results = asyncio.run(bench_langgraph(args.rounds, args.budget))
-        print(json.dumps({"results": results, "version": version("langgraph")}))
+    if args.worker:
+        serve_worker(args.worker)
         return
-    fathom = asyncio.run(bench_fathom(args.rounds, args.budget))
-    peer, source = langgraph_results(args.rounds, args.budget)
+    python, where = langgraph_python()
+    workers = [Worker("Fathom", sys.executable)]
+    if python is not None:
+        workers += [Worker("LangGraph invoke", python), Worker("LangGraph ainvoke", python)]
+    shapes = [s[0] for s in SHAPES] + [PAUSE]
+    figures: dict[str, dict[str, list[float]]] = {s: {w.contender: [] for w in workers} for s in shapes}
+    try:
+        for number in range(args.rounds):
+            order = workers[number % len(workers) :] + workers[: number % len(workers)]
+            print(f"round {number + 1}: {', '.join(w.contender for w in order)}", flush=True)
+            for shape in shapes:
+                for worker in order:
+                    figures[shape][worker.contender].append(worker.share(shape, args.budget))
+    finally:
+        for worker in workers:
+            worker.stop()
+    print(
+        f"\npython {platform.python_version()}, {os.cpu_count()} CPUs, load average "
+        f"{os.getloadavg()[0]:.1f}; {workers[-1].version} from {where}"
+        if python
+        else where
+    )
+    names = [w.contender for w in workers]
+    head = " | ".join(f"{n} CPU µs (median)" for n in names)
+    ratios_head = " | ".join(f"Fathom / {n}, min / median / max" for n in names[1:])
+    print(f"\n| shape | {head} | {ratios_head} |")
+    print("|---|" + "---:|" * len(names) + "---|" * (len(names) - 1))
+    out: dict[str, Any] = {}
+    for shape in shapes:
+        row = figures[shape]
+        ratios = {n: [f / lg for f, lg in zip(row["Fathom"], row[n], strict=True)] for n in names[1:]}
+        out[shape] = {"cpu_us": row, "ratios": ratios}
+        cells = " | ".join(f"{statistics.median(row[n]):,.1f}" for n in names)
+        ratio_cells = " | ".join(spread(ratios[n]) for n in names[1:])
+        print(f"| {shape} ({'per cycle' if shape == PAUSE else 'per node'}) | {cells} | {ratio_cells} |")
     if args.json:
-        print(json.dumps({"fathom": fathom, "langgraph": peer, "langgraph_source": source}, indent=2))
-        return
-    print(f"python {platform.python_version()}, {os.cpu_count()} CPUs, {source}")
-    print(f"{'shape':<14}{'Fathom':>14}{'LangGraph':>14}{'ratio F/LG':>12}")
-    for name in [s[0] for s in SHAPES] + ["pause-resume"]:
-        unit = "µs/cycle" if name == "pause-resume" else "µs/node"
-        lg = peer.get(name) if peer else None
-        ratio = f"{fathom[name] / lg:.2f}" if lg else "-"
-        lg_text = f"{lg:,.1f}" if lg else "-"
-        print(f"{name:<14}{fathom[name]:>10,.1f}    {lg_text:>10}    {ratio:>8}   {unit}")
-    if peer is None:
-        print(source)
+        args.json.write_text(json.dumps(out, indent=1))
 
 
 if __name__ == "__main__":
