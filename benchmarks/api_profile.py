@@ -1,11 +1,12 @@
 """Per-request storage profile of a chat: thread hops, pool check-outs, commits, statements.
 
-    .venv/bin/python benchmarks/api_profile.py [--requests 200]
+    .venv/bin/python benchmarks/api_profile.py [--requests 200] [--postgres]
 
 Serves the Fathom app in this process (``httpx.ASGITransport``, a fresh SQLite data dir, no job
-workers), creates the two apps of ``benchmarks/api.py`` (``start→answer`` without a model; a simple
-``chat app`` against the scripted model server, run in a thread of its own loop), warms up, then counts
-over ``--requests`` chat completions (each a new chat):
+workers; ``--postgres``: a database on an embedded PostgreSQL instead), creates the two apps of
+``benchmarks/api.py`` (``start→answer`` without a model; a simple ``chat app`` against the scripted
+model server, run in a thread of its own loop), warms up, then counts over ``--requests`` chat
+completions (each a new chat):
 
 - thread hops: callbacks handed to the event loop from another thread (``call_soon_threadsafe``):
   one per aiosqlite cursor call, one per ``asyncio.to_thread``;
@@ -69,10 +70,15 @@ def count_hops(loop: asyncio.AbstractEventLoop, counts: Counter[str]) -> None:
     loop.call_soon_threadsafe = counted  # type: ignore[method-assign]
 
 
-async def profile(requests: int, model_url: str) -> dict[str, dict[str, float]]:
+async def profile(requests: int, model_url: str, database_url: str | None) -> dict[str, dict[str, float]]:
     root = Path(tempfile.mkdtemp(prefix="fathom-profile-"))
     settings = Settings(
-        data_dir=root / "data", workers=0, seed_demo=False, openai_base_url=model_url, chat_model=MODEL
+        data_dir=root / "data",
+        database_url=database_url,
+        workers=0,
+        seed_demo=False,
+        openai_base_url=model_url,
+        chat_model=MODEL,
     )
     platform = Platform.build(settings)
     boot = await platform.prepare()
@@ -106,9 +112,22 @@ async def profile(requests: int, model_url: str) -> dict[str, dict[str, float]]:
 def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("--requests", type=int, default=200)
+    parser.add_argument("--postgres", action="store_true", help="on an embedded PostgreSQL")
     args = parser.parse_args()
-    with ScriptedOpenAIServer(lambda _: text_turn(ANSWER), model=MODEL) as model:
-        results = asyncio.run(profile(args.requests, model.base_url))
+    postgres = None
+    database_url = None
+    if args.postgres:
+        from fathom.store.pg_embedded import EmbeddedPostgres
+
+        postgres = EmbeddedPostgres()
+        postgres.start()
+        database_url = postgres.create_database("profile")
+    try:
+        with ScriptedOpenAIServer(lambda _: text_turn(ANSWER), model=MODEL) as model:
+            results = asyncio.run(profile(args.requests, model.base_url, database_url))
+    finally:
+        if postgres is not None:
+            postgres.stop()
     print("| per request | " + " | ".join(results) + " |")
     print("|---|" + "---:|" * len(results))
     for key in ("thread hops", "check-outs", "commits", "statements"):
