@@ -33,6 +33,7 @@ class ChatRequest:
     workflow: dict[str, Any] | None = None
     api_version: int = 1
     app: AppRecord | None = None  # the app as the route already loaded it for the permission check
+    app_owner: str | None = None  # with ``app``: the member who created it, read with it
 
 
 @dataclass

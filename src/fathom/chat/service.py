@@ -271,7 +271,9 @@ class ChatService:
 
         outcome = ChatOutcome(prepared, None)
         try:
-            owner = await self.app_owners.owner_of(request.app_id) if self.app_owners is not None else None
+            owner = request.app_owner
+            if request.app is None and self.app_owners is not None:
+                owner = await self.app_owners.owner_of(request.app_id)
             files = prepared.files
             result = await run_workflow(
                 prepared.graph.workflow,

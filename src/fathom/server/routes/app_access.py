@@ -35,6 +35,13 @@ async def load_app(
     """The app if the caller may ``need`` it; another team's app is not found. A key limited to one app
     may use it only for ``chatting`` routes (chat, stop, resume, its chats and records): every other
     route of that app, and every route of another app, is forbidden to it."""
+    return (await load_app_and_owner(request, auth, app_id, need, chatting=chatting))[0]
+
+
+async def load_app_and_owner(
+    request: Request, auth: AuthContext, app_id: str, need: Need, *, chatting: bool = False
+) -> tuple[AppRecord, str | None]:
+    """:func:`load_app`, and the member who created the app (read in the same statement)."""
     if auth.key_app_bound:
         if app_id != auth.app_id:
             raise forbidden(f"use app {app_id} (it is limited to app {auth.app_id})")
@@ -45,9 +52,9 @@ async def load_app(
     chat = chat_of(request)
     app, owner = await chat.apps.apps.get_app_and_owner(auth.team_id, app_id)  # one statement
     if auth.key_app_bound:
-        return app  # a key made for this app may chat with it and read its history
+        return app, owner  # a key made for this app may chat with it and read its history
     await require_permission(platform_of(request), auth, "app", app_id, owner, need)
-    return app
+    return app, owner
 
 
 async def others_chat(request: Request, auth: AuthContext, app_id: str, chat_id: object) -> bool:

@@ -19,7 +19,7 @@ from fathom.chat import (
 from fathom.server.auth import AuthContext, authenticate
 from fathom.server.errors import ApiError, envelope, kind_of, not_found
 from fathom.server.permissions import forbidden
-from fathom.server.routes.app_access import api_error, chat_of, load_app, others_chat
+from fathom.server.routes.app_access import api_error, chat_of, load_app, load_app_and_owner, others_chat
 from fathom.server.routes.common import ANY_METHOD, params
 from fathom.server.sse import HEARTBEAT_SECONDS, encode_frame, error_stream, sse_response, stream_frames
 from fathom.store.protocols import NotFound
@@ -94,7 +94,9 @@ async def run_chat(request: Request, *, api_version: int, draft: bool = False) -
             raise ApiError(
                 400, "invalidParams", f"responseChatItemId: at most {MAX_ITEM_ID_LENGTH} characters"
             )
-        app = await load_app(request, auth, app_id, "write" if draft else "read", chatting=not draft)
+        app, owner = await load_app_and_owner(
+            request, auth, app_id, "write" if draft else "read", chatting=not draft
+        )
         resume_from = last_event_id(request, values)
         chat_id = values.get("chatId")
         if await others_chat(request, auth, app_id, chat_id):
@@ -134,6 +136,7 @@ async def run_chat(request: Request, *, api_version: int, draft: bool = False) -
             workflow=workflow,
             api_version=api_version,
             app=app,
+            app_owner=owner,
         )
         channel = await chat.runs.start(chat_request)
     except ChatError as exc:
