@@ -7,6 +7,8 @@ from typing import Any
 
 from chat_support import ChatServer
 
+from workflow_json import edge
+
 
 def _node(
     node_id: str, kind: str, inputs: list[dict[str, Any]], outputs: list[str] = (), **extra: Any
@@ -25,15 +27,6 @@ def _in(key: str, value: Any, value_type: str = "any") -> dict[str, Any]:
     return {"key": key, "value": value, "valueType": value_type}
 
 
-def _edge(source: str, target: str, handle: str = "right") -> dict[str, Any]:
-    return {
-        "source": source,
-        "target": target,
-        "sourceHandle": f"{source}-source-{handle}",
-        "targetHandle": f"{target}-target-left",
-    }
-
-
 START = _node("start", "workflowStart", [], ["userChatInput"])
 
 
@@ -50,7 +43,7 @@ def child_workflow() -> dict[str, Any]:
     done = _node("done", "answerNode", [_in("text", "child chose {{$pick.selectResult$}}")])
     return {
         "nodes": [START, select, done],
-        "edges": [_edge("start", "pick"), _edge("pick", "done", "l"), _edge("pick", "done", "s")],
+        "edges": [edge("start", "pick"), edge("pick", "done", "l"), edge("pick", "done", "s")],
         "chatConfig": {},
     }
 
@@ -66,7 +59,7 @@ def parent_workflow(child_id: str) -> dict[str, Any]:
     after = _node("after", "answerNode", [_in("text", "parent saw: {{$child.answerText$}}")])
     return {
         "nodes": [START, run_child, after],
-        "edges": [_edge("start", "child"), _edge("child", "after")],
+        "edges": [edge("start", "child"), edge("child", "after")],
         "chatConfig": {},
     }
 

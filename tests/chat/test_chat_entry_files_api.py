@@ -12,11 +12,12 @@ from urllib.parse import parse_qs, urlsplit
 
 import pytest
 from chat_support import MODEL, ChatServer, free_port, start_chat_server
-from test_child_app_isolation_api import START, _answer, _edge, _passed_history, file_lister, parent
+from test_child_app_isolation_api import _passed_history, file_lister, parent
 
 from fathom.config import Settings
 from fathom.security import PreviewUrlSigner
 from fathom.testing import ScriptedOpenAIServer
+from workflow_json import START, answer, edge
 
 ALLOWED = "https://files.example"
 FOREIGN = "https://elsewhere.example"
@@ -46,8 +47,8 @@ def files_server(
 
 def _lister_app(server: ChatServer) -> str:
     workflow = {
-        "nodes": [START, _answer("say", "FILES={{$start.userFiles$}}")],
-        "edges": [_edge("start", "say")],
+        "nodes": [START, answer("say", "FILES={{$start.userFiles$}}")],
+        "edges": [edge("start", "say")],
         "chatConfig": {"fileSelectConfig": {"canSelectFile": True, "maxFiles": 10}},
     }
     return server.create_app({"name": "Lister", "type": "advanced", **workflow})

@@ -12,42 +12,13 @@ from chat_support import ChatServer, simple_app_body
 
 from fathom.platform import Platform
 from fathom.testing import ScriptedOpenAIServer, text_turn
-
-START = {
-    "nodeId": "start",
-    "name": "start",
-    "flowNodeType": "workflowStart",
-    "inputs": [],
-    "outputs": [
-        {"id": "userChatInput", "key": "userChatInput", "valueType": "string"},
-        {"id": "userFiles", "key": "userFiles", "valueType": "arrayString"},
-    ],
-}
-
-
-def _edge(source: str, target: str) -> dict[str, Any]:
-    return {
-        "source": source,
-        "target": target,
-        "sourceHandle": f"{source}-source-right",
-        "targetHandle": f"{target}-target-left",
-    }
-
-
-def _answer(node_id: str, text: str) -> dict[str, Any]:
-    return {
-        "nodeId": node_id,
-        "name": node_id,
-        "flowNodeType": "answerNode",
-        "inputs": [{"key": "text", "value": text}],
-        "outputs": [],
-    }
+from workflow_json import START, answer, edge
 
 
 def file_lister() -> dict[str, Any]:
     return {
-        "nodes": [START, _answer("say", "FILES={{$start.userFiles$}}")],
-        "edges": [_edge("start", "say")],
+        "nodes": [START, answer("say", "FILES={{$start.userFiles$}}")],
+        "edges": [edge("start", "say")],
         "chatConfig": {},
     }
 
@@ -68,10 +39,10 @@ def parent(child_id: str, *, max_files: int, tail: str = "") -> dict[str, Any]:
         ],
     }
     nodes = [START, run_child]
-    edges = [_edge("start", "child")]
+    edges = [edge("start", "child")]
     if tail:
-        nodes.append(_answer("after", tail))
-        edges.append(_edge("child", "after"))
+        nodes.append(answer("after", tail))
+        edges.append(edge("child", "after"))
     config = {"fileSelectConfig": {"canSelectFile": True, "maxFiles": max_files}}
     return {"nodes": nodes, "edges": edges, "chatConfig": config}
 

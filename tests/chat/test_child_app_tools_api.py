@@ -12,36 +12,11 @@ import pytest
 from chat_support import MODEL, ChatServer, simple_app_body
 
 from fathom.testing import ScriptedOpenAIServer, text_turn, tool_call_turn
-
-START = {
-    "nodeId": "start",
-    "name": "start",
-    "flowNodeType": "workflowStart",
-    "inputs": [],
-    "outputs": [
-        {"id": "userChatInput", "key": "userChatInput", "valueType": "string"},
-        {"id": "userFiles", "key": "userFiles", "valueType": "arrayString"},
-    ],
-}
-
-
-def _edge(source: str, target: str) -> dict[str, Any]:
-    return {
-        "source": source,
-        "target": target,
-        "sourceHandle": f"{source}-source-right",
-        "targetHandle": f"{target}-target-left",
-    }
+from workflow_json import START, answer, edge
 
 
 def _answer_app(text: str) -> dict[str, Any]:
-    say = {
-        "nodeId": "say",
-        "name": "say",
-        "flowNodeType": "answerNode",
-        "inputs": [{"key": "text", "value": text}],
-    }
-    return {"nodes": [START, {**say, "outputs": []}], "edges": [_edge("start", "say")], "chatConfig": {}}
+    return {"nodes": [START, answer("say", text)], "edges": [edge("start", "say")], "chatConfig": {}}
 
 
 def app_tool(child_id: str, version: str = "") -> dict[str, Any]:
@@ -82,7 +57,7 @@ def caller_app(server: ChatServer, caller_type: str, tool: dict[str, Any], max_f
     }
     workflow = {
         "nodes": [START, caller, tool],
-        "edges": [_edge("start", "caller"), tool_edge],
+        "edges": [edge("start", "caller"), tool_edge],
         "chatConfig": {"fileSelectConfig": {"canSelectFile": True, "maxFiles": max_files}},
     }
     return server.create_app({"name": f"{caller_type} desk", "type": "advanced", **workflow})

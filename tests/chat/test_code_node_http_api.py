@@ -8,22 +8,22 @@ from __future__ import annotations
 
 import json
 import socket
-import threading
 from collections.abc import Iterator
-from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
 from typing import Any
 
 import pytest
 from chat_support import ChatServer
 
 from fathom.sandbox import detect_isolation
+from loopback_servers import QuietHandler, serve_on_loopback
+from workflow_json import edge, field, typed_answer, typed_start
 
 pytestmark = pytest.mark.skipif(
     not detect_isolation().available, reason="the code sandbox needs OS isolation (root, unshare)"
 )
 
 
-class _Echo(BaseHTTPRequestHandler):
+class _Echo(QuietHandler):
     def do_POST(self) -> None:  # noqa: N802 - http.server's naming
         length = int(self.headers.get("Content-Length") or 0)
         echoed = {
@@ -32,25 +32,13 @@ class _Echo(BaseHTTPRequestHandler):
             "type": self.headers.get("Content-Type"),
             "body": json.loads(self.rfile.read(length) or b"null"),
         }
-        body = json.dumps(echoed).encode()
-        self.send_response(201)
-        self.send_header("Content-Type", "application/json")
-        self.send_header("Content-Length", str(len(body)))
-        self.end_headers()
-        self.wfile.write(body)
-
-    def log_message(self, *args: Any) -> None:
-        return
+        self.send_body(201, json.dumps(echoed).encode(), "application/json")
 
 
 @pytest.fixture(scope="module")
 def echo() -> Iterator[str]:
-    server = ThreadingHTTPServer(("127.0.0.1", 0), _Echo)
-    thread = threading.Thread(target=server.serve_forever, daemon=True)
-    thread.start()
-    yield f"http://127.0.0.1:{server.server_address[1]}"
-    server.shutdown()
-    server.server_close()
+    with serve_on_loopback(_Echo) as url:
+        yield url
 
 
 @pytest.fixture(scope="module")
@@ -97,59 +85,28 @@ async function main({url, denied, metadata}) {
 """
 
 
-def _field(key: str, value: Any, value_type: str = "string", **extra: Any) -> dict[str, Any]:
-    return {
-        "key": key,
-        "value": value,
-        "valueType": value_type,
-        "renderTypeList": ["input"],
-        "label": key,
-    } | extra
-
-
-def _edge(source: str, target: str) -> dict[str, Any]:
-    return {
-        "source": source,
-        "sourceHandle": f"{source}-source-right",
-        "target": target,
-        "targetHandle": f"{target}-target-left",
-    }
-
-
 def _app(code: str, code_type: str, variables: dict[str, str]) -> dict[str, Any]:
-    start = {
-        "nodeId": "start",
-        "name": "start",
-        "flowNodeType": "workflowStart",
-        "inputs": [_field("userChatInput", "")],
-        "outputs": [{"id": "userChatInput", "key": "userChatInput", "valueType": "string", "type": "static"}],
-    }
+    start = typed_start()
     dynamic = {"renderTypeList": ["addInputParam"], "valueType": "dynamic"}
     code_node = {
         "nodeId": "code",
         "name": "code",
         "flowNodeType": "code",
         "inputs": [
-            _field("system_addInputParam", {}, **dynamic),
-            _field("codeType", code_type),
-            _field("code", code),
-            *(_field(key, value, canEdit=True) for key, value in variables.items()),
+            field("system_addInputParam", {}, **dynamic),
+            field("codeType", code_type),
+            field("code", code),
+            *(field(key, value, canEdit=True) for key, value in variables.items()),
         ],
         "outputs": [
             {"id": key, "key": key, "valueType": "any", "type": "static"}
             for key in ("system_rawResponse", "status", "echo", "refused")
         ],
     }
-    answer = {
-        "nodeId": "answer",
-        "name": "answer",
-        "flowNodeType": "answerNode",
-        "inputs": [_field("text", "{{$code.system_rawResponse$}}")],
-        "outputs": [],
-    }
+    answer = typed_answer("{{$code.system_rawResponse$}}")
     return {
         "nodes": [start, code_node, answer],
-        "edges": [_edge("start", "code"), _edge("code", "answer")],
+        "edges": [edge("start", "code"), edge("code", "answer")],
         "chatConfig": {},
     }
 

@@ -4,84 +4,49 @@ checked through a published workflow app over the chat API against a loopback ec
 from __future__ import annotations
 
 import json
-import threading
 from collections.abc import Iterator
-from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
 from typing import Any
 
 import pytest
 from chat_support import ChatServer
 
+from loopback_servers import QuietHandler, serve_on_loopback
+from workflow_json import edge, field, typed_answer, typed_start
 
-class _Echo(BaseHTTPRequestHandler):
+
+class _Echo(QuietHandler):
     def do_GET(self) -> None:  # noqa: N802 - http.server's naming
-        body = json.dumps({"target": self.path}).encode()
-        self.send_response(200)
-        self.send_header("Content-Type", "application/json")
-        self.send_header("Content-Length", str(len(body)))
-        self.end_headers()
-        self.wfile.write(body)
-
-    def log_message(self, *args: Any) -> None:
-        return
+        self.send_body(200, json.dumps({"target": self.path}).encode(), "application/json")
 
 
 @pytest.fixture(scope="module")
 def echo() -> Iterator[str]:
-    server = ThreadingHTTPServer(("127.0.0.1", 0), _Echo)
-    thread = threading.Thread(target=server.serve_forever, daemon=True)
-    thread.start()
-    yield f"http://127.0.0.1:{server.server_address[1]}"
-    server.shutdown()
-
-
-def _field(key: str, value: Any, value_type: str = "string") -> dict[str, Any]:
-    return {"key": key, "value": value, "valueType": value_type, "renderTypeList": ["input"], "label": key}
-
-
-def _edge(source: str, target: str) -> dict[str, Any]:
-    return {
-        "source": source,
-        "sourceHandle": f"{source}-source-right",
-        "target": target,
-        "targetHandle": f"{target}-target-left",
-    }
+    with serve_on_loopback(_Echo) as url:
+        yield url
 
 
 def _app(url: str, params: list[dict[str, str]]) -> dict[str, Any]:
-    start = {
-        "nodeId": "start",
-        "name": "start",
-        "flowNodeType": "workflowStart",
-        "inputs": [_field("userChatInput", "")],
-        "outputs": [{"id": "userChatInput", "key": "userChatInput", "valueType": "string", "type": "static"}],
-    }
+    start = typed_start()
     http = {
         "nodeId": "http",
         "name": "HTTP",
         "flowNodeType": "httpRequest468",
         "inputs": [
-            _field("system_httpMethod", "GET"),
-            _field("system_httpReqUrl", url),
-            _field("system_httpHeader", [], "any"),
-            _field("system_httpParams", params, "any"),
-            _field("system_httpJsonBody", "", "any"),
+            field("system_httpMethod", "GET"),
+            field("system_httpReqUrl", url),
+            field("system_httpHeader", [], "any"),
+            field("system_httpParams", params, "any"),
+            field("system_httpJsonBody", "", "any"),
         ],
         "outputs": [
             {"id": "target", "key": "target", "valueType": "string", "type": "static"},
             {"id": "error", "key": "error", "valueType": "object", "type": "static"},
         ],
     }
-    answer = {
-        "nodeId": "answer",
-        "name": "answer",
-        "flowNodeType": "answerNode",
-        "inputs": [_field("text", "<{{$http.target$}}>")],
-        "outputs": [],
-    }
+    answer = typed_answer("<{{$http.target$}}>")
     return {
         "nodes": [start, http, answer],
-        "edges": [_edge("start", "http"), _edge("http", "answer")],
+        "edges": [edge("start", "http"), edge("http", "answer")],
         "chatConfig": {},
     }
 

@@ -15,42 +15,24 @@ from chat_support import MODEL, ChatServer, parse_sse
 from fathom.platform import Platform
 from fathom.security import SecretMaskingFilter
 from fathom.testing import ScriptedOpenAIServer, text_turn
+from workflow_json import edge, field, typed_answer, typed_start
 
 TOKEN = "tok-SECRET-4242-abcdef"
 DEFAULT = "default-SECRET-7777"
 
 
-def _field(key: str, value: Any, value_type: str = "string", render: str = "input") -> dict[str, Any]:
-    return {"key": key, "value": value, "valueType": value_type, "renderTypeList": [render], "label": key}
-
-
-def _edge(source: str, target: str) -> dict[str, Any]:
-    return {
-        "source": source,
-        "sourceHandle": f"{source}-source-right",
-        "target": target,
-        "targetHandle": f"{target}-target-left",
-    }
-
-
 def _app(answer_text: str) -> dict[str, Any]:
     """start -> chat node (prompt never names the token) -> variable update of ``note`` -> answer."""
-    start = {
-        "nodeId": "start",
-        "name": "start",
-        "flowNodeType": "workflowStart",
-        "inputs": [_field("userChatInput", "")],
-        "outputs": [{"id": "userChatInput", "key": "userChatInput", "valueType": "string", "type": "static"}],
-    }
+    start = typed_start()
     chat = {
         "nodeId": "chat",
         "name": "AI",
         "flowNodeType": "chatNode",
         "inputs": [
-            _field("model", MODEL),
-            _field("systemPrompt", "Be brief."),
-            _field("history", 6, "chatHistory"),
-            _field("userChatInput", ["start", "userChatInput"], render="reference"),
+            field("model", MODEL),
+            field("systemPrompt", "Be brief."),
+            field("history", 6, "chatHistory"),
+            field("userChatInput", ["start", "userChatInput"], render="reference"),
         ],
         "outputs": [{"id": "answerText", "key": "answerText", "valueType": "string", "type": "static"}],
     }
@@ -76,13 +58,7 @@ def _app(answer_text: str) -> dict[str, Any]:
         ],
         "outputs": [],
     }
-    answer = {
-        "nodeId": "answer",
-        "name": "answer",
-        "flowNodeType": "answerNode",
-        "inputs": [_field("text", answer_text)],
-        "outputs": [],
-    }
+    answer = typed_answer(answer_text)
     variables = [
         {
             "key": "apiToken",
@@ -97,7 +73,7 @@ def _app(answer_text: str) -> dict[str, Any]:
     return {
         "type": "advanced",
         "nodes": [start, chat, update, answer],
-        "edges": [_edge("start", "chat"), _edge("chat", "update"), _edge("update", "answer")],
+        "edges": [edge("start", "chat"), edge("chat", "update"), edge("update", "answer")],
         "chatConfig": {"variables": variables},
     }
 

@@ -22,6 +22,7 @@ from fathom.platform import Platform
 from fathom.store.pg_embedded import EmbeddedPostgres
 from fathom.testing import ScriptedOpenAIServer, text_turn, tool_call_turn
 from fathom.testing._http import BackgroundHttpServer, HttpRequest, HttpResponse
+from workflow_json import START_TEXT, edge
 
 SERVER = Path(__file__).with_name("mcp_orders_server.py")
 TOKEN = "tok-secret-7f3a9c21"
@@ -86,23 +87,7 @@ def register_http(server: ChatServer, url: str) -> str:
     return str(reply["data"])
 
 
-def _edge(source: str, target: str) -> dict[str, Any]:
-    return {
-        "source": source,
-        "target": target,
-        "sourceHandle": f"{source}-source-right",
-        "targetHandle": f"{target}-target-left",
-    }
-
-
 def tool_call_workflow(set_id: str, caller_type: str = "tools") -> dict[str, Any]:
-    start = {
-        "nodeId": "start",
-        "name": "start",
-        "flowNodeType": "workflowStart",
-        "inputs": [],
-        "outputs": [{"id": "userChatInput", "key": "userChatInput", "valueType": "string"}],
-    }
     caller = {
         "nodeId": "caller",
         "name": "Caller",
@@ -128,7 +113,7 @@ def tool_call_workflow(set_id: str, caller_type: str = "tools") -> dict[str, Any
         "sourceHandle": "selectedTools",
         "targetHandle": "selectedTools",
     }
-    return {"nodes": [start, caller, tool_set], "edges": [_edge("start", "caller"), tool_edge]}
+    return {"nodes": [START_TEXT, caller, tool_set], "edges": [edge("start", "caller"), tool_edge]}
 
 
 def ask(server: ChatServer, app_id: str, question: str = "Where is order A-17?") -> dict[str, Any]:

@@ -13,29 +13,13 @@ from typing import Any
 from chat_support import MODEL, ChatServer
 
 from fathom.testing import ScriptedOpenAIServer, text_turn, tool_call_turn
-
-
-def _edge(source: str, target: str, handle: str = "right") -> dict[str, Any]:
-    return {
-        "source": source,
-        "target": target,
-        "sourceHandle": f"{source}-source-{handle}",
-        "targetHandle": f"{target}-target-left",
-    }
+from workflow_json import START_TEXT, edge
 
 
 def _tool_edge(source: str, target: str) -> dict[str, Any]:
     handles = {"sourceHandle": "selectedTools", "targetHandle": "selectedTools"}
     return {"source": source, "target": target, **handles}
 
-
-START = {
-    "nodeId": "start",
-    "name": "start",
-    "flowNodeType": "workflowStart",
-    "inputs": [],
-    "outputs": [{"id": "userChatInput", "key": "userChatInput", "valueType": "string"}],
-}
 
 CALLER = {
     "nodeId": "tc",
@@ -123,9 +107,9 @@ def unconfigured_tool() -> dict[str, Any]:
 
 def tool_app(chat_server: ChatServer, caller_type: str = "tools") -> str:
     workflow = {
-        "nodes": [START, {**CALLER, "flowNodeType": caller_type}, lookup_tool(), unconfigured_tool()],
+        "nodes": [START_TEXT, {**CALLER, "flowNodeType": caller_type}, lookup_tool(), unconfigured_tool()],
         "edges": [
-            _edge("start", "tc"),
+            edge("start", "tc"),
             _tool_edge("tc", "lookup"),
             _tool_edge("tc", "pending"),
         ],

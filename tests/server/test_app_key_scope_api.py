@@ -15,6 +15,7 @@ from security_world import SECRET_TEXT, World, build_world, run_on, scripted, se
 
 from fathom.platform import Platform
 from fathom.testing import ScriptedOpenAIServer
+from workflow_json import edge, field, typed_answer, typed_start
 
 __all__ = ["scripted"]
 
@@ -25,52 +26,27 @@ def world(tmp_path_factory: pytest.TempPathFactory, scripted: ScriptedOpenAIServ
         yield build_world(server, scripted)
 
 
-def _field(key: str, value: Any, value_type: str = "string") -> dict[str, Any]:
-    return {"key": key, "value": value, "valueType": value_type, "renderTypeList": ["input"], "label": key}
-
-
-def _edge(source: str, target: str) -> dict[str, Any]:
-    return {
-        "source": source,
-        "sourceHandle": f"{source}-source-right",
-        "target": target,
-        "targetHandle": f"{target}-target-left",
-    }
-
-
 def search_graph(dataset_id: str) -> dict[str, Any]:
     """start -> datasetSearchNode on ``dataset_id`` -> answer of the quotes."""
-    start = {
-        "nodeId": "start",
-        "name": "start",
-        "flowNodeType": "workflowStart",
-        "inputs": [_field("userChatInput", "")],
-        "outputs": [{"id": "userChatInput", "key": "userChatInput", "valueType": "string", "type": "static"}],
-    }
+    start = typed_start()
     search = {
         "nodeId": "search",
         "name": "Search",
         "flowNodeType": "datasetSearchNode",
         "inputs": [
-            _field("datasets", [{"datasetId": dataset_id}], "selectDataset"),
-            _field("userChatInput", ["start", "userChatInput"]),
-            _field("searchMode", "fullTextRecall"),
-            _field("similarity", 0, "number"),
-            _field("limit", 1500, "number"),
+            field("datasets", [{"datasetId": dataset_id}], "selectDataset"),
+            field("userChatInput", ["start", "userChatInput"]),
+            field("searchMode", "fullTextRecall"),
+            field("similarity", 0, "number"),
+            field("limit", 1500, "number"),
         ],
         "outputs": [{"id": "quoteQA", "key": "quoteQA", "valueType": "datasetQuote", "type": "static"}],
     }
     search["inputs"][1]["renderTypeList"] = ["reference"]
-    answer = {
-        "nodeId": "answer",
-        "name": "answer",
-        "flowNodeType": "answerNode",
-        "inputs": [_field("text", "quotes: {{$search.quoteQA$}}")],
-        "outputs": [],
-    }
+    answer = typed_answer("quotes: {{$search.quoteQA$}}")
     return {
         "nodes": [start, search, answer],
-        "edges": [_edge("start", "search"), _edge("search", "answer")],
+        "edges": [edge("start", "search"), edge("search", "answer")],
         "chatConfig": {},
     }
 

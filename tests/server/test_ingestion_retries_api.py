@@ -6,11 +6,9 @@ worker that died while running the job, which does not use up one of the job's a
 from __future__ import annotations
 
 import asyncio
-import threading
 import time
 from collections import Counter
 from collections.abc import Iterator
-from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
 from pathlib import Path
 from typing import Any
 
@@ -21,6 +19,7 @@ from live_support import LiveServer, free_port, ok, start_live_server
 from fathom.config import Settings
 from fathom.datasets.ingest import INGEST_JOB_KIND
 from fathom.platform import Platform
+from loopback_servers import QuietHandler, serve_on_loopback
 
 PAGE = (
     b"<html><body><article><h1>Opening hours</h1>"
@@ -28,41 +27,28 @@ PAGE = (
 )
 
 
-class _Site(BaseHTTPRequestHandler):
+class _Site(QuietHandler):
     hits: Counter[str] = Counter()
 
     def do_GET(self) -> None:  # noqa: N802 - http.server's naming
         _Site.hits[self.path] += 1
         if self.path == "/missing":
-            self._answer(404, b"not here")
+            self.send_body(404, b"not here")
         elif self.path == "/to-metadata":
             self.send_response(302)
             self.send_header("Location", "http://169.254.169.254/latest/meta-data/")
             self.send_header("Content-Length", "0")
             self.end_headers()
         elif self.path == "/flaky" and _Site.hits[self.path] == 1:
-            self._answer(503, b"busy")
+            self.send_body(503, b"busy")
         else:
-            self._answer(200, PAGE, "text/html")
-
-    def _answer(self, status: int, body: bytes, kind: str = "text/plain") -> None:
-        self.send_response(status)
-        self.send_header("Content-Type", kind)
-        self.send_header("Content-Length", str(len(body)))
-        self.end_headers()
-        self.wfile.write(body)
-
-    def log_message(self, *args: Any) -> None:
-        return
+            self.send_body(200, PAGE, "text/html")
 
 
 @pytest.fixture(scope="module")
 def site() -> Iterator[str]:
-    server = ThreadingHTTPServer(("127.0.0.1", 0), _Site)
-    thread = threading.Thread(target=server.serve_forever, daemon=True)
-    thread.start()
-    yield f"http://127.0.0.1:{server.server_address[1]}"
-    server.shutdown()
+    with serve_on_loopback(_Site) as url:
+        yield url
 
 
 def _settings(root: Path, workers: int) -> Settings:

@@ -1,0 +1,85 @@
+"""Builders for workflow JSON as FastGPT's editor saves it (nodes, typed input fields, edges), shared by the
+tests that post workflow apps to the HTTP API. Importable from any test folder: ``tests/`` is on
+``sys.path`` through its ``conftest.py`` (pytest's default import mode)."""
+
+from __future__ import annotations
+
+from typing import Any
+
+
+def field(
+    key: str, value: Any, value_type: str = "string", render: str = "input", **extra: Any
+) -> dict[str, Any]:
+    """A node input as the editor saves it: typed, one render type, labelled with its key."""
+    return {
+        "key": key,
+        "value": value,
+        "valueType": value_type,
+        "renderTypeList": [render],
+        "label": key,
+    } | extra
+
+
+def edge(source: str, target: str, handle: str = "right") -> dict[str, Any]:
+    """An edge from ``source``'s ``handle`` (``right``, or an if/else or user-select branch) to ``target``."""
+    return {
+        "source": source,
+        "target": target,
+        "sourceHandle": f"{source}-source-{handle}",
+        "targetHandle": f"{target}-target-left",
+    }
+
+
+START: dict[str, Any] = {
+    "nodeId": "start",
+    "name": "start",
+    "flowNodeType": "workflowStart",
+    "inputs": [],
+    "outputs": [
+        {"id": "userChatInput", "key": "userChatInput", "valueType": "string"},
+        {"id": "userFiles", "key": "userFiles", "valueType": "arrayString"},
+    ],
+}
+"""A bare workflowStart node with the user's question and files."""
+
+START_TEXT: dict[str, Any] = {
+    "nodeId": "start",
+    "name": "start",
+    "flowNodeType": "workflowStart",
+    "inputs": [],
+    "outputs": [{"id": "userChatInput", "key": "userChatInput", "valueType": "string"}],
+}
+"""A bare workflowStart node with only the user's question."""
+
+
+def typed_start() -> dict[str, Any]:
+    """The workflowStart node with a typed ``userChatInput`` input and static output (a fresh copy)."""
+    return {
+        "nodeId": "start",
+        "name": "start",
+        "flowNodeType": "workflowStart",
+        "inputs": [field("userChatInput", "")],
+        "outputs": [{"id": "userChatInput", "key": "userChatInput", "valueType": "string", "type": "static"}],
+    }
+
+
+def answer(node_id: str, text: str) -> dict[str, Any]:
+    """A bare answerNode that says ``text`` (variables in ``{{$node.key$}}`` form are filled in)."""
+    return {
+        "nodeId": node_id,
+        "name": node_id,
+        "flowNodeType": "answerNode",
+        "inputs": [{"key": "text", "value": text}],
+        "outputs": [],
+    }
+
+
+def typed_answer(text: str) -> dict[str, Any]:
+    """The answerNode ``answer`` with a typed ``text`` input field."""
+    return {
+        "nodeId": "answer",
+        "name": "answer",
+        "flowNodeType": "answerNode",
+        "inputs": [field("text", text)],
+        "outputs": [],
+    }
