@@ -83,3 +83,25 @@ def typed_answer(text: str) -> dict[str, Any]:
         "inputs": [field("text", text)],
         "outputs": [],
     }
+
+
+def tool_caller(caller_type: str, model: str) -> dict[str, Any]:
+    """The ``caller`` node of type ``caller_type`` (``tools`` or ``agent``) that answers the user's question
+    with ``model`` and no history, calling the tools wired to it with :func:`tool_edge`."""
+    return {
+        "nodeId": "caller",
+        "name": "Caller",
+        "flowNodeType": caller_type,
+        "inputs": [
+            {"key": "model", "value": model},
+            {"key": "history", "value": 0, "valueType": "chatHistory"},
+            {"key": "userChatInput", "value": ["start", "userChatInput"]},
+        ],
+        "outputs": [{"id": "answerText", "key": "answerText", "valueType": "string"}],
+    }
+
+
+def tool_edge(source: str, target: str) -> dict[str, Any]:
+    """The edge that makes ``target`` one of the tools of the caller ``source``."""
+    handles = {"sourceHandle": "selectedTools", "targetHandle": "selectedTools"}
+    return {"source": source, "target": target, **handles}

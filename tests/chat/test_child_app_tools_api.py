@@ -12,7 +12,7 @@ import pytest
 from chat_support import MODEL, ChatServer, simple_app_body
 
 from fathom.testing import ScriptedOpenAIServer, text_turn, tool_call_turn
-from workflow_json import START, answer, edge
+from workflow_json import START, answer, edge, tool_caller, tool_edge
 
 
 def _answer_app(text: str) -> dict[str, Any]:
@@ -38,26 +38,10 @@ def app_tool(child_id: str, version: str = "") -> dict[str, Any]:
 
 
 def caller_app(server: ChatServer, caller_type: str, tool: dict[str, Any], max_files: int = 5) -> str:
-    caller = {
-        "nodeId": "caller",
-        "name": "Caller",
-        "flowNodeType": caller_type,
-        "inputs": [
-            {"key": "model", "value": MODEL},
-            {"key": "history", "value": 0, "valueType": "chatHistory"},
-            {"key": "userChatInput", "value": ["start", "userChatInput"]},
-        ],
-        "outputs": [{"id": "answerText", "key": "answerText", "valueType": "string"}],
-    }
-    tool_edge = {
-        "source": "caller",
-        "target": tool["nodeId"],
-        "sourceHandle": "selectedTools",
-        "targetHandle": "selectedTools",
-    }
+    caller = tool_caller(caller_type, MODEL)
     workflow = {
         "nodes": [START, caller, tool],
-        "edges": [edge("start", "caller"), tool_edge],
+        "edges": [edge("start", "caller"), tool_edge("caller", tool["nodeId"])],
         "chatConfig": {"fileSelectConfig": {"canSelectFile": True, "maxFiles": max_files}},
     }
     return server.create_app({"name": f"{caller_type} desk", "type": "advanced", **workflow})

@@ -22,7 +22,7 @@ from fathom.platform import Platform
 from fathom.store.pg_embedded import EmbeddedPostgres
 from fathom.testing import ScriptedOpenAIServer, text_turn, tool_call_turn
 from fathom.testing._http import BackgroundHttpServer, HttpRequest, HttpResponse
-from workflow_json import START_TEXT, edge
+from workflow_json import START_TEXT, edge, tool_caller, tool_edge
 
 SERVER = Path(__file__).with_name("mcp_orders_server.py")
 TOKEN = "tok-secret-7f3a9c21"
@@ -88,17 +88,7 @@ def register_http(server: ChatServer, url: str) -> str:
 
 
 def tool_call_workflow(set_id: str, caller_type: str = "tools") -> dict[str, Any]:
-    caller = {
-        "nodeId": "caller",
-        "name": "Caller",
-        "flowNodeType": caller_type,
-        "inputs": [
-            {"key": "model", "value": MODEL},
-            {"key": "history", "value": 0, "valueType": "chatHistory"},
-            {"key": "userChatInput", "value": ["start", "userChatInput"]},
-        ],
-        "outputs": [{"id": "answerText", "key": "answerText", "valueType": "string"}],
-    }
+    caller = tool_caller(caller_type, MODEL)
     tool_set = {
         "nodeId": "orders",
         "name": "Orders",
@@ -107,13 +97,10 @@ def tool_call_workflow(set_id: str, caller_type: str = "tools") -> dict[str, Any
         "inputs": [],
         "outputs": [],
     }
-    tool_edge = {
-        "source": "caller",
-        "target": "orders",
-        "sourceHandle": "selectedTools",
-        "targetHandle": "selectedTools",
+    return {
+        "nodes": [START_TEXT, caller, tool_set],
+        "edges": [edge("start", "caller"), tool_edge("caller", "orders")],
     }
-    return {"nodes": [START_TEXT, caller, tool_set], "edges": [edge("start", "caller"), tool_edge]}
 
 
 def ask(server: ChatServer, app_id: str, question: str = "Where is order A-17?") -> dict[str, Any]:

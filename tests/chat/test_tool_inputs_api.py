@@ -13,13 +13,7 @@ from typing import Any
 from chat_support import MODEL, ChatServer
 
 from fathom.testing import ScriptedOpenAIServer, text_turn, tool_call_turn
-from workflow_json import START_TEXT, edge
-
-
-def _tool_edge(source: str, target: str) -> dict[str, Any]:
-    handles = {"sourceHandle": "selectedTools", "targetHandle": "selectedTools"}
-    return {"source": source, "target": target, **handles}
-
+from workflow_json import START_TEXT, edge, tool_edge
 
 CALLER = {
     "nodeId": "tc",
@@ -110,8 +104,8 @@ def tool_app(chat_server: ChatServer, caller_type: str = "tools") -> str:
         "nodes": [START_TEXT, {**CALLER, "flowNodeType": caller_type}, lookup_tool(), unconfigured_tool()],
         "edges": [
             edge("start", "tc"),
-            _tool_edge("tc", "lookup"),
-            _tool_edge("tc", "pending"),
+            tool_edge("tc", "lookup"),
+            tool_edge("tc", "pending"),
         ],
         "chatConfig": {},
     }

@@ -7,11 +7,11 @@ as JSON ``{method, path, query, headers, body, json}``.
 from __future__ import annotations
 
 import json
-import threading
-from collections.abc import Iterator
-from contextlib import contextmanager
-from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
+from contextlib import AbstractContextManager
+from http.server import BaseHTTPRequestHandler
 from urllib.parse import parse_qs, urlparse
+
+from loopback_servers import serve_on_loopback
 
 
 class _Handler(BaseHTTPRequestHandler):
@@ -49,14 +49,6 @@ class _Handler(BaseHTTPRequestHandler):
     do_GET = do_POST = do_PUT = do_PATCH = do_DELETE = _answer
 
 
-@contextmanager
-def loopback_server() -> Iterator[str]:
+def loopback_server() -> AbstractContextManager[str]:
     """Yield the base URL of a running server; shut it down afterwards."""
-    server = ThreadingHTTPServer(("127.0.0.1", 0), _Handler)
-    thread = threading.Thread(target=server.serve_forever, daemon=True)
-    thread.start()
-    try:
-        yield f"http://127.0.0.1:{server.server_address[1]}"
-    finally:
-        server.shutdown()
-        server.server_close()
+    return serve_on_loopback(_Handler)
