@@ -11,6 +11,7 @@ from datetime import timedelta
 from typing import Any
 
 from fathom.chat import ChatApplication
+from fathom.chat.chat_files import ChatFiles
 from fathom.chat.run_files import RunFilePolicy
 from fathom.config import ConfigError, Settings
 from fathom.datasets import (
@@ -74,6 +75,7 @@ class Platform:
     datasets: SqlDatasetRepository = field(init=False)
     chunks: SqlChunkRepository = field(init=False)
     files: LocalFileStore = field(init=False)
+    chat_files: ChatFiles = field(init=False)
     egress: EgressGuard = field(init=False)
     secrets: SecretBox = field(init=False)
     embedders: EmbedderResolver = field(init=False)
@@ -126,6 +128,12 @@ class Platform:
             count_tokens=count_tokens,
             rerankers=self.rerankers,
         )
+        file_policy = RunFilePolicy.build(
+            self.secret_key or "fathom-unconfigured-secret-key",
+            self.settings.public_url or f"http://{self.settings.host}:{self.settings.port}",
+            self.settings.file_url_whitelist,
+        )
+        self.chat_files = ChatFiles(self.files, file_policy.signer)
         self.chat = ChatApplication.build(
             db=self.db,
             apps=self.apps,
@@ -142,11 +150,8 @@ class Platform:
             dataset_owner=self.datasets.owner_of,
             egress=self.egress,
             mcp_stdio_commands=self.settings.mcp_stdio_commands,
-            file_policy=RunFilePolicy.build(
-                self.secret_key or "fathom-unconfigured-secret-key",
-                self.settings.public_url or f"http://{self.settings.host}:{self.settings.port}",
-                self.settings.file_url_whitelist,
-            ),
+            file_policy=file_policy,
+            chat_files=self.chat_files,
         )
 
     def _sandbox_runner(self) -> SandboxRunner:

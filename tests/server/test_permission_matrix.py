@@ -188,6 +188,7 @@ ROUTES: list[Route] = [
     Route("POST", "/api/v1/chat/completions", lambda w: {"appId": w.app_id, "messages": _msg()}, CHAT),
     Route("POST", "/api/v2/chat/completions", lambda w: {"appId": w.app_id, "messages": _msg()}, CHAT),
     Route("POST", "/api/v2/chat/stop", _chat, CHAT),
+    Route("POST", "/api/core/chat/file/upload", _chat, CHAT, multipart=True),
     Route("POST", "/api/v2/chat/resume", _chat, CHAT),
     Route("POST", "/api/core/chat/getHistories", lambda w: {"appId": w.app_id}, CHAT),
     Route("GET", "/api/core/chat/init", _chat, CHAT),

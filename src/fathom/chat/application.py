@@ -9,6 +9,7 @@ from typing import Any
 from fathom.chat.app_owner_store import AppOwnerStore
 from fathom.chat.apps import AppService
 from fathom.chat.channel import RunRegistry
+from fathom.chat.chat_files import ChatFiles
 from fathom.chat.fanout import RedisFanout
 from fathom.chat.history import HistoryService
 from fathom.chat.history_store import ChatListStore
@@ -62,6 +63,7 @@ class ChatApplication:
         egress: Any = None,
         mcp_stdio_commands: Sequence[str] = (),
         file_policy: RunFilePolicy | None = None,
+        chat_files: ChatFiles | None = None,
     ) -> ChatApplication:
         app_service = AppService(apps, secrets=secrets)
         box = secrets if secrets is not None else SecretBox("fathom-unconfigured-secret-key")
@@ -76,6 +78,7 @@ class ChatApplication:
             secrets=secrets,
             access=MemberAccess(teams, owners, dataset_owner) if teams is not None else None,
             tool_sets=tool_runtime,
+            chat_files=chat_files,
         )
         fanout = RedisFanout(redis_url) if redis_url else None
         chat_list = ChatListStore(db)

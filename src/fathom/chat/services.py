@@ -7,6 +7,7 @@ from dataclasses import dataclass, field
 from typing import Any
 
 from fathom.chat.apps import TeamChildAppLoader
+from fathom.chat.chat_files import ChatFiles
 from fathom.chat.file_reader import ExternalFileReader
 from fathom.chat.run_access import MemberAccess, RunReader, check_datasets_readable
 from fathom.chat.team_tools import ToolSetRuntime
@@ -84,6 +85,7 @@ class RunServicesFactory:
     secrets: Any = None
     access: MemberAccess | None = None
     tool_sets: ToolSetRuntime | None = None
+    chat_files: ChatFiles | None = None
     _http_client: Any = None
     _sandbox: Any = None
 
@@ -121,7 +123,7 @@ class RunServicesFactory:
             dataset_search=dataset_search if search is not None else None,
             child_app_runner=TeamChildAppLoader(self.apps, team_id, readers=readers, access=self.access),
             secrets=self.secrets,
-            file_reader=ExternalFileReader(self.http_client),
+            file_reader=ExternalFileReader(self.http_client, self.chat_files, team_id),
             tool_resolver=tool_resolver,
         )
 

@@ -19,6 +19,7 @@ from fathom.server.routes import (
     accounts,
     apps,
     chat,
+    chat_files,
     chunk_preview,
     collections,
     console,
@@ -77,6 +78,7 @@ def create_app(platform: Platform, *, run_workers: bool = True) -> FastAPI:
         apps,
         tool_sets,
         history,
+        chat_files,
     ):
         app.include_router(module.router)
 

@@ -71,6 +71,14 @@ class LocalFileStore:
                 row.id, team_id, name, content_type, len(data), digest, bucket, row.created_at
             )
 
+    async def rename(self, file_id: str, name: str) -> None:
+        """Give the stored file ``file_id`` a new name (a chat file's name is its key, which holds the id)."""
+        async with self.db.transaction() as session:
+            row = await session.get(StoredFile, file_id)
+            if row is None:
+                raise NotFound(f"file {file_id} not found")
+            row.name = name
+
     async def read(self, file_id: str, team_id: str | None = None) -> tuple[StoredFileRecord, bytes]:
         async with self.db.sessions() as session:
             row = await session.get(StoredFile, file_id)

@@ -1,0 +1,139 @@
+"""Chat files (spec §6): ``POST /api/core/chat/file/upload`` stores a file for one app, user and chat and
+answers its key and a signed preview link; ``GET /api/files/preview`` serves such a link.
+
+The upload is multipart: ``file`` plus ``appId``, ``chatId`` and optional ``customUid`` (the chat
+entry's user; default the calling member), as form fields or as a JSON string in ``data``. A key made
+for one app (an app key) may upload into its own app's chats. The preview route needs no credentials
+(the link is signed); a bad or expired signature is a 403, a key that names no chat file of this
+server (missing, another kind of file, made up) a 404 with the same answer.
+"""
+
+from __future__ import annotations
+
+import json
+import mimetypes
+from pathlib import PurePosixPath
+from typing import Any
+from urllib.parse import quote
+
+from fastapi import APIRouter, Depends, Request
+from fastapi.responses import Response
+from starlette.datastructures import UploadFile
+
+from fathom.chat.chat_files import MAX_CHAT_FILE_BYTES, filename_of
+from fathom.chat.chat_files import MAX_FILENAME_LENGTH as MAX_NAME
+from fathom.knowledge.parse import SUPPORTED_FORMATS
+from fathom.security.files import PreviewUrlError
+from fathom.server.auth import AuthContext, authenticate
+from fathom.server.errors import ApiError, envelope
+from fathom.server.routes.app_access import load_app
+from fathom.server.routes.common import object_id, platform_of
+from fathom.store.protocols import NotFound
+
+router = APIRouter(tags=["chat files"])
+
+# what a chat may take: the formats the read-files node parses, and images for vision models
+DOCUMENT_TYPES = SUPPORTED_FORMATS
+IMAGE_TYPES = ("png", "jpg", "jpeg", "gif", "webp")
+MAX_KEY_LENGTH = 500  # the stored name holds the whole key
+_ID_SAFE = 128  # chatId / customUid, in characters
+
+
+async def _form(request: Request) -> tuple[dict[str, Any], UploadFile]:
+    if not request.headers.get("content-type", "").startswith("multipart/form-data"):
+        raise ApiError(400, "invalidParams", "file: send a multipart/form-data body with a file field")
+    form = await request.form()
+    values: dict[str, Any] = {k: v for k, v in form.items() if isinstance(v, str) and k != "data"}
+    raw = form.get("data")
+    if isinstance(raw, str) and raw.strip():
+        try:
+            extra = json.loads(raw)
+        except ValueError:
+            raise ApiError(400, "invalidParams", "data: is not valid JSON") from None
+        if not isinstance(extra, dict):
+            raise ApiError(400, "invalidParams", "data: must be a JSON object")
+        values.update(extra)
+    upload = form.get("file")
+    if not isinstance(upload, UploadFile):
+        raise ApiError(400, "missingParams", "file: is required")
+    return values, upload
+
+
+def _text_field(values: dict[str, Any], field: str, *, required: bool) -> str:
+    value = values.get(field)
+    if value is None or value == "":
+        if required:
+            raise ApiError(400, "missingParams", f"{field}: is required")
+        return ""
+    text = str(value)
+    if len(text) > _ID_SAFE or "/" in text:
+        raise ApiError(400, "invalidParams", f"{field}: at most {_ID_SAFE} characters, without '/'")
+    return text
+
+
+def _filename(upload: UploadFile) -> str:
+    name = PurePosixPath((upload.filename or "").replace("\\", "/")).name.strip()
+    if not name:
+        raise ApiError(400, "invalidParams", "file: needs a file name")
+    if len(name) > MAX_NAME:
+        raise ApiError(400, "invalidParams", f"file: the name is longer than {MAX_NAME} characters")
+    ext = PurePosixPath(name).suffix.lower().lstrip(".")
+    if ext not in DOCUMENT_TYPES + IMAGE_TYPES:
+        allowed = ", ".join(DOCUMENT_TYPES + IMAGE_TYPES)
+        raise ApiError(400, "invalidParams", f"file: type .{ext or '?'} is not allowed; allowed: {allowed}")
+    return name
+
+
+@router.post("/api/core/chat/file/upload", summary="Upload a file into a chat (multipart)")
+async def upload_chat_file(request: Request, auth: AuthContext = Depends(authenticate)) -> dict[str, Any]:
+    values, upload = await _form(request)
+    app_id = object_id(values, "appId")
+    chat_id = _text_field(values, "chatId", required=True)
+    uid = _text_field(values, "customUid", required=False) or auth.member_id
+    await load_app(request, auth, app_id, "read", chatting=True)
+    name = _filename(upload)
+    data = await upload.read(MAX_CHAT_FILE_BYTES + 1)
+    if len(data) > MAX_CHAT_FILE_BYTES:
+        raise ApiError(400, "invalidParams", f"file: larger than {MAX_CHAT_FILE_BYTES} bytes")
+    if len(f"chat/app/{app_id}/{uid}/{chat_id}/{'0' * 24}-{name}") > MAX_KEY_LENGTH:
+        raise ApiError(400, "invalidParams", f"file: the name makes a key longer than {MAX_KEY_LENGTH}")
+    saved = await platform_of(request).chat_files.save(
+        auth.team_id,
+        app_id=app_id,
+        uid=uid,
+        chat_id=chat_id,
+        filename=name,
+        data=data,
+        content_type=mimetypes.guess_type(name)[0] or "application/octet-stream",  # never the client's
+        member_id=auth.member_id,
+    )
+    return envelope(
+        {"key": saved.key, "previewUrl": saved.preview_url, "name": name, "size": saved.record.size}
+    )
+
+
+@router.get("/api/files/preview", include_in_schema=False)
+async def preview_chat_file(request: Request) -> Response:
+    """A signed link's bytes (no credentials: the signature is the grant)."""
+    files = platform_of(request).chat_files
+    try:
+        record, data = await files.open_preview(str(request.url))
+    except PreviewUrlError as exc:
+        raise ApiError(403, "unAuthFile", str(exc)) from None
+    except NotFound:
+        raise ApiError(404, "fileNotFound", "file not found") from None
+    name = filename_of(record.name, record)
+    inline = (
+        record.content_type.startswith(("image/", "text/plain")) or record.content_type == "application/pdf"
+    )
+    disposition = "inline" if inline else "attachment"
+    return Response(
+        data,
+        media_type=record.content_type,
+        headers={
+            "Content-Disposition": f"{disposition}; filename*=UTF-8''{quote(name)}",
+            "X-Content-Type-Options": "nosniff",
+            "Cache-Control": "private, max-age=0",
+            "Content-Security-Policy": "default-src 'none'; sandbox",
+        },
+    )
