@@ -29,6 +29,7 @@ from fathom.server.routes import (
     history,
     keys,
     models,
+    team_access,
     tool_sets,
     usage,
 )
@@ -72,6 +73,7 @@ def create_app(platform: Platform, *, run_workers: bool = True) -> FastAPI:
         data,
         keys,
         accounts,
+        team_access,
         usage,
         models,
         console,

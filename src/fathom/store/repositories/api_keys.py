@@ -5,7 +5,8 @@ The chat hot path asks two things of this repository on every request, so both a
 - **Who is calling** (:meth:`SqlApiKeyRepository.find_identity`): the key and its member's role, read in
   one statement and kept in memory for :data:`KEY_CACHE_SECONDS`. Revoking a key through this
   repository drops it from the cache at once, so its very next request fails; a key revoked by another
-  process (a second replica, the CLI) stops working here within :data:`KEY_CACHE_SECONDS`.
+  process (a second replica, the CLI) stops working here within :data:`KEY_CACHE_SECONDS`. A member's
+  role change or removal drops the member's keys the same way (:meth:`SqlApiKeyRepository.forget_member`).
 - **Usage counters** (:meth:`SqlApiKeyRepository.record_use`): points and the ``last used`` stamp are
   added up in memory and written behind, every key in one statement batch, at most
   :data:`USE_FLUSH_SECONDS` after the first unwritten use, before any read of the keys, and on
@@ -116,6 +117,13 @@ class SqlApiKeyRepository:
     def _forget(self, key_id: str) -> None:
         for key_hash, (_, (record, _role)) in list(self._identities.items()):
             if record.id == key_id:
+                del self._identities[key_hash]
+
+    def forget_member(self, member_id: str) -> None:
+        """Drop the member's keys from the cache (their role changed or they left the team), so the
+        next request reads the member again."""
+        for key_hash, (_, (record, _role)) in list(self._identities.items()):
+            if record.member_id == member_id:
                 del self._identities[key_hash]
 
     async def create_key(

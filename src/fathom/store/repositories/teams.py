@@ -2,8 +2,11 @@
 
 from __future__ import annotations
 
+from typing import cast
+
 from sqlalchemy import delete, func, select
 from sqlalchemy.exc import IntegrityError
+from sqlalchemy.ext.asyncio import AsyncSession
 
 from fathom.store.db import Database
 from fathom.store.models import Member, ResourcePermission, Team
@@ -79,6 +82,59 @@ class SqlTeamRepository:
                 select(Member).where(Member.team_id == team_id).order_by(Member.created_at)
             )
             return [member_record(row) for row in rows]
+
+    async def set_role(self, team_id: str, member_id: str, role: Role) -> MemberRecord:
+        """Change a member's role; the team's last owner stays an owner (:class:`Conflict`)."""
+        if role not in ROLES:
+            raise ValueError(f"role: {role!r} is not one of {', '.join(ROLES)}")
+        async with self.db.transaction() as session:
+            row = await self._member_of(session, team_id, member_id)
+            if row.role == "owner" and role != "owner":
+                await self._keep_an_owner(session, team_id, "demote")
+            row.role = role
+            await session.flush()
+            return member_record(row)
+
+    async def remove_member(self, team_id: str, member_id: str) -> None:
+        """Delete the member; their keys, password, sessions and grants go with the row (cascade).
+        The team's last owner cannot be removed (:class:`Conflict`)."""
+        async with self.db.transaction() as session:
+            row = await self._member_of(session, team_id, member_id)
+            if row.role == "owner":
+                await self._keep_an_owner(session, team_id, "remove")
+            await session.delete(row)
+
+    @staticmethod
+    async def _member_of(session: AsyncSession, team_id: str, member_id: str) -> Member:
+        row = await session.get(Member, member_id)
+        if row is None or row.team_id != team_id:
+            raise NotFound(f"member {member_id} not found")
+        return row
+
+    @staticmethod
+    async def _keep_an_owner(session: AsyncSession, team_id: str, action: str) -> None:
+        owners = await session.scalars(
+            select(Member.id).where(Member.team_id == team_id, Member.role == "owner").with_for_update()
+        )
+        if len(list(owners)) <= 1:
+            raise Conflict(f"tmbId: cannot {action} the team's last owner; make another owner first")
+
+    async def list_permissions(
+        self, team_id: str, resource_type: str, resource_id: str
+    ) -> list[tuple[MemberRecord, Permission]]:
+        """The members granted a permission on the resource, oldest member first."""
+        async with self.db.sessions() as session:
+            rows = await session.execute(
+                select(Member, ResourcePermission.permission)
+                .join(ResourcePermission, ResourcePermission.member_id == Member.id)
+                .where(
+                    ResourcePermission.team_id == team_id,
+                    ResourcePermission.resource_type == resource_type,
+                    ResourcePermission.resource_id == resource_id,
+                )
+                .order_by(Member.created_at, Member.id)
+            )
+            return [(member_record(member), cast(Permission, per)) for member, per in rows]
 
     async def set_permission(
         self, member_id: str, resource_type: str, resource_id: str, permission: Permission | None
