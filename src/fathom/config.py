@@ -105,7 +105,9 @@ class Settings(BaseSettings):
         path = self.data_dir
         try:
             path.mkdir(parents=True, exist_ok=True)
-            probe = path / ".write-probe"
+            # A name of this process's own: a server and a worker starting on one data dir at once
+            # must not unlink each other's probe (the loser saw ENOENT and refused to start).
+            probe = path / f".write-probe-{os.getpid()}-{secrets.token_hex(4)}"
             probe.write_text("ok")
             probe.unlink()
         except OSError as exc:
