@@ -23,6 +23,7 @@ import logging
 import secrets
 import string
 import time
+from collections.abc import Callable
 from datetime import datetime
 from typing import Any, cast
 
@@ -114,17 +115,18 @@ class SqlApiKeyRepository:
         self._identities[key_hash] = (now, found)
         return found
 
-    def _forget(self, key_id: str) -> None:
+    def _forget_where(self, matches: Callable[[ApiKeyRecord], bool]) -> None:
         for key_hash, (_, (record, _role)) in list(self._identities.items()):
-            if record.id == key_id:
+            if matches(record):
                 del self._identities[key_hash]
+
+    def _forget(self, key_id: str) -> None:
+        self._forget_where(lambda record: record.id == key_id)
 
     def forget_member(self, member_id: str) -> None:
         """Drop the member's keys from the cache (their role changed or they left the team), so the
         next request reads the member again."""
-        for key_hash, (_, (record, _role)) in list(self._identities.items()):
-            if record.member_id == member_id:
-                del self._identities[key_hash]
+        self._forget_where(lambda record: record.member_id == member_id)
 
     async def create_key(
         self, team_id: str, member_id: str, *, name: str = "", app_id: str | None = None
