@@ -26,6 +26,7 @@ from fathom.agent import DatasetSearchToolConfig, ReadFileToolConfig, SandboxToo
 from fathom.knowledge.search import SearchDatasetDataParams
 from fathom.tools import BoundToolCatalog, ToolContext, ToolError, ToolOutputError, define_tool_catalog
 from fathom.workflow.dispatch import NodeContext
+from fathom.workflow.nodes.dataset import selected_dataset_ids
 from fathom.workflow.nodes.read_files import FileContent, render_file
 
 WORKSPACE_DIR = "/workspace"
@@ -43,16 +44,6 @@ def text_output(value: Any) -> str:
     return value
 
 
-def _dataset_ids(value: Any) -> list[str]:
-    ids = []
-    for item in value if isinstance(value, list) else []:
-        if isinstance(item, str):
-            ids.append(item)
-        elif isinstance(item, dict) and item.get("datasetId"):
-            ids.append(str(item["datasetId"]))
-    return ids
-
-
 class AgentToolHost:
     """What the catalog is bound to: the node, its files, datasets and workspace."""
 
@@ -62,7 +53,7 @@ class AgentToolHost:
         self.ctx = ctx
         self.files = list(files)
         self.dataset_params = dataset_params or {}
-        self.dataset_ids = _dataset_ids(self.dataset_params.get("datasets"))
+        self.dataset_ids = selected_dataset_ids(self.dataset_params.get("datasets"))
         self._workspace: Path | None = None
 
     @property

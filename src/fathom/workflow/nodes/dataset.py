@@ -27,7 +27,8 @@ class DatasetSearcher(Protocol):
     async def __call__(self, params: SearchDatasetDataParams) -> SearchDatasetDataResponse: ...
 
 
-def _dataset_ids(value: Any) -> list[str]:
+def selected_dataset_ids(value: Any) -> list[str]:
+    """The ids of a node's selected knowledge bases (FastGPT's ``[{datasetId}]`` or plain ids)."""
     ids: list[str] = []
     for item in value if isinstance(value, list) else []:
         if isinstance(item, str):
@@ -49,7 +50,7 @@ async def dispatch_dataset_search(ctx: NodeContext) -> DispatchResponse:
     if searcher is None:
         raise ServiceUnavailableError("The knowledge base search node needs the dataset search service")
     params = ctx.params
-    dataset_ids = _dataset_ids(params.get("datasets"))
+    dataset_ids = selected_dataset_ids(params.get("datasets"))
     if not dataset_ids:
         return node_error("No knowledge base selected")
     query = str(params.get(NodeInputKey.userChatInput) or "").strip()
