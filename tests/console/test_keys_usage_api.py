@@ -38,7 +38,7 @@ def test_a_key_needs_a_name(live_server: Any) -> None:
     for body in ({}, {"name": "   "}):
         response = admin.post("/api/support/openapi/create", json=body)
         assert response.status_code == 400, response.text
-        assert response.json()["message"].startswith("name: required")
+        assert response.json()["message"].startswith("name: is required")
     assert {k["name"] for k in _data(admin.get("/api/support/openapi/list"))} == {"admin"}
 
 

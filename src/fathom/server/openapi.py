@@ -14,6 +14,8 @@ from fastapi import FastAPI
 from fastapi.openapi.utils import get_openapi
 from fastapi.routing import APIRoute
 
+from fathom.server.typed import document_typed_routes
+
 
 def route_id(route: APIRoute) -> str:
     """The method-less part of an operation id: the endpoint's name and its path."""
@@ -38,6 +40,7 @@ def install_unique_operation_ids(app: FastAPI) -> None:
                 for method, operation in operations.items():
                     if isinstance(operation, dict) and "operationId" in operation:
                         operation["operationId"] = f"{operation['operationId']}_{method}"
+            document_typed_routes(app.routes, schema)
             app.openapi_schema = schema
         return app.openapi_schema
 

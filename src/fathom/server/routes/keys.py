@@ -6,14 +6,16 @@ Listings never carry the secret; they show the key's prefix so a user can tell k
 
 from __future__ import annotations
 
-from typing import Any
+from typing import Annotated, Any
 
 from fastapi import APIRouter, Depends, Request
+from pydantic import BaseModel, Field, StringConstraints
 
 from fathom.server.auth import AuthContext, authenticate
 from fathom.server.errors import ApiError, envelope, not_found
 from fathom.server.permissions import forbidden, require_team_key
-from fathom.server.routes.common import iso, object_id, params, platform_of
+from fathom.server.routes.common import iso, platform_of
+from fathom.server.typed import ApiModel, ObjectId, OptionalObjectId, answers, parsed
 from fathom.store.protocols import ApiKeyRecord, NotFound
 
 router = APIRouter(tags=["api keys"])
@@ -21,11 +23,49 @@ router = APIRouter(tags=["api keys"])
 NAME_MAX = 100
 
 
+class CreateKey(ApiModel):
+    name: Annotated[str, StringConstraints(strip_whitespace=True, min_length=1, max_length=NAME_MAX)] = Field(
+        description="A name you will recognise (e.g. website bot)", examples=["website bot"]
+    )
+    appId: OptionalObjectId = Field(None, description="Limit the key to chatting with this app")
+
+
+class ListKeys(ApiModel):
+    appId: OptionalObjectId = Field(None, description="Only the keys limited to this app")
+
+
+class RevokeKey(ApiModel):
+    id: ObjectId = Field(description="The key's id (from the list)")
+
+
+class KeyView(BaseModel):
+    """FastGPT's OpenApi list item, plus Fathom's revocation time; never the secret."""
+
+    id_: str = Field(alias="_id")
+    id: str
+    name: str
+    apiKey: str = Field(description="The key's prefix, then asterisks", examples=["fastgpt-Ab12******"])
+    prefix: str
+    appId: str | None
+    tmbId: str
+    usagePoints: float
+    createTime: str | None
+    lastUsedTime: str | None
+    revokedTime: str | None
+
+
 def require_key_admin(auth: AuthContext) -> None:
     """Owners and admins with a team-wide key only."""
     require_team_key(auth, "manage API keys", "api key")
     if auth.role not in ("owner", "admin"):
         raise forbidden("manage API keys (owners and admins only)", "api key")
+
+
+async def key_admin(request: Request) -> AuthContext:
+    """The caller, when it may manage keys: checked before the body is validated."""
+    auth = await authenticate(request)
+    require_key_admin(auth)
+    return auth
 
 
 def key_view(record: ApiKeyRecord) -> dict[str, Any]:
@@ -45,41 +85,37 @@ def key_view(record: ApiKeyRecord) -> dict[str, Any]:
     }
 
 
-@router.post("/api/support/openapi/create", summary="Create an API key")
-async def create_key(request: Request, auth: AuthContext = Depends(authenticate)) -> dict[str, Any]:
+@router.post(
+    "/api/support/openapi/create",
+    summary="Create an API key",
+    responses=answers(str, description="``data`` is the plain key, shown this once; ``key`` describes it"),
+)
+async def create_key(
+    request: Request, auth: AuthContext = Depends(key_admin), payload: CreateKey = parsed(CreateKey)
+) -> dict[str, Any]:
     """Answer ``data`` = the plain key, exactly once (as FastGPT does); ``keyId`` is sent in a header."""
-    require_key_admin(auth)
-    values = await params(request)
-    name = str(values.get("name") or "").strip()
-    if not name:
-        raise ApiError(
-            400, "invalidParams", "name: required; give the key a name you will recognise (e.g. website bot)"
-        )
-    if len(name) > NAME_MAX:
-        raise ApiError(400, "invalidParams", f"name: at most {NAME_MAX} characters")
-    app_id = values.get("appId") or None
     platform = platform_of(request)
-    if app_id is not None:
-        app_id = object_id(values, "appId")
-        await platform.apps.get_app(auth.team_id, app_id)  # 404 when not in this team
-    record, plain = await platform.api_keys.create_key(auth.team_id, auth.member_id, name=name, app_id=app_id)
+    if payload.appId is not None:
+        await platform.apps.get_app(auth.team_id, payload.appId)  # 404 when not in this team
+    record, plain = await platform.api_keys.create_key(
+        auth.team_id, auth.member_id, name=payload.name, app_id=payload.appId
+    )
     return envelope(plain) | {"key": key_view(record)}
 
 
-@router.get("/api/support/openapi/list", summary="List API keys")
-async def list_keys(request: Request, auth: AuthContext = Depends(authenticate)) -> dict[str, Any]:
-    require_key_admin(auth)
-    values = await params(request)
-    app_id = values.get("appId") or None
-    records = await platform_of(request).api_keys.list_keys(auth.team_id, app_id)
+@router.get("/api/support/openapi/list", summary="List API keys", responses=answers(list[KeyView]))
+async def list_keys(
+    request: Request, auth: AuthContext = Depends(key_admin), payload: ListKeys = parsed(ListKeys)
+) -> dict[str, Any]:
+    records = await platform_of(request).api_keys.list_keys(auth.team_id, payload.appId)
     return envelope([key_view(r) for r in records])
 
 
-@router.delete("/api/support/openapi/delete", summary="Revoke an API key")
-async def revoke_key(request: Request, auth: AuthContext = Depends(authenticate)) -> dict[str, Any]:
-    require_key_admin(auth)
-    values = await params(request)
-    key_id = object_id(values, "id", "api key")
+@router.delete("/api/support/openapi/delete", summary="Revoke an API key", responses=answers(None))
+async def revoke_key(
+    request: Request, auth: AuthContext = Depends(key_admin), payload: RevokeKey = parsed(RevokeKey)
+) -> dict[str, Any]:
+    key_id = payload.id
     if key_id == auth.api_key_id:
         raise ApiError(400, "invalidParams", "id: a key cannot revoke itself; use another owner/admin key")
     try:

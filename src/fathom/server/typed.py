@@ -1,0 +1,235 @@
+"""Typed requests and responses: each route declares a pydantic model of what it reads and of what it
+answers, and this module turns them into validation and into the OpenAPI document.
+
+Requests. FastGPT's handlers read their parameters from the query string or the JSON body alike, so a
+route's model is validated against both merged (the body wins), by the dependency :func:`parsed`:
+
+    async def create_key(payload: CreateKey = parsed(CreateKey), ...) -> ...
+
+A failure is FastGPT's ``invalidParams`` envelope (HTTP 400) naming each field and the reason, never
+FastAPI's 422 shape; an id field (``ObjectId``) that cannot be an id answers FastGPT's "does not exist"
+error for its kind, as no record can have it. Unknown fields are kept (``extra="allow"``): FastGPT's
+clients send more than a route reads. Values are read leniently where the query string needs it (``"10"``
+is 10, ``"true"`` is true).
+
+Responses. :func:`answers` declares a route's ``data`` model inside FastGPT's envelope for the OpenAPI
+document only: handlers build their answers directly (the hot chat path pays nothing for a second
+validation), and the fuzz test checks every answer against the declared schema instead.
+
+The document. :func:`document_typed_routes` adds each request model as the request body of the route's
+POST/PUT/PATCH operations and as query parameters of its GET/DELETE ones.
+"""
+
+from __future__ import annotations
+
+import copy
+from collections.abc import Iterable, Iterator
+from typing import Annotated, Any, Generic, TypeVar
+
+from fastapi import Depends, Request
+from fastapi.routing import APIRoute
+from pydantic import BaseModel, BeforeValidator, ConfigDict, Field, StringConstraints, ValidationError
+
+from fathom.server.errors import ApiError, not_found
+from fathom.server.routes.common import ID_KINDS, params
+
+M = TypeVar("M", bound=BaseModel)
+T = TypeVar("T")
+
+#: a 24-hex record id (FastGPT's Mongo ObjectId)
+OBJECT_ID_PATTERN = r"^[0-9a-f]{24}$"
+ObjectId = Annotated[
+    str, StringConstraints(pattern=OBJECT_ID_PATTERN), Field(examples=["6650a1b2c3d4e5f6a7b8c9d0"])
+]
+
+
+def _blank_as_none(value: Any) -> Any:
+    return None if value == "" else value
+
+
+#: an optional id: absent, null and "" all mean none (FastGPT's clients send each)
+OptionalObjectId = Annotated[ObjectId | None, BeforeValidator(_blank_as_none)]
+#: FastGPT's 100-character names (apps, keys, collections); knowledge bases allow 200
+Name = Annotated[str, StringConstraints(strip_whitespace=True, min_length=1, max_length=100)]
+#: free text that is stored (intros, titles): bounded so every backend can keep it
+Text = Annotated[str, StringConstraints(max_length=100_000)]
+
+
+class ApiModel(BaseModel):
+    """A request's fields under FastGPT's names; unknown fields are accepted and kept."""
+
+    model_config = ConfigDict(extra="allow", populate_by_name=True)
+
+
+class Envelope(BaseModel, Generic[T]):
+    """FastGPT's response envelope."""
+
+    code: int = Field(examples=[200])
+    statusText: str = ""
+    message: str = ""
+    data: T
+
+
+class ErrorEnvelope(BaseModel):
+    """FastGPT's envelope of a refused request: ``statusText`` names the error, ``message`` the field."""
+
+    code: int = Field(examples=[507000])
+    statusText: str = Field(examples=["invalidParams"])
+    message: str = Field(examples=["name: String should have at most 100 characters"])
+    data: None = None
+
+
+def _field_of(error: Any) -> str:
+    location = [str(part) for part in error.get("loc", ())]
+    return ".".join(location) or "body"
+
+
+def _reason(error: Any) -> str:
+    """The house wording for the common failures, pydantic's own for the rest."""
+    kind, context, value = error.get("type"), error.get("ctx") or {}, error.get("input")
+    if kind == "missing" or (kind == "string_too_short" and context.get("min_length") == 1):
+        return "is required"
+    if kind == "string_too_long" and isinstance(value, str):
+        return f"at most {context.get('max_length')} characters, got {len(value)}"
+    if kind == "literal_error":
+        return f"{value!r} is not one of {context.get('expected')}"
+    return str(error.get("msg", "invalid"))
+
+
+def validation_error(exc: ValidationError) -> ApiError:
+    """FastGPT's ``invalidParams`` (HTTP 400) naming up to five fields and their reasons; a malformed id
+    answers its kind's "does not exist" (404), as the handlers did before validation came first."""
+    errors = exc.errors(include_url=False)
+    for error in errors:
+        loc = error.get("loc", ())
+        if error.get("type") == "string_pattern_mismatch" and len(loc) == 1 and str(loc[0]) in ID_KINDS:
+            value = str(error.get("input", ""))
+            shown = value if len(value) <= 64 else value[:64] + "…"
+            return not_found(ID_KINDS[str(loc[0])], f"{loc[0]}: no record has the id {shown!r}")
+    missing = all(_reason(error) == "is required" for error in errors)
+    text = "; ".join(f"{_field_of(error)}: {_reason(error)}" for error in errors[:5])
+    if len(errors) > 5:
+        text += f"; and {len(errors) - 5} more"
+    return ApiError(400, "missingParams" if missing else "invalidParams", text)
+
+
+def validate(model: type[M], values: dict[str, Any]) -> M:
+    """``values`` as ``model``, or the 400 naming what is wrong."""
+    try:
+        return model.model_validate(values)
+    except ValidationError as exc:
+        raise validation_error(exc) from None
+
+
+def parsed(model: type[M]) -> Any:
+    """The dependency that reads the query string and the JSON body, merged, as ``model``."""
+
+    async def read(request: Request) -> M:
+        return validate(model, await params(request))
+
+    read.typed_request = model  # type: ignore[attr-defined]
+    read.__name__ = f"read_{model.__name__}"
+    return Depends(read)
+
+
+def answers(data: Any, *, description: str = "FastGPT's envelope") -> dict[int | str, dict[str, Any]]:
+    """The ``responses`` of a route whose ``data`` is ``data`` (a model or type), plus the error envelope."""
+    return {
+        200: {"model": Envelope[data], "description": description},
+        400: {"model": ErrorEnvelope, "description": "A field is missing or invalid (named in message)"},
+        401: {"model": ErrorEnvelope, "description": "No or an unknown API key / session"},
+        403: {"model": ErrorEnvelope, "description": "The caller may not do this"},
+        404: {"model": ErrorEnvelope, "description": "The record does not exist (or is another team's)"},
+    }
+
+
+def request_model(route: APIRoute) -> type[BaseModel] | None:
+    """The model :func:`parsed` reads for ``route``, if it has one."""
+
+    def walk(dependant: Any) -> Iterator[Any]:
+        for dependency in dependant.dependencies:
+            yield dependency.call
+            yield from walk(dependency)
+
+    for call in walk(route.dependant):
+        model = getattr(call, "typed_request", None)
+        if model is not None:
+            return model
+    return None
+
+
+_SCALARS = {"string", "integer", "number", "boolean"}
+
+
+def _is_scalar(schema: dict[str, Any]) -> bool:
+    if schema.get("type") in _SCALARS:
+        return True
+    options = schema.get("anyOf") or []
+    return bool(options) and all(o.get("type") in _SCALARS | {"null"} for o in options)
+
+
+def _hoist(schema: dict[str, Any], components: dict[str, Any]) -> dict[str, Any]:
+    """``schema`` with its ``$defs`` moved into the document's components."""
+    schema = copy.deepcopy(schema)
+    for name, definition in schema.pop("$defs", {}).items():
+        components.setdefault(name, definition)
+    return schema
+
+
+def api_routes(routes: Iterable[Any]) -> Iterator[APIRoute]:
+    """Every API route of ``routes``, looking into included routers (which keep their own list)."""
+    for route in routes:
+        if isinstance(route, APIRoute):
+            yield route
+        elif hasattr(route, "original_router"):
+            yield from api_routes(route.original_router.routes)
+        elif hasattr(route, "routes"):
+            yield from api_routes(route.routes)
+
+
+def _plain_answer(operation: dict[str, Any]) -> None:
+    """A declared answer model replaces the bare object schema FastAPI infers from ``dict[str, Any]``."""
+    for answer in operation.get("responses", {}).values():
+        for content in answer.get("content", {}).values():
+            schema = content.get("schema", {})
+            if "$ref" in schema and len(schema) > 1:
+                content["schema"] = {"$ref": schema["$ref"]}
+
+
+def document_typed_routes(routes: Iterable[Any], document: dict[str, Any]) -> None:
+    """Fill each typed route's operations in ``document`` with its request model."""
+    components = document.setdefault("components", {}).setdefault("schemas", {})
+    paths = document.get("paths", {})
+    for operations in paths.values():
+        for operation in operations.values():
+            if isinstance(operation, dict):
+                _plain_answer(operation)
+    for route in api_routes(routes):
+        model = request_model(route)
+        if model is None:
+            continue
+        schema = _hoist(model.model_json_schema(ref_template="#/components/schemas/{model}"), components)
+        components.setdefault(model.__name__, schema)
+        required = set(schema.get("required", []))
+        for method in route.methods or ():
+            operation = paths.get(route.path_format, {}).get(method.lower())
+            if operation is None:
+                continue
+            if method in ("GET", "DELETE", "HEAD"):
+                operation["parameters"] = [
+                    {
+                        "name": name,
+                        "in": "query",
+                        "required": name in required,
+                        "schema": {k: v for k, v in prop.items() if k != "title"},
+                    }
+                    for name, prop in schema.get("properties", {}).items()
+                    if _is_scalar(prop)
+                ] + [p for p in operation.get("parameters", []) if p.get("in") != "query"]
+            else:
+                operation["requestBody"] = {
+                    "required": bool(required),
+                    "content": {
+                        "application/json": {"schema": {"$ref": f"#/components/schemas/{model.__name__}"}}
+                    },
+                }
