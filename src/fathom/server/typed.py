@@ -91,6 +91,8 @@ def _reason(error: Any) -> str:
         return "is required"
     if kind == "string_too_long" and isinstance(value, str):
         return f"at most {context.get('max_length')} characters, got {len(value)}"
+    if kind == "string_pattern_mismatch" and context.get("pattern") == OBJECT_ID_PATTERN:
+        return f"must be a record id (24 hexadecimal digits), got {str(value)[:64]!r}"
     if kind == "literal_error":
         return f"{value!r} is not one of {context.get('expected')}"
     return str(error.get("msg", "invalid"))
