@@ -24,7 +24,7 @@ from __future__ import annotations
 
 import copy
 from collections.abc import Iterable, Iterator
-from typing import Annotated, Any, Generic, TypeVar
+from typing import Annotated, Any, ClassVar, Generic, TypeVar
 
 from fastapi import Depends, Request
 from fastapi.routing import APIRoute
@@ -55,10 +55,42 @@ Name = Annotated[str, StringConstraints(strip_whitespace=True, min_length=1, max
 Text = Annotated[str, StringConstraints(max_length=100_000)]
 
 
+def _number_as_text(value: Any) -> Any:
+    return str(value) if isinstance(value, int | float) and not isinstance(value, bool) else value
+
+
+#: a client-chosen token (chat ids, user ids): FastGPT's clients send numbers for it too
+Token = Annotated[str, BeforeValidator(_number_as_text), StringConstraints(max_length=128)]
+
+
+def _as_flag(value: Any) -> Any:
+    if value is None or value == "":
+        return None
+    if isinstance(value, str):
+        return value.strip().lower() in ("true", "1", "yes")
+    return bool(value)
+
+
+#: a boolean as FastGPT's clients send it: JSON, "true"/"1"/"yes", any other value's truth; "" is absent
+Flag = Annotated[bool | None, BeforeValidator(_as_flag)]
+
+
 class ApiModel(BaseModel):
-    """A request's fields under FastGPT's names; unknown fields are accepted and kept."""
+    """A request's fields under FastGPT's names; unknown fields are accepted and kept.
+
+    ``id_kinds`` names the record kind of an id field beyond the shared ones (``appId``, ``datasetId``
+    ...), so a malformed ``id`` answers that kind's not-found error."""
 
     model_config = ConfigDict(extra="allow", populate_by_name=True)
+    id_kinds: ClassVar[dict[str, str]] = {}
+
+    def fields(self) -> dict[str, Any]:
+        """The values the request sent (validated, under FastGPT's names, unknown fields kept)."""
+        return self.model_dump(by_alias=True, exclude_unset=True)
+
+
+class NoParams(ApiModel):
+    """A route that reads no parameters (any sent are ignored)."""
 
 
 class Envelope(BaseModel, Generic[T]):
@@ -98,16 +130,17 @@ def _reason(error: Any) -> str:
     return str(error.get("msg", "invalid"))
 
 
-def validation_error(exc: ValidationError) -> ApiError:
+def validation_error(exc: ValidationError, kinds: dict[str, str] | None = None) -> ApiError:
     """FastGPT's ``invalidParams`` (HTTP 400) naming up to five fields and their reasons; a malformed id
     answers its kind's "does not exist" (404), as the handlers did before validation came first."""
     errors = exc.errors(include_url=False)
+    kinds = ID_KINDS | (kinds or {})
     for error in errors:
         loc = error.get("loc", ())
-        if error.get("type") == "string_pattern_mismatch" and len(loc) == 1 and str(loc[0]) in ID_KINDS:
+        if error.get("type") == "string_pattern_mismatch" and len(loc) == 1 and str(loc[0]) in kinds:
             value = str(error.get("input", ""))
             shown = value if len(value) <= 64 else value[:64] + "…"
-            return not_found(ID_KINDS[str(loc[0])], f"{loc[0]}: no record has the id {shown!r}")
+            return not_found(kinds[str(loc[0])], f"{loc[0]}: no record has the id {shown!r}")
     missing = all(_reason(error) == "is required" for error in errors)
     text = "; ".join(f"{_field_of(error)}: {_reason(error)}" for error in errors[:5])
     if len(errors) > 5:
@@ -120,7 +153,7 @@ def validate(model: type[M], values: dict[str, Any]) -> M:
     try:
         return model.model_validate(values)
     except ValidationError as exc:
-        raise validation_error(exc) from None
+        raise validation_error(exc, getattr(model, "id_kinds", None)) from None
 
 
 def parsed(model: type[M]) -> Any:
@@ -132,6 +165,18 @@ def parsed(model: type[M]) -> Any:
     read.typed_request = model  # type: ignore[attr-defined]
     read.__name__ = f"read_{model.__name__}"
     return Depends(read)
+
+
+def documents(model: type[M]) -> Any:
+    """A dependency that only declares ``model`` as the route's request, for a handler that validates
+    it itself with :func:`validate` (the chat routes answer a refused stream with an SSE error frame)."""
+
+    def declared() -> None:
+        return None
+
+    declared.typed_request = model  # type: ignore[attr-defined]
+    declared.__name__ = f"documents_{model.__name__}"
+    return Depends(declared)
 
 
 def answers(data: Any, *, description: str = "FastGPT's envelope") -> dict[int | str, dict[str, Any]]:

@@ -21,7 +21,6 @@ from fathom.chat import (
 )
 from fathom.server.auth import AuthContext, authenticate
 from fathom.server.errors import ApiError, envelope
-from fathom.server.pagination import page_window
 from fathom.server.permissions import permission_view, require_permission, require_team_key
 from fathom.server.routes.app_access import (
     api_error,
@@ -29,7 +28,28 @@ from fathom.server.routes.app_access import (
     load_app,
     require_readable_references,
 )
-from fathom.server.routes.common import ANY_METHOD, iso, object_id, params, platform_of, required
+from fathom.server.routes.app_models import (
+    AppDetailView,
+    AppRef,
+    AppView,
+    CopiedApp,
+    CreateApp,
+    ImportWorkflow,
+    ListApps,
+    ListVersions,
+    Publish,
+    Published,
+    SystemToolView,
+    TemplateDetail,
+    TemplateRef,
+    TemplateView,
+    UpdateApp,
+    VersionDetailView,
+    VersionPage,
+    VersionRef,
+)
+from fathom.server.routes.common import ANY_METHOD, iso, platform_of
+from fathom.server.typed import NoParams, answers, parsed
 from fathom.store.protocols import AppRecord, AppVersionRecord
 
 router = APIRouter(tags=["apps"])
@@ -76,27 +96,27 @@ def version_view(version: AppVersionRecord, *, full: bool = False) -> dict[str, 
     return view
 
 
-def _app_id(values: dict[str, Any]) -> str:
-    return object_id(values, "appId" if values.get("appId") else "id", "app")
-
-
 async def _owner(request: Request, app_id: str) -> str | None:
     return await chat_of(request).owners.owner_of(app_id)
 
 
-@router.api_route("/api/core/app/create", methods=ANY_METHOD, summary="Create an app")
-async def create_app(request: Request, auth: AuthContext = Depends(authenticate)) -> dict[str, Any]:
+@router.api_route("/api/core/app/create", methods=ANY_METHOD, summary="Create an app", responses=answers(str))
+async def create_app(
+    request: Request, auth: AuthContext = Depends(authenticate), payload: CreateApp = parsed(CreateApp)
+) -> dict[str, Any]:
     require_team_key(auth, "create apps")
-    values = await params(request)
+    values = payload.fields()
     chat = chat_of(request)
-    workflow = values.get("workflow")
-    if isinstance(workflow, dict) and values.get("modules") is None and values.get("nodes") is None:
+    workflow = payload.workflow
+    if workflow is not None and payload.modules is None and payload.nodes is None:
         values = {**values, **workflow}  # a FastGPT template file ({name, type, workflow}) sent as it is
     try:
         values = apply_template(values)
+        if not values.get("name"):
+            raise ApiError(400, "missingParams", "name: is required")
         app = await chat.apps.create(
             auth.team_id,
-            str(required(values, "name")),
+            str(values["name"]),
             str(values.get("type") or "simple"),
             values,
             intro=str(values.get("intro") or ""),
@@ -108,39 +128,42 @@ async def create_app(request: Request, auth: AuthContext = Depends(authenticate)
 
 
 @router.api_route(
-    "/api/core/app/importWorkflow", methods=ANY_METHOD, summary="Create an app from FastGPT JSON"
+    "/api/core/app/importWorkflow",
+    methods=ANY_METHOD,
+    summary="Create an app from FastGPT JSON",
+    responses=answers(str),
 )
-async def import_workflow(request: Request, auth: AuthContext = Depends(authenticate)) -> dict[str, Any]:
+async def import_workflow(
+    request: Request,
+    auth: AuthContext = Depends(authenticate),
+    payload: ImportWorkflow = parsed(ImportWorkflow),
+) -> dict[str, Any]:
     require_team_key(auth, "create apps")
-    values = await params(request)
-    workflow = values.get("workflow")
-    document: dict[str, Any] = workflow if isinstance(workflow, dict) else values
-    kind = str(values.get("type") or "advanced")
+    document: dict[str, Any] = payload.workflow if payload.workflow is not None else payload.fields()
+    kind = payload.type or "advanced"
     if kind == "folder":
         raise ApiError(
             400, "invalidParams", "type: a workflow import makes a 'simple', 'advanced' or 'plugin' app"
         )
     chat = chat_of(request)
     try:
-        app = await chat.apps.create(
-            auth.team_id, str(required(values, "name")), kind, document, intro=str(values.get("intro") or "")
-        )
+        app = await chat.apps.create(auth.team_id, payload.name, kind, document, intro=payload.intro or "")
     except ChatError as exc:
         raise api_error(exc) from None
     await chat.owners.set_owner(app.id, auth.member_id)
     return envelope(app.id)
 
 
-@router.api_route("/api/core/app/list", methods=ANY_METHOD, summary="List apps")
-async def list_apps(request: Request, auth: AuthContext = Depends(authenticate)) -> dict[str, Any]:
-    values = await params(request)
+@router.api_route(
+    "/api/core/app/list", methods=ANY_METHOD, summary="List apps", responses=answers(list[AppView])
+)
+async def list_apps(
+    request: Request, auth: AuthContext = Depends(authenticate), payload: ListApps = parsed(ListApps)
+) -> dict[str, Any]:
     platform = platform_of(request)
-    search = str(values.get("searchKey") or "").lower()
-    kinds = values.get("type")
-    listed = kinds if isinstance(kinds, list) else [kinds] if kinds else []
-    if not all(isinstance(kind, str) for kind in listed):
-        raise ApiError(400, "invalidParams", "type: must be an app type or a list of app types (strings)")
-    wanted = set(listed)
+    search = (payload.searchKey or "").lower()
+    kinds = payload.type
+    wanted = set(kinds if isinstance(kinds, list) else [kinds] if kinds else [])
     views = []
     for app in await chat_of(request).apps.apps.list_apps(auth.team_id):
         if auth.key_app_bound and app.id != auth.app_id:
@@ -160,17 +183,30 @@ async def list_apps(request: Request, auth: AuthContext = Depends(authenticate))
     return envelope(views)
 
 
-@router.api_route("/api/core/app/detail", methods=ANY_METHOD, summary="An app with its draft")
-async def app_detail(request: Request, auth: AuthContext = Depends(authenticate)) -> dict[str, Any]:
-    values = await params(request)
-    app = await load_app(request, auth, _app_id(values), "read")
+@router.api_route(
+    "/api/core/app/detail",
+    methods=ANY_METHOD,
+    summary="An app with its draft",
+    responses=answers(AppDetailView),
+)
+async def app_detail(
+    request: Request, auth: AuthContext = Depends(authenticate), payload: AppRef = parsed(AppRef)
+) -> dict[str, Any]:
+    app = await load_app(request, auth, payload.app_id, "read")
     return envelope(app_view(app, auth, await _owner(request, app.id), full=True))
 
 
-@router.api_route("/api/core/app/update", methods=ANY_METHOD, summary="Change an app's draft or details")
-async def update_app(request: Request, auth: AuthContext = Depends(authenticate)) -> dict[str, Any]:
-    values = await params(request)
-    app = await load_app(request, auth, _app_id(values), "write")
+@router.api_route(
+    "/api/core/app/update",
+    methods=ANY_METHOD,
+    summary="Change an app's draft or details",
+    responses=answers(None),
+)
+async def update_app(
+    request: Request, auth: AuthContext = Depends(authenticate), payload: UpdateApp = parsed(UpdateApp)
+) -> dict[str, Any]:
+    app = await load_app(request, auth, payload.app_id, "write")
+    values = payload.fields()
     await require_readable_references(request, auth, values)
     try:
         await chat_of(request).apps.update(auth.team_id, app.id, values)
@@ -179,72 +215,107 @@ async def update_app(request: Request, auth: AuthContext = Depends(authenticate)
     return envelope(None)
 
 
-@router.api_route("/api/core/app/del", methods=ANY_METHOD, summary="Delete an app")
-async def delete_app(request: Request, auth: AuthContext = Depends(authenticate)) -> dict[str, Any]:
-    values = await params(request)
+@router.api_route("/api/core/app/del", methods=ANY_METHOD, summary="Delete an app", responses=answers(None))
+async def delete_app(
+    request: Request, auth: AuthContext = Depends(authenticate), payload: AppRef = parsed(AppRef)
+) -> dict[str, Any]:
     require_team_key(auth, "delete apps")
-    app = await load_app(request, auth, _app_id(values), "manage")
+    app = await load_app(request, auth, payload.app_id, "manage")
     await chat_of(request).apps.apps.delete_app(auth.team_id, app.id)
     return envelope(None)
 
 
-@router.api_route("/api/core/app/copy", methods=ANY_METHOD, summary="Copy an app")
-async def copy_app(request: Request, auth: AuthContext = Depends(authenticate)) -> dict[str, Any]:
+@router.api_route(
+    "/api/core/app/copy", methods=ANY_METHOD, summary="Copy an app", responses=answers(CopiedApp)
+)
+async def copy_app(
+    request: Request, auth: AuthContext = Depends(authenticate), payload: AppRef = parsed(AppRef)
+) -> dict[str, Any]:
     require_team_key(auth, "create apps")
-    values = await params(request)
-    app = await load_app(request, auth, _app_id(values), "read")
+    app = await load_app(request, auth, payload.app_id, "read")
     chat = chat_of(request)
     new = await chat.apps.copy(auth.team_id, app.id)
     await chat.owners.set_owner(new.id, auth.member_id)
     return envelope({"appId": new.id})
 
 
-@router.api_route("/api/core/app/exportWorkflow", methods=ANY_METHOD, summary="FastGPT JSON of the draft")
-async def export_workflow(request: Request, auth: AuthContext = Depends(authenticate)) -> dict[str, Any]:
-    values = await params(request)
-    app = await load_app(request, auth, _app_id(values), "read")
+@router.api_route(
+    "/api/core/app/exportWorkflow",
+    methods=ANY_METHOD,
+    summary="FastGPT JSON of the draft",
+    responses=answers(dict[str, Any]),
+)
+async def export_workflow(
+    request: Request, auth: AuthContext = Depends(authenticate), payload: AppRef = parsed(AppRef)
+) -> dict[str, Any]:
+    app = await load_app(request, auth, payload.app_id, "read")
     return envelope(await chat_of(request).apps.export(auth.team_id, app.id))
 
 
-@router.api_route("/api/core/app/version/publish", methods=ANY_METHOD, summary="Publish the draft")
-async def publish(request: Request, auth: AuthContext = Depends(authenticate)) -> dict[str, Any]:
-    values = await params(request)
-    app = await load_app(request, auth, _app_id(values), "write")
+@router.api_route(
+    "/api/core/app/version/publish",
+    methods=ANY_METHOD,
+    summary="Publish the draft",
+    responses=answers(Published),
+)
+async def publish(
+    request: Request, auth: AuthContext = Depends(authenticate), payload: Publish = parsed(Publish)
+) -> dict[str, Any]:
+    app = await load_app(request, auth, payload.app_id, "write")
+    values = payload.fields()
     changes = {k: v for k, v in values.items() if k in ("nodes", "edges", "chatConfig", SIMPLE_KEY)}
     await require_readable_references(request, auth, changes)
     try:
         version = await chat_of(request).apps.publish(
-            auth.team_id, app.id, changes, version_name=str(values.get("versionName") or "")
+            auth.team_id, app.id, changes, version_name=payload.versionName or ""
         )
     except ChatError as exc:
         raise api_error(exc) from None
     return envelope({"versionId": version.id, "versionName": version.version_name})
 
 
-@router.api_route("/api/core/app/version/list", methods=ANY_METHOD, summary="Versions of an app")
-async def list_versions(request: Request, auth: AuthContext = Depends(authenticate)) -> dict[str, Any]:
-    values = await params(request)
-    app = await load_app(request, auth, _app_id(values), "read")
-    body = values if "pageSize" in values else {}
-    offset, size = page_window(body, dict(request.query_params), cap=100)
+@router.api_route(
+    "/api/core/app/version/list",
+    methods=ANY_METHOD,
+    summary="Versions of an app",
+    responses=answers(VersionPage),
+)
+async def list_versions(
+    request: Request, auth: AuthContext = Depends(authenticate), payload: ListVersions = parsed(ListVersions)
+) -> dict[str, Any]:
+    app = await load_app(request, auth, payload.app_id, "read")
+    offset, size = payload.window(cap=100)
     versions = await chat_of(request).apps.apps.list_versions(auth.team_id, app.id)
     page = versions[offset : offset + size]
     return envelope({"list": [version_view(v) for v in page], "total": len(versions)})
 
 
-@router.api_route("/api/core/app/version/detail", methods=ANY_METHOD, summary="One version, frozen")
-async def version_detail(request: Request, auth: AuthContext = Depends(authenticate)) -> dict[str, Any]:
-    values = await params(request)
-    app = await load_app(request, auth, _app_id(values), "read")
-    version_id = object_id(values, "versionId", "version")
-    version = await chat_of(request).apps.apps.get_version(auth.team_id, app.id, version_id)
+@router.api_route(
+    "/api/core/app/version/detail",
+    methods=ANY_METHOD,
+    summary="One version, frozen",
+    responses=answers(VersionDetailView),
+)
+async def version_detail(
+    request: Request, auth: AuthContext = Depends(authenticate), payload: VersionRef = parsed(VersionRef)
+) -> dict[str, Any]:
+    app = await load_app(request, auth, payload.app_id, "read")
+    if payload.versionId is None:
+        raise ApiError(400, "missingParams", "versionId: is required")
+    version = await chat_of(request).apps.apps.get_version(auth.team_id, app.id, payload.versionId)
     return envelope(version_view(version, full=True))
 
 
-@router.api_route("/api/core/app/version/latest", methods=ANY_METHOD, summary="The published version")
-async def latest_version(request: Request, auth: AuthContext = Depends(authenticate)) -> dict[str, Any]:
-    values = await params(request)
-    app = await load_app(request, auth, _app_id(values), "read")
+@router.api_route(
+    "/api/core/app/version/latest",
+    methods=ANY_METHOD,
+    summary="The published version",
+    responses=answers(VersionDetailView),
+)
+async def latest_version(
+    request: Request, auth: AuthContext = Depends(authenticate), payload: AppRef = parsed(AppRef)
+) -> dict[str, Any]:
+    app = await load_app(request, auth, payload.app_id, "read")
     if not app.published_version_id:
         raise ApiError(404, "", f"app {app.id} has no published version")
     version = await chat_of(request).apps.apps.get_version(auth.team_id, app.id, app.published_version_id)
@@ -255,25 +326,41 @@ async def latest_version(request: Request, auth: AuthContext = Depends(authentic
     "/api/core/app/plugin/getSystemPluginTemplates",
     methods=ANY_METHOD,
     summary="FastGPT system tools this server runs",
+    responses=answers(list[SystemToolView]),
 )
-async def system_plugin_templates(auth: AuthContext = Depends(authenticate)) -> dict[str, Any]:
+async def system_plugin_templates(
+    auth: AuthContext = Depends(authenticate), _: NoParams = parsed(NoParams)
+) -> dict[str, Any]:
     """The ``community-…`` tools a ``pluginModule``/``tool`` node may name (FastGPT's ids, inputs and
     outputs); any other system tool id fails its node with an error naming it."""
     require_team_key(auth, "read tool templates")
     return envelope(system_tool_templates())
 
 
-@router.api_route("/api/core/app/template/list", methods=ANY_METHOD, summary="Built-in app templates")
-async def list_templates(auth: AuthContext = Depends(authenticate)) -> dict[str, Any]:
+@router.api_route(
+    "/api/core/app/template/list",
+    methods=ANY_METHOD,
+    summary="Built-in app templates",
+    responses=answers(list[TemplateView]),
+)
+async def list_templates(
+    auth: AuthContext = Depends(authenticate), _: NoParams = parsed(NoParams)
+) -> dict[str, Any]:
     require_team_key(auth, "read app templates")
     return envelope(template_list())
 
 
-@router.api_route("/api/core/app/template/detail", methods=ANY_METHOD, summary="One template with its graph")
-async def get_template(request: Request, auth: AuthContext = Depends(authenticate)) -> dict[str, Any]:
+@router.api_route(
+    "/api/core/app/template/detail",
+    methods=ANY_METHOD,
+    summary="One template with its graph",
+    responses=answers(TemplateDetail),
+)
+async def get_template(
+    auth: AuthContext = Depends(authenticate), payload: TemplateRef = parsed(TemplateRef)
+) -> dict[str, Any]:
     require_team_key(auth, "read app templates")
-    values = await params(request)
     try:
-        return envelope(template_detail(str(required(values, "templateId"))))
+        return envelope(template_detail(payload.templateId))
     except ChatError as exc:
         raise api_error(exc) from None

@@ -4,9 +4,10 @@ getChildren}`` and ``/api/core/app/httpTools/{create,update,runTool,getChildren}
 
 from __future__ import annotations
 
-from typing import Any
+from typing import Annotated, Any
 
 from fastapi import APIRouter, Depends, Request
+from pydantic import BaseModel, Field, StringConstraints
 
 from fathom.chat import ChatError
 from fathom.chat.team_tools import HTTP_TYPE, MCP_TYPE, child_tool_nodes
@@ -14,14 +15,85 @@ from fathom.server.auth import AuthContext, authenticate
 from fathom.server.errors import envelope
 from fathom.server.permissions import require_team_key
 from fathom.server.routes.app_access import api_error, chat_of, load_app
-from fathom.server.routes.common import ANY_METHOD, object_id, params
+from fathom.server.routes.app_models import AppName, AppRef, Avatar
+from fathom.server.routes.common import ANY_METHOD
+from fathom.server.typed import ApiModel, ObjectId, OptionalObjectId, Text, answers, parsed
 
-router = APIRouter(tags=["tool sets"])
+router = APIRouter(tags=["tools"])
+
+Address = Annotated[str, StringConstraints(max_length=2000)]
 
 
-async def _create(request: Request, auth: AuthContext, kind: str) -> dict[str, Any]:
+class McpServer(ApiModel):
+    """An MCP server: ``url`` (streamable HTTP) or ``command`` + ``args`` (stdio), one of the two."""
+
+    url: Address | None = None
+    command: Address | None = None
+    args: list[str | int | float] | None = None
+    headerSecret: dict[str, Any] | None = Field(
+        None, description="{header name: {value} or a string}; values are stored encrypted"
+    )
+
+
+class McpToolSet(McpServer):
+    toolList: list[dict[str, Any]] | None = Field(None, description="Empty: read from the server")
+
+
+class CreateMcpTools(McpToolSet):
+    name: AppName
+    intro: Text | None = None
+    avatar: Avatar | None = None
+
+
+class UpdateMcpTools(McpToolSet):
+    appId: ObjectId
+
+
+class HttpToolSet(ApiModel):
+    baseUrl: Address | None = None
+    apiSchemaStr: str | None = Field(None, description="An OpenAPI document (JSON or YAML text)")
+    customHeaders: str | None = Field(None, description="A JSON object of headers, as text")
+    headerSecret: dict[str, Any] | None = None
+
+
+class CreateHttpTools(HttpToolSet):
+    name: AppName
+    intro: Text | None = None
+    avatar: Avatar | None = None
+
+
+class UpdateHttpTools(HttpToolSet):
+    appId: ObjectId
+
+
+ToolName = Annotated[str, StringConstraints(strip_whitespace=True, min_length=1, max_length=200)]
+
+
+class RunMcpTool(McpServer):
+    appId: OptionalObjectId = Field(None, description="A stored set (else the server given here)")
+    toolName: ToolName
+    params: dict[str, Any] | None = None
+
+
+class RunHttpTool(ApiModel):
+    appId: ObjectId
+    toolName: ToolName
+    params: dict[str, Any] | None = None
+
+
+class McpToolView(BaseModel):
+    name: str
+    description: str | None = None
+    inputSchema: dict[str, Any] | None = None
+
+
+class ToolSetChildren(BaseModel):
+    toolSet: dict[str, Any] = Field(description="The set, secrets masked")
+    children: list[dict[str, Any]] = Field(description="One workflow tool node per tool")
+
+
+async def _create(request: Request, auth: AuthContext, kind: str, values: dict[str, Any]) -> dict[str, Any]:
     require_team_key(auth, "create tool sets")
-    values = await params(request)
     chat = chat_of(request)
     service = chat.tool_sets
     try:
@@ -32,9 +104,8 @@ async def _create(request: Request, auth: AuthContext, kind: str) -> dict[str, A
     return envelope(app.id)
 
 
-async def _update(request: Request, auth: AuthContext, kind: str) -> dict[str, Any]:
-    values = await params(request)
-    app = await load_app(request, auth, object_id(values, "appId"), "manage")
+async def _update(request: Request, auth: AuthContext, kind: str, values: dict[str, Any]) -> dict[str, Any]:
+    app = await load_app(request, auth, str(values["appId"]), "manage")
     service = chat_of(request).tool_sets
     try:
         await service.get(auth.team_id, app.id, kind)
@@ -44,10 +115,8 @@ async def _update(request: Request, auth: AuthContext, kind: str) -> dict[str, A
     return envelope(None)
 
 
-async def _children(request: Request, auth: AuthContext, kind: str) -> dict[str, Any]:
-    values = await params(request)
-    field = "id" if values.get("id") else "appId"
-    app = await load_app(request, auth, object_id(values, field), "read")
+async def _children(request: Request, auth: AuthContext, kind: str, ref: AppRef) -> dict[str, Any]:
+    app = await load_app(request, auth, ref.app_id, "read")
     service = chat_of(request).tool_sets
     try:
         app, config = await service.get(auth.team_id, app.id, kind)
@@ -56,10 +125,9 @@ async def _children(request: Request, auth: AuthContext, kind: str) -> dict[str,
     return envelope({"toolSet": service.view(app, config), "children": child_tool_nodes(app, config)})
 
 
-async def _run_tool(request: Request, auth: AuthContext) -> dict[str, Any]:
-    values = await params(request)
+async def _run_tool(request: Request, auth: AuthContext, values: dict[str, Any]) -> dict[str, Any]:
     if values.get("appId"):  # a call with the set's stored credentials: write permission on the set
-        await load_app(request, auth, object_id(values, "appId"), "write")
+        await load_app(request, auth, str(values["appId"]), "write")
     else:
         require_team_key(auth, "try MCP servers")
     try:
@@ -68,66 +136,133 @@ async def _run_tool(request: Request, auth: AuthContext) -> dict[str, Any]:
         raise api_error(exc) from None
 
 
-@router.api_route("/api/core/app/mcpTools/create", methods=ANY_METHOD, summary="Register an MCP tool set")
-async def create_mcp_tools(request: Request, auth: AuthContext = Depends(authenticate)) -> dict[str, Any]:
+@router.api_route(
+    "/api/core/app/mcpTools/create",
+    methods=ANY_METHOD,
+    summary="Register an MCP tool set",
+    responses=answers(str),
+)
+async def create_mcp_tools(
+    request: Request,
+    auth: AuthContext = Depends(authenticate),
+    payload: CreateMcpTools = parsed(CreateMcpTools),
+) -> dict[str, Any]:
     """``{name, intro?, avatar?, url | command+args, headerSecret?, toolList?}``; answers the set's id. An
     empty ``toolList`` is read from the server. ``headerSecret`` values are stored encrypted."""
-    return await _create(request, auth, MCP_TYPE)
-
-
-@router.api_route("/api/core/app/mcpTools/update", methods=ANY_METHOD, summary="Change an MCP tool set")
-async def update_mcp_tools(request: Request, auth: AuthContext = Depends(authenticate)) -> dict[str, Any]:
-    """``{appId, url | command+args, headerSecret, toolList}``; a header sent back blank keeps its secret."""
-    return await _update(request, auth, MCP_TYPE)
+    return await _create(request, auth, MCP_TYPE, payload.fields())
 
 
 @router.api_route(
-    "/api/core/app/mcpTools/getTools", methods=ANY_METHOD, summary="The tools an MCP server lists"
+    "/api/core/app/mcpTools/update",
+    methods=ANY_METHOD,
+    summary="Change an MCP tool set",
+    responses=answers(None),
 )
-async def get_mcp_tools(request: Request, auth: AuthContext = Depends(authenticate)) -> dict[str, Any]:
+async def update_mcp_tools(
+    request: Request,
+    auth: AuthContext = Depends(authenticate),
+    payload: UpdateMcpTools = parsed(UpdateMcpTools),
+) -> dict[str, Any]:
+    """``{appId, url | command+args, headerSecret, toolList}``; a header sent back blank keeps its secret."""
+    return await _update(request, auth, MCP_TYPE, payload.fields())
+
+
+@router.api_route(
+    "/api/core/app/mcpTools/getTools",
+    methods=ANY_METHOD,
+    summary="The tools an MCP server lists",
+    responses=answers(list[McpToolView]),
+)
+async def get_mcp_tools(
+    request: Request, auth: AuthContext = Depends(authenticate), payload: McpServer = parsed(McpServer)
+) -> dict[str, Any]:
     """``{url | command+args, headerSecret?}`` → ``[{name, description, inputSchema}]``."""
     require_team_key(auth, "try MCP servers")
-    values = await params(request)
     try:
-        return envelope(await chat_of(request).tool_sets.get_tools(values))
+        return envelope(await chat_of(request).tool_sets.get_tools(payload.fields()))
     except ChatError as exc:
         raise api_error(exc) from None
 
 
-@router.api_route("/api/core/app/mcpTools/runTool", methods=ANY_METHOD, summary="Call one MCP tool")
-async def run_mcp_tool(request: Request, auth: AuthContext = Depends(authenticate)) -> dict[str, Any]:
+@router.api_route(
+    "/api/core/app/mcpTools/runTool",
+    methods=ANY_METHOD,
+    summary="Call one MCP tool",
+    responses=answers(Any),
+)
+async def run_mcp_tool(
+    request: Request, auth: AuthContext = Depends(authenticate), payload: RunMcpTool = parsed(RunMcpTool)
+) -> dict[str, Any]:
     """``{appId | url, toolName, params, headerSecret?}`` → the tool's answer."""
-    return await _run_tool(request, auth)
+    return await _run_tool(request, auth, payload.fields())
 
 
-@router.api_route("/api/core/app/mcpTools/getChildren", methods=ANY_METHOD, summary="An MCP set's tools")
-async def mcp_children(request: Request, auth: AuthContext = Depends(authenticate)) -> dict[str, Any]:
+@router.api_route(
+    "/api/core/app/mcpTools/getChildren",
+    methods=ANY_METHOD,
+    summary="An MCP set's tools",
+    responses=answers(ToolSetChildren),
+)
+async def mcp_children(
+    request: Request, auth: AuthContext = Depends(authenticate), payload: AppRef = parsed(AppRef)
+) -> dict[str, Any]:
     """``{id}`` → the set (secrets masked) and one workflow ``tool`` node per tool, with ``configStatus``."""
-    return await _children(request, auth, MCP_TYPE)
+    return await _children(request, auth, MCP_TYPE, payload)
 
 
-@router.api_route("/api/core/app/httpTools/create", methods=ANY_METHOD, summary="Register an HTTP tool set")
-async def create_http_tools(request: Request, auth: AuthContext = Depends(authenticate)) -> dict[str, Any]:
+@router.api_route(
+    "/api/core/app/httpTools/create",
+    methods=ANY_METHOD,
+    summary="Register an HTTP tool set",
+    responses=answers(str),
+)
+async def create_http_tools(
+    request: Request,
+    auth: AuthContext = Depends(authenticate),
+    payload: CreateHttpTools = parsed(CreateHttpTools),
+) -> dict[str, Any]:
     """``{name, intro?, avatar?}`` (FastGPT), plus Fathom's optional ``baseUrl``, ``apiSchemaStr``,
     ``customHeaders``, ``headerSecret``; answers the set's id."""
-    return await _create(request, auth, HTTP_TYPE)
+    return await _create(request, auth, HTTP_TYPE, payload.fields())
 
 
-@router.api_route("/api/core/app/httpTools/update", methods=ANY_METHOD, summary="Change an HTTP tool set")
-async def update_http_tools(request: Request, auth: AuthContext = Depends(authenticate)) -> dict[str, Any]:
+@router.api_route(
+    "/api/core/app/httpTools/update",
+    methods=ANY_METHOD,
+    summary="Change an HTTP tool set",
+    responses=answers(None),
+)
+async def update_http_tools(
+    request: Request,
+    auth: AuthContext = Depends(authenticate),
+    payload: UpdateHttpTools = parsed(UpdateHttpTools),
+) -> dict[str, Any]:
     """``{appId, baseUrl, apiSchemaStr, customHeaders, headerSecret}``; the tool list is the document's
     operations."""
-    return await _update(request, auth, HTTP_TYPE)
+    return await _update(request, auth, HTTP_TYPE, payload.fields())
 
 
-@router.api_route("/api/core/app/httpTools/runTool", methods=ANY_METHOD, summary="Call one HTTP tool")
-async def run_http_tool(request: Request, auth: AuthContext = Depends(authenticate)) -> dict[str, Any]:
+@router.api_route(
+    "/api/core/app/httpTools/runTool",
+    methods=ANY_METHOD,
+    summary="Call one HTTP tool",
+    responses=answers(Any),
+)
+async def run_http_tool(
+    request: Request, auth: AuthContext = Depends(authenticate), payload: RunHttpTool = parsed(RunHttpTool)
+) -> dict[str, Any]:
     """``{appId, toolName, params}`` → the tool's answer."""
-    object_id(await params(request), "appId")
-    return await _run_tool(request, auth)
+    return await _run_tool(request, auth, payload.fields())
 
 
-@router.api_route("/api/core/app/httpTools/getChildren", methods=ANY_METHOD, summary="An HTTP set's tools")
-async def http_children(request: Request, auth: AuthContext = Depends(authenticate)) -> dict[str, Any]:
+@router.api_route(
+    "/api/core/app/httpTools/getChildren",
+    methods=ANY_METHOD,
+    summary="An HTTP set's tools",
+    responses=answers(ToolSetChildren),
+)
+async def http_children(
+    request: Request, auth: AuthContext = Depends(authenticate), payload: AppRef = parsed(AppRef)
+) -> dict[str, Any]:
     """``{id}`` → the set (secrets masked) and one workflow ``tool`` node per operation."""
-    return await _children(request, auth, HTTP_TYPE)
+    return await _children(request, auth, HTTP_TYPE, payload)

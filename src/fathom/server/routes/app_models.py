@@ -1,0 +1,185 @@
+"""Request and answer models of the app routes (:mod:`fathom.server.routes.apps`)."""
+
+from __future__ import annotations
+
+from typing import Annotated, Any, Literal
+
+from pydantic import BaseModel, BeforeValidator, Field, StringConstraints
+
+from fathom.chat.apps import AVATAR_MAX, NAME_MAX, VERSION_NAME_MAX
+from fathom.server.errors import ApiError
+from fathom.server.pagination import PageQuery
+from fathom.server.typed import ApiModel, OptionalObjectId, Text
+
+
+def _blank_as_none(value: Any) -> Any:
+    return None if value == "" else value
+
+
+AppName = Annotated[str, StringConstraints(strip_whitespace=True, min_length=1, max_length=NAME_MAX)]
+Avatar = Annotated[str, StringConstraints(max_length=AVATAR_MAX)]
+VersionName = Annotated[str, StringConstraints(max_length=VERSION_NAME_MAX)]
+#: the app kinds made by create (tool sets have their own routes)
+CreateType = Annotated[
+    Literal["simple", "advanced", "plugin", "tool", "folder"] | None, BeforeValidator(_blank_as_none)
+]
+Graph = list[dict[str, Any]]
+
+
+class AppRef(ApiModel):
+    """Names one app: ``appId`` (FastGPT's) or ``id``."""
+
+    id_kinds = {"id": "app"}
+    appId: OptionalObjectId = Field(None, description="The app's id")
+    id: OptionalObjectId = Field(None, description="The app's id (when appId is absent)")
+
+    @property
+    def app_id(self) -> str:
+        app_id = self.appId or self.id
+        if app_id is None:
+            raise ApiError(400, "missingParams", "appId: is required")
+        return app_id
+
+
+class AppDraft(ApiModel):
+    """A draft as FastGPT sends it: a workflow (``nodes``/``modules``, ``edges``, ``chatConfig``) or a
+    simple app's config (``simpleConfig``, or the editor's form fields such as ``aiSettings``)."""
+
+    nodes: Graph | None = None
+    modules: Graph | None = Field(None, description="FastGPT's older name for nodes")
+    edges: Graph | None = None
+    chatConfig: dict[str, Any] | None = None
+    simpleConfig: dict[str, Any] | None = None
+
+
+class CreateApp(AppDraft):
+    name: AppName | None = Field(None, description="Required unless a template supplies it")
+    type: CreateType = Field(None, description="Default simple (or the template's)")
+    intro: Text | None = None
+    avatar: Avatar | None = None
+    templateId: str | None = Field(None, description="A built-in template (see template/list)")
+    workflow: dict[str, Any] | None = Field(None, description="A FastGPT template file's graph")
+
+
+class ImportWorkflow(ApiModel):
+    name: AppName
+    type: CreateType = Field(None, description="simple, advanced (default), plugin or tool")
+    intro: Text | None = None
+    avatar: Avatar | None = None
+    workflow: dict[str, Any] | None = Field(None, description="FastGPT workflow JSON (else the body is)")
+
+
+class ListApps(ApiModel):
+    searchKey: Annotated[str, StringConstraints(max_length=1000)] | None = None
+    type: str | list[str] | None = Field(None, description="An app type or a list of them")
+
+
+class UpdateApp(AppRef, AppDraft):
+    name: AppName | None = None
+    intro: Text | None = None
+    avatar: Avatar | None = None
+
+
+class Publish(AppRef):
+    nodes: Graph | None = None
+    edges: Graph | None = None
+    chatConfig: dict[str, Any] | None = None
+    simpleConfig: dict[str, Any] | None = None
+    versionName: VersionName | None = None
+
+
+class ListVersions(AppRef, PageQuery):
+    pass
+
+
+class VersionRef(AppRef):
+    id_kinds = {"id": "app", "versionId": "version"}
+    versionId: OptionalObjectId = Field(None, description="The version's id")
+
+
+class TemplateRef(ApiModel):
+    templateId: Annotated[str, StringConstraints(min_length=1, max_length=200)]
+
+
+class PermissionView(BaseModel):
+    value: int
+    isOwner: bool
+    hasManagePer: bool
+    hasWritePer: bool
+    hasReadPer: bool
+
+
+class AppView(BaseModel):
+    id_: str = Field(alias="_id")
+    parentId: None
+    teamId: str
+    tmbId: str | None
+    name: str
+    type: str
+    intro: str
+    avatar: str
+    version: str
+    updateTime: str | None
+    publishedVersionId: str | None
+    hasPublished: bool
+    permission: PermissionView
+
+
+class AppDetailView(AppView):
+    modules: Graph
+    nodes: Graph
+    edges: Graph
+    chatConfig: dict[str, Any]
+    toolConfigStatus: dict[str, dict[str, Any]]
+    simpleConfig: dict[str, Any] | None = None
+
+
+class VersionView(BaseModel):
+    id_: str = Field(alias="_id")
+    appId: str
+    versionName: str
+    time: str | None
+    isPublish: bool
+
+
+class VersionDetailView(VersionView):
+    nodes: Graph
+    edges: Graph
+    chatConfig: dict[str, Any]
+
+
+class VersionPage(BaseModel):
+    list: list[VersionView]
+    total: int
+
+
+class CopiedApp(BaseModel):
+    appId: str
+
+
+class Published(BaseModel):
+    versionId: str
+    versionName: str
+
+
+class TemplateView(BaseModel):
+    templateId: str
+    name: str
+    intro: str
+    type: str
+    avatar: str
+    tags: list[str]
+
+
+class TemplateDetail(TemplateView):
+    workflow: dict[str, Any]
+
+
+class SystemToolView(BaseModel):
+    id: str
+    pluginId: str
+    flowNodeType: str
+    name: str
+    intro: str
+    inputs: list[dict[str, Any]]
+    outputs: list[dict[str, Any]]
