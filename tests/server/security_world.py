@@ -43,6 +43,7 @@ class World:
     app_key: str  # made with openapi/create {"appId": app_id} by the team's owner
     mcp_set_id: str = ""  # an MCP tool set (never connected) the reader may read
     http_set_id: str = ""  # an empty HTTP tool set the reader may read
+    share_link_id: str = ""  # a share link of the app (its ``_id``), made by the owner
 
     def client(self, key: str) -> httpx.Client:
         return self.server.client(key)
@@ -133,6 +134,8 @@ def build_world(server: LiveServer, scripted: ScriptedOpenAIServer) -> World:
         mcp_body = {"name": "Team MCP", "url": "http://127.0.0.1:9/mcp", "toolList": [{"name": "lookup"}]}
         mcp_set_id = ok(client.post("/api/core/app/mcpTools/create", json=mcp_body))
         http_set_id = ok(client.post("/api/core/app/httpTools/create", json={"name": "Team API"}))
+        ok(client.post("/api/support/outLink/create", json={"appId": app_id, "name": "Website"}))
+        share_link_id = ok(client.get("/api/support/outLink/list", params={"appId": app_id}))[0]["_id"]
     chat_id = "guarded-chat"
     with server.client(app_key) as client:
         reply = client.post(
@@ -179,6 +182,7 @@ def build_world(server: LiveServer, scripted: ScriptedOpenAIServer) -> World:
         str(app_key),
         str(mcp_set_id),
         str(http_set_id),
+        str(share_link_id),
     )
 
 

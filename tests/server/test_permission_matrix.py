@@ -232,6 +232,11 @@ ROUTES: list[Route] = [
     ),
     Route("POST", "/api/core/chat/delHistory", _chat, CHAT_WRITE),
     Route("POST", "/api/core/chat/clearHistories", lambda w: {"appId": w.app_id}, CHAT_WRITE),
+    # share links of the app (managers of the app)
+    Route("POST", "/api/support/outLink/create", lambda w: {"appId": w.app_id, "name": "x"}, MANAGE),
+    Route("GET", "/api/support/outLink/list", lambda w: {"appId": w.app_id}, MANAGE),
+    Route("POST", "/api/support/outLink/update", lambda w: {"_id": w.share_link_id, "name": "y"}, MANAGE),
+    Route("DELETE", "/api/support/outLink/delete", lambda w: {"id": w.share_link_id}, MANAGE),
     # keys and usage (owners and admins with a team-wide key)
     Route("POST", "/api/support/openapi/create", lambda w: {"name": "k", "appId": w.app_id}, KEYS),
 ]
@@ -278,6 +283,8 @@ SELF_ROUTES: dict[str, tuple[str, dict[str, Any], int, int]] = {
     "/api/support/user/account/loginout": ("POST", {}, 403, 400),
     "/api/support/user/account/updatePasswordByOld": ("POST", {"oldPsw": "no", "newPsw": "x" * 8}, 403, 400),
     "/api/support/user/team/invitation/info": ("GET", {"token": "none"}, 410, 410),
+    # a share page: no credentials needed, an unknown link is unknown to everyone
+    "/api/core/chat/outLink/init": ("GET", {"shareId": "none", "outLinkUid": "visitor"}, 404, 404),
     "/api/support/user/team/invitation/accept": (
         "POST",
         {"token": "none", "username": "joiner", "password": "x" * 8},
@@ -318,7 +325,7 @@ def refusal(path: str) -> str:
     """FastGPT's "not authorised" statusText for the resource a route is about."""
     if path.startswith("/api/core/dataset/"):
         return "unAuthDataset"
-    if path.startswith("/api/support/"):
+    if path.startswith("/api/support/") and not path.startswith("/api/support/outLink/"):
         return "openapiUnAuth"
     return "unAuthApp"
 
@@ -339,6 +346,8 @@ def missing(path: str) -> str:
     )
     if path.startswith(collection_first) and "/collection/create" not in path and "listV2" not in path:
         return "unExistCollection"
+    if path in ("/api/support/outLink/update", "/api/support/outLink/delete"):
+        return "outlinkUnExist"
     return "unExistDataset" if path.startswith("/api/core/dataset/") else "appUnExist"
 
 

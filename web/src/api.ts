@@ -32,11 +32,12 @@ export class ApiError extends Error {
 
 type Method = "GET" | "POST" | "PUT" | "DELETE";
 
-/** Call an enveloped route ({code, statusText, message, data}) and return `data`. */
-export async function api<T = any>(method: Method, path: string, body?: unknown, query?: Record<string, unknown>): Promise<T> {
+/** Call an enveloped route ({code, statusText, message, data}) and return `data`; `anonymous` sends
+ * neither the key nor the CSRF token (a share page's visitor). */
+export async function api<T = any>(method: Method, path: string, body?: unknown, query?: Record<string, unknown>, anonymous = false): Promise<T> {
   const url = new URL(path, location.origin);
   for (const [k, v] of Object.entries(query ?? {})) if (v !== undefined && v !== null) url.searchParams.set(k, String(v));
-  const headers: Record<string, string> = authHeaders();
+  const headers: Record<string, string> = anonymous ? {} : authHeaders();
   let payload: BodyInit | undefined;
   if (body instanceof FormData) payload = body;
   else if (body !== undefined) {
@@ -59,10 +60,10 @@ export async function api<T = any>(method: Method, path: string, body?: unknown,
 export type SseEvent = { event: string; data: any };
 
 /** POST and read a text/event-stream answer, calling `onEvent` per event; abort with `signal`. */
-export async function streamSse(path: string, body: unknown, onEvent: (e: SseEvent) => void, signal?: AbortSignal): Promise<void> {
+export async function streamSse(path: string, body: unknown, onEvent: (e: SseEvent) => void, signal?: AbortSignal, anonymous = false): Promise<void> {
   const res = await fetch(path, {
     method: "POST",
-    headers: { ...authHeaders(), "Content-Type": "application/json", Accept: "text/event-stream" },
+    headers: { ...(anonymous ? {} : authHeaders()), "Content-Type": "application/json", Accept: "text/event-stream" },
     body: JSON.stringify(body),
     signal,
   });

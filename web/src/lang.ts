@@ -357,6 +357,16 @@ const ZH: Record<string, string> = {
   "Change password": "修改密码",
   "You are invited to {team} as {role}. Choose a username and a password.": "你受邀以 {role} 身份加入 {team}。请设置用户名和密码。",
   "Join": "加入",
+  // share links (issue 19)
+  "Share links": "分享链接",
+  "Anyone with the link chats with the published version, without an account.": "持有链接的任何人无需账号即可与已发布版本对话。",
+  "No share links yet.": "还没有分享链接。",
+  "{n} requests/min per visitor": "每位访客每分钟 {n} 次",
+  "Link name": "链接名称",
+  "Create link": "创建链接",
+  "Delete the share link \"{name}\"?": "删除分享链接“{name}”？",
+  "New chat": "新对话",
+  "This address has no shareId.": "此地址缺少 shareId。",
 };
 
 let current: Lang | null = null;

@@ -17,6 +17,7 @@ from fathom.chat.run_access import MemberAccess
 from fathom.chat.run_files import RunFilePolicy
 from fathom.chat.service import ChatService
 from fathom.chat.services import ModelPool, RunServicesFactory, SearchFn
+from fathom.chat.share_links import ShareLinkService
 from fathom.chat.team_tools import StdioPolicy, ToolSetRuntime
 from fathom.chat.tool_set_service import ToolSetService
 from fathom.llm import ModelRegistry
@@ -30,6 +31,7 @@ from fathom.store.protocols import (
     UsageRepository,
 )
 from fathom.store.repositories.chat_turns import SqlChatTurnRepository
+from fathom.store.repositories.share_links import SqlShareLinkRepository
 
 
 @dataclass
@@ -41,6 +43,7 @@ class ChatApplication:
     history: HistoryService
     owners: AppOwnerStore
     tool_sets: ToolSetService
+    share_links: ShareLinkService
 
     @classmethod
     def build(
@@ -96,7 +99,10 @@ class ChatApplication:
             file_policy=file_policy,
         )
         history = HistoryService(chats, chat_list)
-        return cls(app_service, runs, history, owners, ToolSetService(apps, tool_runtime))
+        share_links = ShareLinkService(
+            SqlShareLinkRepository(db), egress.client if egress is not None else None
+        )
+        return cls(app_service, runs, history, owners, ToolSetService(apps, tool_runtime), share_links)
 
     def chat_model(self, model_id: str = "") -> Any:
         """The shared client of a chat model (empty: the default); unknown ids raise ``LookupError``, no

@@ -2,11 +2,14 @@
 
 from __future__ import annotations
 
+from datetime import UTC, datetime, timedelta
 from typing import Any
 
 from fathom.chat.errors import DATA_ID_REQUIRED, ChatError
 from fathom.chat.history_store import ChatListStore
 from fathom.store.protocols import ChatItemRecord, ChatRecord, ChatRepository, NotFound
+
+VISITOR_HISTORY = timedelta(days=30)  # FastGPT: share-link visitors see their last 30 days
 
 
 def record_preview(item: ChatItemRecord) -> dict[str, Any]:
@@ -40,10 +43,20 @@ class HistoryService:
         offset: int,
         limit: int,
         member_id: str | None = None,
+        visitor: tuple[str, str] | None = None,
     ) -> tuple[list[ChatRecord], int]:
-        """Chats of the app; with ``member_id`` only those that member's keys started (FastGPT's key rule)."""
+        """Chats of the app; with ``member_id`` only those that member's keys started (FastGPT's key rule);
+        with ``visitor`` (shareId, outLinkUid) that share-link visitor's chats of the last 30 days."""
+        since = datetime.now(UTC) - VISITOR_HISTORY if visitor is not None else None
         return await self.store.list_chats(
-            team_id, app_id, source=source, offset=offset, limit=limit, member_id=member_id
+            team_id,
+            app_id,
+            source=source,
+            offset=offset,
+            limit=limit,
+            member_id=member_id,
+            visitor=visitor,
+            since=since,
         )
 
     async def started_by_other(self, team_id: str, app_id: str, chat_id: str, member_id: str) -> bool:

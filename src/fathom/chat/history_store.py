@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+from datetime import datetime
 from typing import Any
 
 from sqlalchemy import delete, func, select, update
@@ -29,8 +30,11 @@ class ChatListStore:
         offset: int,
         limit: int,
         member_id: str | None = None,
+        visitor: tuple[str, str] | None = None,
+        since: datetime | None = None,
     ) -> tuple[list[ChatRecord], int]:
-        """Pinned first, then most recently updated; ``source`` and ``member_id`` filter when given.
+        """Pinned first, then most recently updated; ``source``, ``member_id``, ``visitor`` (a share
+        link's ``(shareId, outLinkUid)``) and ``since`` (updated since) filter when given.
 
         Without ``source``, the editor's debug runs (``chatTest``, source ``test``) are left out: they are
         the builder's, not users' chats; ``source="test"`` lists them."""
@@ -41,6 +45,10 @@ class ChatListStore:
             where.append(Chat.source != DEBUG_SOURCE)
         if member_id:
             where.append(Chat.member_id == member_id)
+        if visitor is not None:
+            where += [Chat.share_id == visitor[0], Chat.out_link_uid == visitor[1]]
+        if since is not None:
+            where.append(Chat.updated_at >= since)
         async with self.db.sessions() as session:
             total = int(await session.scalar(select(func.count()).select_from(Chat).where(*where)) or 0)
             rows = await session.scalars(

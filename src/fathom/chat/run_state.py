@@ -34,6 +34,9 @@ class ChatRequest:
     api_version: int = 1
     app: AppRecord | None = None  # the app as the route already loaded it for the permission check
     app_owner: str | None = None  # with ``app``: the member who created it, read with it
+    share_link_id: str | None = None  # a share link's visitor: the link (its points grow) ...
+    share_id: str | None = None  # ... its shareId and the visitor's uid, stored on a new chat
+    out_link_uid: str | None = None
 
 
 @dataclass

@@ -382,6 +382,9 @@ class ChatService:
                 items=items,
                 resumed=resumed,
                 usages=usages,
+                share_link_id=request.share_link_id,
+                share_id=request.share_id,
+                out_link_uid=request.out_link_uid,
             )
         )
         if self.api_keys is not None and request.api_key_id:

@@ -51,6 +51,14 @@ FASTGPT_ERRORS: dict[str, tuple[int, str]] = {
     "invalidAppType": (502003, "无效的应用类型"),
     # code/chat.ts (504000 +)
     "unAuthChat": (504000, "无权操作该对话记录"),
+    # code/outLink.ts (505000 + position; linkUnInvalid keeps its own 501)
+    "outlinkUnExist": (505000, "分享链接不存在"),
+    "unAuthLink": (505001, "分享链接无效"),
+    "linkUnInvalid": (501, "分享链接无效"),
+    "unAuthUser": (505003, "身份校验失败"),
+    "linkExpired": (505005, "分享链接已过期"),
+    "outLinkUsedPointsExceed": (505007, "链接超出使用限制"),
+    "outLinkOverFrequency": (505008, "每分钟请求次数超出限制"),
     # code/openapi.ts (506000 +)
     "openapiUnExist": (506000, "API Key 不存在"),
     "openapiUnAuth": (506001, "未授权"),
@@ -83,6 +91,7 @@ MISSING: dict[str, tuple[str, str]] = {
     "chat item": ("unAuthChat", ""),
     "api key": ("openapiUnExist", ""),
     "file": ("fileNotFound", ""),
+    "share link": ("outlinkUnExist", ""),
 }
 #: FastGPT's error when the caller may not use a record of this kind
 FORBIDDEN: dict[str, str] = {
@@ -93,7 +102,7 @@ FORBIDDEN: dict[str, str] = {
     "chat": "unAuthChat",
     "api key": "openapiUnAuth",
 }
-_KIND = re.compile(r"^(chat item|api key|app|dataset|collection|data|chat|file)\b")
+_KIND = re.compile(r"^(chat item|api key|share link|app|dataset|collection|data|chat|file)\b")
 
 
 def envelope(

@@ -17,6 +17,7 @@ from fathom.chat import RunChannel, frame_visible
 from fathom.chat.channel import Frame
 from fathom.chat.cite import CiteStreamFilter
 from fathom.chat.fanout import RemoteChannel
+from fathom.chat.share_view import ShareView
 from fathom.workflow import text_adapt_gpt_response
 
 SSE_HEADERS = {
@@ -61,9 +62,11 @@ async def stream_frames(
     heartbeat_s: float = HEARTBEAT_SECONDS,
     resuming: bool = False,
     retain_dataset_cite: bool = True,
+    view: ShareView | None = None,
 ) -> AsyncIterator[str]:
     """The client's view of a run from frame ``after`` on, with heartbeats while it is quiet; answer
-    text without dataset citation markers unless ``retain_dataset_cite`` (FastGPT's request flag)."""
+    text without dataset citation markers unless ``retain_dataset_cite`` (FastGPT's request flag);
+    ``view``: what a share link's visitor may see of it."""
     cites = CiteStreamFilter(retain_dataset_cite)
     if resuming and detail:
         yield encode_frame("resumePhase", {"phase": "catchup", "lastEventId": after}, detail=True)
@@ -78,6 +81,11 @@ async def stream_frames(
                 yield encode_frame("resumePhase", {"phase": "live"}, detail=True)
         if not frame_visible(frame, detail=detail, api_version=api_version):
             continue
+        if view is not None:
+            shown = view.frame(frame)
+            if shown is None:
+                continue
+            frame = shown
         content = _answer_content(frame)
         if content is not None:
             data = _with_content(frame.data, cites.feed(content))

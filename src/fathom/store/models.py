@@ -221,7 +221,10 @@ class AppVersion(Base):
 
 class Chat(Base):
     __tablename__ = "chats"
-    __table_args__ = (UniqueConstraint("app_id", "chat_id"),)
+    __table_args__ = (
+        UniqueConstraint("app_id", "chat_id"),
+        Index("ix_chats_share", "app_id", "share_id", "out_link_uid"),
+    )
     id: Mapped[str] = _id()
     chat_id: Mapped[str] = mapped_column(String(1024), nullable=False)
     team_id: Mapped[str] = _team_fk()
@@ -231,10 +234,50 @@ class Chat(Base):
     custom_title: Mapped[str] = mapped_column(String(500), nullable=False, default="")
     top: Mapped[bool] = mapped_column(Boolean, nullable=False, default=False)
     source: Mapped[str] = mapped_column(String(32), nullable=False, default="api")
+    share_id: Mapped[str | None] = mapped_column(String(32), nullable=True)  # a share link's chats
+    out_link_uid: Mapped[str | None] = mapped_column(String(255), nullable=True)  # ... per visitor
     variables: Mapped[dict[str, Any]] = mapped_column(JSON, nullable=False, default=dict)
     metadata_: Mapped[dict[str, Any]] = mapped_column("metadata", JSON, nullable=False, default=dict)
     created_at: Mapped[datetime] = _created()
     updated_at: Mapped[datetime] = mapped_column(UTCDateTime(), default=utcnow, onupdate=utcnow)
+
+
+class ShareLink(Base):
+    """A share link (FastGPT's outLink): anyone with its ``share_id`` chats with the app's published
+    version, within the link's limits. ``usage_points`` counts what its chats have cost."""
+
+    __tablename__ = "share_links"
+    id: Mapped[str] = _id()
+    share_id: Mapped[str] = mapped_column(String(32), unique=True, nullable=False)
+    team_id: Mapped[str] = _team_fk()
+    app_id: Mapped[str] = mapped_column(String(24), ForeignKey("apps.id", ondelete="CASCADE"), index=True)
+    member_id: Mapped[str] = mapped_column(String(24), nullable=False)  # who made it; chats run as them
+    type: Mapped[str] = mapped_column(String(32), nullable=False, default="share")
+    name: Mapped[str] = mapped_column(String(200), nullable=False)
+    response_detail: Mapped[bool] = mapped_column(Boolean, nullable=False, default=False)
+    show_node_status: Mapped[bool] = mapped_column(Boolean, nullable=False, default=False)
+    show_raw_source: Mapped[bool] = mapped_column(Boolean, nullable=False, default=False)
+    expired_time: Mapped[datetime | None] = mapped_column(UTCDateTime(), nullable=True)
+    qpm: Mapped[int] = mapped_column(Integer, nullable=False, default=1000)  # 0 = no limit
+    max_usage_points: Mapped[float] = mapped_column(Float, nullable=False, default=-1.0)  # -1 = none
+    hook_url: Mapped[str] = mapped_column(String(2000), nullable=False, default="")
+    usage_points: Mapped[float] = mapped_column(Float, nullable=False, default=0.0)
+    last_time: Mapped[datetime | None] = mapped_column(UTCDateTime(), nullable=True)
+    created_at: Mapped[datetime] = _created()
+
+
+class ShareLinkHit(Base):
+    """One answered chat request of a visitor through a share link, kept a minute: the QPM limit counts
+    them in the database, so it holds across replicas."""
+
+    __tablename__ = "share_link_hits"
+    __table_args__ = (Index("ix_share_link_hits_link_uid_at", "link_id", "out_link_uid", "created_at"),)
+    id: Mapped[str] = _id()
+    link_id: Mapped[str] = mapped_column(
+        String(24), ForeignKey("share_links.id", ondelete="CASCADE"), nullable=False
+    )
+    out_link_uid: Mapped[str] = mapped_column(String(255), nullable=False)
+    created_at: Mapped[datetime] = _created()
 
 
 class ChatItem(Base):

@@ -154,6 +154,8 @@ class ChatRecord:
     metadata: dict[str, Any]
     created_at: datetime
     updated_at: datetime
+    share_id: str | None = None  # the share link a visitor chatted through
+    out_link_uid: str | None = None  # ... and which visitor
 
 
 @dataclass(frozen=True)
@@ -202,6 +204,74 @@ class ChatTurn:
     items: tuple[ChatItemRecord, ...] = ()
     resumed: ChatItemRecord | None = None  # value extended; response data and duration are added on
     usages: tuple[UsageRecord, ...] = ()
+    share_link_id: str | None = None  # a visitor's turn: the link's points grow by the turn's usage
+    share_id: str | None = None  # set on a new chat, with ``out_link_uid``
+    out_link_uid: str | None = None
+
+
+@dataclass(frozen=True)
+class ShareLinkRecord:
+    """A share link (FastGPT's outLink) of an app, with its limits and the points its chats spent.
+
+    ``qpm`` 0 and ``max_usage_points`` -1 mean no limit; an empty ``hook_url`` means no auth hook."""
+
+    id: str
+    share_id: str
+    team_id: str
+    app_id: str
+    member_id: str
+    type: str
+    name: str
+    response_detail: bool
+    show_node_status: bool
+    show_raw_source: bool
+    expired_time: datetime | None
+    qpm: int
+    max_usage_points: float
+    hook_url: str
+    usage_points: float
+    last_time: datetime | None
+    created_at: datetime
+
+
+@dataclass(frozen=True)
+class ShareLinkSettings:
+    """What the owner sets on a share link (create and update)."""
+
+    name: str
+    response_detail: bool = False
+    show_node_status: bool = False
+    show_raw_source: bool = False
+    expired_time: datetime | None = None
+    qpm: int = 1000
+    max_usage_points: float = -1.0
+    hook_url: str = ""
+
+
+class ShareLinkRepository(Protocol):
+    async def create_link(
+        self,
+        team_id: str,
+        app_id: str,
+        member_id: str,
+        share_id: str,
+        link_type: str,
+        settings: ShareLinkSettings,
+    ) -> ShareLinkRecord: ...
+
+    async def list_links(self, team_id: str, app_id: str, link_type: str | None) -> list[ShareLinkRecord]: ...
+
+    async def get_link(self, team_id: str, link_id: str) -> ShareLinkRecord: ...
+
+    async def find_by_share_id(self, share_id: str) -> ShareLinkRecord | None: ...
+
+    async def update_link(
+        self, team_id: str, link_id: str, settings: ShareLinkSettings
+    ) -> ShareLinkRecord: ...
+
+    async def delete_link(self, team_id: str, link_id: str) -> None: ...
+
+    async def count_hit(self, link_id: str, out_link_uid: str, qpm: int) -> bool: ...
 
 
 @dataclass(frozen=True)

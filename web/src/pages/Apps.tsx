@@ -1,5 +1,6 @@
 import { useEffect, useState } from "react";
 import { api, fmtTime } from "../api";
+import { ShareLinks } from "./ShareLinks";
 import { AppDetail, AppSummary, createApp, deleteApp, getApp, listApps, listVersions, publishApp, saveDraft, typeLabel, Version } from "../apps";
 import { linkProps, navigate } from "../router";
 import { makeNode, SimpleForm, simpleConfigOf, simpleFormOf } from "../workflow/catalogue";
@@ -85,7 +86,7 @@ function AppDetailPage({ appId }: { appId: string }) {
       </div>
       <div className="row top" style={{ gap: 16 }}>
         <div className="grow"><SimpleAppForm app={app} onPublished={() => setTick((t) => t + 1)} /></div>
-        <div className="side-col"><Versions appId={appId} refresh={tick} /></div>
+        <div className="side-col"><Versions appId={appId} refresh={tick} /><ShareLinks appId={appId} /></div>
       </div>
     </div>
   );

@@ -13,20 +13,21 @@ from fathom.chat import (
     ChatError,
     ChatForbidden,
     ChatRequest,
+    RunChannel,
     check_workflow,
     completion_response,
 )
+from fathom.chat.share_view import ShareView
 from fathom.server.auth import AuthContext, authenticate
 from fathom.server.errors import ApiError, envelope, kind_of, not_found
 from fathom.server.permissions import forbidden
 from fathom.server.routes.app_access import api_error, chat_of, load_app, load_app_and_owner, others_chat
 from fathom.server.routes.common import ANY_METHOD, params
+from fathom.server.routes.share_chat import MAX_ITEM_ID_LENGTH, is_share_request, start_share_chat
 from fathom.server.sse import HEARTBEAT_SECONDS, encode_frame, error_stream, sse_response, stream_frames
 from fathom.store.protocols import NotFound
 
 router = APIRouter(tags=["chat"])
-
-MAX_ITEM_ID_LENGTH = 64  # the stored dataId column
 
 
 def flag(value: Any, default: bool = False) -> bool:
@@ -79,66 +80,33 @@ def _failure(exc: ApiError, stream: bool) -> Response:
 
 async def run_chat(request: Request, *, api_version: int, draft: bool = False) -> Response:
     """Authentication happens here, not in a dependency: a streaming request that fails on its key
-    or its app gets FastGPT's ``event: error`` frame, not a JSON body."""
+    or its app gets FastGPT's ``event: error`` frame, not a JSON body. A request with ``shareId`` (and
+    no Authorization header) is a share link's visitor: see :mod:`fathom.server.routes.share_chat`."""
     values = await params(request)
     stream = flag(values.get("stream"), default=draft)
     detail = flag(values.get("detail"), default=draft)
     # FastGPT: the API strips [<id>](CITE) markers unless asked to keep them; the chat test keeps them
     retain = flag(values.get("retainDatasetCite"), default=draft)
-    chat = chat_of(request)
+    view: ShareView | None = None
     try:
-        auth = await authenticate(request)
-        app_id = resolve_app_id(auth, values)
-        item_id = values.get("responseChatItemId")
-        if item_id is not None and len(str(item_id)) > MAX_ITEM_ID_LENGTH:
-            raise ApiError(
-                400, "invalidParams", f"responseChatItemId: at most {MAX_ITEM_ID_LENGTH} characters"
+        if not draft and is_share_request(request, values):
+            channel, view = await start_share_chat(
+                request, values, stream=stream, detail=detail, api_version=api_version
             )
-        app, owner = await load_app_and_owner(
-            request, auth, app_id, "write" if draft else "read", chatting=not draft
-        )
-        resume_from = last_event_id(request, values)
-        chat_id = values.get("chatId")
-        if await others_chat(request, auth, app_id, chat_id):
-            raise forbidden(f"continue chat {chat_id}: another member started it", "chat")
-        if resume_from is not None and chat_id:
-            found = await chat.runs.channel(auth.team_id, app_id, str(chat_id), detail=detail)
-            if found is not None:
-                return sse_response(
-                    stream_frames(
-                        found,
-                        detail=detail,
-                        api_version=api_version,
-                        after=resume_from,
-                        heartbeat_s=heartbeat_of(request),
-                        resuming=True,
-                        retain_dataset_cite=retain,
-                    )
-                )
-        workflow = None
-        if draft and values.get("nodes") is not None:
-            workflow = check_workflow(values)
-        chat_request = ChatRequest(
-            team_id=auth.team_id,
-            member_id=auth.member_id,
-            app_id=app_id,
-            messages=values.get("messages"),
-            chat_id=str(chat_id) if chat_id not in (None, "") else chat_id,
-            stream=stream,
-            detail=detail,
-            variables=values.get("variables") if isinstance(values.get("variables"), dict) else None,
-            response_chat_item_id=values.get("responseChatItemId") or None,
-            metadata=values.get("metadata") if isinstance(values.get("metadata"), dict) else None,
-            custom_uid=values.get("customUid") or None,
-            api_key_id=auth.api_key_id,
-            source="test" if draft else "api",
-            draft=draft,
-            workflow=workflow,
-            api_version=api_version,
-            app=app,
-            app_owner=owner,
-        )
-        channel = await chat.runs.start(chat_request)
+            retain = retain and view.response_detail
+        else:
+            started = await _start_member_chat(
+                request,
+                values,
+                stream=stream,
+                detail=detail,
+                retain=retain,
+                api_version=api_version,
+                draft=draft,
+            )
+            if not isinstance(started, RunChannel):
+                return started
+            channel = started
     except ChatError as exc:
         return _failure(api_error(exc), stream)
     except ApiError as exc:
@@ -154,14 +122,80 @@ async def run_chat(request: Request, *, api_version: int, draft: bool = False) -
                 api_version=api_version,
                 heartbeat_s=heartbeat_of(request),
                 retain_dataset_cite=retain,
+                view=view,
             )
         )
     outcome = await channel.wait_done()
     if outcome.error is not None:
         return JSONResponse(envelope(code=500, message=outcome.error), status_code=500)
-    return JSONResponse(
-        completion_response(outcome, detail=detail, api_version=api_version, retain_dataset_cite=retain)
+    body = completion_response(outcome, detail=detail, api_version=api_version, retain_dataset_cite=retain)
+    if view is not None and "responseData" in body:
+        body["responseData"] = view.responses(body["responseData"])
+    return JSONResponse(body)
+
+
+async def _start_member_chat(
+    request: Request,
+    values: dict[str, Any],
+    *,
+    stream: bool,
+    detail: bool,
+    retain: bool,
+    api_version: int,
+    draft: bool,
+) -> RunChannel | Response:
+    """A chat by a key or a signed-in member: the started run, or the resumed stream's response."""
+    chat = chat_of(request)
+    auth = await authenticate(request)
+    app_id = resolve_app_id(auth, values)
+    item_id = values.get("responseChatItemId")
+    if item_id is not None and len(str(item_id)) > MAX_ITEM_ID_LENGTH:
+        raise ApiError(400, "invalidParams", f"responseChatItemId: at most {MAX_ITEM_ID_LENGTH} characters")
+    app, owner = await load_app_and_owner(
+        request, auth, app_id, "write" if draft else "read", chatting=not draft
     )
+    resume_from = last_event_id(request, values)
+    chat_id = values.get("chatId")
+    if await others_chat(request, auth, app_id, chat_id):
+        raise forbidden(f"continue chat {chat_id}: another member started it", "chat")
+    if resume_from is not None and chat_id:
+        found = await chat.runs.channel(auth.team_id, app_id, str(chat_id), detail=detail)
+        if found is not None:
+            return sse_response(
+                stream_frames(
+                    found,
+                    detail=detail,
+                    api_version=api_version,
+                    after=resume_from,
+                    heartbeat_s=heartbeat_of(request),
+                    resuming=True,
+                    retain_dataset_cite=retain,
+                )
+            )
+    workflow = None
+    if draft and values.get("nodes") is not None:
+        workflow = check_workflow(values)
+    chat_request = ChatRequest(
+        team_id=auth.team_id,
+        member_id=auth.member_id,
+        app_id=app_id,
+        messages=values.get("messages"),
+        chat_id=str(chat_id) if chat_id not in (None, "") else chat_id,
+        stream=stream,
+        detail=detail,
+        variables=values.get("variables") if isinstance(values.get("variables"), dict) else None,
+        response_chat_item_id=values.get("responseChatItemId") or None,
+        metadata=values.get("metadata") if isinstance(values.get("metadata"), dict) else None,
+        custom_uid=values.get("customUid") or None,
+        api_key_id=auth.api_key_id,
+        source="test" if draft else "api",
+        draft=draft,
+        workflow=workflow,
+        api_version=api_version,
+        app=app,
+        app_owner=owner,
+    )
+    return await chat.runs.start(chat_request)
 
 
 @router.api_route("/api/v1/chat/completions", methods=ANY_METHOD, summary="Chat with an app (v1)")

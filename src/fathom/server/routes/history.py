@@ -7,20 +7,17 @@ from typing import Any
 
 from fastapi import APIRouter, Depends, Request
 
-from fathom.chat import (
-    ChatError,
-    draft_workflow,
-    public_chat_config,
-    record_preview,
-    without_password_variables,
-)
+from fathom.chat import ChatError, draft_workflow
+from fathom.chat.share_links import ShareVisit
 from fathom.server.auth import AuthContext, authenticate
 from fathom.server.errors import ApiError, envelope, not_found
 from fathom.server.pagination import page_window
 from fathom.server.permissions import Need
 from fathom.server.routes.app_access import api_error, chat_of, load_app, others_chat
 from fathom.server.routes.common import ANY_METHOD, iso, object_id, params
-from fathom.store.protocols import AppRecord, ChatItemRecord, NotFound
+from fathom.server.routes.history_views import app_init_view, record_view
+from fathom.server.routes.share_chat import caller, visitor_records, visitor_res_data
+from fathom.store.protocols import AppRecord, ChatRecord, NotFound
 
 router = APIRouter(tags=["chat history"])
 
@@ -41,37 +38,27 @@ def _window(request: Request, values: dict[str, Any], cap: int) -> tuple[int, in
     return page_window(body, dict(request.query_params), cap=cap)
 
 
-def record_view(item: ChatItemRecord, *, custom_feedbacks: bool = False) -> dict[str, Any]:
-    view: dict[str, Any] = {
-        "_id": item.data_id,
-        "dataId": item.data_id,
-        "obj": item.obj,
-        "value": item.value,
-        "time": iso(item.created_at),
-        "hideInUI": False,
-        "durationSeconds": item.duration_seconds,
-    }
-    if item.user_good_feedback is not None:
-        view["userGoodFeedback"] = item.user_good_feedback
-    if item.user_bad_feedback is not None:
-        view["userBadFeedback"] = item.user_bad_feedback
-    if custom_feedbacks:
-        view["customFeedbacks"] = [
-            f for r in item.response_data if isinstance(r, dict) for f in r.get("customFeedbacks") or []
-        ]
-    if item.obj == "AI":
-        view.update(record_preview(item))
-    return view
-
-
 @router.api_route("/api/core/chat/getHistories", methods=ANY_METHOD, summary="List chats of an app")
 @router.api_route("/api/core/chat/history/getHistories", methods=ANY_METHOD, include_in_schema=False)
-async def get_histories(request: Request, auth: AuthContext = Depends(authenticate)) -> dict[str, Any]:
+async def get_histories(request: Request, auth: AuthContext | ShareVisit = Depends(caller)) -> dict[str, Any]:
     values = await params(request)
+    offset, size = _window(request, values, cap=100)
+    if isinstance(auth, ShareVisit):  # a share page: the visitor's own chats through this link
+        link = auth.link
+        if values.get("appId") not in (None, "", link.app_id):
+            return envelope({"list": [], "total": 0})
+        chats, total = await chat_of(request).history.list_histories(
+            link.team_id,
+            link.app_id,
+            source=None,
+            offset=offset,
+            limit=size,
+            visitor=(link.share_id, auth.uid),
+        )
+        return envelope({"list": [_history_view(c) for c in chats], "total": total})
     if not values.get("appId"):
         return envelope({"list": [], "total": 0})
     app = await history_app(request, auth, values, "read")
-    offset, size = _window(request, values, cap=100)
     chats, total = await chat_of(request).history.list_histories(
         auth.team_id,
         app.id,
@@ -80,22 +67,18 @@ async def get_histories(request: Request, auth: AuthContext = Depends(authentica
         limit=size,
         member_id=auth.member_id,  # key auth: the key owner's chats only
     )
-    return envelope(
-        {
-            "list": [
-                {
-                    "chatId": c.chat_id,
-                    "updateTime": iso(c.updated_at),
-                    "appId": c.app_id,
-                    "customTitle": c.custom_title,
-                    "title": c.title,
-                    "top": c.top,
-                }
-                for c in chats
-            ],
-            "total": total,
-        }
-    )
+    return envelope({"list": [_history_view(c) for c in chats], "total": total})
+
+
+def _history_view(chat: ChatRecord) -> dict[str, Any]:
+    return {
+        "chatId": chat.chat_id,
+        "updateTime": iso(chat.updated_at),
+        "appId": chat.app_id,
+        "customTitle": chat.custom_title,
+        "title": chat.title,
+        "top": chat.top,
+    }
 
 
 @router.api_route("/api/core/chat/updateHistory", methods=ANY_METHOD, summary="Rename or pin a chat")
@@ -164,55 +147,18 @@ async def chat_init(request: Request, auth: AuthContext = Depends(authenticate))
         workflow = graph.workflow
     except ChatError:
         workflow = draft_workflow(app)
-    chat_config = dict(workflow.get("chatConfig") or {})
-    models = sorted(
-        {
-            str(i.get("value"))
-            for n in workflow.get("nodes") or []
-            for i in n.get("inputs") or []
-            if i.get("key") == "model" and i.get("value")
-        }
-    )
-    plugin_inputs = [
-        i
-        for n in workflow.get("nodes") or []
-        if n.get("flowNodeType") == "pluginInput"
-        for i in n.get("inputs") or []
-    ]
-    return envelope(
-        {
-            "chatId": chat_id,
-            "appId": app.id,
-            "title": chat.custom_title or chat.title if chat is not None else None,
-            "variables": without_password_variables(chat.variables, chat_config) if chat is not None else {},
-            "app": {
-                "chatConfig": {
-                    "questionGuide": chat_config.get("questionGuide", False),
-                    "ttsConfig": chat_config.get("ttsConfig", {"type": "none"}),
-                    "whisperConfig": chat_config.get("whisperConfig", {"open": False}),
-                    "chatInputGuide": chat_config.get("chatInputGuide", {"open": False}),
-                    "instruction": chat_config.get("instruction", ""),
-                    "variables": public_chat_config(chat_config),
-                    "fileSelectConfig": chat_config.get(
-                        "fileSelectConfig", {"canSelectFile": False, "canSelectImg": False, "maxFiles": 10}
-                    ),
-                    "welcomeText": chat_config.get("welcomeText", ""),
-                },
-                "chatModels": models,
-                "name": app.name,
-                "avatar": app.avatar,
-                "intro": app.intro,
-                "type": app.type,
-                "pluginInputs": plugin_inputs,
-            },
-        }
-    )
+    return envelope(app_init_view(app, workflow, chat, chat_id))
 
 
 @router.api_route("/api/core/chat/getPaginationRecords", methods=ANY_METHOD, summary="A page of chat records")
 @router.api_route("/api/core/chat/record/getPaginationRecords", methods=ANY_METHOD, include_in_schema=False)
-async def pagination_records(request: Request, auth: AuthContext = Depends(authenticate)) -> dict[str, Any]:
+async def pagination_records(
+    request: Request, auth: AuthContext | ShareVisit = Depends(caller)
+) -> dict[str, Any]:
     values = await params(request)
+    if isinstance(auth, ShareVisit):
+        offset, size = _window(request, values, cap=100)
+        return envelope(await visitor_records(request, auth, values, offset=offset, limit=size))
     if not values.get("appId") or not values.get("chatId"):
         return envelope({"list": [], "total": 0})
     app = await history_app(request, auth, values, "read")
@@ -228,8 +174,10 @@ async def pagination_records(request: Request, auth: AuthContext = Depends(authe
 
 @router.api_route("/api/core/chat/getResData", methods=ANY_METHOD, summary="Node responses of one answer")
 @router.api_route("/api/core/chat/record/getResData", methods=ANY_METHOD, include_in_schema=False)
-async def get_res_data(request: Request, auth: AuthContext = Depends(authenticate)) -> dict[str, Any]:
+async def get_res_data(request: Request, auth: AuthContext | ShareVisit = Depends(caller)) -> dict[str, Any]:
     values = await params(request)
+    if isinstance(auth, ShareVisit):
+        return envelope(await visitor_res_data(request, auth, values))
     app = await history_app(request, auth, values, "read")
     chat_id, data_id = str(values.get("chatId") or ""), str(values.get("dataId") or "")
     if not chat_id or not data_id or await others_chat(request, auth, app.id, chat_id):

@@ -5,6 +5,7 @@ from fathom.store.repositories.api_keys import SqlApiKeyRepository, generate_api
 from fathom.store.repositories.apps import SqlAppRepository
 from fathom.store.repositories.chats import SqlChatRepository
 from fathom.store.repositories.jobs import SqlJobQueue
+from fathom.store.repositories.share_links import SqlShareLinkRepository
 from fathom.store.repositories.teams import SqlTeamRepository
 from fathom.store.repositories.usage import SqlUsageRepository
 
@@ -14,6 +15,7 @@ __all__ = [
     "SqlAppRepository",
     "SqlChatRepository",
     "SqlJobQueue",
+    "SqlShareLinkRepository",
     "SqlTeamRepository",
     "SqlUsageRepository",
     "generate_api_key",

@@ -16,13 +16,14 @@ from sqlalchemy.dialects.postgresql import insert as pg_insert
 from sqlalchemy.dialects.sqlite import insert as sqlite_insert
 
 from fathom.store.db import Database
-from fathom.store.models import Chat, ChatItem, new_id, utcnow
+from fathom.store.models import Chat, ChatItem, ShareLink, new_id, utcnow
 from fathom.store.models import UsageRecord as UsageRow
 from fathom.store.protocols import ChatHistory, ChatItemRecord, ChatRecord, ChatTurn, NotFound
 
 _CHATS = cast(Table, Chat.__table__)
 _ITEMS = cast(Table, ChatItem.__table__)
 _USAGE = cast(Table, UsageRow.__table__)
+_LINKS = cast(Table, ShareLink.__table__)
 # built once: the hot path binds values only
 _INSERT_CHAT = insert(_CHATS)
 _INSERT_ITEMS = insert(_ITEMS)
@@ -45,6 +46,8 @@ def chat_from_row(row: Any) -> ChatRecord:
         metadata=dict(row["metadata"] or {}),
         created_at=row["created_at"],
         updated_at=row["updated_at"],
+        share_id=row["share_id"],
+        out_link_uid=row["out_link_uid"],
     )
 
 
@@ -155,6 +158,13 @@ class SqlChatTurnRepository:
                     for usage in turn.usages
                 ],
             )
+        if turn.share_link_id is not None:  # the link's points, in the turn's own transaction
+            points = sum(usage.total_points for usage in turn.usages)
+            conn.execute(
+                update(_LINKS)
+                .where(_LINKS.c.id == turn.share_link_id)
+                .values(usage_points=_LINKS.c.usage_points + points, last_time=now)
+            )
 
     def _save_chat(self, conn: Connection, turn: ChatTurn, now: Any) -> None:
         if turn.new_chat:
@@ -168,6 +178,8 @@ class SqlChatTurnRepository:
                 "custom_title": "",
                 "top": False,
                 "source": turn.source,
+                "share_id": turn.share_id,
+                "out_link_uid": turn.out_link_uid,
                 "variables": turn.variables,
                 "metadata": turn.metadata or {},
                 "created_at": now,

@@ -28,6 +28,8 @@ def chat_record(row: Chat) -> ChatRecord:
         metadata=dict(row.metadata_ or {}),
         created_at=row.created_at,
         updated_at=row.updated_at,
+        share_id=row.share_id,
+        out_link_uid=row.out_link_uid,
     )
 
 

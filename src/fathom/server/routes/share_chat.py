@@ -1,0 +1,200 @@
+"""A share link's visitors: ``shareId`` + ``outLinkUid`` instead of an API key (FastGPT's outLink auth).
+
+- ``GET /api/core/chat/outLink/init?shareId=&outLinkUid=&chatId=``: what the share page shows (the
+  app's name, intro, welcome text and chat settings, the chat's title), no account needed.
+- ``/api/v1|v2/chat/completions`` with ``shareId`` and ``outLinkUid`` and no Authorization header:
+  the app's published version runs as the link's creator; the chat is stored with source ``share``, the
+  link's shareId and the visitor's uid, and the link's limits apply first (see
+  :mod:`fathom.chat.share_links`). What the visitor gets back follows the link's settings
+  (:mod:`fathom.chat.share_view`).
+- The history routes a share page needs (``getHistories``, ``getPaginationRecords``, ``getResData``)
+  take ``shareId`` + ``outLinkUid`` too, and show a visitor only their own chats.
+"""
+
+from __future__ import annotations
+
+from typing import Any
+
+from fastapi import APIRouter, Request
+
+from fathom.chat import ChatError, ChatRequest, RunChannel, draft_workflow, split_messages, value_text
+from fathom.chat.share_links import SHARE_SOURCE, ShareVisit
+from fathom.chat.share_view import ShareView
+from fathom.server.auth import AuthContext, authenticate
+from fathom.server.errors import ApiError, envelope
+from fathom.server.routes.app_access import chat_of
+from fathom.server.routes.common import ANY_METHOD, params
+from fathom.server.routes.history_views import app_init_view, record_view
+from fathom.store.protocols import ChatRecord, NotFound
+
+router = APIRouter(tags=["share links"])
+
+MAX_ITEM_ID_LENGTH = 64  # the stored dataId column
+
+
+def is_share_request(request: Request, values: dict[str, Any]) -> bool:
+    """A visitor's request: ``shareId`` sent and no key (with both, the key wins, as in FastGPT)."""
+    return bool(values.get("shareId")) and not request.headers.get("authorization")
+
+
+def _text(values: dict[str, Any], field: str) -> str | None:
+    value = values.get(field)
+    return None if value is None or value == "" else str(value)
+
+
+async def admit_visitor(request: Request, values: dict[str, Any]) -> ShareVisit:
+    """The visitor of a share page or history request (the link's hook asked, if it has one)."""
+    return await chat_of(request).share_links.admit_visit(
+        _text(values, "shareId"), _text(values, "outLinkUid")
+    )
+
+
+async def caller(request: Request) -> AuthContext | ShareVisit:
+    """FastAPI dependency of the history routes a share page reads: a visitor, else a key or session."""
+    values = await params(request)
+    if is_share_request(request, values):
+        try:
+            return await admit_visitor(request, values)
+        except ChatError as exc:
+            raise ApiError(exc.http_status, exc.status_text, exc.message) from None
+    return await authenticate(request)
+
+
+def visitors_chat(visit: ShareVisit, chat: ChatRecord | None) -> bool:
+    """Whether the chat is this visitor's, through this link."""
+    return chat is not None and chat.share_id == visit.link.share_id and chat.out_link_uid == visit.uid
+
+
+async def _check_chat(request: Request, visit: ShareVisit, chat_id: str | None) -> None:
+    """FastGPT: a chat id of another link or visitor is ``unAuthChat``; a new id starts a chat."""
+    if not chat_id:
+        return
+    link = visit.link
+    chat = await chat_of(request).history.get_chat(link.team_id, link.app_id, chat_id)
+    if chat is not None and not visitors_chat(visit, chat):
+        raise ApiError(403, "unAuthChat", f"chatId: chat {chat_id} belongs to another visitor")
+
+
+async def _visitors_chat_id(request: Request, visit: ShareVisit, values: dict[str, Any]) -> str | None:
+    """The ``chatId`` asked for when it is the visitor's chat, else None (an empty answer)."""
+    chat_id = _text(values, "chatId")
+    link = visit.link
+    if chat_id is None or values.get("appId") not in (None, "", link.app_id):
+        return None
+    chat = await chat_of(request).history.get_chat(link.team_id, link.app_id, chat_id)
+    return chat_id if visitors_chat(visit, chat) else None
+
+
+async def visitor_records(
+    request: Request, visit: ShareVisit, values: dict[str, Any], *, offset: int, limit: int
+) -> dict[str, Any]:
+    """``getPaginationRecords`` for a visitor: their chat's records, quotes as the link shows them."""
+    chat_id = await _visitors_chat_id(request, visit, values)
+    if chat_id is None:
+        return {"list": [], "total": 0}
+    link = visit.link
+    items, total = await chat_of(request).history.records(
+        link.team_id, link.app_id, chat_id, offset=offset, limit=limit
+    )
+    view = ShareView.of(link)
+    shown = []
+    for item in items:
+        record = record_view(item)
+        if "totalQuoteList" in record:
+            record["totalQuoteList"] = view.quotes(record["totalQuoteList"])
+        shown.append(record)
+    return {"list": shown, "total": total}
+
+
+async def visitor_res_data(request: Request, visit: ShareVisit, values: dict[str, Any]) -> list[Any]:
+    """``getResData`` for a visitor: the answer's node responses if the link shows them."""
+    chat_id = await _visitors_chat_id(request, visit, values)
+    data_id = _text(values, "dataId")
+    if chat_id is None or data_id is None:
+        return []
+    link = visit.link
+    try:
+        item = await chat_of(request).history.find_item(link.team_id, link.app_id, chat_id, data_id)
+    except NotFound:
+        return []
+    return ShareView.of(link).responses(item.response_data)
+
+
+def _question(messages: Any) -> str:
+    try:
+        return value_text(split_messages(messages)[1])
+    except ChatError:
+        return ""
+
+
+async def start_share_chat(
+    request: Request, values: dict[str, Any], *, stream: bool, detail: bool, api_version: int
+) -> tuple[RunChannel, ShareView]:
+    """Admit the visitor (limits, hook), then run the link's app as its creator."""
+    chat = chat_of(request)
+    item_id = values.get("responseChatItemId")
+    if item_id is not None and len(str(item_id)) > MAX_ITEM_ID_LENGTH:
+        raise ApiError(400, "invalidParams", f"responseChatItemId: at most {MAX_ITEM_ID_LENGTH} characters")
+    messages = values.get("messages")
+    visit = await chat.share_links.admit_chat(
+        _text(values, "shareId"), _text(values, "outLinkUid"), _question(messages)
+    )
+    link = visit.link
+    chat_id = _text(values, "chatId")
+    await _check_chat(request, visit, chat_id)
+    variables = values.get("variables")
+    channel = await chat.runs.start(
+        ChatRequest(
+            team_id=link.team_id,
+            member_id=link.member_id,
+            app_id=link.app_id,
+            messages=messages,
+            chat_id=chat_id if chat_id is not None else values.get("chatId"),
+            stream=stream,
+            detail=detail,
+            variables=variables if isinstance(variables, dict) else None,
+            response_chat_item_id=_text(values, "responseChatItemId"),
+            metadata=values.get("metadata") if isinstance(values.get("metadata"), dict) else None,
+            custom_uid=visit.uid,
+            source=SHARE_SOURCE,
+            api_version=api_version,
+            share_link_id=link.id,
+            share_id=link.share_id,
+            out_link_uid=visit.uid,
+        )
+    )
+    chat.share_links.report_finish(visit, str(values.get("outLinkUid")), channel.wait_done)
+    return channel, ShareView.of(link)
+
+
+@router.api_route(
+    "/api/core/chat/outLink/init", methods=ANY_METHOD, summary="A share page's app and chat (no account)"
+)
+async def out_link_init(request: Request) -> dict[str, Any]:
+    values = await params(request)
+    try:
+        visit = await admit_visitor(request, values)
+    except ChatError as exc:
+        raise ApiError(exc.http_status, exc.status_text, exc.message) from None
+    link = visit.link
+    chat_id = _text(values, "chatId") or ""
+    runs = chat_of(request)
+    chat = await runs.history.get_chat(link.team_id, link.app_id, chat_id) if chat_id else None
+    if chat is not None and not visitors_chat(visit, chat):
+        raise ApiError(403, "unAuthChat", f"chatId: chat {chat_id} belongs to another visitor")
+    try:
+        graph = await runs.apps.run_graph(link.team_id, link.app_id)
+        app, workflow = graph.app, graph.workflow
+    except ChatError:  # not published (yet): the page shows the app, its chat answers why not
+        app = await runs.apps.apps.get_app(link.team_id, link.app_id)
+        workflow = draft_workflow(app)
+    data = app_init_view(app, workflow, chat, chat_id)
+    data["outLink"] = {
+        "shareId": link.share_id,
+        "name": link.name,
+        "responseDetail": link.response_detail,
+        "showNodeStatus": link.show_node_status,
+        "showRawSource": link.show_raw_source,
+        "outLinkUid": visit.uid,
+    }
+    return envelope(data)

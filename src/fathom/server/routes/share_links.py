@@ -1,0 +1,190 @@
+"""Share links of an app, in FastGPT's outLink shapes (``/api/support/outLink/{create,list,update,delete}``).
+
+Only members who may manage the app (owners, admins, its creator, a ``manage`` grant) create, list,
+change or delete its links; another team's link is not found. ``create`` answers the new ``shareId``;
+``list`` the app's links, newest first; ``update`` changes the fields sent and keeps the others.
+"""
+
+from __future__ import annotations
+
+from datetime import UTC, datetime
+from typing import Any, TypeVar
+
+from fastapi import APIRouter, Depends, Request
+from pydantic import BaseModel, ConfigDict, Field, ValidationError
+
+from fathom.security import EgressDenied
+from fathom.server.auth import AuthContext, authenticate
+from fathom.server.errors import ApiError, envelope
+from fathom.server.routes.app_access import chat_of, load_app
+from fathom.server.routes.common import ANY_METHOD, iso, object_id, params, platform_of
+from fathom.store.protocols import ShareLinkRecord, ShareLinkSettings
+
+router = APIRouter(tags=["share links"])
+
+LINK_TYPES = ("share",)  # FastGPT's other publish channels (feishu, wecom, …) are not served
+
+Body = TypeVar("Body", bound=BaseModel)
+
+
+class OutLinkLimit(BaseModel):
+    """FastGPT's ``limit``: expiry, requests per minute per visitor, points, the auth hook."""
+
+    model_config = ConfigDict(populate_by_name=True, extra="ignore")
+    expired_time: datetime | None = Field(None, alias="expiredTime")
+    qpm: int = Field(1000, alias="QPM", ge=0, le=1_000_000)
+    max_usage_points: float = Field(-1, alias="maxUsagePoints", ge=-1)
+    hook_url: str = Field("", alias="hookUrl", max_length=2000)
+
+
+class OutLinkEdit(BaseModel):
+    """The settings of a link, as ``create`` and ``update`` take them (absent: unchanged on update)."""
+
+    model_config = ConfigDict(populate_by_name=True, extra="ignore")
+    name: str | None = Field(None, min_length=1, max_length=200)
+    response_detail: bool | None = Field(None, alias="responseDetail")
+    show_node_status: bool | None = Field(None, alias="showNodeStatus")
+    show_raw_source: bool | None = Field(None, alias="showRawSource")
+    limit: OutLinkLimit | None = None
+
+
+class OutLinkCreate(OutLinkEdit):
+    app_id: str = Field(alias="appId")
+    type: str = "share"
+    name: str = Field(..., min_length=1, max_length=200)
+
+
+class OutLinkUpdate(OutLinkEdit):
+    id: str = Field(alias="_id")
+
+
+class OutLinkList(BaseModel):
+    model_config = ConfigDict(populate_by_name=True, extra="ignore")
+    app_id: str = Field(alias="appId")
+    type: str | None = None
+
+
+class OutLinkDelete(BaseModel):
+    model_config = ConfigDict(populate_by_name=True, extra="ignore")
+    id: str
+
+
+def parse_body(model: type[Body], values: dict[str, Any]) -> Body:
+    """``values`` as ``model``; a 400 naming the first bad fields (FastGPT's names) otherwise."""
+    try:
+        return model.model_validate(values)
+    except ValidationError as exc:
+        parts = []
+        for error in exc.errors()[:3]:
+            where = ".".join(str(p) for p in error.get("loc", ())) or "body"
+            parts.append(f"{where}: {error.get('msg', 'invalid')}")
+        missing = all(e.get("type") == "missing" for e in exc.errors())
+        raise ApiError(400, "missingParams" if missing else "invalidParams", "; ".join(parts)) from None
+
+
+def link_view(link: ShareLinkRecord) -> dict[str, Any]:
+    return {
+        "_id": link.id,
+        "shareId": link.share_id,
+        "teamId": link.team_id,
+        "tmbId": link.member_id,
+        "appId": link.app_id,
+        "type": link.type,
+        "name": link.name,
+        "responseDetail": link.response_detail,
+        "showNodeStatus": link.show_node_status,
+        "showRawSource": link.show_raw_source,
+        "usagePoints": link.usage_points,
+        "lastTime": iso(link.last_time),
+        "limit": {
+            "expiredTime": iso(link.expired_time),
+            "QPM": link.qpm,
+            "maxUsagePoints": link.max_usage_points,
+            "hookUrl": link.hook_url,
+        },
+    }
+
+
+def _settings(request: Request, edit: OutLinkEdit, base: ShareLinkSettings) -> ShareLinkSettings:
+    """``base`` with what ``edit`` sends; a hook URL the egress guard would never fetch is a 400."""
+    limit = edit.limit
+    hook_url = limit.hook_url.strip() if limit is not None else base.hook_url
+    if hook_url and limit is not None:
+        try:
+            platform_of(request).egress.parse_url(hook_url)
+        except EgressDenied as exc:
+            raise ApiError(400, "invalidParams", f"limit.hookUrl: {exc}") from None
+    expired = limit.expired_time if limit is not None else base.expired_time
+    if expired is not None and expired.tzinfo is None:
+        expired = expired.replace(tzinfo=UTC)
+    return ShareLinkSettings(
+        name=edit.name if edit.name is not None else base.name,
+        response_detail=base.response_detail if edit.response_detail is None else edit.response_detail,
+        show_node_status=base.show_node_status if edit.show_node_status is None else edit.show_node_status,
+        show_raw_source=base.show_raw_source if edit.show_raw_source is None else edit.show_raw_source,
+        expired_time=expired,
+        qpm=limit.qpm if limit is not None else base.qpm,
+        max_usage_points=limit.max_usage_points if limit is not None else base.max_usage_points,
+        hook_url=hook_url,
+    )
+
+
+def _current(link: ShareLinkRecord) -> ShareLinkSettings:
+    return ShareLinkSettings(
+        name=link.name,
+        response_detail=link.response_detail,
+        show_node_status=link.show_node_status,
+        show_raw_source=link.show_raw_source,
+        expired_time=link.expired_time,
+        qpm=link.qpm,
+        max_usage_points=link.max_usage_points,
+        hook_url=link.hook_url,
+    )
+
+
+async def _managed_link(request: Request, auth: AuthContext, link_id: str, field: str) -> ShareLinkRecord:
+    """The team's link with this id, if the caller may manage its app."""
+    object_id({field: link_id}, field, "share link")
+    link = await chat_of(request).share_links.get(auth.team_id, link_id)
+    await load_app(request, auth, link.app_id, "manage")
+    return link
+
+
+@router.api_route("/api/support/outLink/create", methods=ANY_METHOD, summary="Create a share link of an app")
+async def create_link(request: Request, auth: AuthContext = Depends(authenticate)) -> dict[str, Any]:
+    body = parse_body(OutLinkCreate, await params(request))
+    app_id = object_id({"appId": body.app_id}, "appId")
+    if body.type not in LINK_TYPES:
+        raise ApiError(400, "invalidParams", f"type: only {', '.join(LINK_TYPES)} links are served")
+    await load_app(request, auth, app_id, "manage")
+    settings = _settings(request, body, ShareLinkSettings(name=body.name))
+    link = await chat_of(request).share_links.create(
+        auth.team_id, app_id, auth.member_id, body.type, settings
+    )
+    return envelope(link.share_id)
+
+
+@router.api_route("/api/support/outLink/list", methods=ANY_METHOD, summary="The share links of an app")
+async def list_links(request: Request, auth: AuthContext = Depends(authenticate)) -> dict[str, Any]:
+    body = parse_body(OutLinkList, await params(request))
+    app_id = object_id({"appId": body.app_id}, "appId")
+    await load_app(request, auth, app_id, "manage")
+    links = await chat_of(request).share_links.list_links(auth.team_id, app_id, body.type or None)
+    return envelope([link_view(link) for link in links])
+
+
+@router.api_route("/api/support/outLink/update", methods=ANY_METHOD, summary="Change a share link")
+async def update_link(request: Request, auth: AuthContext = Depends(authenticate)) -> dict[str, Any]:
+    body = parse_body(OutLinkUpdate, await params(request))
+    link = await _managed_link(request, auth, body.id, "_id")
+    settings = _settings(request, body, _current(link))
+    await chat_of(request).share_links.update(auth.team_id, link.id, settings)
+    return envelope({})
+
+
+@router.api_route("/api/support/outLink/delete", methods=ANY_METHOD, summary="Delete a share link")
+async def delete_link(request: Request, auth: AuthContext = Depends(authenticate)) -> dict[str, Any]:
+    body = parse_body(OutLinkDelete, await params(request))
+    link = await _managed_link(request, auth, body.id, "id")
+    await chat_of(request).share_links.delete(auth.team_id, link.id)
+    return envelope({})

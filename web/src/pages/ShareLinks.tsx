@@ -1,0 +1,51 @@
+// An app's share links (FastGPT's outLink): create one with a name and a requests-per-minute limit,
+// see its public address, delete it. The limits' other settings are in the API (docs/api.md).
+import { useEffect, useState } from "react";
+import { api } from "../api";
+import { t } from "../lang";
+
+type Link = { _id: string; shareId: string; name: string; usagePoints: number; limit: { QPM: number; expiredTime: string | null; maxUsagePoints: number } };
+
+export const shareUrl = (shareId: string) => `${location.origin}/chat/share?shareId=${shareId}`;
+
+export function ShareLinks({ appId }: { appId: string }) {
+  const [links, setLinks] = useState<Link[] | null>(null);
+  const [name, setName] = useState("");
+  const [qpm, setQpm] = useState(60);
+  const [error, setError] = useState("");
+  const load = () => api<Link[]>("GET", "/api/support/outLink/list", undefined, { appId, type: "share" }).then(setLinks).catch((e) => { setLinks([]); setError(e.message); });
+  useEffect(() => { load(); }, [appId]);
+  const create = async (e: React.FormEvent) => {
+    e.preventDefault();
+    setError("");
+    try {
+      await api("POST", "/api/support/outLink/create", { appId, type: "share", name: name.trim(), limit: { QPM: qpm } });
+      setName("");
+      await load();
+    } catch (err) { setError((err as Error).message); }
+  };
+  const remove = async (link: Link) => {
+    if (!confirm(t("Delete the share link \"{name}\"?", { name: link.name }))) return;
+    try { await api("DELETE", "/api/support/outLink/delete", undefined, { id: link._id }); await load(); }
+    catch (err) { setError((err as Error).message); }
+  };
+  return (
+    <div className="card col" data-testid="share-links">
+      <h3>{t("Share links")}</h3>
+      <span className="muted small">{t("Anyone with the link chats with the published version, without an account.")}</span>
+      {links?.length === 0 && !error && <span className="muted small">{t("No share links yet.")}</span>}
+      {links?.map((link) => (
+        <div key={link._id} className="col share-link" style={{ gap: 4 }} data-testid="share-link">
+          <div className="row small"><b>{link.name}</b><span className="muted">{t("{n} requests/min per visitor", { n: link.limit.QPM })}</span><div className="grow" /><button className="small danger" onClick={() => remove(link)}>{t("Delete")}</button></div>
+          <input readOnly className="small" value={shareUrl(link.shareId)} onFocus={(e) => e.currentTarget.select()} data-testid="share-link-url" />
+        </div>
+      ))}
+      <form className="row wrap" onSubmit={create}>
+        <input name="shareName" placeholder={t("Link name")} value={name} onChange={(e) => setName(e.target.value)} style={{ flex: 2 }} />
+        <label className="inline small" style={{ flex: 1 }}>{t("QPM")}<input name="shareQpm" type="number" min={0} value={qpm} onChange={(e) => setQpm(+e.target.value)} /></label>
+        <button className="primary small" disabled={!name.trim()}>{t("Create link")}</button>
+      </form>
+      {error && <div className="error small">{error}</div>}
+    </div>
+  );
+}
