@@ -72,7 +72,10 @@ export async function streamSse(path: string, body: unknown, onEvent: (e: SseEve
     let message = `${res.status} ${res.statusText}`;
     let statusText = "";
     try {
-      const json = await res.json();
+      // a refused stream is one `event: error` frame whose data is the envelope
+      const raw = await res.text();
+      const frame = type.includes("text/event-stream") ? raw.split("\n").find((l) => l.startsWith("data:"))?.slice(5) : undefined;
+      const json = JSON.parse(frame ?? raw);
       message = json.message || json.error?.message || JSON.stringify(json);
       statusText = typeof json.statusText === "string" ? json.statusText : "";
     } catch { /* keep the status line */ }

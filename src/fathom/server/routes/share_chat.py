@@ -16,6 +16,7 @@ from __future__ import annotations
 from typing import Any
 
 from fastapi import APIRouter, Request
+from pydantic import Field
 
 from fathom.chat import ChatError, ChatRequest, RunChannel, draft_workflow, split_messages, value_text
 from fathom.chat.share_links import SHARE_SOURCE, ShareVisit
@@ -25,6 +26,7 @@ from fathom.server.errors import ApiError, envelope
 from fathom.server.routes.app_access import chat_of
 from fathom.server.routes.common import ANY_METHOD, params
 from fathom.server.routes.history_views import app_init_view, record_view
+from fathom.server.typed import ApiModel, parsed
 from fathom.store.protocols import ChatRecord, NotFound
 
 router = APIRouter(tags=["share links"])
@@ -167,11 +169,19 @@ async def start_share_chat(
     return channel, ShareView.of(link)
 
 
+class OutLinkInit(ApiModel):
+    """The share page's link and visitor (both checked by the service: FastGPT's ``linkUnInvalid``)."""
+
+    share_id: str = Field("", alias="shareId", max_length=64)
+    out_link_uid: str = Field("", alias="outLinkUid", max_length=1000)
+    chat_id: str = Field("", alias="chatId", max_length=1024)
+
+
 @router.api_route(
     "/api/core/chat/outLink/init", methods=ANY_METHOD, summary="A share page's app and chat (no account)"
 )
-async def out_link_init(request: Request) -> dict[str, Any]:
-    values = await params(request)
+async def out_link_init(request: Request, body: OutLinkInit = parsed(OutLinkInit)) -> dict[str, Any]:
+    values = body.model_dump(by_alias=True)
     try:
         visit = await admit_visitor(request, values)
     except ChatError as exc:

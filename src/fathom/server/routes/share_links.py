@@ -8,39 +8,36 @@ change or delete its links; another team's link is not found. ``create`` answers
 from __future__ import annotations
 
 from datetime import UTC, datetime
-from typing import Any, TypeVar
+from typing import Any
 
 from fastapi import APIRouter, Depends, Request
-from pydantic import BaseModel, ConfigDict, Field, ValidationError
+from pydantic import Field
 
 from fathom.security import EgressDenied
 from fathom.server.auth import AuthContext, authenticate
 from fathom.server.errors import ApiError, envelope
 from fathom.server.routes.app_access import chat_of, load_app
-from fathom.server.routes.common import ANY_METHOD, iso, object_id, params, platform_of
+from fathom.server.routes.common import ANY_METHOD, iso, object_id, platform_of
+from fathom.server.typed import ApiModel, ObjectId, parsed
 from fathom.store.protocols import ShareLinkRecord, ShareLinkSettings
 
 router = APIRouter(tags=["share links"])
 
 LINK_TYPES = ("share",)  # FastGPT's other publish channels (feishu, wecom, …) are not served
 
-Body = TypeVar("Body", bound=BaseModel)
 
-
-class OutLinkLimit(BaseModel):
+class OutLinkLimit(ApiModel):
     """FastGPT's ``limit``: expiry, requests per minute per visitor, points, the auth hook."""
 
-    model_config = ConfigDict(populate_by_name=True, extra="ignore")
     expired_time: datetime | None = Field(None, alias="expiredTime")
     qpm: int = Field(1000, alias="QPM", ge=0, le=1_000_000)
     max_usage_points: float = Field(-1, alias="maxUsagePoints", ge=-1)
     hook_url: str = Field("", alias="hookUrl", max_length=2000)
 
 
-class OutLinkEdit(BaseModel):
+class OutLinkEdit(ApiModel):
     """The settings of a link, as ``create`` and ``update`` take them (absent: unchanged on update)."""
 
-    model_config = ConfigDict(populate_by_name=True, extra="ignore")
     name: str | None = Field(None, min_length=1, max_length=200)
     response_detail: bool | None = Field(None, alias="responseDetail")
     show_node_status: bool | None = Field(None, alias="showNodeStatus")
@@ -49,7 +46,7 @@ class OutLinkEdit(BaseModel):
 
 
 class OutLinkCreate(OutLinkEdit):
-    app_id: str = Field(alias="appId")
+    app_id: ObjectId = Field(alias="appId")
     type: str = "share"
     name: str = Field(..., min_length=1, max_length=200)
 
@@ -58,28 +55,13 @@ class OutLinkUpdate(OutLinkEdit):
     id: str = Field(alias="_id")
 
 
-class OutLinkList(BaseModel):
-    model_config = ConfigDict(populate_by_name=True, extra="ignore")
-    app_id: str = Field(alias="appId")
+class OutLinkList(ApiModel):
+    app_id: ObjectId = Field(alias="appId")
     type: str | None = None
 
 
-class OutLinkDelete(BaseModel):
-    model_config = ConfigDict(populate_by_name=True, extra="ignore")
+class OutLinkDelete(ApiModel):
     id: str
-
-
-def parse_body(model: type[Body], values: dict[str, Any]) -> Body:
-    """``values`` as ``model``; a 400 naming the first bad fields (FastGPT's names) otherwise."""
-    try:
-        return model.model_validate(values)
-    except ValidationError as exc:
-        parts = []
-        for error in exc.errors()[:3]:
-            where = ".".join(str(p) for p in error.get("loc", ())) or "body"
-            parts.append(f"{where}: {error.get('msg', 'invalid')}")
-        missing = all(e.get("type") == "missing" for e in exc.errors())
-        raise ApiError(400, "missingParams" if missing else "invalidParams", "; ".join(parts)) from None
 
 
 def link_view(link: ShareLinkRecord) -> dict[str, Any]:
@@ -151,9 +133,10 @@ async def _managed_link(request: Request, auth: AuthContext, link_id: str, field
 
 
 @router.api_route("/api/support/outLink/create", methods=ANY_METHOD, summary="Create a share link of an app")
-async def create_link(request: Request, auth: AuthContext = Depends(authenticate)) -> dict[str, Any]:
-    body = parse_body(OutLinkCreate, await params(request))
-    app_id = object_id({"appId": body.app_id}, "appId")
+async def create_link(
+    request: Request, auth: AuthContext = Depends(authenticate), body: OutLinkCreate = parsed(OutLinkCreate)
+) -> dict[str, Any]:
+    app_id = body.app_id
     if body.type not in LINK_TYPES:
         raise ApiError(400, "invalidParams", f"type: only {', '.join(LINK_TYPES)} links are served")
     await load_app(request, auth, app_id, "manage")
@@ -165,17 +148,19 @@ async def create_link(request: Request, auth: AuthContext = Depends(authenticate
 
 
 @router.api_route("/api/support/outLink/list", methods=ANY_METHOD, summary="The share links of an app")
-async def list_links(request: Request, auth: AuthContext = Depends(authenticate)) -> dict[str, Any]:
-    body = parse_body(OutLinkList, await params(request))
-    app_id = object_id({"appId": body.app_id}, "appId")
+async def list_links(
+    request: Request, auth: AuthContext = Depends(authenticate), body: OutLinkList = parsed(OutLinkList)
+) -> dict[str, Any]:
+    app_id = body.app_id
     await load_app(request, auth, app_id, "manage")
     links = await chat_of(request).share_links.list_links(auth.team_id, app_id, body.type or None)
     return envelope([link_view(link) for link in links])
 
 
 @router.api_route("/api/support/outLink/update", methods=ANY_METHOD, summary="Change a share link")
-async def update_link(request: Request, auth: AuthContext = Depends(authenticate)) -> dict[str, Any]:
-    body = parse_body(OutLinkUpdate, await params(request))
+async def update_link(
+    request: Request, auth: AuthContext = Depends(authenticate), body: OutLinkUpdate = parsed(OutLinkUpdate)
+) -> dict[str, Any]:
     link = await _managed_link(request, auth, body.id, "_id")
     settings = _settings(request, body, _current(link))
     await chat_of(request).share_links.update(auth.team_id, link.id, settings)
@@ -183,8 +168,9 @@ async def update_link(request: Request, auth: AuthContext = Depends(authenticate
 
 
 @router.api_route("/api/support/outLink/delete", methods=ANY_METHOD, summary="Delete a share link")
-async def delete_link(request: Request, auth: AuthContext = Depends(authenticate)) -> dict[str, Any]:
-    body = parse_body(OutLinkDelete, await params(request))
+async def delete_link(
+    request: Request, auth: AuthContext = Depends(authenticate), body: OutLinkDelete = parsed(OutLinkDelete)
+) -> dict[str, Any]:
     link = await _managed_link(request, auth, body.id, "id")
     await chat_of(request).share_links.delete(auth.team_id, link.id)
     return envelope({})

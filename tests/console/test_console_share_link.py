@@ -1,0 +1,66 @@
+"""Browser checks of share links: the owner makes one on the app's page and sees its address; a visitor
+opens it on a phone (390×844) with no account, chats (the answer streams in), keeps their visitor id in
+localStorage, and hits the link's requests-per-minute limit, which the page shows."""
+
+from __future__ import annotations
+
+from pathlib import Path
+from typing import Any
+
+from console_support import data, sign_in
+
+from fathom.testing.scripted_turns import text_turn
+
+ANSWER = "Refunds reach your card within five working days."
+
+
+def test_a_visitor_chats_through_a_share_link_on_a_phone_until_its_qpm_limit(
+    chat_live_server: Any, browser: Any, scripted_model: Any, screenshots: Path
+) -> None:
+    scripted_model.set_script(lambda request: text_turn(ANSWER))
+    server = chat_live_server
+    with server.client(server.admin_key) as client:
+        body = {"name": "Help desk", "type": "simple", "simpleConfig": {"model": "scripted-chat"}}
+        app_id = data(client.post("/api/core/app/create", json=body))
+
+    owner = browser.new_page(viewport={"width": 1360, "height": 900})
+    try:
+        sign_in(owner, server.base_url, server.admin_key)
+        owner.goto(f"{server.base_url}/apps/{app_id}")
+        links = owner.wait_for_selector("[data-testid=share-links]")
+        owner.fill("input[name=shareName]", "Website")
+        owner.fill("input[name=shareQpm]", "1")
+        owner.click("[data-testid=share-links] button:has-text('Create link')")
+        url = owner.wait_for_selector("[data-testid=share-link-url]").input_value()
+        assert url.startswith(f"{server.base_url}/chat/share?shareId=")
+        assert "1 requests/min per visitor" in links.inner_text()
+        owner.screenshot(path=str(screenshots / "30-share-links.png"), full_page=True)
+    finally:
+        owner.close()
+
+    phone = browser.new_context(viewport={"width": 390, "height": 844}, is_mobile=True, has_touch=True)
+    visitor = phone.new_page()
+    try:
+        visitor.goto(url)
+        assert visitor.wait_for_selector("[data-testid=share-app-name]:has-text('Help desk')")
+        assert visitor.locator("nav.sidebar").count() == 0  # no console, no sign-in
+        visitor.fill("textarea[name=message]", "How long do refunds take?")
+        visitor.click("button:has-text('Send')")
+        visitor.wait_for_selector(f"[data-testid=share-answer]:has-text('{ANSWER}')")
+        uid = visitor.evaluate("Object.entries(localStorage).find(([k]) => k.endsWith('.outLinkUid'))?.[1]")
+        assert uid and uid.startswith("visitor-")
+        composer = visitor.locator(".composer").bounding_box()
+        assert composer is not None and composer["y"] + composer["height"] <= 844  # on screen
+        assert visitor.evaluate("document.documentElement.scrollWidth") <= 390  # no sideways scroll
+
+        visitor.fill("textarea[name=message]", "And exchanges?")
+        visitor.click("button:has-text('Send')")
+        error = visitor.wait_for_selector("[data-testid=share-error]")
+        assert "1 requests a minute" in error.inner_text()
+        visitor.screenshot(path=str(screenshots / "31-share-page-phone.png"))
+
+        # the visitor's history survives a reload (same browser, same visitor id)
+        visitor.reload()
+        visitor.wait_for_selector(f"[data-testid=share-answer]:has-text('{ANSWER}')")
+    finally:
+        phone.close()
