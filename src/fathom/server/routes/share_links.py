@@ -11,14 +11,14 @@ from datetime import UTC, datetime
 from typing import Any
 
 from fastapi import APIRouter, Depends, Request
-from pydantic import Field
+from pydantic import BaseModel, Field
 
 from fathom.security import EgressDenied
 from fathom.server.auth import AuthContext, authenticate
 from fathom.server.errors import ApiError, envelope
 from fathom.server.routes.app_access import chat_of, load_app
 from fathom.server.routes.common import ANY_METHOD, iso, object_id, platform_of
-from fathom.server.typed import ApiModel, ObjectId, parsed
+from fathom.server.typed import ApiModel, ObjectId, answers, parsed
 from fathom.store.protocols import ShareLinkRecord, ShareLinkSettings
 
 router = APIRouter(tags=["share links"])
@@ -62,6 +62,31 @@ class OutLinkList(ApiModel):
 
 class OutLinkDelete(ApiModel):
     id: str
+
+
+class OutLinkLimitView(BaseModel):
+    expiredTime: str | None
+    QPM: int
+    maxUsagePoints: float
+    hookUrl: str
+
+
+class OutLinkView(BaseModel):
+    """A share link as ``list`` answers it (FastGPT's outLink schema)."""
+
+    id_: str = Field(alias="_id")
+    shareId: str
+    teamId: str
+    tmbId: str
+    appId: str
+    type: str
+    name: str
+    responseDetail: bool
+    showNodeStatus: bool
+    showRawSource: bool
+    usagePoints: float
+    lastTime: str | None
+    limit: OutLinkLimitView
 
 
 def link_view(link: ShareLinkRecord) -> dict[str, Any]:
@@ -132,7 +157,12 @@ async def _managed_link(request: Request, auth: AuthContext, link_id: str, field
     return link
 
 
-@router.api_route("/api/support/outLink/create", methods=ANY_METHOD, summary="Create a share link of an app")
+@router.api_route(
+    "/api/support/outLink/create",
+    methods=ANY_METHOD,
+    summary="Create a share link of an app (answers its shareId)",
+    responses=answers(str),
+)
 async def create_link(
     request: Request, auth: AuthContext = Depends(authenticate), body: OutLinkCreate = parsed(OutLinkCreate)
 ) -> dict[str, Any]:
@@ -147,7 +177,12 @@ async def create_link(
     return envelope(link.share_id)
 
 
-@router.api_route("/api/support/outLink/list", methods=ANY_METHOD, summary="The share links of an app")
+@router.api_route(
+    "/api/support/outLink/list",
+    methods=ANY_METHOD,
+    summary="The share links of an app",
+    responses=answers(list[OutLinkView]),
+)
 async def list_links(
     request: Request, auth: AuthContext = Depends(authenticate), body: OutLinkList = parsed(OutLinkList)
 ) -> dict[str, Any]:
@@ -157,7 +192,12 @@ async def list_links(
     return envelope([link_view(link) for link in links])
 
 
-@router.api_route("/api/support/outLink/update", methods=ANY_METHOD, summary="Change a share link")
+@router.api_route(
+    "/api/support/outLink/update",
+    methods=ANY_METHOD,
+    summary="Change a share link",
+    responses=answers(dict[str, Any]),
+)
 async def update_link(
     request: Request, auth: AuthContext = Depends(authenticate), body: OutLinkUpdate = parsed(OutLinkUpdate)
 ) -> dict[str, Any]:
@@ -167,7 +207,12 @@ async def update_link(
     return envelope({})
 
 
-@router.api_route("/api/support/outLink/delete", methods=ANY_METHOD, summary="Delete a share link")
+@router.api_route(
+    "/api/support/outLink/delete",
+    methods=ANY_METHOD,
+    summary="Delete a share link",
+    responses=answers(dict[str, Any]),
+)
 async def delete_link(
     request: Request, auth: AuthContext = Depends(authenticate), body: OutLinkDelete = parsed(OutLinkDelete)
 ) -> dict[str, Any]:
