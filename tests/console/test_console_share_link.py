@@ -1,6 +1,7 @@
 """Browser checks of share links: the owner makes one on the app's page and sees its address; a visitor
 opens it on a phone (390×844) with no account, chats (the answer streams in), keeps their visitor id in
-localStorage, and hits the link's requests-per-minute limit, which the page shows."""
+localStorage, and hits the link's requests-per-minute limit, which the page shows; on a desktop another
+visitor chats within their own limit."""
 
 from __future__ import annotations
 
@@ -64,3 +65,16 @@ def test_a_visitor_chats_through_a_share_link_on_a_phone_until_its_qpm_limit(
         visitor.wait_for_selector(f"[data-testid=share-answer]:has-text('{ANSWER}')")
     finally:
         phone.close()
+
+    # on a desktop, another browser is another visitor: their own minute, their own (empty) history
+    desktop = browser.new_page(viewport={"width": 1360, "height": 900})
+    try:
+        desktop.goto(url)
+        desktop.wait_for_selector("[data-testid=share-app-name]:has-text('Help desk')")
+        assert desktop.locator("[data-testid=share-answer]").count() == 0
+        desktop.fill("textarea[name=message]", "How long do refunds take?")
+        desktop.keyboard.press("Enter")
+        desktop.wait_for_selector(f"[data-testid=share-answer]:has-text('{ANSWER}')")
+        desktop.screenshot(path=str(screenshots / "32-share-page-desktop.png"))
+    finally:
+        desktop.close()
