@@ -244,7 +244,9 @@ def test_a_streaming_chat_refused_on_its_key_or_app_gets_fastgpts_error_frame(
 def test_an_unknown_route_and_a_missing_upload_answer_the_envelope(module_live_server: LiveServer) -> None:
     with module_live_server.client(module_live_server.admin_key) as client:
         unknown = client.get("/api/core/nothing/here")
-        no_file = client.post("/api/core/dataset/collection/create/localFile", data={"data": "{}"})
+        no_file = client.post(
+            "/api/core/dataset/collection/create/localFile", data={"data": json.dumps({"datasetId": FAKE})}
+        )
         empty = client.post(
             "/api/core/dataset/collection/create/localFile",
             data={"data": json.dumps({"datasetId": FAKE})},

@@ -43,33 +43,6 @@ UNTYPED = {
     "/api/v2/chat/stop",
     # routes/chat_files.py
     "/api/core/chat/file/upload",
-    # routes/chunk_preview.py
-    "/api/core/dataset/file/getPreviewChunks",
-    # routes/collections.py
-    "/api/core/dataset/collection/create",
-    "/api/core/dataset/collection/create/link",
-    "/api/core/dataset/collection/create/localFile",
-    "/api/core/dataset/collection/create/text",
-    "/api/core/dataset/collection/delete",
-    "/api/core/dataset/collection/detail",
-    "/api/core/dataset/collection/listV2",
-    "/api/core/dataset/collection/trainingDetail",
-    "/api/core/dataset/training/updateTrainingData",
-    # routes/data.py
-    "/api/core/dataset/data/delete",
-    "/api/core/dataset/data/detail",
-    "/api/core/dataset/data/insertData",
-    "/api/core/dataset/data/pushData",
-    "/api/core/dataset/data/update",
-    "/api/core/dataset/data/v2/list",
-    # routes/dataset_update.py
-    "/api/core/dataset/update",
-    # routes/datasets.py
-    "/api/core/dataset/create",
-    "/api/core/dataset/delete",
-    "/api/core/dataset/detail",
-    "/api/core/dataset/list",
-    "/api/core/dataset/searchTest",
     # routes/history.py
     "/api/core/chat/clearHistories",
     "/api/core/chat/delHistory",

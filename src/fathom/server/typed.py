@@ -31,6 +31,7 @@ from fastapi.routing import APIRoute
 from pydantic import BaseModel, BeforeValidator, ConfigDict, Field, StringConstraints, ValidationError
 
 from fathom.server.errors import ApiError, not_found
+from fathom.server.json_body import parse_json
 from fathom.server.routes.common import ID_KINDS, params
 
 M = TypeVar("M", bound=BaseModel)
@@ -47,8 +48,10 @@ def _blank_as_none(value: Any) -> Any:
     return None if value == "" else value
 
 
+#: ``Annotated[X | None, BLANK_IS_NONE]``: "" means absent, as FastGPT's clients send it
+BLANK_IS_NONE = BeforeValidator(_blank_as_none)
 #: an optional id: absent, null and "" all mean none (FastGPT's clients send each)
-OptionalObjectId = Annotated[ObjectId | None, BeforeValidator(_blank_as_none)]
+OptionalObjectId = Annotated[ObjectId | None, BLANK_IS_NONE]
 #: FastGPT's 100-character names (apps, keys, collections); knowledge bases allow 200
 Name = Annotated[str, StringConstraints(strip_whitespace=True, min_length=1, max_length=100)]
 #: free text that is stored (intros, titles): bounded so every backend can keep it
@@ -121,6 +124,10 @@ def _reason(error: Any) -> str:
     kind, context, value = error.get("type"), error.get("ctx") or {}, error.get("input")
     if kind == "missing" or (kind == "string_too_short" and context.get("min_length") == 1):
         return "is required"
+    if kind == "string_pattern_mismatch" and value == "":
+        return "is required"
+    if kind == "value_error" and "error" in context:
+        return str(context["error"])
     if kind == "string_too_long" and isinstance(value, str):
         return f"at most {context.get('max_length')} characters, got {len(value)}"
     if kind == "string_pattern_mismatch" and context.get("pattern") == OBJECT_ID_PATTERN:
@@ -136,9 +143,11 @@ def validation_error(exc: ValidationError, kinds: dict[str, str] | None = None) 
     errors = exc.errors(include_url=False)
     kinds = ID_KINDS | (kinds or {})
     for error in errors:
-        loc = error.get("loc", ())
+        loc, value = error.get("loc", ()), error.get("input", "")
         if error.get("type") == "string_pattern_mismatch" and len(loc) == 1 and str(loc[0]) in kinds:
-            value = str(error.get("input", ""))
+            if value == "":
+                continue  # "" is an absent id: "is required"
+            value = str(value)
             shown = value if len(value) <= 64 else value[:64] + "…"
             return not_found(kinds[str(loc[0])], f"{loc[0]}: no record has the id {shown!r}")
     missing = all(_reason(error) == "is required" for error in errors)
@@ -156,10 +165,27 @@ def validate(model: type[M], values: dict[str, Any]) -> M:
         raise validation_error(exc, getattr(model, "id_kinds", None)) from None
 
 
-def parsed(model: type[M]) -> Any:
-    """The dependency that reads the query string and the JSON body, merged, as ``model``."""
+async def _form_values(request: Request, field: str) -> dict[str, Any]:
+    """The JSON object a form (an upload) carries in its ``field`` form field."""
+    form = await request.form()  # Starlette keeps the parsed form: the route reads its file from it
+    values = parse_json(str(form.get(field) or "{}"), field)
+    if not isinstance(values, dict):
+        raise ApiError(400, "invalidParams", f"{field}: must be a JSON object")
+    return values
+
+
+_FORMS = ("multipart/form-data", "application/x-www-form-urlencoded")
+
+
+def parsed(model: type[M], *, form_field: str | None = None) -> Any:
+    """The dependency that reads the query string and the JSON body, merged, as ``model``; with
+    ``form_field``, a form's fields are the JSON object in that form field instead (FastGPT's uploads
+    send ``file`` plus ``data``)."""
 
     async def read(request: Request) -> M:
+        form = request.headers.get("content-type", "").startswith(_FORMS)
+        if form_field is not None and form:
+            return validate(model, await _form_values(request, form_field))
         return validate(model, await params(request))
 
     read.typed_request = model  # type: ignore[attr-defined]
@@ -273,7 +299,7 @@ def document_typed_routes(routes: Iterable[Any], document: dict[str, Any]) -> No
                     for name, prop in schema.get("properties", {}).items()
                     if _is_scalar(prop)
                 ] + [p for p in operation.get("parameters", []) if p.get("in") != "query"]
-            else:
+            elif "multipart/form-data" not in operation.get("requestBody", {}).get("content", {}):
                 operation["requestBody"] = {
                     "required": bool(required),
                     "content": {

@@ -9,10 +9,10 @@ file, no collection, no job. The dataset's embedding model sets the index size, 
 from __future__ import annotations
 
 import asyncio
-import json
-from typing import Any
+from typing import Annotated, Any
 
 from fastapi import APIRouter, Depends, Request
+from pydantic import Field
 from starlette.datastructures import UploadFile
 
 from fathom.datasets.chunking import collection_chunk_settings, split_collection_text
@@ -23,11 +23,12 @@ from fathom.knowledge.parse import (
     detect_format,
     parse_document,
 )
-from fathom.server.auth import AuthContext, authenticate
+from fathom.server.auth import AuthContext
 from fathom.server.errors import ApiError, envelope
-from fathom.server.routes.collections import chunk_settings_of
-from fathom.server.routes.common import object_id, params, platform_of
-from fathom.server.routes.datasets import load_dataset
+from fathom.server.routes.common import platform_of
+from fathom.server.routes.dataset_models import ChunkSettings, PreviewResult
+from fathom.server.routes.datasets import kb_caller, load_dataset
+from fathom.server.typed import BLANK_IS_NONE, ObjectId, answers, parsed
 
 router = APIRouter(tags=["collections"])
 
@@ -35,18 +36,19 @@ PREVIEW_DEFAULT = 10
 PREVIEW_MAX = 50
 
 
-async def _request_values(request: Request) -> tuple[dict[str, Any], str | None]:
-    """The fields, and the text of an uploaded file (None for a JSON request)."""
+class PreviewChunks(ChunkSettings):
+    """The text (absent with an uploaded file), the chunk settings and how many chunks to show."""
+
+    datasetId: ObjectId
+    text: Annotated[str | None, BLANK_IS_NONE] = Field(None, examples=["First paragraph.\n\nSecond one."])
+    limit: Annotated[Annotated[int, Field(ge=1, le=PREVIEW_MAX)] | None, BLANK_IS_NONE] = None
+
+
+async def _file_text(request: Request, qa_pairs: bool) -> str | None:
+    """The text of the uploaded file (None for a JSON request)."""
     if not request.headers.get("content-type", "").startswith("multipart/form-data"):
-        return await params(request), None
-    form = await request.form()
-    try:
-        values = json.loads(str(form.get("data") or "{}"))
-    except json.JSONDecodeError:
-        raise ApiError(400, "invalidParams", "data: must be a JSON string of the chunk settings") from None
-    if not isinstance(values, dict):
-        raise ApiError(400, "invalidParams", "data: must be a JSON object")
-    upload = form.get("file")
+        return None
+    upload = (await request.form()).get("file")
     if not isinstance(upload, UploadFile):
         raise ApiError(400, "missingParams", "file: is required in a multipart preview")
     name = upload.filename or "upload"
@@ -59,42 +61,37 @@ async def _request_values(request: Request) -> tuple[dict[str, Any], str | None]
     content = await upload.read()
     if not content:
         raise ApiError(400, "invalidParams", "file is empty")
-    if values.get("qaPairs") is True:
-        return values, decode_text(content)[0]
+    if qa_pairs:
+        return decode_text(content)[0]
     try:
-        parsed = await asyncio.to_thread(parse_document, content, name)
+        parsed_file = await asyncio.to_thread(parse_document, content, name)
     except DocumentParseError as exc:
         raise ApiError(400, "invalidParams", f"file: {exc}") from None
-    return values, parsed.text
-
-
-def _limit(values: dict[str, Any]) -> int:
-    raw = values.get("limit", PREVIEW_DEFAULT)
-    if isinstance(raw, bool) or not isinstance(raw, int | str) or not str(raw).isdigit():
-        raise ApiError(400, "invalidParams", f"limit: must be a whole number from 1 to {PREVIEW_MAX}")
-    limit = int(raw)
-    if not 1 <= limit <= PREVIEW_MAX:
-        raise ApiError(400, "invalidParams", f"limit: must be a whole number from 1 to {PREVIEW_MAX}")
-    return limit
+    return parsed_file.text
 
 
 @router.api_route(
     "/api/core/dataset/file/getPreviewChunks",
     methods=["POST"],
     summary="Preview the chunks of a text or file",
+    responses=answers(PreviewResult),
 )
-async def preview_chunks(request: Request, auth: AuthContext = Depends(authenticate)) -> dict[str, Any]:
+async def preview_chunks(
+    request: Request,
+    auth: AuthContext = Depends(kb_caller),
+    payload: PreviewChunks = parsed(PreviewChunks, form_field="data"),
+) -> dict[str, Any]:
     """``chunks`` (the first ``limit``, each ``{q, a, chars}``), ``total`` and the resolved settings."""
-    values, file_text = await _request_values(request)
+    file_text = await _file_text(request, payload.qaPairs is True)
     if file_text is None:
-        text = values.get("text")
-        if not isinstance(text, str) or not text.strip():
+        text = payload.text
+        if text is None or not text.strip():
             raise ApiError(400, "missingParams", "text: is required (or upload a file)")
     else:
         text = file_text
-    limit = _limit(values)
-    dataset, _ = await load_dataset(request, auth, object_id(values, "datasetId"), "read")
-    chosen = {**dataset.chunk_settings, **chunk_settings_of(values)}
+    limit = payload.limit or PREVIEW_DEFAULT
+    dataset, _ = await load_dataset(request, auth, payload.datasetId, "read")
+    chosen = {**dataset.chunk_settings, **payload.chunk_settings()}
     settings = collection_chunk_settings(platform_of(request).embedders, dataset.vector_model, chosen)
     qa_pairs = bool(chosen.get("qaPairs"))
     chunks = await asyncio.to_thread(split_collection_text, text, settings, qa_pairs=qa_pairs)

@@ -3,77 +3,92 @@ delete, and retrying a failed ingestion."""
 
 from __future__ import annotations
 
-from typing import Any
+from typing import Annotated, Any, ClassVar, Literal
 
 from fastapi import APIRouter, Depends, File, Form, Request, UploadFile
+from pydantic import BeforeValidator, Field, field_validator
 
-from fathom.server.auth import AuthContext, authenticate
+from fathom.server.auth import AuthContext
 from fathom.server.errors import ApiError, envelope
-from fathom.server.json_body import check_storable, parse_json
-from fathom.server.pagination import page_window
+from fathom.server.json_body import check_storable
 from fathom.server.permissions import Need, permission_view, require_team_key
-from fathom.server.routes.common import (
-    ANY_METHOD,
-    check_length,
-    iso,
-    object_id,
-    params,
-    platform_of,
-    required,
+from fathom.server.routes.common import ANY_METHOD, iso, platform_of
+from fathom.server.routes.dataset_models import (
+    COLLECTION_NAME_MAX,
+    ChunkSettings,
+    CollectionCreated,
+    CollectionList,
+    CollectionName,
+    CollectionView,
+    NonBlank,
+    Page,
+    TrainingDetail,
 )
-from fathom.server.routes.datasets import load_dataset
+from fathom.server.routes.datasets import kb_caller, load_dataset
+from fathom.server.typed import BLANK_IS_NONE, ApiModel, ObjectId, answers, parsed
 from fathom.store.protocols import CollectionRecord
 
 router = APIRouter(tags=["collections"])
 
-TRAINING_TYPES = ("chunk", "qa", "auto")
-_CHUNK_FIELDS = (
-    "chunkSettingMode",
-    "chunkSplitMode",
-    "chunkSize",
-    "indexSize",
-    "chunkSplitter",
-    "chunkOverlapRatio",
-    "qaPairs",
-)
-MAX_OVERLAP_RATIO = 0.4
-NAME_MAX = 500  # a collection's name (a link's name is the link, cut to this length)
+
+def _empty_as_none(value: Any) -> Any:
+    """FastGPT's clients send "", null, [] or {} for "no metadata"."""
+    return None if value in ("", [], {}) else value
 
 
-def chunk_settings_of(values: dict[str, Any]) -> dict[str, Any]:
-    """The collection's chunk settings from the request (FastGPT's names; ``chunkOverlapRatio`` and
-    ``qaPairs`` are Fathom's); ``chunkSettingMode: "auto"`` keeps only ``qaPairs``."""
-    settings = {field: values[field] for field in _CHUNK_FIELDS if values.get(field) not in (None, "")}
-    qa_pairs = settings.pop("qaPairs", False)
-    if not isinstance(qa_pairs, bool):
-        raise ApiError(400, "invalidParams", "qaPairs: must be true or false")
-    if settings.get("chunkSettingMode") == "auto":
-        return {"qaPairs": True} if qa_pairs else {}
-    if qa_pairs:
-        settings["qaPairs"] = True
-    if "chunkOverlapRatio" in settings:
-        ratio = settings["chunkOverlapRatio"]
-        if (
-            isinstance(ratio, bool)
-            or not isinstance(ratio, int | float)
-            or not 0 <= ratio <= MAX_OVERLAP_RATIO
-        ):
-            raise ApiError(
-                400, "invalidParams", f"chunkOverlapRatio: must be a number between 0 and {MAX_OVERLAP_RATIO}"
-            )
-        settings["chunkOverlapRatio"] = float(ratio)
-    splitter = settings.get("chunkSplitter")
-    if splitter is not None and not isinstance(splitter, str):
-        raise ApiError(400, "invalidParams", "chunkSplitter: must be a string")
-    for field in ("chunkSize", "indexSize"):
-        if field in settings:
-            try:
-                settings[field] = int(settings[field])
-            except (TypeError, ValueError):
-                raise ApiError(400, "invalidParams", f"{field}: must be a whole number") from None
-            if not 64 <= settings[field] <= 30000:
-                raise ApiError(400, "invalidParams", f"{field}: must be between 64 and 30000")
-    return settings
+def _no_folder(value: Any) -> None:
+    if value not in (None, ""):
+        raise ValueError("collection folders are not supported; leave it out")
+
+
+class NewCollection(ChunkSettings):
+    """What every collection import reads: the knowledge base, how to train, the chunk settings."""
+
+    datasetId: ObjectId
+    trainingType: Annotated[Literal["chunk", "qa", "auto"] | None, BLANK_IS_NONE] = Field(
+        None, description="auto is chunk", examples=["chunk"]
+    )
+    metadata: Annotated[dict[str, Any] | None, BeforeValidator(_empty_as_none)] = None
+    parentId: Annotated[None, BeforeValidator(_no_folder)] = None
+
+
+class CreateEmpty(NewCollection):
+    name: CollectionName = Field(examples=["FAQ rows"])
+    type: Annotated[Literal["virtual"] | None, BLANK_IS_NONE] = Field(
+        None, description="virtual only (no collection folders)"
+    )
+
+
+class CreateText(NewCollection):
+    name: CollectionName = Field(examples=["Refund policy"])
+    text: NonBlank = Field(examples=["Refunds are paid within 5 days."])
+
+
+class CreateLink(NewCollection):
+    link: Annotated[str, Field(examples=["https://example.com/help"])]
+
+    @field_validator("link")
+    @classmethod
+    def _http(cls, link: str) -> str:
+        link = link.strip()
+        if not link:
+            raise ValueError("is required")
+        if not link.startswith(("http://", "https://")):
+            raise ValueError("must be an http:// or https:// URL")
+        return link
+
+
+class ListCollections(Page):
+    datasetId: ObjectId
+
+
+class CollectionId(ApiModel):
+    id_kinds: ClassVar[dict[str, str]] = {"id": "collection"}
+    id: ObjectId = Field(description="The collection's id")
+
+
+class CollectionRef(ApiModel):
+    collectionId: ObjectId
 
 
 def training_amount(collection: CollectionRecord) -> int:
@@ -147,29 +162,21 @@ async def load_owned_collection(
 
 
 async def _create(
-    request: Request, auth: AuthContext, values: dict[str, Any], *, name: str, type: str, **source: Any
+    request: Request, auth: AuthContext, payload: NewCollection, *, name: str, type: str, **source: Any
 ) -> dict[str, Any]:
     """Store the collection and queue its ingestion; ``insertLen`` is the number of chunks queued
     when the text is at hand (a text import), else 0 (a link or file is parsed by the job)."""
     platform = platform_of(request)
-    _reject_folders(values)
-    dataset, _ = await load_dataset(request, auth, object_id(values, "datasetId"), "write")
-    training_type = values.get("trainingType") or "chunk"
-    if training_type not in TRAINING_TYPES:
-        raise ApiError(
-            400, "invalidParams", f"trainingType: {training_type!r} is not one of {', '.join(TRAINING_TYPES)}"
-        )
-    metadata = values.get("metadata") or {}
-    if not isinstance(metadata, dict):
-        raise ApiError(400, "invalidParams", "metadata: must be an object")
+    dataset, _ = await load_dataset(request, auth, payload.datasetId, "write")
+    training_type = payload.trainingType or "chunk"
     collection = await platform.datasets.create_collection(
         auth.team_id,
         dataset.id,
         name,
         type=type,
         training_type="chunk" if training_type == "auto" else training_type,
-        chunk_settings=chunk_settings_of(values),
-        metadata=metadata,
+        chunk_settings=payload.chunk_settings(),
+        metadata=payload.metadata or {},
         **source,
     )
     raw_text = source.get("raw_text")
@@ -183,70 +190,63 @@ async def _create(
     )
 
 
-def _reject_folders(values: dict[str, Any]) -> None:
-    if values.get("parentId") not in (None, ""):
-        raise ApiError(400, "invalidParams", "parentId: collection folders are not supported; leave it out")
+CREATED = answers(CollectionCreated, description="The new collection, its ingestion queued")
 
 
 @router.api_route(
     "/api/core/dataset/collection/create",
     methods=ANY_METHOD,
     summary="Create an empty collection (rows come from pushData / insertData)",
+    responses=answers(str, description="``data`` is the new collection's id"),
 )
-async def create_empty(request: Request, auth: AuthContext = Depends(authenticate)) -> dict[str, Any]:
+async def create_empty(
+    request: Request, auth: AuthContext = Depends(kb_caller), payload: CreateEmpty = parsed(CreateEmpty)
+) -> dict[str, Any]:
     """FastGPT's ``{datasetId, name, type: "virtual", metadata?}`` → the new collection's id. The
     collection is ready at once and holds the rows pushed into it."""
-    values = await params(request)
-    name = str(required(values, "name"))
-    check_length(values, "name", NAME_MAX)
-    kind = values.get("type") or "virtual"
-    if kind != "virtual":
-        raise ApiError(
-            400, "invalidParams", f"type: {kind!r} is not supported; use 'virtual' (no collection folders)"
-        )
-    _reject_folders(values)
-    metadata = values.get("metadata") or {}
-    if not isinstance(metadata, dict):
-        raise ApiError(400, "invalidParams", "metadata: must be an object")
     platform = platform_of(request)
-    dataset, _ = await load_dataset(request, auth, object_id(values, "datasetId"), "write")
+    dataset, _ = await load_dataset(request, auth, payload.datasetId, "write")
     collection = await platform.datasets.create_collection(
-        auth.team_id, dataset.id, name, type="virtual", metadata=metadata
+        auth.team_id, dataset.id, payload.name, type="virtual", metadata=payload.metadata or {}
     )
     await platform.datasets.set_collection_state(collection.id, "ready")
     return envelope(collection.id)
 
 
-@router.api_route("/api/core/dataset/collection/create/text", methods=ANY_METHOD, summary="Import text")
-async def create_text(request: Request, auth: AuthContext = Depends(authenticate)) -> dict[str, Any]:
-    values = await params(request)
-    name = str(required(values, "name"))
-    check_length(values, "name", NAME_MAX)
-    text = values.get("text")
-    if not isinstance(text, str) or not text.strip():
-        raise ApiError(400, "missingParams", "text: is required and must not be empty")
-    return await _create(request, auth, values, name=name, type="virtual", raw_text=text)
+@router.api_route(
+    "/api/core/dataset/collection/create/text", methods=ANY_METHOD, summary="Import text", responses=CREATED
+)
+async def create_text(
+    request: Request, auth: AuthContext = Depends(kb_caller), payload: CreateText = parsed(CreateText)
+) -> dict[str, Any]:
+    return await _create(request, auth, payload, name=payload.name, type="virtual", raw_text=payload.text)
 
 
-@router.api_route("/api/core/dataset/collection/create/link", methods=ANY_METHOD, summary="Import a web page")
-async def create_link(request: Request, auth: AuthContext = Depends(authenticate)) -> dict[str, Any]:
-    values = await params(request)
-    link = str(required(values, "link")).strip()
-    if not link.startswith(("http://", "https://")):
-        raise ApiError(400, "invalidParams", "link: must be an http:// or https:// URL")
-    return await _create(request, auth, values, name=link[:NAME_MAX], type="link", raw_link=link)
+@router.api_route(
+    "/api/core/dataset/collection/create/link",
+    methods=ANY_METHOD,
+    summary="Import a web page",
+    responses=CREATED,
+)
+async def create_link(
+    request: Request, auth: AuthContext = Depends(kb_caller), payload: CreateLink = parsed(CreateLink)
+) -> dict[str, Any]:
+    link = payload.link
+    return await _create(request, auth, payload, name=link[:COLLECTION_NAME_MAX], type="link", raw_link=link)
 
 
-@router.post("/api/core/dataset/collection/create/localFile", summary="Import an uploaded file (multipart)")
+@router.post(
+    "/api/core/dataset/collection/create/localFile",
+    summary="Import an uploaded file (multipart: file, and data: a JSON string of the import's fields)",
+    responses=CREATED,
+)
 async def create_local_file(
     request: Request,
     file: UploadFile = File(...),
-    data: str = Form("{}"),
-    auth: AuthContext = Depends(authenticate),
+    data: str = Form("{}", description="JSON: datasetId, trainingType?, chunk settings, metadata?"),
+    auth: AuthContext = Depends(kb_caller),
+    payload: NewCollection = parsed(NewCollection, form_field="data"),
 ) -> dict[str, Any]:
-    values = parse_json(data or "{}", "data")
-    if not isinstance(values, dict):
-        raise ApiError(400, "invalidParams", "data: must be a JSON object")
     content = await file.read()
     if not content:
         raise ApiError(400, "", "file is empty")
@@ -254,14 +254,17 @@ async def create_local_file(
 
     name = file.filename or "upload"
     check_storable(name, "file.filename")
-    check_length({"file.filename": name}, "file.filename", NAME_MAX)
+    if len(name) > COLLECTION_NAME_MAX:
+        raise ApiError(
+            400, "invalidParams", f"file.filename: at most {COLLECTION_NAME_MAX} characters, got {len(name)}"
+        )
     if detect_format(name) not in SUPPORTED_FORMATS:
         raise ApiError(
             400,
             "invalidParams",
             f"file: {name!r} has an unsupported type; supported: {', '.join(SUPPORTED_FORMATS)}",
         )
-    dataset, _ = await load_dataset(request, auth, object_id(values, "datasetId"), "write")
+    dataset, _ = await load_dataset(request, auth, payload.datasetId, "write")
     stored = await platform_of(request).files.save(
         auth.team_id,
         name,
@@ -269,18 +272,26 @@ async def create_local_file(
         content_type=file.content_type or "application/octet-stream",
         member_id=auth.member_id,
     )
-    return await _create(request, auth, values, name=name, type="file", file_id=stored.id)
+    return await _create(request, auth, payload, name=name, type="file", file_id=stored.id)
 
 
-@router.api_route("/api/core/dataset/collection/listV2", methods=ANY_METHOD, summary="List collections")
+@router.api_route(
+    "/api/core/dataset/collection/listV2",
+    methods=ANY_METHOD,
+    summary="List collections",
+    responses=answers(CollectionList),
+)
 @router.api_route("/api/core/dataset/collection/list", methods=ANY_METHOD, include_in_schema=False)
-async def list_collections(request: Request, auth: AuthContext = Depends(authenticate)) -> dict[str, Any]:
-    values = await params(request)
-    dataset, owner = await load_dataset(request, auth, object_id(values, "datasetId"), "read")
-    offset, size = page_window(values, dict(request.query_params))
+async def list_collections(
+    request: Request,
+    auth: AuthContext = Depends(kb_caller),
+    payload: ListCollections = parsed(ListCollections),
+) -> dict[str, Any]:
+    dataset, owner = await load_dataset(request, auth, payload.datasetId, "read")
+    offset, size = payload.window()
     platform = platform_of(request)
     items, total = await platform.datasets.list_collections(
-        auth.team_id, dataset.id, offset=offset, limit=size, search=str(values.get("searchText") or "")
+        auth.team_id, dataset.id, offset=offset, limit=size, search=payload.searchText or ""
     )
     waiting = any(item.status == "waiting" for item in items)
     positions = await platform.ingestion.queue_positions() if waiting else {}
@@ -288,12 +299,16 @@ async def list_collections(request: Request, auth: AuthContext = Depends(authent
     return envelope({"list": views, "total": total})
 
 
-@router.api_route("/api/core/dataset/collection/detail", methods=ANY_METHOD, summary="A collection")
-async def collection_detail(request: Request, auth: AuthContext = Depends(authenticate)) -> dict[str, Any]:
-    values = await params(request)
-    collection, owner = await load_owned_collection(
-        request, auth, object_id(values, "id", "collection"), "read"
-    )
+@router.api_route(
+    "/api/core/dataset/collection/detail",
+    methods=ANY_METHOD,
+    summary="A collection",
+    responses=answers(CollectionView),
+)
+async def collection_detail(
+    request: Request, auth: AuthContext = Depends(kb_caller), payload: CollectionId = parsed(CollectionId)
+) -> dict[str, Any]:
+    collection, owner = await load_owned_collection(request, auth, payload.id, "read")
     return envelope(owned_view(collection, auth, owner))
 
 
@@ -301,10 +316,12 @@ async def collection_detail(request: Request, auth: AuthContext = Depends(authen
     "/api/core/dataset/collection/trainingDetail",
     methods=ANY_METHOD,
     summary="Ingestion progress of a collection",
+    responses=answers(TrainingDetail),
 )
-async def training_detail(request: Request, auth: AuthContext = Depends(authenticate)) -> dict[str, Any]:
-    values = await params(request)
-    collection = await load_collection(request, auth, object_id(values, "collectionId"), "read")
+async def training_detail(
+    request: Request, auth: AuthContext = Depends(kb_caller), payload: CollectionRef = parsed(CollectionRef)
+) -> dict[str, Any]:
+    collection = await load_collection(request, auth, payload.collectionId, "read")
     modes = ("parse", "chunk", "qa", "auto", "image", "imageParse")
     counts = dict.fromkeys(modes, 0)
     training = dict(counts)
@@ -329,20 +346,30 @@ async def training_detail(request: Request, auth: AuthContext = Depends(authenti
     )
 
 
-@router.api_route("/api/core/dataset/collection/delete", methods=ANY_METHOD, summary="Delete a collection")
-async def delete_collection(request: Request, auth: AuthContext = Depends(authenticate)) -> dict[str, Any]:
-    values = await params(request)
-    collection = await load_collection(request, auth, object_id(values, "id", "collection"), "write")
+@router.api_route(
+    "/api/core/dataset/collection/delete",
+    methods=ANY_METHOD,
+    summary="Delete a collection",
+    responses=answers(None),
+)
+async def delete_collection(
+    request: Request, auth: AuthContext = Depends(kb_caller), payload: CollectionId = parsed(CollectionId)
+) -> dict[str, Any]:
+    collection = await load_collection(request, auth, payload.id, "write")
     await platform_of(request).datasets.delete_collection(auth.team_id, collection.id)
     return envelope(None)
 
 
 @router.api_route(
-    "/api/core/dataset/training/updateTrainingData", methods=ANY_METHOD, summary="Retry a failed ingestion"
+    "/api/core/dataset/training/updateTrainingData",
+    methods=ANY_METHOD,
+    summary="Retry a failed ingestion",
+    responses=answers(None),
 )
-async def retry_training(request: Request, auth: AuthContext = Depends(authenticate)) -> dict[str, Any]:
-    values = await params(request)
-    collection = await load_collection(request, auth, object_id(values, "collectionId"), "write")
+async def retry_training(
+    request: Request, auth: AuthContext = Depends(kb_caller), payload: CollectionRef = parsed(CollectionRef)
+) -> dict[str, Any]:
+    collection = await load_collection(request, auth, payload.collectionId, "write")
     if collection.status != "error":
         raise ApiError(
             400, "invalidParams", f"collection {collection.id} is {collection.status}; only failed ones retry"

@@ -2,25 +2,102 @@
 
 from __future__ import annotations
 
-from typing import Any
+from typing import Annotated, Any, ClassVar
 
 from fastapi import APIRouter, Depends, Request
+from pydantic import AfterValidator, Field, model_validator
 
 from fathom.datasets.ingest import PushRow
 from fathom.knowledge.chunk_settings import split_chunk_indexes
 from fathom.llm import count_tokens
-from fathom.server.auth import AuthContext, authenticate
+from fathom.server.auth import AuthContext
 from fathom.server.errors import ApiError, envelope, not_found
-from fathom.server.pagination import page_window
 from fathom.server.permissions import Need, require_team_key
 from fathom.server.routes.collections import load_collection
-from fathom.server.routes.common import ANY_METHOD, iso, object_id, params, platform_of
+from fathom.server.routes.common import ANY_METHOD, iso, platform_of
+from fathom.server.routes.dataset_models import DataList, DataView, InsertResults, NonBlank, Page
+from fathom.server.routes.datasets import kb_caller
+from fathom.server.typed import BLANK_IS_NONE, ApiModel, ObjectId, Text, answers, parsed
 from fathom.store.protocols import ChunkRow, NotFound
 
 router = APIRouter(tags=["data"])
 
 PUSH_MAX = 200
 MAX_CUSTOM_INDEXES = 5
+
+
+class Index(ApiModel):
+    """An index text of a row; ``type: "default"`` entries are regenerated from q and a."""
+
+    text: NonBlank
+    type: Annotated[str | None, BLANK_IS_NONE] = Field(None, examples=["custom"])
+
+
+def _few_custom(indexes: list[Index] | None) -> list[Index] | None:
+    if indexes is not None and sum(entry.type != "default" for entry in indexes) > MAX_CUSTOM_INDEXES:
+        raise ValueError(f"at most {MAX_CUSTOM_INDEXES} custom indexes per row")
+    return indexes
+
+
+Indexes = Annotated[list[Index] | None, AfterValidator(_few_custom)]
+
+
+def _text(value: Any) -> str:
+    """FastGPT reads q and a as text: a number is its digits, absent is ""."""
+    return "" if value is None else str(value).strip()
+
+
+class Row(ApiModel):
+    q: Annotated[Text | int | float | None, Field(examples=["What is the refund window?"])] = None
+    a: Text | int | float | None = None
+    indexes: Indexes = None
+
+
+class PushData(ApiModel):
+    """FastGPT's ``{collectionId, data: [{q, a?, indexes?}]}`` (rows with an empty q are dropped)."""
+
+    collectionId: ObjectId
+    data: list[Row] = Field(min_length=1, max_length=PUSH_MAX)
+
+    @model_validator(mode="before")
+    @classmethod
+    def _fastgpt_checks(cls, values: Any) -> Any:
+        """FastGPT's own messages for an empty or too long push, before the field checks."""
+        if isinstance(values, dict):
+            items = values.get("data")
+            if not values.get("collectionId") or not isinstance(items, list) or not items:
+                raise ApiError(400, "", "collectionId or data is empty")
+            if len(items) > PUSH_MAX:
+                raise ApiError(400, "", f"Data is too long, max {PUSH_MAX}")
+        return values
+
+
+class InsertData(Row):
+    collectionId: ObjectId
+
+    @model_validator(mode="before")
+    @classmethod
+    def _fastgpt_checks(cls, values: Any) -> Any:
+        """FastGPT's own messages for a missing q or collection, before the field checks."""
+        if isinstance(values, dict):
+            if not isinstance(values.get("q"), dict | list) and not _text(values.get("q")):
+                raise ApiError(400, "", "q is required")
+            if not values.get("collectionId"):
+                raise ApiError(400, "", "collectionId is required")
+        return values
+
+
+class ListData(Page):
+    collectionId: ObjectId
+
+
+class DataId(ApiModel):
+    id_kinds: ClassVar[dict[str, str]] = {"id": "data"}
+    id: ObjectId = Field(description="The row's id")
+
+
+class UpdateData(Row):
+    dataId: ObjectId
 
 
 def data_view(row: ChunkRow, team_id: str) -> dict[str, Any]:
@@ -40,68 +117,61 @@ def data_view(row: ChunkRow, team_id: str) -> dict[str, Any]:
     }
 
 
-def _custom_indexes(custom: Any) -> tuple[str, ...]:
-    """Up to 5 custom index texts (entries typed ``default`` are regenerated from q and a)."""
-    if custom is None:
-        return ()
-    if not isinstance(custom, list):
-        raise ApiError(400, "invalidParams", "indexes: must be a list of {text, type?}")
-    extra = []
-    for entry in custom:
-        text = entry.get("text") if isinstance(entry, dict) else None
-        if not isinstance(text, str) or not text.strip():
-            raise ApiError(400, "invalidParams", "indexes[].text: must be a non-empty string")
-        if entry.get("type", "custom") != "default":
-            extra.append(text)
-    if len(extra) > MAX_CUSTOM_INDEXES:
-        raise ApiError(400, "invalidParams", f"indexes: at most {MAX_CUSTOM_INDEXES} custom indexes per row")
-    return tuple(extra)
+def _custom_indexes(indexes: list[Index] | None) -> tuple[str, ...]:
+    """The custom index texts (entries typed ``default`` are regenerated from q and a)."""
+    return tuple(entry.text for entry in indexes or () if entry.type != "default")
 
 
-@router.api_route("/api/core/dataset/data/pushData", methods=ANY_METHOD, summary="Add rows to a collection")
-async def push_data(request: Request, auth: AuthContext = Depends(authenticate)) -> dict[str, Any]:
-    values = await params(request)
-    items = values.get("data")
-    if not values.get("collectionId") or not isinstance(items, list) or not items:
-        raise ApiError(400, "", "collectionId or data is empty")
-    if len(items) > PUSH_MAX:
-        raise ApiError(400, "", f"Data is too long, max {PUSH_MAX}")
-    collection = await load_collection(request, auth, object_id(values, "collectionId"), "write")
-    rows: list[PushRow] = []
-    for position, item in enumerate(items):
-        if not isinstance(item, dict):
-            raise ApiError(400, "invalidParams", f"data[{position}]: must be an object with q (and a)")
-        q, a = str(item.get("q") or "").strip(), str(item.get("a") or "").strip()
-        if q:  # FastGPT drops rows with an empty q
-            rows.append(PushRow(q, a, _custom_indexes(item.get("indexes"))))
+@router.api_route(
+    "/api/core/dataset/data/pushData",
+    methods=ANY_METHOD,
+    summary="Add rows to a collection",
+    responses=answers(InsertResults),
+)
+async def push_data(
+    request: Request, auth: AuthContext = Depends(kb_caller), payload: PushData = parsed(PushData)
+) -> dict[str, Any]:
+    collection = await load_collection(request, auth, payload.collectionId, "write")
+    rows = [
+        PushRow(_text(item.q), _text(item.a), _custom_indexes(item.indexes))
+        for item in payload.data
+        if _text(item.q)  # FastGPT drops rows with an empty q
+    ]
     ready = await platform_of(request).ingestion.push_rows(collection, rows)
     return envelope({"insertLen": len(ready), "overToken": [], "repeat": [], "error": []})
 
 
-@router.api_route("/api/core/dataset/data/insertData", methods=ANY_METHOD, summary="Add one row at once")
-async def insert_data(request: Request, auth: AuthContext = Depends(authenticate)) -> dict[str, Any]:
+@router.api_route(
+    "/api/core/dataset/data/insertData",
+    methods=ANY_METHOD,
+    summary="Add one row at once",
+    responses=answers(str, description="``data`` is the new row's id"),
+)
+async def insert_data(
+    request: Request, auth: AuthContext = Depends(kb_caller), payload: InsertData = parsed(InsertData)
+) -> dict[str, Any]:
     """FastGPT's ``{collectionId, q, a?, indexes?}``: the row is embedded and stored before the answer,
     whose ``data`` is the new row's id."""
-    values = await params(request)
-    q = str(values.get("q") or "").strip()
-    if not q:
-        raise ApiError(400, "", "q is required")
-    if not values.get("collectionId"):
-        raise ApiError(400, "", "collectionId is required")
-    collection = await load_collection(request, auth, object_id(values, "collectionId"), "write")
-    row = PushRow(q, str(values.get("a") or "").strip(), _custom_indexes(values.get("indexes")))
+    collection = await load_collection(request, auth, payload.collectionId, "write")
+    row = PushRow(_text(payload.q), _text(payload.a), _custom_indexes(payload.indexes))
     ids = await platform_of(request).ingestion.push_rows(collection, [row])
     return envelope(ids[0])
 
 
-@router.api_route("/api/core/dataset/data/v2/list", methods=ANY_METHOD, summary="List a collection's rows")
+@router.api_route(
+    "/api/core/dataset/data/v2/list",
+    methods=ANY_METHOD,
+    summary="List a collection's rows",
+    responses=answers(DataList),
+)
 @router.api_route("/api/core/dataset/data/list", methods=ANY_METHOD, include_in_schema=False)
-async def list_data(request: Request, auth: AuthContext = Depends(authenticate)) -> dict[str, Any]:
-    values = await params(request)
-    collection = await load_collection(request, auth, object_id(values, "collectionId"), "read")
-    offset, size = page_window(values, dict(request.query_params))
+async def list_data(
+    request: Request, auth: AuthContext = Depends(kb_caller), payload: ListData = parsed(ListData)
+) -> dict[str, Any]:
+    collection = await load_collection(request, auth, payload.collectionId, "read")
+    offset, size = payload.window()
     rows, total = await platform_of(request).chunks.list_chunks(
-        auth.team_id, collection.id, offset=offset, limit=size, search=str(values.get("searchText") or "")
+        auth.team_id, collection.id, offset=offset, limit=size, search=payload.searchText or ""
     )
     return envelope({"list": [data_view(row, auth.team_id) for row in rows], "total": total})
 
@@ -122,25 +192,34 @@ async def _load_row(request: Request, auth: AuthContext, data_id: str, need: Nee
     return row
 
 
-@router.api_route("/api/core/dataset/data/detail", methods=ANY_METHOD, summary="A row")
-async def data_detail(request: Request, auth: AuthContext = Depends(authenticate)) -> dict[str, Any]:
-    values = await params(request)
-    row = await _load_row(request, auth, object_id(values, "id", "data"), "read")
+@router.api_route(
+    "/api/core/dataset/data/detail", methods=ANY_METHOD, summary="A row", responses=answers(DataView)
+)
+async def data_detail(
+    request: Request, auth: AuthContext = Depends(kb_caller), payload: DataId = parsed(DataId)
+) -> dict[str, Any]:
+    row = await _load_row(request, auth, payload.id, "read")
     return envelope(data_view(row, auth.team_id))
 
 
-@router.api_route("/api/core/dataset/data/update", methods=ANY_METHOD, summary="Edit a row (re-embeds it)")
-async def update_data(request: Request, auth: AuthContext = Depends(authenticate)) -> dict[str, Any]:
-    values = await params(request)
-    row = await _load_row(request, auth, object_id(values, "dataId"), "write")
-    if not values.get("q") and not values.get("a") and not values.get("indexes"):
+@router.api_route(
+    "/api/core/dataset/data/update",
+    methods=ANY_METHOD,
+    summary="Edit a row (re-embeds it)",
+    responses=answers(None),
+)
+async def update_data(
+    request: Request, auth: AuthContext = Depends(kb_caller), payload: UpdateData = parsed(UpdateData)
+) -> dict[str, Any]:
+    row = await _load_row(request, auth, payload.dataId, "write")
+    if not payload.q and not payload.a and not payload.indexes:
         return envelope(None)
-    q = str(values.get("q") or row.q)
-    a = str(values.get("a") if values.get("a") is not None else row.a)
+    q = str(payload.q or row.q)
+    a = str(payload.a if payload.a is not None else row.a)
     platform = platform_of(request)
     dataset = await platform.datasets.get_dataset(auth.team_id, row.dataset_id)
     settings = platform.embedders.chunk_settings(dataset.vector_model)
-    texts = (split_chunk_indexes(q, a, settings) or [q]) + list(_custom_indexes(values.get("indexes")))
+    texts = (split_chunk_indexes(q, a, settings) or [q]) + list(_custom_indexes(payload.indexes))
     embedder = platform.embedders.get(dataset.vector_model)
     vectors = await embedder.embed(texts)
     await platform.chunks.update_chunk(
@@ -156,9 +235,15 @@ async def update_data(request: Request, auth: AuthContext = Depends(authenticate
     return envelope(None)
 
 
-@router.api_route("/api/core/dataset/data/delete", methods=ANY_METHOD, summary="Delete a row")
-async def delete_data(request: Request, auth: AuthContext = Depends(authenticate)) -> dict[str, Any]:
-    values = await params(request)
-    row = await _load_row(request, auth, object_id(values, "id", "data"), "write")
+@router.api_route(
+    "/api/core/dataset/data/delete",
+    methods=ANY_METHOD,
+    summary="Delete a row",
+    responses=answers(str, description='``data`` is "success"'),
+)
+async def delete_data(
+    request: Request, auth: AuthContext = Depends(kb_caller), payload: DataId = parsed(DataId)
+) -> dict[str, Any]:
+    row = await _load_row(request, auth, payload.id, "write")
     await platform_of(request).chunks.delete_chunk(auth.team_id, row.id)
     return envelope("success")

@@ -4,34 +4,77 @@ from __future__ import annotations
 
 import logging
 import time
-from typing import Any
+from typing import Annotated, Any, ClassVar, Literal
 
 from fastapi import APIRouter, Depends, Request
+from pydantic import Field
 
 from fathom.datasets import UnknownRerankModel
 from fathom.knowledge.search.query_extension import QueryExtension, extend_search_query
-from fathom.knowledge.search.types import SearchDatasetDataParams
+from fathom.knowledge.search.types import SearchDatasetDataParams, SearchMode
 from fathom.llm.errors import ModelRequestError
 from fathom.server.auth import AuthContext, authenticate
 from fathom.server.errors import ApiError, envelope
 from fathom.server.permissions import Need, permission_view, require_permission, require_team_key
-from fathom.server.routes.common import (
-    ANY_METHOD,
-    check_length,
-    iso,
-    object_id,
-    params,
-    platform_of,
-    required,
+from fathom.server.routes.common import ANY_METHOD, iso, platform_of
+from fathom.server.routes.dataset_models import (
+    MODEL_ID_MAX,
+    DatasetName,
+    DatasetView,
+    ModelChoice,
+    NonBlank,
+    SearchTestResult,
+    model_id_of,
 )
+from fathom.server.typed import BLANK_IS_NONE, ApiModel, ObjectId, Text, answers, parsed
 from fathom.store.protocols import DatasetRecord
 
 router = APIRouter(tags=["datasets"])
 log = logging.getLogger(__name__)
 
 SEARCH_LIMIT_MAX = 20000
-NAME_MAX = 200  # a knowledge base's name, in characters, on every backend
-MODEL_ID_MAX = 200
+
+
+class CreateDataset(ApiModel):
+    name: DatasetName = Field(examples=["Support articles"])
+    intro: Annotated[Text | None, BLANK_IS_NONE] = None
+    type: Annotated[Literal["dataset", "folder"] | None, BLANK_IS_NONE] = Field(None, examples=["dataset"])
+    vectorModel: ModelChoice = Field(None, description="The embedding model (default: the default one)")
+    agentModel: Annotated[str | None, BLANK_IS_NONE] = Field(None, max_length=MODEL_ID_MAX)
+
+
+class ListDatasets(ApiModel):
+    searchKey: Annotated[str | None, BLANK_IS_NONE] = Field(None, description="Part of a name or intro")
+
+
+class DatasetId(ApiModel):
+    id_kinds: ClassVar[dict[str, str]] = {"id": "dataset"}
+    id: ObjectId = Field(description="The knowledge base's id")
+
+
+class SearchTest(ApiModel):
+    """FastGPT's search test; ``fusion`` is Fathom's (how mixedRecall fuses its two legs)."""
+
+    datasetId: ObjectId
+    text: NonBlank = Field(examples=["When are refunds paid?"])
+    limit: Annotated[int | None, BLANK_IS_NONE] = Field(None, description="Token budget (default 5000)")
+    similarity: Annotated[Annotated[float, Field(ge=0, le=1)] | None, BLANK_IS_NONE] = None
+    searchMode: Annotated[SearchMode | None, BLANK_IS_NONE] = Field(None, examples=["embedding"])
+    embeddingWeight: Annotated[float | None, BLANK_IS_NONE] = None
+    fusion: Annotated[Literal["rrf", "convex"] | None, BLANK_IS_NONE] = None
+    usingReRank: Annotated[bool | None, BLANK_IS_NONE] = None
+    rerankModel: Annotated[str | None, BLANK_IS_NONE] = None
+    rerankWeight: Annotated[float | None, BLANK_IS_NONE] = None
+    datasetSearchUsingExtensionQuery: Annotated[bool | None, BLANK_IS_NONE] = None
+    datasetSearchExtensionModel: Annotated[str | None, BLANK_IS_NONE] = None
+    datasetSearchExtensionBg: Annotated[str | None, BLANK_IS_NONE] = None
+
+
+async def kb_caller(request: Request) -> AuthContext:
+    """The caller, if its key may use knowledge bases: checked before the body is validated."""
+    auth = await authenticate(request)
+    require_team_key(auth, "use knowledge bases", "dataset")
+    return auth
 
 
 def model_view(model_id: str) -> dict[str, Any]:
@@ -70,42 +113,43 @@ async def load_dataset(
     return dataset, owner
 
 
-@router.api_route("/api/core/dataset/create", methods=ANY_METHOD, summary="Create a knowledge base")
-async def create_dataset(request: Request, auth: AuthContext = Depends(authenticate)) -> dict[str, Any]:
-    require_team_key(auth, "create knowledge bases", "dataset")
-    values = await params(request)
+@router.api_route(
+    "/api/core/dataset/create",
+    methods=ANY_METHOD,
+    summary="Create a knowledge base",
+    responses=answers(str, description="``data`` is the new knowledge base's id"),
+)
+async def create_dataset(
+    request: Request, auth: AuthContext = Depends(kb_caller), payload: CreateDataset = parsed(CreateDataset)
+) -> dict[str, Any]:
     platform = platform_of(request)
-    name = str(required(values, "name")).strip()
-    check_length(values, "name", NAME_MAX)
-    check_length(values, "agentModel", MODEL_ID_MAX)
-    kind = values.get("type") or "dataset"
-    if kind not in ("dataset", "folder"):
-        raise ApiError(400, "invalidParams", f"type: {kind!r} is not supported; use 'dataset' or 'folder'")
-    requested = values.get("vectorModel")
-    if isinstance(requested, dict):  # FastGPT clients may send the model object they were shown
-        requested = requested.get("model")
-    vector_model = platform.embedders.resolve_model_id(str(requested or ""))
+    vector_model = platform.embedders.resolve_model_id(model_id_of(payload.vectorModel))
     try:
         platform.embedders.get(vector_model)
     except LookupError:
         raise ApiError(400, "", f"System not embedding model: {vector_model}") from None
     dataset = await platform.datasets.create_dataset(
         auth.team_id,
-        name,
+        payload.name,
         vector_model=vector_model,
-        intro=str(values.get("intro") or ""),
-        agent_model=str(values.get("agentModel") or ""),
+        intro=payload.intro or "",
+        agent_model=payload.agentModel or "",
         member_id=auth.member_id,
     )
     return envelope(dataset.id)
 
 
-@router.api_route("/api/core/dataset/list", methods=ANY_METHOD, summary="List knowledge bases")
-async def list_datasets(request: Request, auth: AuthContext = Depends(authenticate)) -> dict[str, Any]:
-    require_team_key(auth, "list knowledge bases", "dataset")
-    values = await params(request)
+@router.api_route(
+    "/api/core/dataset/list",
+    methods=ANY_METHOD,
+    summary="List knowledge bases",
+    responses=answers(list[DatasetView], description="The ones the caller may read, newest change first"),
+)
+async def list_datasets(
+    request: Request, auth: AuthContext = Depends(kb_caller), payload: ListDatasets = parsed(ListDatasets)
+) -> dict[str, Any]:
     platform = platform_of(request)
-    search = str(values.get("searchKey") or "").lower()
+    search = (payload.searchKey or "").lower()
     views = []
     for dataset in await platform.datasets.list_datasets(auth.team_id):
         if search and search not in dataset.name.lower() and search not in dataset.intro.lower():
@@ -120,57 +164,54 @@ async def list_datasets(request: Request, auth: AuthContext = Depends(authentica
     return envelope(views)
 
 
-@router.api_route("/api/core/dataset/detail", methods=ANY_METHOD, summary="A knowledge base")
-async def dataset_detail(request: Request, auth: AuthContext = Depends(authenticate)) -> dict[str, Any]:
-    values = await params(request)
-    dataset, owner = await load_dataset(request, auth, object_id(values, "id", "dataset"), "read")
+@router.api_route(
+    "/api/core/dataset/detail", methods=ANY_METHOD, summary="A knowledge base", responses=answers(DatasetView)
+)
+async def dataset_detail(
+    request: Request, auth: AuthContext = Depends(kb_caller), payload: DatasetId = parsed(DatasetId)
+) -> dict[str, Any]:
+    dataset, owner = await load_dataset(request, auth, payload.id, "read")
     return envelope(dataset_view(dataset, auth, owner))
 
 
-@router.api_route("/api/core/dataset/delete", methods=ANY_METHOD, summary="Delete a knowledge base")
-async def delete_dataset(request: Request, auth: AuthContext = Depends(authenticate)) -> dict[str, Any]:
-    values = await params(request)
-    dataset, _ = await load_dataset(request, auth, object_id(values, "id", "dataset"), "manage")
+@router.api_route(
+    "/api/core/dataset/delete", methods=ANY_METHOD, summary="Delete a knowledge base", responses=answers(None)
+)
+async def delete_dataset(
+    request: Request, auth: AuthContext = Depends(kb_caller), payload: DatasetId = parsed(DatasetId)
+) -> dict[str, Any]:
+    dataset, _ = await load_dataset(request, auth, payload.id, "manage")
     await platform_of(request).datasets.delete_dataset(auth.team_id, dataset.id)
     return envelope(None)
 
 
-@router.api_route("/api/core/dataset/searchTest", methods=ANY_METHOD, summary="Search a knowledge base")
-async def search_test(request: Request, auth: AuthContext = Depends(authenticate)) -> dict[str, Any]:
-    values = await params(request)
-    dataset, _ = await load_dataset(request, auth, object_id(values, "datasetId"), "read")
-    text = str(required(values, "text"))
-    try:
-        limit = min(int(values.get("limit", 5000)), SEARCH_LIMIT_MAX)
-        similarity = float(values.get("similarity", 0) or 0)
-        embedding_weight = float(values.get("embeddingWeight", 0.5))
-        rerank_weight = float(values.get("rerankWeight", 0.5))
-    except (TypeError, ValueError) as exc:
-        raise ApiError(400, "invalidParams", f"limit/similarity/weights must be numbers ({exc})") from None
-    if not 0 <= similarity <= 1:
-        raise ApiError(400, "invalidParams", "similarity: must be between 0 and 1")
-    mode = values.get("searchMode") or "embedding"
-    if mode not in ("embedding", "fullTextRecall", "mixedRecall"):
-        mode = "embedding"
-    fusion = values.get("fusion") or None  # Fathom's addition; FastGPT clients never send it
-    if fusion is not None and fusion not in ("rrf", "convex"):
-        raise ApiError(400, "invalidParams", "fusion: must be rrf or convex (or left out for the default)")
-    rerank_model = values.get("rerankModel") or None
-    if rerank_model is not None and not isinstance(rerank_model, str):
-        raise ApiError(400, "invalidParams", "rerankModel: must be a model id (a string)")
-    extension = await _query_extension(request, values, text, dataset.vector_model)
+@router.api_route(
+    "/api/core/dataset/searchTest",
+    methods=ANY_METHOD,
+    summary="Search a knowledge base",
+    responses=answers(SearchTestResult),
+)
+async def search_test(
+    request: Request, auth: AuthContext = Depends(kb_caller), payload: SearchTest = parsed(SearchTest)
+) -> dict[str, Any]:
+    dataset, _ = await load_dataset(request, auth, payload.datasetId, "read")
+    text = payload.text
+    limit = min(5000 if payload.limit is None else payload.limit, SEARCH_LIMIT_MAX)
+    embedding_weight = 0.5 if payload.embeddingWeight is None else payload.embeddingWeight
+    rerank_weight = 0.5 if payload.rerankWeight is None else payload.rerankWeight
+    extension = await _query_extension(request, payload, dataset.vector_model)
     search_params = SearchDatasetDataParams(
         queries=extension.queries.search_queries if extension else [text],
         reRankQuery=extension.queries.re_rank_query if extension else text,
         datasetIds=[dataset.id],
-        similarity=similarity,
+        similarity=payload.similarity or 0,
         limit=limit,
-        searchMode=mode,
+        searchMode=payload.searchMode or "embedding",
         embeddingWeight=embedding_weight,
-        fusion=fusion,
-        usingReRank=bool(values.get("usingReRank", False)),
+        fusion=payload.fusion,
+        usingReRank=bool(payload.usingReRank),
         rerankWeight=rerank_weight,
-        rerankModel=rerank_model,
+        rerankModel=payload.rerankModel,
     )
     started = time.perf_counter()
     try:
@@ -193,17 +234,12 @@ async def search_test(request: Request, auth: AuthContext = Depends(authenticate
     return envelope(answer)
 
 
-async def _query_extension(
-    request: Request, values: dict[str, Any], text: str, vector_model: str
-) -> QueryExtension | None:
+async def _query_extension(request: Request, payload: SearchTest, vector_model: str) -> QueryExtension | None:
     """``datasetSearchUsingExtensionQuery``: rewrites of ``text`` by ``datasetSearchExtensionModel`` (default:
     the default chat model), up to 3 kept by lazy greedy. A model that fails leaves the plain query."""
-    if not values.get("datasetSearchUsingExtensionQuery"):
+    if not payload.datasetSearchUsingExtensionQuery:
         return None
-    model_id = values.get("datasetSearchExtensionModel") or ""
-    background = values.get("datasetSearchExtensionBg") or ""
-    if not isinstance(model_id, str) or not isinstance(background, str):
-        raise ApiError(400, "invalidParams", "datasetSearchExtensionModel/Bg: must be strings")
+    model_id = payload.datasetSearchExtensionModel or ""
     platform = platform_of(request)
     try:
         model = platform.chat.chat_model(model_id)
@@ -211,7 +247,9 @@ async def _query_extension(
         raise ApiError(400, "invalidParams", f"datasetSearchExtensionModel: {exc}") from None
     embedder = platform.embedders.query_embedder(vector_model)
     try:
-        return await extend_search_query(text, model, embedder, background=background)
+        return await extend_search_query(
+            payload.text, model, embedder, background=payload.datasetSearchExtensionBg or ""
+        )
     except ModelRequestError as exc:
         log.warning(
             "query extension with %s failed, searching the plain query: %s", model_id or "default", exc

@@ -1,0 +1,241 @@
+"""The request pieces and the answers of the knowledge-base routes (datasets, collections, data rows):
+FastGPT's field names, the types and limits checked before a handler runs, and the ``data`` each answers.
+
+Numbers may come as strings and "" means absent (FastGPT's clients send both); the limits are the same
+on every backend.
+"""
+
+from __future__ import annotations
+
+from typing import Annotated, Any, Literal
+
+from pydantic import AfterValidator, BaseModel, Field, StringConstraints
+from pydantic_core import PydanticCustomError
+
+from fathom.knowledge.search.types import SearchDataItem
+from fathom.server.typed import BLANK_IS_NONE, ApiModel, Text
+
+DATASET_NAME_MAX = 200  # a knowledge base's name, in characters, on every backend
+COLLECTION_NAME_MAX = 500  # a collection's name (a link's name is the link, cut to this length)
+MODEL_ID_MAX = 200
+MAX_OVERLAP_RATIO = 0.4
+CHUNK_SIZE_MIN, CHUNK_SIZE_MAX = 64, 30000
+PAGE_SIZE_CAP = 30
+
+
+def _not_blank(value: str) -> str:
+    if not value.strip():
+        raise PydanticCustomError("missing", "Field required")
+    return value
+
+
+#: text that must not be empty or only spaces (kept as sent)
+NonBlank = Annotated[str, AfterValidator(_not_blank)]
+DatasetName = Annotated[
+    str, StringConstraints(strip_whitespace=True, min_length=1, max_length=DATASET_NAME_MAX)
+]
+CollectionName = Annotated[str, StringConstraints(min_length=1, max_length=COLLECTION_NAME_MAX)]
+ChunkSize = Annotated[int, Field(ge=CHUNK_SIZE_MIN, le=CHUNK_SIZE_MAX)]
+#: a model id, or the model object FastGPT's clients were shown (``{"model": ...}``)
+ModelChoice = Annotated[str | dict[str, Any] | None, BLANK_IS_NONE]
+
+
+def model_id_of(choice: str | dict[str, Any] | None) -> str:
+    """The model id a :data:`ModelChoice` names ("" for none)."""
+    if isinstance(choice, dict):
+        return str(choice.get("model") or "")
+    return choice or ""
+
+
+class ChunkSettings(ApiModel):
+    """How a collection's text is cut (FastGPT's names; ``chunkOverlapRatio`` and ``qaPairs`` are
+    Fathom's). ``chunkSettingMode: "auto"`` keeps only ``qaPairs``."""
+
+    chunkSettingMode: Annotated[Literal["auto", "custom"] | None, BLANK_IS_NONE] = None
+    chunkSplitMode: Annotated[Literal["paragraph", "size", "char"] | None, BLANK_IS_NONE] = None
+    chunkSize: Annotated[ChunkSize | None, BLANK_IS_NONE] = Field(None, examples=[512])
+    indexSize: Annotated[ChunkSize | None, BLANK_IS_NONE] = None
+    chunkSplitter: Annotated[Text | None, BLANK_IS_NONE] = None
+    chunkOverlapRatio: Annotated[
+        Annotated[float, Field(ge=0, le=MAX_OVERLAP_RATIO, strict=True)] | None, BLANK_IS_NONE
+    ] = None
+    qaPairs: Annotated[Annotated[bool, Field(strict=True)] | None, BLANK_IS_NONE] = None
+
+    def chunk_settings(self) -> dict[str, Any]:
+        """The settings to store: the fields sent, ``qaPairs`` only when true."""
+        qa = {"qaPairs": True} if self.qaPairs else {}
+        if self.chunkSettingMode == "auto":
+            return qa
+        fields = ("chunkSettingMode", "chunkSplitMode", "chunkSize", "indexSize", "chunkSplitter")
+        settings: dict[str, Any] = {f: getattr(self, f) for f in fields if getattr(self, f) is not None}
+        if self.chunkOverlapRatio is not None:
+            settings["chunkOverlapRatio"] = float(self.chunkOverlapRatio)
+        return settings | qa
+
+
+class Page(ApiModel):
+    """FastGPT's pagination: ``pageSize`` (capped at 30) plus ``offset`` or 1-based ``pageNum``."""
+
+    pageSize: Annotated[Annotated[int, Field(ge=1)] | None, BLANK_IS_NONE] = Field(None, examples=[10])
+    offset: Annotated[Annotated[int, Field(ge=0)] | None, BLANK_IS_NONE] = None
+    pageNum: Annotated[int | None, BLANK_IS_NONE] = None
+    searchText: Annotated[str | None, BLANK_IS_NONE] = None
+
+    def window(self) -> tuple[int, int]:
+        """(offset, page size)."""
+        size = min(self.pageSize or 10, PAGE_SIZE_CAP)
+        offset = self.offset or 0
+        if offset == 0 and self.pageNum is not None:
+            offset = max(self.pageNum - 1, 0) * size
+        return offset, size
+
+
+# ---- answers ---------------------------------------------------------------------------------------
+
+
+class ModelRef(BaseModel):
+    model: str
+    name: str
+
+
+class PermissionView(BaseModel):
+    """FastGPT's permission object of a resource the caller can read."""
+
+    value: int
+    isOwner: bool
+    hasManagePer: bool
+    hasWritePer: bool
+    hasReadPer: bool
+
+
+class DatasetView(BaseModel):
+    id_: str = Field(alias="_id")
+    parentId: None
+    teamId: str
+    tmbId: str | None
+    type: Literal["dataset", "folder"]
+    avatar: str
+    name: str
+    intro: str
+    vectorModel: ModelRef
+    agentModel: ModelRef | None
+    chunkSettings: dict[str, Any]
+    status: str
+    updateTime: str | None
+    inheritPermission: bool
+    permission: PermissionView
+
+
+class CollectionView(BaseModel):
+    """A collection with Fathom's ingestion state beyond FastGPT's fields (``status``, ``errorMsg``,
+    ``chunksTotal``, ``chunksDone``, ``queuePosition``: 1 is next, null when not queued)."""
+
+    id_: str = Field(alias="_id")
+    parentId: None
+    datasetId: str
+    teamId: str
+    tmbId: str | None
+    name: str
+    type: str
+    forbid: bool
+    createTime: str | None
+    updateTime: str | None
+    trainingType: str
+    fileId: str | None
+    rawLink: str | None
+    externalFileId: None
+    tags: list[str]
+    metadata: dict[str, Any]
+    sourceName: str
+    sourceId: str
+    dataAmount: int
+    trainingAmount: int
+    hasError: bool
+    status: Literal["waiting", "parsing", "indexing", "ready", "error"]
+    errorMsg: str | None
+    chunksTotal: int
+    chunksDone: int
+    queuePosition: int | None
+    permission: PermissionView
+
+
+class CollectionList(BaseModel):
+    list_: list[CollectionView] = Field(alias="list")
+    total: int
+
+
+class InsertResults(BaseModel):
+    """What an import or push stored: ``insertLen`` chunks queued (0 for a link or file: the job parses
+    it) or rows stored (rows with an empty q are dropped)."""
+
+    insertLen: int
+    overToken: list[Any]
+    repeat: list[Any]
+    error: list[Any]
+
+
+class CollectionCreated(BaseModel):
+    collectionId: str
+    results: InsertResults
+
+
+class TrainingDetail(BaseModel):
+    trainingType: str
+    advancedTraining: dict[str, bool]
+    queuedCounts: dict[str, int]
+    trainingCounts: dict[str, int]
+    errorCounts: dict[str, int]
+    trainedCount: int
+    status: str
+    errorMsg: str | None
+
+
+class DataView(BaseModel):
+    id_: str = Field(alias="_id")
+    id: str
+    teamId: str
+    datasetId: str
+    collectionId: str
+    q: str
+    a: str
+    chunkIndex: int
+    indexes: list[dict[str, Any]]
+    sourceName: str
+    sourceId: str
+    updateTime: str | None
+
+
+class DataList(BaseModel):
+    list_: list[DataView] = Field(alias="list")
+    total: int
+
+
+class SearchTestResult(BaseModel):
+    """The quotes found (``list``), those cut by the limit (``cutList``) and the settings used."""
+
+    list_: list[SearchDataItem] = Field(alias="list")
+    cutList: list[SearchDataItem]
+    duration: str = Field(examples=["0.012s"])
+    searchMode: Literal["embedding", "fullTextRecall", "mixedRecall"]
+    limit: int
+    similarity: float | None
+    usingReRank: bool
+    usingSimilarityFilter: bool
+    queryExtensionModel: str | None = Field(None, description="Only when the query extension ran")
+    queries: list[str] | None = Field(None, description="The extended queries (with queryExtensionModel)")
+
+
+class PreviewChunk(BaseModel):
+    q: str
+    a: str
+    chars: int
+
+
+class PreviewResult(BaseModel):
+    chunks: list[PreviewChunk]
+    total: int
+    chunkSize: int
+    indexSize: int
+    overlapRatio: float
+    chunkSplitter: list[str]
+    qaPairs: bool
