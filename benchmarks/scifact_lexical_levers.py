@@ -17,7 +17,10 @@ without embedding anything. Levers, each a variant of that leg:
   repeated phrase again, so the weighted query's score is the weighted sum of each phrase's own
   ``bm25()``, which is what this computes (one FTS5 query per distinct phrase, cached);
 * ``title-fields``: title and abstract in two FTS5 columns, ``bm25(f, title weight, 1)``;
-* ``title-repeat``: the title written ``r`` times before the abstract in the one column.
+* ``title-repeat``: the title written ``r`` times before the abstract in the one column;
+* ``query-split``: a query word FTS5 would read as a phrase (``break-induced``) searched as its parts.
+
+``--lever NAME`` (repeatable) runs only those levers besides the baseline.
 
 Cost per query is the process CPU time of the lever's own work per query (for RM3: the feedback terms
 and the second FTS5 query, uncached).
@@ -144,6 +147,18 @@ def column_ranker(corpus: Corpus, db: sqlite3.Connection, order: str) -> Ranker:
     return ranker
 
 
+def split_ranker(corpus: Corpus) -> Ranker:
+    """The product's query with each word cut at the characters FTS5 separates on (``break-induced``
+    becomes ``break`` OR ``induced`` instead of the phrase ``"break induced"``)."""
+
+    def ranker(text: str) -> list[int]:
+        words = query_words(segment_for_index(text))
+        parts = [p for w in words for p in re.split(r"[^\w]+|_", w) if p and p not in STOP_WORDS]
+        return [doc for doc, _ in corpus.rank(list(dict.fromkeys(parts)))]
+
+    return ranker
+
+
 def rm3_cost_ms(corpus: Corpus, texts: Sequence[str], k: int, n: int) -> float:
     """CPU ms per query of RM3's extra work as one product query would do it (no cache): the feedback
     terms from the first pass's rows and one more FTS5 query with the expanded words."""
@@ -179,6 +194,7 @@ def main() -> None:
     parser.add_argument("--dataset", type=Path, default=Path("../shared/datasets/scifact"))
     parser.add_argument("--split", default="train")
     parser.add_argument("--json", action="store_true")
+    parser.add_argument("--lever", action="append", default=[], help="only these levers (and the baseline)")
     args = parser.parse_args()
     corpus = Corpus(args.dataset)
     queries = {str(q["_id"]): str(q["text"]) for q in read_jsonl(args.dataset / "queries.jsonl")}
@@ -188,25 +204,38 @@ def main() -> None:
         if q in queries and r
     }
 
-    titled = Corpus._build(
-        [(segment_for_index(d.get("title", "")), segment_for_index(d.get("text", ""))) for d in corpus.docs],
-        ["title", "body"],
-    )
+    def want(lever: str) -> bool:
+        return not args.lever or lever in args.lever
+
     rows: list[dict[str, Any]] = []
 
     def measure(lever: str, setting: str, ranker: Ranker) -> None:
+        if lever != "baseline" and not want(lever):
+            return
         rows.append({"lever": lever, "setting": setting, **evaluate(corpus, queries, qrels, ranker)})
         if not args.json:
             print(rows[-1], flush=True)
 
     measure("baseline", "product full-text leg", column_ranker(corpus, corpus.db, "rank"))
-    for weight in (0.5, 1.5, 2.0, 3.0, 4.0):
+    titled = (
+        Corpus._build(
+            [
+                (segment_for_index(d.get("title", "")), segment_for_index(d.get("text", "")))
+                for d in corpus.docs
+            ],
+            ["title", "body"],
+        )
+        if want("title-fields")
+        else corpus.db
+    )
+    for weight in (0.5, 1.5, 2.0, 3.0, 4.0) if want("title-fields") else ():
         measure(
             "title-fields",
             f"title weight {weight:g}",
             column_ranker(corpus, titled, f"bm25(f, {weight}, 1.0)"),
         )
-    for repeat in (2, 3):
+    measure("query-split", "a hyphenated word as separate words", split_ranker(corpus))
+    for repeat in (2, 3) if want("title-repeat") else ():
         repeated = Corpus._build(
             [
                 (segment_for_index((d.get("title", "") + " ") * repeat + d.get("text", "")),)
@@ -227,7 +256,9 @@ def main() -> None:
             "rm3", f"k={k} n={n} lambda={lam:g}{' idf' if use_idf else ''}", rm3(corpus, k, n, lam, use_idf)
         )
     texts = [queries[q] for q in list(qrels)[:100]]
-    cost = {"rm3 k=10 n=20 (extra CPU ms per query)": rm3_cost_ms(corpus, texts, 10, 20)}
+    cost = (
+        {"rm3 k=10 n=20 (extra CPU ms per query)": rm3_cost_ms(corpus, texts, 10, 20)} if want("rm3") else {}
+    )
     print(json.dumps({"split": args.split, "queries": len(qrels), "rows": rows, "cost": cost}, indent=1))
 
 
