@@ -76,7 +76,8 @@ def world(
         egress_allow_cidrs=["127.0.0.1/32"],  # the auth hook's loopback server
     )
     for server in start_live_server(settings):
-        with server.client(server.admin_key) as owner:
+        headers = {"Authorization": f"Bearer {server.admin_key}"}
+        with httpx.Client(base_url=server.base_url, headers=headers, timeout=30) as owner:
             app_id = ok(
                 owner.post(
                     "/api/core/app/create",
@@ -399,3 +400,13 @@ def test_the_auth_hook_admits_names_and_refuses_visitors(world: World, hook: Hoo
     with world.visitor() as visitor:
         body = refused(visitor_chat(visitor, guarded, "good-token"), 403, "unAuthUser")
         assert "metadata" in body["message"]
+
+
+def test_deleting_the_app_deletes_its_share_links(world: World) -> None:
+    body = {"name": "Short-lived", "type": "simple", "simpleConfig": {"model": MODEL}}
+    app_id = str(ok(world.owner.post("/api/core/app/create", json=body)))
+    share_id = make_link(world, app_id)
+    with world.visitor() as visitor:
+        assert visitor_chat(visitor, share_id, new_uid()).status_code == 200
+        ok(world.owner.post("/api/core/app/del", json={"appId": app_id}))
+        refused(visitor_chat(visitor, share_id, new_uid()), 404, "linkUnInvalid")
