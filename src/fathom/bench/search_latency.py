@@ -11,6 +11,7 @@ search latency and measured on its own with the local model.
 from __future__ import annotations
 
 import gc
+import os
 import statistics
 import tempfile
 import time
@@ -22,6 +23,7 @@ from typing import Any
 import numpy as np
 from sqlalchemy import text as sql
 
+from fathom.bench.search_recall import RecallResult, measure_recall
 from fathom.datasets import DatasetSearchService, EmbedderResolver
 from fathom.knowledge.tokenize import segment_for_index
 from fathom.llm import count_tokens
@@ -36,6 +38,10 @@ MODES = ("embedding", "fullTextRecall", "mixedRecall")
 DIMENSIONS = 384
 MODEL_ID = "bench/random-384"
 WRITE_BATCH = 2000
+TOPICS, SUBTOPICS = 200, 20  # of the synthetic vectors: 500 chunks per topic, 25 per subtopic
+# PostgreSQL's default shared_buffers (128 MB) does not hold the 100k-vector HNSW index; 25% of RAM is the
+# usual advice for a database server
+PG_SETTINGS = {"shared_buffers": "1GB"}
 _SYLLABLES = [c + v for c in "bcdfghjklmnprstvwz" for v in ("a", "e", "i", "o", "u", "ai", "ou")]
 
 
@@ -48,6 +54,9 @@ class ModeLatency:
     mean_ms: float
     cpu_p50_ms: float  # process CPU time (all threads): what the latency would be on an idle machine
     mean_results: float
+    round_p50_ms: list[float] = field(default_factory=list)  # each round's p50 (``repeats`` rounds)
+    server_cpu_mean_ms: float | None = None  # PostgreSQL: the server's CPU time per search (the mean:
+    # the kernel counts CPU time in 10 ms ticks, too coarse for a per-search median)
 
 
 @dataclass
@@ -57,6 +66,7 @@ class LatencyResult:
     load_seconds: float
     modes: list[ModeLatency] = field(default_factory=list)
     query_embedding: dict[str, float] = field(default_factory=dict)
+    recall: RecallResult | None = None
 
     def as_dict(self) -> dict[str, Any]:
         return {
@@ -65,7 +75,13 @@ class LatencyResult:
             "loadSeconds": round(self.load_seconds, 1),
             "modes": [vars(m) for m in self.modes],
             "queryEmbedding": self.query_embedding,
+            "recall": vars(self.recall) if self.recall else None,
         }
+
+
+def _unit_rows(matrix: np.ndarray) -> np.ndarray:
+    rows = matrix.astype(np.float32)
+    return rows / np.linalg.norm(rows, axis=1, keepdims=True)
 
 
 class SyntheticCorpus:
@@ -81,6 +97,8 @@ class SyntheticCorpus:
         ranks = np.arange(1, vocabulary + 1, dtype=np.float64)
         weights = ranks**-zipf_s
         self.cdf = np.cumsum(weights / weights.sum())
+        self.topic_centres = _unit_rows(self.rng.standard_normal((TOPICS, DIMENSIONS)))
+        self.subtopic_centres = _unit_rows(self.rng.standard_normal((TOPICS * SUBTOPICS, DIMENSIONS)))
 
     def _draw(self, n: int) -> np.ndarray:
         indexes = np.searchsorted(self.cdf, self.rng.random(n))
@@ -97,14 +115,22 @@ class SyntheticCorpus:
             start += length
         return " ".join(sentences)
 
-    def query(self) -> str:
+    def query(self, rng: np.random.Generator) -> str:
         """3–6 words, mostly from the middle of the vocabulary (people search for topic words)."""
-        count = int(self.rng.integers(3, 7))
-        ranks = self.rng.integers(50, 5000, size=count)
+        count = int(rng.integers(3, 7))
+        ranks = rng.integers(50, 5000, size=count)
         return " ".join(self.words[ranks])
 
-    def vectors(self, n: int) -> np.ndarray:
-        matrix = self.rng.standard_normal((n, DIMENSIONS)).astype(np.float32)
+    def vectors(self, n: int, rng: np.random.Generator | None = None) -> np.ndarray:
+        """Unit vectors with the neighbourhoods of real embeddings: each is a topic's centre plus one of its
+        subtopics' centres plus noise (cosine about 0.86 within a subtopic, 0.58 within a topic, 0 across).
+        Independent random vectors would have none: their nearest neighbours are barely nearer than the
+        rest, which no approximate index (nor a real embedding model) produces."""
+        draw = rng or self.rng
+        topics = draw.integers(0, TOPICS, size=n)
+        subtopics = topics * SUBTOPICS + draw.integers(0, SUBTOPICS, size=n)
+        noise = draw.standard_normal((n, DIMENSIONS)).astype(np.float32) * (0.5 / np.sqrt(DIMENSIONS))
+        matrix = self.topic_centres[topics] + 0.7 * self.subtopic_centres[subtopics] + noise
         matrix /= np.linalg.norm(matrix, axis=1, keepdims=True)
         return matrix
 
@@ -164,9 +190,10 @@ async def load_corpus(
             )
         await repository.write_chunks(team.id, dataset.id, collection.id, writes, model=MODEL_ID)
         if db.is_postgres and start == 0:
-            # bulk loading: build the HNSW index once at the end instead of inserting row by row
+            # bulk loading: build the HNSW and GIN indexes once at the end instead of row by row
             async with db.engine.begin() as conn:
                 await conn.execute(sql(f"DROP INDEX IF EXISTS ix_data_indexes_hnsw_{DIMENSIONS}"))
+                await conn.execute(sql("DROP INDEX IF EXISTS ix_data_fts_tsv"))
         if progress is not None:
             progress(start + size, time.perf_counter() - started)
     await datasets.set_collection_state(collection.id, "ready", chunks_total=chunks, chunks_done=chunks)
@@ -174,8 +201,60 @@ async def load_corpus(
         async with db.engine.begin() as conn:
             await conn.execute(sql("SET LOCAL maintenance_work_mem = '1GB'"))
             await ensure_hnsw_index(conn, DIMENSIONS)  # type: ignore[arg-type]
+            # as migrations 0002 and 0008 define it
+            await conn.execute(
+                sql("CREATE INDEX ix_data_fts_tsv ON data_fts USING gin (tsv) WITH (fastupdate = off)")
+            )
             await conn.execute(sql("ANALYZE"))
     return team.id, dataset.id, time.perf_counter() - started
+
+
+async def stored_corpus(db: Database, chunks: int) -> tuple[str, str] | None:
+    """(team, dataset) of a corpus a previous run left in this database, None when there is none."""
+    rows = await db.read(
+        "SELECT d.team_id, d.id, (SELECT count(*) FROM data_chunks c WHERE c.dataset_id = d.id) "
+        "FROM datasets d WHERE d.name = 'latency'"
+    )
+    if not rows:
+        return None
+    team_id, dataset_id, stored = rows[0]
+    if int(stored) != chunks:
+        raise ValueError(f"the kept database holds {stored} chunks, not {chunks}: remove its folder")
+    return str(team_id), str(dataset_id)
+
+
+def query_set(corpus: SyntheticCorpus, count: int, seed: int) -> dict[str, list[float]]:
+    """``count`` distinct query texts with their random query vectors (independent of the corpus's draws,
+    so a kept corpus is searched with the same queries as a fresh one)."""
+    rng = np.random.default_rng(seed + 1)
+    texts = list(dict.fromkeys(corpus.query(rng) for _ in range(count * 2)))[:count]
+    vectors = corpus.vectors(len(texts), rng)
+    return {text: vectors[i].tolist() for i, text in enumerate(texts)}
+
+
+def search_service(db: Database, queries: dict[str, list[float]]) -> DatasetSearchService:
+    return DatasetSearchService(
+        SqlDatasetRepository(db),
+        SqlChunkRepository(db, segment_for_index),
+        SqlFullTextIndex(db, segment_for_index),
+        SqlVectorIndex(db),
+        _Resolver(PrecomputedEmbedder(queries)),
+        count_tokens=count_tokens,  # as the platform wires it
+    )
+
+
+def process_tree_cpu(root_pid: int) -> float:
+    """CPU seconds (utime + stime) of ``root_pid``'s children: a PostgreSQL server's backends."""
+    tick = os.sysconf("SC_CLK_TCK")
+    total = 0
+    for stat in Path("/proc").glob("[0-9]*/stat"):
+        try:
+            fields = stat.read_text().rsplit(")", 1)[1].split()
+        except OSError:  # the process ended
+            continue
+        if int(fields[1]) == root_pid:  # fields[0] is the state, [1] the parent, [11:13] utime stime
+            total += int(fields[11]) + int(fields[12])
+    return total / tick
 
 
 async def measure_modes(
@@ -186,41 +265,49 @@ async def measure_modes(
     modes: Sequence[str] = MODES,
     *,
     limit: int = 5000,
+    repeats: int = 3,
+    server_pid: int | None = None,
 ) -> list[ModeLatency]:
-    """p50/p95 of ``DatasetSearchService.search`` per mode (one warm-up query each, not counted)."""
-    service = DatasetSearchService(
-        SqlDatasetRepository(db),
-        SqlChunkRepository(db, segment_for_index),
-        SqlFullTextIndex(db, segment_for_index),
-        SqlVectorIndex(db),
-        _Resolver(PrecomputedEmbedder(queries)),
-        count_tokens=count_tokens,  # as the platform wires it
-    )
+    """p50/p95 of ``DatasetSearchService.search`` per mode over ``repeats`` rounds (the modes rotated
+    round by round; one warm-up query per mode, not counted). ``server_pid``: the PostgreSQL server,
+    whose backends' CPU time per search is reported too."""
+    service = search_service(db, queries)
     texts = list(queries)
-    results = []
+    samples: dict[str, dict[str, list[float]]] = {m: {} for m in modes}
     for mode in modes:
         params = {"queries": [texts[0]], "datasetIds": [dataset_id], "searchMode": mode, "limit": limit}
         await service.search(team_id, params)  # warm-up: loads the in-memory matrix on SQLite
-        latencies, cpu, found = [], [], []
-        for text in texts:
-            params["queries"] = [text]
-            begun, begun_cpu = time.perf_counter(), time.process_time()
-            result = await service.search(team_id, params)
-            latencies.append((time.perf_counter() - begun) * 1000)
-            cpu.append((time.process_time() - begun_cpu) * 1000)
-            found.append(len(result.search_res))
-        results.append(
-            ModeLatency(
-                mode,
-                len(texts),
-                round(percentile(latencies, 0.5), 2),
-                round(percentile(latencies, 0.95), 2),
-                round(statistics.fmean(latencies), 2),
-                round(percentile(cpu, 0.5), 2),
-                round(statistics.fmean(found), 1),
-            )
+    for round_ in range(repeats):
+        for mode in [*modes[round_ % len(modes) :], *modes[: round_ % len(modes)]]:
+            params = {"datasetIds": [dataset_id], "searchMode": mode, "limit": limit}
+            got = samples[mode]
+            round_latencies = []
+            for text in texts:
+                params["queries"] = [text]
+                server_begun = process_tree_cpu(server_pid) if server_pid else 0.0
+                begun, begun_cpu = time.perf_counter(), time.process_time()
+                result = await service.search(team_id, params)
+                round_latencies.append((time.perf_counter() - begun) * 1000)
+                got.setdefault("cpu", []).append((time.process_time() - begun_cpu) * 1000)
+                if server_pid:
+                    got.setdefault("server", []).append((process_tree_cpu(server_pid) - server_begun) * 1000)
+                got.setdefault("found", []).append(len(result.search_res))
+            got.setdefault("wall", []).extend(round_latencies)
+            got.setdefault("round_p50", []).append(percentile(round_latencies, 0.5))
+    return [
+        ModeLatency(
+            mode,
+            len(texts),
+            round(percentile(got["wall"], 0.5), 2),
+            round(percentile(got["wall"], 0.95), 2),
+            round(statistics.fmean(got["wall"]), 2),
+            round(percentile(got["cpu"], 0.5), 2),
+            round(statistics.fmean(got["found"]), 1),
+            [round(p, 2) for p in got["round_p50"]],
+            round(statistics.fmean(got["server"]), 2) if got.get("server") else None,
         )
-    return results
+        for mode, got in samples.items()
+    ]
 
 
 async def measure_query_embedding(texts: Sequence[str]) -> dict[str, float]:
@@ -250,33 +337,55 @@ async def run_search_latency(
     embed_queries: bool = True,
     seed: int = 7,
     progress: Any = None,
+    keep: Path | None = None,
+    repeats: int = 3,
+    recall_queries: int = 50,
 ) -> LatencyResult:
     """Load ``chunks`` synthetic chunks into a fresh database (``sqlite`` or ``postgres``, embedded) and time
-    ``queries`` searches per mode."""
+    ``queries`` searches per mode. ``keep``: a folder for the database, kept after the run; a later run with
+    the same folder searches the corpus it holds instead of loading it again. On PostgreSQL the recall of
+    the fast search paths against exact ones is measured on the first ``recall_queries`` queries."""
     corpus = SyntheticCorpus(seed)
     with tempfile.TemporaryDirectory(prefix="fathom-latency-") as tmp:
+        folder = keep or Path(tmp)
         server: Any = None
         if backend == "postgres":
             from fathom.store.pg_embedded import EmbeddedPostgres
 
-            server = EmbeddedPostgres()
+            server = EmbeddedPostgres(root=keep, settings=PG_SETTINGS)
             server.start()
             url = server.create_database("latency")
         elif backend == "sqlite":
-            url = f"sqlite:///{Path(tmp) / 'fathom.db'}"
+            folder.mkdir(parents=True, exist_ok=True)
+            url = f"sqlite:///{folder / 'fathom.db'}"
         else:
             raise ValueError(f"backend: {backend!r} is not sqlite or postgres")
         db = Database(url)
         try:
             await migrate.upgrade(db)
-            team_id, dataset_id, seconds = await load_corpus(db, corpus, chunks, progress=progress)
-            texts = list(dict.fromkeys(corpus.query() for _ in range(queries * 2)))[:queries]
-            vectors = corpus.vectors(len(texts))
-            query_vectors = {text: vectors[i].tolist() for i, text in enumerate(texts)}
+            stored = await stored_corpus(db, chunks)
+            if stored is None:
+                team_id, dataset_id, seconds = await load_corpus(db, corpus, chunks, progress=progress)
+            else:
+                (team_id, dataset_id), seconds = stored, 0.0
+            query_vectors = query_set(corpus, queries, seed)
+            texts = list(query_vectors)
             result = LatencyResult(backend, chunks, seconds)
             gc.collect()
             gc.freeze()  # as `fathom serve` does once started: start-up objects leave the full GC passes
-            result.modes = await measure_modes(db, team_id, dataset_id, query_vectors, modes)
+            result.modes = await measure_modes(
+                db,
+                team_id,
+                dataset_id,
+                query_vectors,
+                modes,
+                repeats=repeats,
+                server_pid=server.pid if server is not None else None,
+            )
+            if server is not None and recall_queries > 0:
+                sample = dict(list(query_vectors.items())[:recall_queries])
+                resolver = _Resolver(PrecomputedEmbedder(query_vectors))
+                result.recall = await measure_recall(db, team_id, dataset_id, sample, resolver)
             if embed_queries:
                 result.query_embedding = await measure_query_embedding(texts)
             return result

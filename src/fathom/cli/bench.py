@@ -141,6 +141,13 @@ def bench_search_latency(
     chunks: int = typer.Option(100_000, help="Synthetic chunks in the knowledge base."),
     queries: int = typer.Option(200, help="Queries per search mode."),
     embed_queries: bool = typer.Option(True, help="Also time the local model's query embedding."),
+    repeats: int = typer.Option(3, help="Rounds over the queries (the modes rotated round by round)."),
+    recall_queries: int = typer.Option(
+        50, help="PostgreSQL: queries whose fast search paths are checked against exact scans."
+    ),
+    keep: Path | None = typer.Option(
+        None, help="Keep the databases in this folder; a later run with it reuses the loaded corpus."
+    ),
     as_json: bool = typer.Option(False, "--json", help="Print the results as JSON."),
 ) -> None:
     """Search latency p50/p95 per mode over a large synthetic knowledge base (query embedding excluded)."""
@@ -154,7 +161,15 @@ def bench_search_latency(
         if not as_json:
             out.print(f"{name}: loading {chunks} chunks …")
         result = asyncio.run(
-            run_search_latency(name, chunks=chunks, queries=queries, embed_queries=embed_queries)
+            run_search_latency(
+                name,
+                chunks=chunks,
+                queries=queries,
+                embed_queries=embed_queries,
+                keep=keep / name if keep else None,
+                repeats=repeats,
+                recall_queries=recall_queries,
+            )
         )
         results.append(result.as_dict())
         if as_json:
@@ -163,7 +178,16 @@ def bench_search_latency(
         for row in result.modes:
             out.print(
                 f"  {row.mode:<15} p50 {row.p50_ms:.1f} ms  p95 {row.p95_ms:.1f} ms  "
-                f"(CPU p50 {row.cpu_p50_ms:.1f} ms, {row.mean_results:.0f} results, {row.queries} queries)"
+                f"(CPU p50 {row.cpu_p50_ms:.1f} ms, server CPU mean {row.server_cpu_mean_ms} ms, "
+                f"round p50s {row.round_p50_ms}, {row.mean_results:.0f} results, {row.queries} queries)"
+            )
+        if result.recall is not None:
+            recall = result.recall
+            out.print(
+                f"  recall vs exact ({recall.queries} queries): vector leg @{recall.vector_pool} "
+                f"{recall.vector_recall:.3f} (@10 {recall.vector_recall_at_10:.3f}), full text "
+                f"@{recall.full_text_pool} {recall.full_text_recall:.3f} (by score "
+                f"{recall.full_text_recall_by_score:.3f}), hybrid results {recall.hybrid_recall:.3f}"
             )
         if result.query_embedding:
             embedding = result.query_embedding

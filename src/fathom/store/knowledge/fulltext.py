@@ -5,6 +5,16 @@ querying, so both backends see whitespace-separated lower-case words; English wo
 the database (FTS5 ``porter`` tokenizer, PostgreSQL ``english`` configuration) and English stop words are
 left out of queries. Query words are OR-ed.
 
+PostgreSQL ranks candidates, not every match: ``ts_rank`` (no document frequency, no length
+normalisation) gives each matched query lexeme between 0.061 and 0.1 (one occurrence to many), so a row
+with two of the query's words outranks every row with one. A search therefore takes the rows matching two
+or more words (a GIN query of word pairs), then rows matching one, up to ``rank_pool(limit)`` rows
+(4 × limit, at least 200), and ranks only those: the order is the exact one while the two-word rows fit
+in the pool; past it, or among one-word rows, the rows ranked are the first the index finds, not the
+best (one-word rows mostly tie: one occurrence each). Ranking every match read every matching heap row
+(thousands for a common word). The recall of this against the exact ranking is measured in
+``fathom.bench.search_recall``.
+
 SQLite keeps the ids of each full-text row in the ordinary table ``data_fts_rows`` (its ``id`` is the FTS
 rowid): searches join it to check the scope, deletes find rows through its indexes.
 """
@@ -12,6 +22,7 @@ rowid): searches join it to check the scope, deletes find rows through its index
 from __future__ import annotations
 
 from collections.abc import Callable, Collection, Mapping, Sequence
+from itertools import combinations
 from typing import Any
 
 from sqlalchemy import text
@@ -35,6 +46,8 @@ STOP_WORDS = frozenset(
     should now""".split()  # noqa: SIM905 (127 words read better as a paragraph than as 127 lines)
 )
 _ID_BATCH = 500  # ids per IN (...) list
+RANK_POOL_FACTOR, RANK_POOL_MIN = 4, 200  # PostgreSQL: candidates ranked per search (``rank_pool``)
+_PAIR_WORDS = 8  # the words whose pairs make the "two or more words" tier (8 words: 28 pairs)
 
 
 def _plain(value: str) -> str:
@@ -114,10 +127,19 @@ def query_words(segmented: str) -> list[str]:
     return [word for word in dict.fromkeys(segmented.split()) if word not in STOP_WORDS]
 
 
+def rank_pool(limit: int) -> int:
+    """PostgreSQL: how many matching rows are ranked for a search of ``limit`` rows."""
+    return max(RANK_POOL_MIN, RANK_POOL_FACTOR * limit)
+
+
 class SqlFullTextIndex:
-    def __init__(self, db: Database, segment: Callable[[str], str] = _plain) -> None:
+    """``exact``: on PostgreSQL rank every match instead of the candidates (to measure the candidates'
+    recall; SQLite's FTS5 ranks every match either way)."""
+
+    def __init__(self, db: Database, segment: Callable[[str], str] = _plain, *, exact: bool = False) -> None:
         self.db = db
         self.segment = segment
+        self.exact = exact
 
     async def add(self, records: Sequence[TextRecordLike]) -> None:
         rows = [
@@ -135,21 +157,42 @@ class SqlFullTextIndex:
                 session, self.db.is_postgres, data_ids=data_ids or (), collection_ids=collection_ids or ()
             )
 
+    def _postgres_query(
+        self, words: Sequence[str], limit: int, scope: ScopeLike
+    ) -> tuple[str, dict[str, Any]]:
+        """The ``ts_rank`` statement: every match ranked when ``exact``, else ``rank_pool(limit)``
+        candidates, rows with two or more of the query's words first (see the module's docstring)."""
+        where, params = scope_clauses(scope, "f")
+        quoted = ["'" + word.replace("'", "''").replace("\\", "\\\\") + "'" for word in words]
+        params.update({"q": " | ".join(quoted), "limit": limit, "pool": rank_pool(limit)})
+        query = f"to_tsquery('{TS_CONFIG}', :q) query"
+        strong = f"to_tsquery('{TS_CONFIG}', :strong) strong"
+        matches = f"SELECT f.data_id, f.tsv FROM data_fts f, {query} WHERE f.tsv @@ query AND {where}"
+        if self.exact:
+            candidates = matches
+        elif len(quoted) < 2:
+            candidates = f"{matches} LIMIT :pool"
+        else:
+            params["strong"] = " | ".join(f"{a} & {b}" for a, b in combinations(quoted[:_PAIR_WORDS], 2))
+            candidates = (
+                f"(SELECT f.data_id, f.tsv FROM data_fts f, {strong} WHERE f.tsv @@ strong AND {where} "
+                "LIMIT :pool) UNION ALL "
+                f"(SELECT f.data_id, f.tsv FROM data_fts f, {query}, {strong} "
+                f"WHERE f.tsv @@ query AND NOT f.tsv @@ strong AND {where} LIMIT :pool) LIMIT :pool"
+            )
+        sql = (
+            f"SELECT c.data_id, ts_rank(c.tsv, query) AS score FROM ({candidates}) c, {query} "
+            "ORDER BY score DESC, c.data_id LIMIT :limit"
+        )
+        return sql, params
+
     async def search(self, query: str, limit: int, scope: ScopeLike) -> list[Hit]:
         words = query_words(self.segment(query))
         if not words or limit <= 0 or not scope.dataset_ids:
             return []
         params: dict[str, Any]
         if self.db.is_postgres:
-            where, params = scope_clauses(scope, "data_fts")
-            params["q"] = " | ".join(
-                "'" + word.replace("'", "''").replace("\\", "\\\\") + "'" for word in words
-            )
-            sql = (
-                "SELECT data_id, ts_rank(tsv, query) AS score "
-                f"FROM data_fts, to_tsquery('{TS_CONFIG}', :q) query "
-                f"WHERE tsv @@ query AND {where} ORDER BY score DESC, data_id LIMIT :limit"
-            )
+            sql, params = self._postgres_query(words, limit, scope)
         else:
             # FTS5's own ``ORDER BY rank`` (bm25) path; the scope is checked on the narrow row table
             where, params = scope_clauses(scope, "r")
@@ -158,7 +201,7 @@ class SqlFullTextIndex:
                 "SELECT r.data_id, -f.rank AS score FROM data_fts f CROSS JOIN data_fts_rows r "
                 f"ON r.id = f.rowid WHERE data_fts MATCH :q AND {where} ORDER BY f.rank LIMIT :limit"
             )
-        params["limit"] = limit
+            params["limit"] = limit
         rows = await self.db.read(sql, params)
         hits = [(str(row[0]), float(row[1])) for row in rows]
         hits.sort(key=lambda hit: (-hit[1], hit[0]))  # equal scores in a stable, backend-independent order
