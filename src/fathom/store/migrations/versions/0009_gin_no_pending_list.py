@@ -6,8 +6,8 @@ that every search scans in full until a vacuum merges it: measured at 100k chunk
 chunk, which costs far more) and a search reads only the index. The rows already pending are merged now.
 Nothing changes on SQLite.
 
-Revision ID: 0008
-Revises: 0007
+Revision ID: 0009
+Revises: 0008
 Create Date: 2026-12-01
 """
 
@@ -15,8 +15,8 @@ from __future__ import annotations
 
 from alembic import op
 
-revision = "0008"
-down_revision = "0007"
+revision = "0009"
+down_revision = "0008"
 branch_labels = None
 depends_on = None
 
