@@ -150,7 +150,7 @@ async def test_channel_readers_resume_after_any_frame_and_see_the_end() -> None:
         channel.close("done")
 
     async def read(after: int) -> list[int]:
-        return [f.seq async for f in channel.follow(after) if f is not None]
+        return [f.seq async for batch in channel.follow(after) if batch is not None for f in batch]
 
     task = asyncio.create_task(writer())
     full, tail = await asyncio.gather(read(0), read(3))
@@ -165,9 +165,9 @@ async def test_channel_follow_yields_none_while_idle() -> None:
     seen: list[Any] = []
 
     async def read() -> None:
-        async for frame in channel.follow(0, heartbeat=0.01):
-            seen.append(frame)
-            if frame is None and not channel.frames:
+        async for batch in channel.follow(0, heartbeat=0.01):
+            seen.extend(batch if batch is not None else [None])
+            if batch is None and not channel.frames:
                 channel.push("answer", "x")
                 channel.close()
 

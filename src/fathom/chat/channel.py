@@ -80,8 +80,12 @@ class RunChannel:
                 self._waiters.remove(waiter)
         return self.frames[seq:]
 
-    async def follow(self, after: int = 0, heartbeat: float | None = None) -> AsyncIterator[Frame | None]:
-        """Every frame above ``after`` until the run ends; ``None`` when ``heartbeat`` seconds pass idle."""
+    async def follow(
+        self, after: int = 0, heartbeat: float | None = None
+    ) -> AsyncIterator[list[Frame] | None]:
+        """Every frame above ``after`` until the run ends, in batches (the frames pushed while the reader
+        waited: a streamed response writes each batch at once); ``None`` when ``heartbeat`` seconds pass
+        idle."""
         seq = after
         while True:
             frames = await self.wait_after(seq, heartbeat)
@@ -90,9 +94,8 @@ class RunChannel:
                     return
                 yield None
                 continue
-            for frame in frames:
-                seq = frame.seq
-                yield frame
+            seq = frames[-1].seq
+            yield frames
             if self.done and seq >= len(self.frames):
                 return
 

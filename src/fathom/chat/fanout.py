@@ -52,11 +52,14 @@ class RemoteChannel:
             taken.append(frame)
         return taken
 
-    async def follow(self, after: int = 0, heartbeat: float | None = None) -> AsyncIterator[Frame | None]:
+    async def follow(
+        self, after: int = 0, heartbeat: float | None = None
+    ) -> AsyncIterator[list[Frame] | None]:
         last = f"{after}-1"
-        for frame in self._take(await self.client.xrange(self.stream, min=f"({last}")):
-            last = f"{frame.seq}-1"
-            yield frame
+        frames = self._take(await self.client.xrange(self.stream, min=f"({last}"))
+        if frames:
+            last = f"{frames[-1].seq}-1"
+            yield frames
         block = int((heartbeat or 10.0) * 1000)
         while not self.done:
             reply = await self.client.xread({self.stream: last}, block=block, count=100)
@@ -65,8 +68,9 @@ class RemoteChannel:
                 continue
             entries = reply[0][1]
             last = str(entries[-1][0])
-            for frame in self._take(entries):
-                yield frame
+            frames = self._take(entries)
+            if frames:
+                yield frames
 
 
 class RedisFanout:

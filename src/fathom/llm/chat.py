@@ -15,8 +15,9 @@ import openai
 
 from fathom.llm.errors import ModelRequestError
 from fathom.llm.events import CompletionResult, FinishEvent, StreamEvent, ToolCall, Usage
+from fathom.llm.http_stream import EndpointError, StreamingEndpoint, streamable
 from fathom.llm.model_config import ModelConfig
-from fathom.llm.openai_client import make_openai_client
+from fathom.llm.openai_client import NO_KEY, make_openai_client, ssl_context
 from fathom.llm.retry import RetryPolicy, retry_after_seconds, to_model_error
 from fathom.llm.stream_assembler import StreamAssembler, new_call_id, usage_from
 from fathom.llm.tokens import count_message_tokens, count_tokens, count_tool_call_tokens
@@ -81,8 +82,16 @@ def _local_usage(messages: Sequence[Any], tools: Sequence[Any] | None) -> Callab
     return count
 
 
+_FAILURES = (openai.OpenAIError, ModelRequestError, EndpointError)
+
+
 class OpenAIChatModel:
-    """Chat completions against one configured OpenAI-compatible endpoint (async)."""
+    """Chat completions against one configured OpenAI-compatible endpoint (async).
+
+    Streamed completions go through :class:`StreamingEndpoint` (a lean pooled HTTP/1.1 client: the SDK
+    and httpx cost more CPU than the rest of a chat turn); the SDK serves non-streamed completions, a
+    client passed in, and endpoints behind a proxy from the environment or with a query string.
+    """
 
     def __init__(
         self,
@@ -93,12 +102,26 @@ class OpenAIChatModel:
         sleep: Sleep = asyncio.sleep,
     ) -> None:
         self.config = config
+        self._endpoint: StreamingEndpoint | None = None
+        if client is None and streamable(config.base_url):
+            self._endpoint = StreamingEndpoint(
+                config.base_url,
+                headers={
+                    "Authorization": f"Bearer {config.api_key_value() or NO_KEY}",
+                    "User-Agent": f"fathom OpenAI/Python {openai.__version__}",
+                },
+                connect_timeout=min(config.connect_timeout, config.timeout),
+                read_timeout=config.timeout,
+                ssl_context=ssl_context,
+            )
         self.client = client or make_openai_client(config)
         self.retry = retry or RetryPolicy()
         self._sleep = sleep
 
     async def aclose(self) -> None:
-        """Close the underlying HTTP client."""
+        """Close the underlying HTTP clients."""
+        if self._endpoint is not None:
+            await self._endpoint.aclose()
         await self.client.close()
 
     @property
@@ -140,7 +163,7 @@ class OpenAIChatModel:
             attempt += 1
             try:
                 return await attempt_fn(attempt)
-            except (openai.OpenAIError, ModelRequestError) as exc:
+            except _FAILURES as exc:
                 delay = self._retry_delay(exc, attempt)
             await self._sleep(delay)
 
@@ -169,33 +192,41 @@ class OpenAIChatModel:
         while True:
             attempt += 1
             assembler = StreamAssembler()
-            response: httpx2.Response | None = None
+            chunks: _Chunks | None = None
             try:
-                # the SDK sends the request (auth, timeouts, status errors) of the JSON body as built
-                # here, and the chunks are read as plain JSON: the SDK's body transform and per-chunk
-                # pydantic models cost more CPU than the rest of a chat turn
-                response = await self.client.post(
-                    "/chat/completions", cast_to=httpx2.Response, body=payload, stream=True
-                )
-                request_id = response.headers.get("x-request-id")
-                async for chunk in sse_chunks(response):
+                chunks = await self._open_stream(payload)
+                async for chunk in chunks:
                     for event in assembler.feed(chunk):
                         yielded = True
                         yield event
                 for event in assembler.finish(
-                    request_id=request_id,
+                    request_id=chunks.request_id,
                     model=self.config.request_model,
                     count_usage=_local_usage(messages, tools),
                 ):
                     yield event
                 return
-            except (openai.OpenAIError, ModelRequestError) as exc:
+            except _FAILURES as exc:
                 # Only a stream that has not produced anything yet may be retried.
                 delay = self._retry_delay(exc, attempt, retry_allowed=not yielded)
             finally:
-                if response is not None:
-                    await response.aclose()
+                if chunks is not None:
+                    await chunks.aclose()
             await self._sleep(delay)
+
+    async def _open_stream(self, payload: dict[str, Any]) -> _Chunks:
+        if self._endpoint is not None:
+            response = await self._endpoint.post_sse("/chat/completions", payload)
+            return _Chunks(response.events(), response.headers.get("x-request-id"), response.aclose)
+        # the SDK sends the request (auth, timeouts, status errors) of the JSON body as built here, and
+        # the chunks are read as plain JSON: its body transform and per-chunk pydantic models cost more
+        # CPU than the rest of a chat turn
+        sdk_response = await self.client.post(
+            "/chat/completions", cast_to=httpx2.Response, body=payload, stream=True
+        )
+        return _Chunks(
+            sse_chunks(sdk_response), sdk_response.headers.get("x-request-id"), sdk_response.aclose
+        )
 
     async def complete(
         self,
@@ -243,6 +274,29 @@ class OpenAIChatModel:
         )
         usage = usage_from(completion.usage)
         return replace(result, usage=usage or _local_usage(messages, tools)(result))
+
+
+class _Chunks:
+    """The chunks of one streamed answer, its request id, and how to let its connection go."""
+
+    def __init__(
+        self,
+        chunks: AsyncIterator[dict[str, Any]],
+        request_id: str | None,
+        close: Callable[[], Awaitable[None]],
+    ) -> None:
+        self._chunks = chunks
+        self.request_id = request_id
+        self._close = close
+
+    def __aiter__(self) -> AsyncIterator[dict[str, Any]]:
+        return self._chunks
+
+    async def aclose(self) -> None:
+        aclose = getattr(self._chunks, "aclose", None)
+        if aclose is not None:
+            await aclose()
+        await self._close()
 
 
 async def sse_chunks(response: httpx2.Response) -> AsyncIterator[dict[str, Any]]:

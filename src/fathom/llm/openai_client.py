@@ -15,8 +15,8 @@ NO_KEY = "EMPTY"  # what vLLM and friends expect when the endpoint needs no key
 
 
 @lru_cache(maxsize=1)
-def _ssl_context() -> ssl.SSLContext:
-    # Loading the CA bundle costs ~50 ms; every client shares one context.
+def ssl_context() -> ssl.SSLContext:
+    """The TLS context of every model client (loading the CA bundle costs ~50 ms: built once)."""
     return ssl.create_default_context()
 
 
@@ -34,5 +34,5 @@ def make_openai_client(
         base_url=config.base_url,
         timeout=httpx2.Timeout(seconds, connect=min(config.connect_timeout, seconds)),
         max_retries=0,
-        http_client=http_client or openai.DefaultAsyncHttpxClient(verify=_ssl_context()),
+        http_client=http_client or openai.DefaultAsyncHttpxClient(verify=ssl_context()),
     )

@@ -8,6 +8,12 @@ from dataclasses import dataclass
 import openai
 
 from fathom.llm.errors import ModelRequestError
+from fathom.llm.http_stream import (
+    EndpointStatusError,
+    EndpointStreamError,
+    EndpointTimeout,
+    EndpointUnreachable,
+)
 
 MAX_RETRY_AFTER = 60.0
 
@@ -39,8 +45,9 @@ def is_retryable_status(status: int) -> bool:
 
 def retry_after_seconds(exc: BaseException) -> float | None:
     """The server's requested delay from ``retry-after-ms`` / ``retry-after`` headers, if any."""
-    response = getattr(exc, "response", None)
-    headers = getattr(response, "headers", None)
+    headers = exc.headers if isinstance(exc, EndpointStatusError) else None
+    if headers is None:
+        headers = getattr(getattr(exc, "response", None), "headers", None)
     if headers is None:
         return None
     for name, scale in (("retry-after-ms", 1000.0), ("retry-after", 1.0)):
@@ -58,6 +65,27 @@ def to_model_error(exc: BaseException, model: str, attempts: int) -> ModelReques
     """Describe an SDK/transport failure as a :class:`ModelRequestError`."""
     if isinstance(exc, ModelRequestError):
         return exc
+    if isinstance(exc, EndpointStatusError):
+        return ModelRequestError(
+            f"model '{model}' request failed with HTTP {exc.status}: {exc.message}",
+            model=model,
+            status_code=exc.status,
+            retryable=is_retryable_status(exc.status),
+            request_id=exc.headers.get("x-request-id"),
+            attempts=attempts,
+        )
+    if isinstance(exc, EndpointTimeout):
+        return ModelRequestError(
+            f"model '{model}' request timed out", model=model, retryable=True, attempts=attempts
+        )
+    if isinstance(exc, EndpointUnreachable):
+        return ModelRequestError(
+            f"model '{model}' endpoint unreachable: {exc}", model=model, retryable=True, attempts=attempts
+        )
+    if isinstance(exc, EndpointStreamError):
+        return ModelRequestError(
+            f"model '{model}' stream error: {exc.message}", model=model, attempts=attempts
+        )
     if isinstance(exc, openai.APIStatusError):
         status = exc.status_code
         message = _status_message(exc)

@@ -71,29 +71,33 @@ async def stream_frames(
     if resuming and detail:
         yield encode_frame("resumePhase", {"phase": "catchup", "lastEventId": after}, detail=True)
     caught_up = not resuming
-    async for frame in channel.follow(after, heartbeat_s):
-        if frame is None:
+    async for batch in channel.follow(after, heartbeat_s):
+        if batch is None:
             yield heartbeat_frame(detail=detail)
             continue
-        if not caught_up and frame.seq >= len(channel.frames) and not channel.done:
-            caught_up = True
-            if detail:
-                yield encode_frame("resumePhase", {"phase": "live"}, detail=True)
-        if not frame_visible(frame, detail=detail, api_version=api_version):
-            continue
-        if view is not None:
-            shown = view.frame(frame)
-            if shown is None:
+        out: list[str] = []  # the batch's frames leave in one write
+        for frame in batch:
+            if not caught_up and frame.seq >= len(channel.frames) and not channel.done:
+                caught_up = True
+                if detail:
+                    out.append(encode_frame("resumePhase", {"phase": "live"}, detail=True))
+            if not frame_visible(frame, detail=detail, api_version=api_version):
                 continue
-            frame = shown
-        content = _answer_content(frame)
-        if content is not None:
-            data = _with_content(frame.data, cites.feed(content))
-            yield encode_frame(frame.event, data, detail=detail, seq=frame.seq)
-            continue
-        if cites.holding:
-            yield encode_frame("answer", text_adapt_gpt_response(cites.flush()), detail=detail)
-        yield encode_frame(frame.event, frame.data, detail=detail, seq=frame.seq)
+            if view is not None:
+                shown = view.frame(frame)
+                if shown is None:
+                    continue
+                frame = shown
+            content = _answer_content(frame)
+            if content is not None:
+                data = _with_content(frame.data, cites.feed(content))
+                out.append(encode_frame(frame.event, data, detail=detail, seq=frame.seq))
+                continue
+            if cites.holding:
+                out.append(encode_frame("answer", text_adapt_gpt_response(cites.flush()), detail=detail))
+            out.append(encode_frame(frame.event, frame.data, detail=detail, seq=frame.seq))
+        if out:
+            yield "".join(out)
     if cites.holding:
         yield encode_frame("answer", text_adapt_gpt_response(cites.flush()), detail=detail)
     if resuming and detail:

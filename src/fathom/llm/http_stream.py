@@ -1,0 +1,410 @@
+"""A lean HTTP/1.1 client for streamed chat completions: one POST, an OpenAI-style SSE answer.
+
+The ``openai`` SDK and httpx cost more server CPU per streamed chat than the rest of the turn (request
+building, per-read connection checks, line splitting in several layers). This client does only what a
+streamed completion needs: keep-alive connections pooled per endpoint (plain TCP or TLS), the request
+written in one call, the answer read in whatever pieces the socket gives, chunked or length-framed
+bodies decoded and SSE events split in one pass, each ``data:`` payload parsed once with ``json``.
+
+Timeouts: ``connect_timeout`` for the connection, ``read_timeout`` for each read (a slow model may take
+long overall, but never that long between two pieces). A connection taken from the pool that turns out
+closed before the answer began is replaced once by a new one. Failures are :class:`EndpointError`\\ s,
+which :func:`fathom.llm.retry.to_model_error` words like the SDK's.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import json
+import ssl
+import time
+import urllib.request
+from collections.abc import AsyncIterator, Callable, Mapping
+from typing import Any
+from urllib.parse import urlsplit
+from urllib.request import getproxies_environment
+
+MAX_HEAD = 64 * 1024
+MAX_ERROR_BODY = 1024 * 1024
+MAX_IDLE_SECONDS = 30.0
+MAX_IDLE_CONNECTIONS = 128
+READ_SIZE = 64 * 1024
+
+
+class EndpointError(Exception):
+    """A request to a model endpoint failed (see the subclasses)."""
+
+
+class EndpointStatusError(EndpointError):
+    """The endpoint answered with an error status; ``message`` is its own error text."""
+
+    def __init__(self, status: int, message: str, headers: Mapping[str, str]) -> None:
+        super().__init__(f"HTTP {status}: {message}")
+        self.status = status
+        self.message = message
+        self.headers = dict(headers)
+
+
+class EndpointTimeout(EndpointError):
+    """Connecting, or waiting for the next piece of the answer, took longer than allowed."""
+
+
+class EndpointUnreachable(EndpointError):
+    """No connection, or the connection broke before the answer ended."""
+
+
+class EndpointStreamError(EndpointError):
+    """The stream carried an ``error`` object instead of a chunk."""
+
+    def __init__(self, message: str) -> None:
+        super().__init__(message)
+        self.message = message
+
+
+def uses_proxy(base_url: str) -> bool:
+    """Whether the environment routes ``base_url`` through a proxy (``HTTP(S)_PROXY``, ``NO_PROXY``)."""
+    parts = urlsplit(base_url)
+    proxies = getproxies_environment()
+    if not (proxies.get(parts.scheme) or proxies.get("all")):
+        return False
+    return not urllib.request.proxy_bypass_environment(parts.hostname or "", proxies)  # type: ignore[attr-defined]
+
+
+def streamable(base_url: str) -> bool:
+    """Whether this client can serve ``base_url``: http(s), no query string, no proxy in the way."""
+    parts = urlsplit(base_url)
+    return (
+        parts.scheme in {"http", "https"}
+        and bool(parts.hostname)
+        and not parts.query
+        and not (uses_proxy(base_url))
+    )
+
+
+class _Connection:
+    __slots__ = ("reader", "writer", "idle_since")
+
+    def __init__(self, reader: asyncio.StreamReader, writer: asyncio.StreamWriter) -> None:
+        self.reader = reader
+        self.writer = writer
+        self.idle_since = 0.0
+
+    def usable(self, now: float) -> bool:
+        return (
+            not self.reader.at_eof()
+            and not self.writer.is_closing()
+            and now - self.idle_since < MAX_IDLE_SECONDS
+        )
+
+    def close(self) -> None:
+        self.writer.close()
+
+
+class StreamingEndpoint:
+    """POSTs JSON to one endpoint's ``{base_url}{path}`` and reads the SSE answer; pools connections."""
+
+    def __init__(
+        self,
+        base_url: str,
+        *,
+        headers: Mapping[str, str],
+        connect_timeout: float,
+        read_timeout: float,
+        ssl_context: Callable[[], ssl.SSLContext],
+    ) -> None:
+        parts = urlsplit(base_url)
+        self._tls = parts.scheme == "https"
+        self._host = parts.hostname or ""
+        self._port = parts.port or (443 if self._tls else 80)
+        self._prefix = parts.path.rstrip("/")
+        default_port = self._port == (443 if self._tls else 80)
+        netloc = f"[{self._host}]" if ":" in self._host else self._host
+        self._authority = netloc if default_port else f"{netloc}:{self._port}"
+        self._headers = "".join(f"{name}: {value}\r\n" for name, value in headers.items())
+        self._connect_timeout = connect_timeout
+        self._read_timeout = read_timeout
+        self._ssl_context = ssl_context
+        self._idle: list[_Connection] = []
+
+    async def aclose(self) -> None:
+        """Close the pooled connections."""
+        idle, self._idle = self._idle, []
+        for connection in idle:
+            connection.close()
+
+    async def post_sse(self, path: str, body: Mapping[str, Any]) -> SSEResponse:
+        """Send the request and read the answer's head; raise :class:`EndpointStatusError` for a non-2xx
+        answer (its body read for the error message), else return the response to read events from."""
+        payload = json.dumps(body, ensure_ascii=False, separators=(",", ":")).encode()
+        head = (
+            f"POST {self._prefix}{path} HTTP/1.1\r\nHost: {self._authority}\r\n{self._headers}"
+            f"Content-Type: application/json\r\nAccept: text/event-stream\r\nAccept-Encoding: identity\r\n"
+            f"Content-Length: {len(payload)}\r\n\r\n"
+        ).encode("latin-1")
+        request = head + payload
+        for _ in range(2):
+            connection, reused = await self._connection()
+            response = SSEResponse(self, connection)
+            try:
+                connection.writer.write(request)
+                await response.read_head()
+            except EndpointUnreachable:
+                connection.close()
+                if reused and not response.received:  # the pooled connection was stale: a new one
+                    continue
+                raise
+            except BaseException:
+                connection.close()
+                raise
+            if response.status >= 300:
+                await response.raise_status()
+            return response
+        raise EndpointUnreachable("the endpoint closed the connection before answering")  # pragma: no cover
+
+    async def _connection(self) -> tuple[_Connection, bool]:
+        now = time.monotonic()
+        while self._idle:
+            connection = self._idle.pop()
+            if connection.usable(now):
+                return connection, True
+            connection.close()
+        try:
+            async with asyncio.timeout(self._connect_timeout):
+                reader, writer = await asyncio.open_connection(
+                    self._host,
+                    self._port,
+                    ssl=self._ssl_context() if self._tls else None,
+                    server_hostname=self._host if self._tls else None,
+                    limit=MAX_HEAD,
+                )
+        except TimeoutError as exc:
+            raise EndpointTimeout(f"connecting to {self._authority} timed out") from exc
+        except OSError as exc:
+            raise EndpointUnreachable(str(exc) or type(exc).__name__) from exc
+        return _Connection(reader, writer), False
+
+    def _release(self, connection: _Connection) -> None:
+        if len(self._idle) < MAX_IDLE_CONNECTIONS and not connection.writer.is_closing():
+            connection.idle_since = time.monotonic()
+            self._idle.append(connection)
+        else:
+            connection.close()
+
+
+class SSEResponse:
+    """One answer: status and headers, then its SSE ``data:`` payloads as parsed JSON objects."""
+
+    def __init__(self, endpoint: StreamingEndpoint, connection: _Connection) -> None:
+        self._endpoint = endpoint
+        self._connection: _Connection | None = connection
+        self._buffer = b""
+        self.received = False
+        self.status = 0
+        self.headers: dict[str, str] = {}
+        self._keep_alive = True
+        self._chunked = False
+        self._left: int | None = None  # body bytes left (Content-Length), None: chunked or until close
+        self._body_done = False
+
+    async def _read(self) -> bytes:
+        assert self._connection is not None
+        try:
+            async with asyncio.timeout(self._endpoint._read_timeout):
+                data = await self._connection.reader.read(READ_SIZE)
+        except TimeoutError as exc:
+            raise EndpointTimeout("no data from the endpoint within the read timeout") from exc
+        except OSError as exc:
+            raise EndpointUnreachable(str(exc) or type(exc).__name__) from exc
+        if data:
+            self.received = True
+        return data
+
+    async def read_head(self) -> None:
+        """Read the status line and headers."""
+        assert self._connection is not None
+        try:
+            await self._connection.writer.drain()
+        except OSError as exc:
+            raise EndpointUnreachable(str(exc) or type(exc).__name__) from exc
+        buffer = b""
+        while (end := buffer.find(b"\r\n\r\n")) < 0:
+            if len(buffer) > MAX_HEAD:
+                raise EndpointUnreachable("the endpoint's response head is too long")
+            data = await self._read()
+            if not data:
+                raise EndpointUnreachable("the endpoint closed the connection before answering")
+            buffer += data
+        lines = buffer[:end].decode("latin-1").split("\r\n")
+        self._buffer = buffer[end + 4 :]
+        version, _, rest = lines[0].partition(" ")
+        try:
+            self.status = int(rest[:3])
+        except ValueError:
+            raise EndpointUnreachable(f"not an HTTP response: {lines[0][:80]!r}") from None
+        for line in lines[1:]:
+            name, _, value = line.partition(":")
+            key = name.strip().lower()
+            value = value.strip()
+            self.headers[key] = f"{self.headers[key]}, {value}" if key in self.headers else value
+        connection = self.headers.get("connection", "").lower()
+        self._keep_alive = "close" not in connection and (version != "HTTP/1.0" or "keep-alive" in connection)
+        self._chunked = "chunked" in self.headers.get("transfer-encoding", "").lower()
+        length = self.headers.get("content-length")
+        if not self._chunked and length is not None and length.strip().isdigit():
+            self._left = int(length)
+        elif not self._chunked:
+            self._keep_alive = False  # the body ends when the connection does
+        if self.status in (204, 304):
+            self._left = 0
+
+    async def _body(self) -> AsyncIterator[bytes]:
+        """The body's bytes as they arrive (chunked framing removed)."""
+        if self._chunked:
+            async for piece in self._dechunk():
+                yield piece
+        elif self._left is not None:
+            data, self._buffer = self._buffer, b""
+            while True:
+                if data:
+                    piece = data[: self._left]
+                    self._left -= len(piece)
+                    yield piece
+                if self._left <= 0:
+                    break
+                data = await self._read()
+                if not data:
+                    raise EndpointUnreachable("the endpoint closed the connection before the answer ended")
+        else:
+            data, self._buffer = self._buffer, b""
+            while True:
+                if data:
+                    yield data
+                data = await self._read()
+                if not data:
+                    break
+        self._body_done = True
+
+    async def _dechunk(self) -> AsyncIterator[bytes]:
+        buffer, self._buffer = self._buffer, b""
+        while True:
+            while (line_end := buffer.find(b"\r\n")) < 0:
+                buffer += await self._more()
+            size_text = buffer[:line_end].split(b";", 1)[0].strip()
+            try:
+                size = int(size_text, 16)
+            except ValueError:
+                raise EndpointUnreachable(f"bad chunk size {size_text[:20]!r}") from None
+            buffer = buffer[line_end + 2 :]
+            if size == 0:
+                while not buffer.startswith(b"\r\n") and b"\r\n\r\n" not in buffer:  # trailers
+                    buffer += await self._more()
+                end = 2 if buffer.startswith(b"\r\n") else buffer.index(b"\r\n\r\n") + 4
+                self._buffer = buffer[end:]
+                return
+            while size > 0:
+                if not buffer:
+                    buffer = await self._more()
+                piece, buffer = buffer[:size], buffer[size:]
+                size -= len(piece)
+                yield piece
+            while len(buffer) < 2:
+                buffer += await self._more()
+            buffer = buffer[2:]
+
+    async def _more(self) -> bytes:
+        data = await self._read()
+        if not data:
+            raise EndpointUnreachable("the endpoint closed the connection before the answer ended")
+        return data
+
+    async def raise_status(self) -> None:
+        """Read the (bounded) error body and raise it as an :class:`EndpointStatusError`."""
+        parts: list[bytes] = []
+        size = 0
+        try:
+            async for piece in self._body():
+                parts.append(piece)
+                size += len(piece)
+                if size > MAX_ERROR_BODY:
+                    break
+        except EndpointError:
+            pass
+        finally:
+            await self.aclose()
+        raise EndpointStatusError(self.status, _error_message(b"".join(parts), self.status), self.headers)
+
+    async def events(self) -> AsyncIterator[dict[str, Any]]:
+        """The JSON objects of the stream up to ``[DONE]`` (the rest of the body is read, so the
+        connection can be used again); an ``error`` object raises :class:`EndpointStreamError`."""
+        pending = b""
+        data: list[bytes] = []
+        done = False
+        async for piece in self._body():
+            if done:
+                continue
+            pending += piece
+            if b"\n" not in piece:
+                continue
+            *lines, pending = pending.split(b"\n")
+            for line in lines:
+                if line.endswith(b"\r"):
+                    line = line[:-1]
+                if line.startswith(b"data:"):
+                    data.append(line[6:] if line.startswith(b"data: ") else line[5:])
+                elif not line and data:
+                    chunk = _decode(data)
+                    if chunk is None:
+                        done = True
+                        break
+                    yield chunk
+        if pending.startswith(b"data:") and not done:
+            data.append(pending[6:] if pending.startswith(b"data: ") else pending[5:])
+        if data and not done:
+            chunk = _decode(data)
+            if chunk is not None:
+                yield chunk
+
+    async def aclose(self) -> None:
+        """Give the connection back to the pool when the answer was read to its end, else close it."""
+        connection, self._connection = self._connection, None
+        if connection is None:
+            return
+        if self._body_done and self._keep_alive and not self._buffer:
+            self._endpoint._release(connection)
+        else:
+            connection.close()
+
+
+def _decode(data: list[bytes]) -> dict[str, Any] | None:
+    text = data[0] if len(data) == 1 else b"\n".join(data)
+    data.clear()
+    if text.startswith(b"[DONE]"):
+        return None
+    try:
+        payload = json.loads(text)
+    except ValueError as exc:
+        raise EndpointStreamError(f"the stream sent a chunk that is not JSON: {text[:80]!r}") from exc
+    if isinstance(payload, dict) and payload.get("error"):
+        error = payload["error"]
+        message = error.get("message") if isinstance(error, dict) else None
+        raise EndpointStreamError(
+            message if isinstance(message, str) and message else "An error occurred during streaming"
+        )
+    return payload if isinstance(payload, dict) else {}
+
+
+def _error_message(body: bytes, status: int) -> str:
+    """The endpoint's error text: ``error.message`` (or a plain ``error`` string) of a JSON body, else
+    the body itself (shortened), else the status."""
+    text = body.decode("utf-8", "replace").strip()
+    try:
+        parsed = json.loads(text) if text else None
+    except ValueError:
+        parsed = None
+    if isinstance(parsed, dict):
+        error = parsed.get("error", parsed)
+        if isinstance(error, dict) and isinstance(error.get("message"), str):
+            return str(error["message"])
+        if isinstance(error, str):
+            return error
+    return text[:500] if text else f"Error code: {status}"
