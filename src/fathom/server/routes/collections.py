@@ -65,7 +65,9 @@ class CreateText(NewCollection):
 
 
 class CreateLink(NewCollection):
-    link: Annotated[str, Field(examples=["https://example.com/help"])]
+    link: Annotated[
+        str, Field(examples=["https://example.com/help"], json_schema_extra={"pattern": r"^\s*https?://\S"})
+    ]
 
     @field_validator("link")
     @classmethod

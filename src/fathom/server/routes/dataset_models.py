@@ -9,7 +9,7 @@ from __future__ import annotations
 
 from typing import Annotated, Any, Literal
 
-from pydantic import AfterValidator, BaseModel, Field, StringConstraints
+from pydantic import AfterValidator, BaseModel, BeforeValidator, Field, StringConstraints
 from pydantic_core import PydanticCustomError
 
 from fathom.knowledge.search.types import SearchDataItem
@@ -30,14 +30,30 @@ def _not_blank(value: str) -> str:
 
 
 #: text that must not be empty or only spaces (kept as sent)
-NonBlank = Annotated[str, AfterValidator(_not_blank)]
+NonBlank = Annotated[str, AfterValidator(_not_blank), Field(json_schema_extra={"pattern": r"\S"})]
 DatasetName = Annotated[
-    str, StringConstraints(strip_whitespace=True, min_length=1, max_length=DATASET_NAME_MAX)
+    str,
+    StringConstraints(strip_whitespace=True, min_length=1, max_length=DATASET_NAME_MAX),
+    Field(json_schema_extra={"pattern": r"\S"}),
 ]
 CollectionName = Annotated[str, StringConstraints(min_length=1, max_length=COLLECTION_NAME_MAX)]
 ChunkSize = Annotated[int, Field(ge=CHUNK_SIZE_MIN, le=CHUNK_SIZE_MAX)]
 #: a model id, or the model object FastGPT's clients were shown (``{"model": ...}``)
 ModelChoice = Annotated[str | dict[str, Any] | None, BLANK_IS_NONE]
+
+
+def _wire_bool(value: Any) -> Any:
+    return {"true": True, "false": False}.get(value, value) if isinstance(value, str) else value
+
+
+#: a JSON boolean, or "true" / "false" as a query string sends it; nothing else
+WireBool = Annotated[bool, BeforeValidator(_wire_bool), Field(strict=True)]
+
+
+def _not_bool(value: Any) -> Any:
+    if isinstance(value, bool):
+        raise ValueError("must be a number, not true or false")
+    return value
 
 
 def model_id_of(choice: str | dict[str, Any] | None) -> str:
@@ -57,9 +73,9 @@ class ChunkSettings(ApiModel):
     indexSize: Annotated[ChunkSize | None, BLANK_IS_NONE] = None
     chunkSplitter: Annotated[Text | None, BLANK_IS_NONE] = None
     chunkOverlapRatio: Annotated[
-        Annotated[float, Field(ge=0, le=MAX_OVERLAP_RATIO, strict=True)] | None, BLANK_IS_NONE
+        Annotated[float, BeforeValidator(_not_bool), Field(ge=0, le=MAX_OVERLAP_RATIO)] | None, BLANK_IS_NONE
     ] = None
-    qaPairs: Annotated[Annotated[bool, Field(strict=True)] | None, BLANK_IS_NONE] = None
+    qaPairs: Annotated[WireBool | None, BLANK_IS_NONE] = None
 
     def chunk_settings(self) -> dict[str, Any]:
         """The settings to store: the fields sent, ``qaPairs`` only when true."""
