@@ -227,6 +227,15 @@ ROUTES: list[Route] = [
         CHAT,
     ),
     Route("POST", "/api/core/chat/updateHistory", lambda w: {**_chat(w), "top": True}, CHAT_WRITE),
+    # an app's chat logs and the owner's marks: for those who manage the app
+    Route("POST", "/api/core/app/getChatLogs", lambda w: {"appId": w.app_id}, MANAGE),
+    Route("POST", "/api/core/app/exportChatLogs", lambda w: {"appId": w.app_id}, MANAGE),
+    Route(
+        "POST",
+        "/api/core/chat/feedback/adminUpdate",
+        lambda w: {**_chat(w), "dataId": w.answer_id, "q": "question", "a": "corrected"},
+        MANAGE,
+    ),
     Route(
         "DELETE", "/api/core/chat/item/delete", lambda w: {**_chat(w), "contentId": w.answer_id}, CHAT_WRITE
     ),

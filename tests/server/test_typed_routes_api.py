@@ -46,7 +46,6 @@ UNTYPED = {
     # routes/history.py
     "/api/core/chat/clearHistories",
     "/api/core/chat/delHistory",
-    "/api/core/chat/feedback/updateUserFeedback",
     "/api/core/chat/getHistories",
     "/api/core/chat/getPaginationRecords",
     "/api/core/chat/getResData",

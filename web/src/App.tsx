@@ -5,6 +5,7 @@ import { KnowledgePage } from "./pages/Knowledge";
 import { ChatPage } from "./pages/Chat";
 import { AppsPage } from "./pages/Apps";
 import { KeysPage } from "./pages/Keys";
+import { LogsPage } from "./pages/Logs";
 import { InvitePage, MembersPage, Who } from "./pages/Members";
 import { lang, setLang, t } from "./lang";
 import { Icon } from "./icons";
@@ -89,6 +90,7 @@ function Route({ path, who }: { path: string; who: Who }) {
             <WorkflowEditor appId={parts[1]} />
           </Suspense>
         );
+      if (parts[1] && parts[2] === "logs") return <LogsPage appId={parts[1]} />;
       return <AppsPage appId={parts[1]} />;
     case "keys":
       return <KeysPage currentKeyId={who.keyId} />;

@@ -113,3 +113,21 @@ export function fmtTime(iso?: string | null): string {
   const d = new Date(iso);
   return isNaN(d.getTime()) ? iso : d.toLocaleString();
 }
+
+/** POST and save the answer as a file (the CSV export): the browser's download of a Blob. */
+export async function download(path: string, body: unknown, filename: string): Promise<void> {
+  const res = await fetch(path, { method: "POST", headers: { ...authHeaders(), "Content-Type": "application/json" }, body: JSON.stringify(body) });
+  if (!res.ok) {
+    let json: any = null;
+    try { json = await res.json(); } catch { /* not JSON */ }
+    throw new ApiError(res.status, json?.statusText ?? "", json?.message || `${res.status} ${res.statusText}`);
+  }
+  const url = URL.createObjectURL(await res.blob());
+  const link = document.createElement("a");
+  link.href = url;
+  link.download = filename;
+  document.body.appendChild(link);
+  link.click();
+  link.remove();
+  setTimeout(() => URL.revokeObjectURL(url), 1000);
+}

@@ -14,6 +14,8 @@ const PATHS: Record<string, string> = {
   flow: "M6 4v6a4 4 0 0 0 4 4h4M6 20v-6M18 14l-4-4v8z",
   upload: "M12 16V4M6 10l6-6 6 6M4 20h16",
   menu: "M4 6h16M4 12h16M4 18h16",
+  up: "M7 11v9H4v-9zM7 11l4-7a2 2 0 0 1 3 2l-1 4h6a2 2 0 0 1 2 2l-2 7a2 2 0 0 1-2 1H7",
+  down: "M7 13V4H4v9zM7 13l4 7a2 2 0 0 0 3-2l-1-4h6a2 2 0 0 0 2-2l-2-7a2 2 0 0 0-2-1H7",
 };
 
 export function Icon({ name, size = 16 }: { name: string; size?: number }) {

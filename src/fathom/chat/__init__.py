@@ -14,6 +14,13 @@ from fathom.chat.apps import (
     version_workflow,
 )
 from fathom.chat.channel import DONE, ChatKey, Frame, RunChannel, RunRegistry
+from fathom.chat.chat_logs import (
+    AdminFeedback,
+    ChatLogEntry,
+    ChatLogQuery,
+    ChatLogService,
+    FeedbackFilter,
+)
 from fathom.chat.errors import (
     APP_KEY_REQUIRED,
     DATA_ID_REQUIRED,
@@ -38,6 +45,11 @@ from fathom.chat.templates import apply_template, template_detail, template_list
 from fathom.workflow.nodes.system_tools import system_tool_templates
 
 __all__ = [
+    "AdminFeedback",
+    "ChatLogEntry",
+    "ChatLogQuery",
+    "ChatLogService",
+    "FeedbackFilter",
     "public_chat_config",
     "without_password_variables",
     "apply_template",

@@ -10,6 +10,7 @@ from fathom.chat.app_owner_store import AppOwnerStore
 from fathom.chat.apps import AppService
 from fathom.chat.channel import RunRegistry
 from fathom.chat.chat_files import ChatFiles
+from fathom.chat.chat_logs import ChatLogService, ChatLogStore
 from fathom.chat.fanout import RedisFanout
 from fathom.chat.history import HistoryService
 from fathom.chat.history_store import ChatListStore
@@ -44,6 +45,7 @@ class ChatApplication:
     owners: AppOwnerStore
     tool_sets: ToolSetService
     share_links: ShareLinkService
+    logs: ChatLogService
 
     @classmethod
     def build(
@@ -102,7 +104,8 @@ class ChatApplication:
         share_links = ShareLinkService(
             SqlShareLinkRepository(db), egress.client if egress is not None else None
         )
-        return cls(app_service, runs, history, owners, ToolSetService(apps, tool_runtime), share_links)
+        logs = ChatLogService(ChatLogStore(db), chats)
+        return cls(app_service, runs, history, owners, ToolSetService(apps, tool_runtime), share_links, logs)
 
     def chat_model(self, model_id: str = "") -> Any:
         """The shared client of a chat model (empty: the default); unknown ids raise ``LookupError``, no

@@ -20,6 +20,7 @@ from fathom.server.routes import (
     apps,
     chat,
     chat_files,
+    chat_logs,
     chunk_preview,
     collections,
     console,
@@ -84,6 +85,7 @@ def create_app(platform: Platform, *, run_workers: bool = True) -> FastAPI:
         apps,
         tool_sets,
         history,
+        chat_logs,
         chat_files,
     ):
         app.include_router(module.router)

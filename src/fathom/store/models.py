@@ -224,6 +224,7 @@ class Chat(Base):
     __table_args__ = (
         UniqueConstraint("app_id", "chat_id"),
         Index("ix_chats_share", "app_id", "share_id", "out_link_uid"),
+        Index("ix_chats_app_updated", "app_id", "updated_at"),
     )
     id: Mapped[str] = _id()
     chat_id: Mapped[str] = mapped_column(String(1024), nullable=False)
@@ -297,6 +298,9 @@ class ChatItem(Base):
     response_data: Mapped[list[Any]] = mapped_column(JSON, nullable=False, default=list)
     user_good_feedback: Mapped[str | None] = mapped_column(Text, nullable=True)
     user_bad_feedback: Mapped[str | None] = mapped_column(Text, nullable=True)
+    # the owner's mark and corrected answer (FastGPT's adminFeedback: feedbackDataId, datasetId,
+    # collectionId, q, a)
+    admin_feedback: Mapped[dict[str, Any] | None] = mapped_column(JSON(none_as_null=True), nullable=True)
     duration_seconds: Mapped[float | None] = mapped_column(Float, nullable=True)
     created_at: Mapped[datetime] = _created()
 

@@ -170,6 +170,7 @@ class ChatItemRecord:
     user_bad_feedback: str | None = None
     duration_seconds: float | None = None
     created_at: datetime | None = None
+    admin_feedback: dict[str, Any] | None = None
 
 
 @dataclass(frozen=True)

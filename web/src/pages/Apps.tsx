@@ -80,6 +80,7 @@ function AppDetailPage({ appId }: { appId: string }) {
         <div><a className="small" {...linkProps("/apps")}>{t("← Apps")}</a><h1><Icon name="apps" size={20} /> {app.name}</h1><div className="muted small">{typeLabel(app.type)} · {appId}</div></div>
         <div className="row">
           <a {...linkProps(`/chat/${appId}`)}><button><Icon name="chat" /> {t("Chat")}</button></a>
+          <a {...linkProps(`/apps/${appId}/logs`)}><button>{t("Logs")}</button></a>
           {app.type !== "simple" && <a {...linkProps(`/apps/${appId}/workflow`)}><button><Icon name="flow" /> {t("Workflow editor")}</button></a>}
           <button className="danger" onClick={remove}>{t("Delete")}</button>
         </div>

@@ -16,8 +16,11 @@ export type Turn = {
   interactive: Interactive | null; status: string; error: string; done: boolean; nodes: any[];
   /** Errors of workflow nodes (`flowNodeResponse.error`): a failed AI chat answers nothing but this. */
   nodeErrors: string[];
-  /** The stored record's id (reopened chats). */
+  /** The stored record's id (reopened chats; for a new answer, the responseChatItemId the page sent). */
   dataId?: string;
+  /** The user's feedback on this answer (FastGPT's userGoodFeedback / userBadFeedback: the comment). */
+  good?: string;
+  bad?: string;
 };
 
 const emptyTurn = (role: "user" | "ai", text = ""): Turn => ({ id: Math.random().toString(36).slice(2), role, text, reasoning: "", tools: [], quotes: [], interactive: null, status: "", error: "", done: role === "user", nodes: [], nodeErrors: [] });
@@ -88,6 +91,8 @@ function turnsFromRecords(list: any[]): Turn[] {
     const turn = emptyTurn(item.obj === "Human" ? "user" : "ai");
     turn.done = true;
     turn.dataId = item.dataId ?? item._id;
+    if (typeof item.userGoodFeedback === "string") turn.good = item.userGoodFeedback;
+    if (typeof item.userBadFeedback === "string") turn.bad = item.userBadFeedback;
     for (const v of item.value ?? []) {
       if (v.type === "text") turn.text += v.text?.content ?? "";
       else if (v.type === "reasoning") turn.reasoning += v.reasoning?.content ?? "";
@@ -184,13 +189,15 @@ function ChatWithApp({ apps, appId, chatId, appKey }: { apps: AppSummary[]; appI
     const controller = new AbortController();
     abort.current = controller;
     setStreaming(true);
-    setTurns((prev) => [...prev.map((t) => (t.interactive ? { ...t, interactive: { ...t.interactive, answered: true } } : t)), emptyTurn("user", content), emptyTurn("ai")]);
+    // the answer's record id, chosen here (FastGPT's responseChatItemId) so the answer can be rated at once
+    const answerId = newChatId();
+    setTurns((prev) => [...prev.map((t) => (t.interactive ? { ...t, interactive: { ...t.interactive, answered: true } } : t)), emptyTurn("user", content), { ...emptyTurn("ai"), dataId: answerId }]);
     const update = (fn: (t: Turn) => Turn) => setTurns((prev) => [...prev.slice(0, -1), fn(prev[prev.length - 1])]);
     try {
       // A published app runs its published version; an unpublished one runs its draft (the chat test).
       const path = app?.hasPublished === false ? "/api/core/chat/chatTest" : "/api/v2/chat/completions";
       await streamSse(path, {
-        appId, chatId: currentChat.current, stream: true, detail: true, variables,
+        appId, chatId: currentChat.current, stream: true, detail: true, variables, responseChatItemId: answerId,
         messages: [{ role: "user", content }],
       }, ({ event, data }) => update((t) => applyEvent(t, event, data)), controller.signal);
     } catch (e) {
@@ -212,6 +219,15 @@ function ChatWithApp({ apps, appId, chatId, appKey }: { apps: AppSummary[]; appI
   const stop = () => {
     api("POST", "/api/v2/chat/stop", { appId, chatId: currentChat.current }).catch(() => undefined);
     abort.current?.abort();
+  };
+  /** Rate an answer: good or bad with a comment; the same rating again takes it back. */
+  const rate = async (turn: Turn, kind: "good" | "bad" | null, comment = "") => {
+    if (!turn.dataId) return;
+    const body: Record<string, unknown> = { appId, chatId: currentChat.current, dataId: turn.dataId };
+    if (kind === "good") body.userGoodFeedback = comment || "yes";
+    if (kind === "bad") body.userBadFeedback = comment || "yes";
+    await api("POST", "/api/core/chat/feedback/updateUserFeedback", body);
+    setTurns((prev) => prev.map((x) => (x.id === turn.id ? { ...x, good: kind === "good" ? String(body.userGoodFeedback) : undefined, bad: kind === "bad" ? String(body.userBadFeedback) : undefined } : x)));
   };
   const submit = (e: React.FormEvent) => { e.preventDefault(); const text = input; setInput(""); send(text); };
   const vars: AppVariable[] = (app?.chatConfig?.variables ?? []).filter((v) => v.type !== "hidden" && v.type !== "internal");
@@ -268,7 +284,7 @@ function ChatWithApp({ apps, appId, chatId, appKey }: { apps: AppSummary[]; appI
           {turns.length === 0 && (
             <div className="msg ai"><div className="avatar">◉</div><div className="bubble"><Markdown text={welcome || t("Ask **{name}** anything.", { name: app?.name ?? t("the app") })} /></div></div>
           )}
-          {turns.map((t, i) => <TurnView key={t.id} turn={t} last={i === turns.length - 1} streaming={streaming} onAnswer={send} onQuote={setQuote} />)}
+          {turns.map((t, i) => <TurnView key={t.id} turn={t} last={i === turns.length - 1} streaming={streaming} onAnswer={send} onQuote={setQuote} onRate={rate} />)}
           <div ref={bottom} />
         </div>
         <div className="composer">
@@ -293,7 +309,7 @@ function ChatWithApp({ apps, appId, chatId, appKey }: { apps: AppSummary[]; appI
   );
 }
 
-function TurnView({ turn, last, streaming, onAnswer, onQuote }: { turn: Turn; last: boolean; streaming: boolean; onAnswer: (s: string) => void; onQuote: (q: Quote) => void }) {
+function TurnView({ turn, last, streaming, onAnswer, onQuote, onRate }: { turn: Turn; last: boolean; streaming: boolean; onAnswer: (s: string) => void; onQuote: (q: Quote) => void; onRate: (turn: Turn, kind: "good" | "bad" | null, comment?: string) => Promise<void> }) {
   if (turn.role === "user") return <div className="msg user" data-role="user"><div className="avatar"><Icon name="user" /></div><div className="bubble"><Markdown text={turn.text} /></div></div>;
   const busy = !turn.done && !turn.text && !turn.error && !turn.nodeErrors.length;
   return (
@@ -327,7 +343,32 @@ function TurnView({ turn, last, streaming, onAnswer, onQuote }: { turn: Turn; la
         {turn.nodeErrors.length > 0 && <div className="error" data-testid="node-errors">{turn.nodeErrors.join("\n")}</div>}
         {turn.error && !turn.nodeErrors.some((e) => e.endsWith(turn.error)) && <div className="error">{turn.error}</div>}
         {turn.done && !turn.text && !turn.error && !turn.nodeErrors.length && !turn.interactive && !turn.tools.length && <div className="muted small">{t("The app sent no answer.")}</div>}
+        {turn.done && turn.dataId && !turn.error && <FeedbackBar turn={turn} onRate={onRate} />}
       </div>
+    </div>
+  );
+}
+
+/** Thumbs up / down under an answer; down asks what was wrong (the comment goes to the app's logs). */
+function FeedbackBar({ turn, onRate }: { turn: Turn; onRate: (turn: Turn, kind: "good" | "bad" | null, comment?: string) => Promise<void> }) {
+  const [asking, setAsking] = useState(false);
+  const [comment, setComment] = useState("");
+  const [error, setError] = useState("");
+  const run = (kind: "good" | "bad" | null, text = "") => onRate(turn, kind, text).then(() => { setAsking(false); setError(""); }).catch((e) => setError((e as Error).message));
+  return (
+    <div className="feedback" data-testid="feedback">
+      <div className="row small">
+        <button type="button" className={"small" + (turn.good ? " primary" : "")} aria-pressed={!!turn.good} aria-label={t("Good answer")} title={t("Good answer")} onClick={() => run(turn.good ? null : "good")}><Icon name="up" /></button>
+        <button type="button" className={"small" + (turn.bad ? " danger" : "")} aria-pressed={!!turn.bad} aria-label={t("Bad answer")} title={t("Bad answer")} onClick={() => (turn.bad ? run(null) : setAsking(!asking))}><Icon name="down" /></button>
+        {turn.bad && turn.bad !== "yes" && <span className="muted" data-testid="feedback-comment">{turn.bad}</span>}
+      </div>
+      {asking && (
+        <form className="row wrap" onSubmit={(e) => { e.preventDefault(); run("bad", comment.trim()); }}>
+          <input name="feedbackComment" autoFocus placeholder={t("What was wrong? (optional)")} value={comment} onChange={(e) => setComment(e.target.value)} style={{ flex: "1 1 200px" }} maxLength={5000} />
+          <button className="primary small">{t("Send feedback")}</button>
+        </form>
+      )}
+      {error && <div className="error small">{error}</div>}
     </div>
   );
 }

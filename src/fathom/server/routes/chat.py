@@ -68,6 +68,14 @@ def resolve_app_id(auth: AuthContext, values: dict[str, Any]) -> str:
     return str(app_id)
 
 
+def chat_source(auth: AuthContext, *, draft: bool) -> str:
+    """FastGPT's ChatSourceEnum for a new chat: ``test`` for the editor's chat test, ``api`` for a
+    request with an API key, ``online`` for the console signed in by password (a session cookie)."""
+    if draft:
+        return "test"
+    return "api" if auth.api_key_id is not None else "online"
+
+
 def _failure(exc: ApiError, stream: bool) -> Response:
     """FastGPT's answer to a refused chat: the envelope, or with ``stream`` one ``event: error`` frame
     (the envelope for a named error, ``{"message"}`` for a generic one); the HTTP status is the error's."""
@@ -188,7 +196,7 @@ async def _start_member_chat(
         metadata=values.get("metadata") if isinstance(values.get("metadata"), dict) else None,
         custom_uid=values.get("customUid") or None,
         api_key_id=auth.api_key_id,
-        source="test" if draft else "api",
+        source=chat_source(auth, draft=draft),
         draft=draft,
         workflow=workflow,
         api_version=api_version,

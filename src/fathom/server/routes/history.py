@@ -6,6 +6,7 @@ from __future__ import annotations
 from typing import Any
 
 from fastapi import APIRouter, Depends, Request
+from pydantic import Field, field_validator
 
 from fathom.chat import ChatError, draft_workflow
 from fathom.chat.share_links import ShareVisit
@@ -17,11 +18,13 @@ from fathom.server.routes.app_access import api_error, chat_of, load_app, others
 from fathom.server.routes.common import ANY_METHOD, iso, object_id, params
 from fathom.server.routes.history_views import app_init_view, record_view
 from fathom.server.routes.share_chat import caller, visitor_records, visitor_res_data
+from fathom.server.typed import ApiModel, ObjectId, parsed
 from fathom.store.protocols import AppRecord, ChatRecord, NotFound
 
 router = APIRouter(tags=["chat history"])
 
 TITLE_MAX = 500  # a chat's title and customTitle, in characters
+FEEDBACK_MAX = 5_000  # a user's feedback comment, in characters
 
 
 async def history_app(request: Request, auth: AuthContext, values: dict[str, Any], need: Need) -> AppRecord:
@@ -127,8 +130,12 @@ async def del_history(request: Request, auth: AuthContext = Depends(authenticate
 async def clear_histories(request: Request, auth: AuthContext = Depends(authenticate)) -> dict[str, Any]:
     values = await params(request)
     app = await history_app(request, auth, values, "write")
-    member = auth.member_id if auth.key_app_bound else None  # an app key clears its member's chats only
-    await chat_of(request).history.clear_histories(auth.team_id, app.id, source="api", member_id=member)
+    # FastGPT: a key clears the API chats (an app key its member's only), a console session its own
+    # console chats
+    session = auth.api_key_id is None
+    member = auth.member_id if auth.key_app_bound or session else None
+    source = "online" if session else "api"
+    await chat_of(request).history.clear_histories(auth.team_id, app.id, source=source, member_id=member)
     return envelope(None)
 
 
@@ -203,22 +210,47 @@ async def delete_record(request: Request, auth: AuthContext = Depends(authentica
     return envelope(None)
 
 
+class UserFeedbackBody(ApiModel):
+    """FastGPT's UpdateUserFeedbackBody: a field present sets that feedback (its text is the comment),
+    a field absent or null takes it away."""
+
+    app_id: ObjectId = Field(alias="appId")
+    chat_id: str = Field("", alias="chatId", max_length=1024)
+    data_id: str | None = Field(None, alias="dataId", max_length=64)
+    chat_item_id: str | None = Field(None, alias="chatItemId", max_length=64)
+    user_good_feedback: str | None = Field(None, alias="userGoodFeedback", max_length=FEEDBACK_MAX)
+    user_bad_feedback: str | None = Field(None, alias="userBadFeedback", max_length=FEEDBACK_MAX)
+
+    @field_validator("user_good_feedback", "user_bad_feedback", mode="before")
+    @classmethod
+    def _flag(cls, value: Any) -> Any:
+        """Older clients send ``true``/``false`` for a plain like or dislike."""
+        if isinstance(value, bool):
+            return "yes" if value else None
+        return value
+
+
 @router.api_route(
-    "/api/core/chat/feedback/updateUserFeedback", methods=ANY_METHOD, summary="Like or dislike an answer"
+    "/api/core/chat/feedback/updateUserFeedback",
+    methods=ANY_METHOD,
+    summary="Like or dislike an answer, with a comment",
 )
-async def update_feedback(request: Request, auth: AuthContext = Depends(authenticate)) -> dict[str, Any]:
-    values = await params(request)
-    app = await history_app(request, auth, values, "read")
-    if await others_chat(request, auth, app.id, values.get("chatId")):
-        raise _no_chat(str(values.get("chatId")))
+async def update_feedback(
+    request: Request,
+    auth: AuthContext = Depends(authenticate),
+    body: UserFeedbackBody = parsed(UserFeedbackBody),
+) -> dict[str, Any]:
+    app = await load_app(request, auth, body.app_id, "read", chatting=True)
+    if await others_chat(request, auth, app.id, body.chat_id):
+        raise _no_chat(body.chat_id)
     try:
         await chat_of(request).history.update_feedback(
             auth.team_id,
             app.id,
-            str(values.get("chatId") or ""),
-            values.get("dataId") or None,
-            good=values.get("userGoodFeedback"),
-            bad=values.get("userBadFeedback"),
+            body.chat_id,
+            body.data_id or body.chat_item_id or None,
+            good=body.user_good_feedback,
+            bad=body.user_bad_feedback,
         )
     except ChatError as exc:
         raise api_error(exc) from None

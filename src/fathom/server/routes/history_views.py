@@ -23,6 +23,8 @@ def record_view(item: ChatItemRecord, *, custom_feedbacks: bool = False) -> dict
         view["userGoodFeedback"] = item.user_good_feedback
     if item.user_bad_feedback is not None:
         view["userBadFeedback"] = item.user_bad_feedback
+    if item.admin_feedback:
+        view["adminFeedback"] = item.admin_feedback
     if custom_feedbacks:
         view["customFeedbacks"] = [
             f for r in item.response_data if isinstance(r, dict) for f in r.get("customFeedbacks") or []

@@ -63,6 +63,7 @@ def item_from_row(row: Any) -> ChatItemRecord:
         user_bad_feedback=row["user_bad_feedback"],
         duration_seconds=row["duration_seconds"],
         created_at=row["created_at"],
+        admin_feedback=dict(row["admin_feedback"]) if row["admin_feedback"] else None,
     )
 
 

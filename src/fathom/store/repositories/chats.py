@@ -12,7 +12,14 @@ from fathom.store.db import Database
 from fathom.store.models import Chat, ChatItem, utcnow
 from fathom.store.protocols import ChatItemRecord, ChatRecord, Conflict, NotFound
 
-_ITEM_FIELDS = {"value", "response_data", "user_good_feedback", "user_bad_feedback", "duration_seconds"}
+_ITEM_FIELDS = {
+    "value",
+    "response_data",
+    "user_good_feedback",
+    "user_bad_feedback",
+    "admin_feedback",
+    "duration_seconds",
+}
 
 
 def chat_record(row: Chat) -> ChatRecord:
@@ -45,6 +52,7 @@ def item_record(row: ChatItem) -> ChatItemRecord:
         user_bad_feedback=row.user_bad_feedback,
         duration_seconds=row.duration_seconds,
         created_at=row.created_at,
+        admin_feedback=dict(row.admin_feedback) if row.admin_feedback else None,
     )
 
 

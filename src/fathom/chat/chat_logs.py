@@ -1,0 +1,234 @@
+"""An app's chat logs (FastGPT's ``getChatLogs`` / ``exportChatLogs``): every conversation of every
+channel (``online`` console chats, ``api`` key chats, ``share`` link chats, ``test`` debug runs), filtered
+by channel, last-activity date, title and feedback, with per-conversation counts; and the owner's mark on
+an answer (``adminFeedback``)."""
+
+from __future__ import annotations
+
+from collections.abc import AsyncIterator, Sequence
+from dataclasses import dataclass
+from datetime import datetime
+from typing import Any, Literal
+
+from sqlalchemy import and_, case, exists, func, or_, select
+
+from fathom.chat.errors import DATA_ID_REQUIRED, ChatError
+from fathom.store.db import Database
+from fathom.store.models import Chat, ChatItem
+from fathom.store.protocols import ChatItemRecord, ChatRecord, ChatRepository
+from fathom.store.repositories.chats import chat_record, item_record
+
+#: FastGPT's ``feedbackType`` values, plus Fathom's ``marked`` (answers the owner marked)
+FeedbackFilter = Literal["all", "has_feedback", "good", "bad", "marked"]
+EXPORT_LIMIT = 50_000  # conversations in one export, as FastGPT
+_EXPORT_BATCH = 500
+
+
+@dataclass(frozen=True)
+class ChatLogQuery:
+    """Which conversations of an app a log page or an export shows."""
+
+    date_start: datetime
+    date_end: datetime
+    sources: tuple[str, ...] | None = None
+    feedback: FeedbackFilter = "all"
+    search: str | None = None
+
+
+@dataclass(frozen=True)
+class ChatLogEntry:
+    """One conversation of the log and its counts."""
+
+    chat: ChatRecord
+    member_id: str | None
+    message_count: int
+    good_count: int
+    bad_count: int
+    mark_count: int
+    average_response_time: float | None
+
+
+@dataclass(frozen=True)
+class AdminFeedback:
+    """The owner's mark on an answer: the corrected question/answer and, when it went into a knowledge
+    base, where (FastGPT's ``AdminFbkType``)."""
+
+    q: str
+    a: str
+    dataset_id: str | None = None
+    collection_id: str | None = None
+    feedback_data_id: str | None = None
+
+    def stored(self) -> dict[str, Any]:
+        value: dict[str, Any] = {"q": self.q, "a": self.a}
+        for key, item in (
+            ("datasetId", self.dataset_id),
+            ("collectionId", self.collection_id),
+            ("feedbackDataId", self.feedback_data_id),
+        ):
+            if item:
+                value[key] = item
+        return value
+
+
+def _like(text: str) -> str:
+    escaped = text.replace("\\", "\\\\").replace("%", "\\%").replace("_", "\\_")
+    return f"%{escaped}%"
+
+
+def _has(column: Any) -> Any:
+    return exists().where(
+        ChatItem.app_id == Chat.app_id, ChatItem.chat_id == Chat.chat_id, column.is_not(None)
+    )
+
+
+def _where(team_id: str, app_id: str, query: ChatLogQuery) -> list[Any]:
+    where: list[Any] = [
+        Chat.team_id == team_id,
+        Chat.app_id == app_id,
+        Chat.updated_at >= query.date_start,
+        Chat.updated_at <= query.date_end,
+    ]
+    if query.sources:
+        where.append(Chat.source.in_(query.sources))
+    if query.search:
+        pattern = _like(query.search)
+        where.append(
+            or_(
+                Chat.title.ilike(pattern, escape="\\"),
+                Chat.custom_title.ilike(pattern, escape="\\"),
+                Chat.chat_id.ilike(pattern, escape="\\"),
+            )
+        )
+    if query.feedback == "good":
+        where.append(_has(ChatItem.user_good_feedback))
+    elif query.feedback == "bad":
+        where.append(_has(ChatItem.user_bad_feedback))
+    elif query.feedback == "has_feedback":
+        where.append(or_(_has(ChatItem.user_good_feedback), _has(ChatItem.user_bad_feedback)))
+    elif query.feedback == "marked":
+        where.append(_has(ChatItem.admin_feedback))
+    return where
+
+
+class ChatLogStore:
+    """SQL over ``chats`` and ``chat_items`` for the log pages: one statement for the page of chats, one
+    for their counts."""
+
+    def __init__(self, db: Database) -> None:
+        self.db = db
+
+    async def page(
+        self, team_id: str, app_id: str, query: ChatLogQuery, *, offset: int, limit: int
+    ) -> tuple[list[ChatLogEntry], int]:
+        """Most recently active first; the total counts every match."""
+        where = _where(team_id, app_id, query)
+        async with self.db.sessions() as session:
+            total = int(await session.scalar(select(func.count()).select_from(Chat).where(*where)) or 0)
+            rows = list(
+                await session.scalars(
+                    select(Chat)
+                    .where(*where)
+                    .order_by(Chat.updated_at.desc(), Chat.id.desc())
+                    .offset(offset)
+                    .limit(limit)
+                )
+            )
+            counts = await self._counts(session, team_id, app_id, [r.chat_id for r in rows])
+        return [self._entry(row, counts.get(row.chat_id)) for row in rows], total
+
+    async def _counts(self, session: Any, team_id: str, app_id: str, chat_ids: list[str]) -> dict[str, Any]:
+        if not chat_ids:
+            return {}
+        statement = (
+            select(
+                ChatItem.chat_id,
+                func.count().label("messages"),
+                func.count(ChatItem.user_good_feedback).label("good"),
+                func.count(ChatItem.user_bad_feedback).label("bad"),
+                func.count(ChatItem.admin_feedback).label("marks"),
+                func.avg(case((ChatItem.obj == "AI", ChatItem.duration_seconds))).label("response_time"),
+            )
+            .where(ChatItem.team_id == team_id, ChatItem.app_id == app_id, ChatItem.chat_id.in_(chat_ids))
+            .group_by(ChatItem.chat_id)
+        )
+        return {row.chat_id: row for row in (await session.execute(statement)).all()}
+
+    @staticmethod
+    def _entry(row: Chat, counts: Any) -> ChatLogEntry:
+        average = counts.response_time if counts is not None else None
+        return ChatLogEntry(
+            chat=chat_record(row),
+            member_id=row.member_id,
+            message_count=int(counts.messages) if counts is not None else 0,
+            good_count=int(counts.good) if counts is not None else 0,
+            bad_count=int(counts.bad) if counts is not None else 0,
+            mark_count=int(counts.marks) if counts is not None else 0,
+            average_response_time=round(float(average), 3) if average is not None else None,
+        )
+
+    async def feedback_items(
+        self, team_id: str, app_id: str, chat_ids: Sequence[str]
+    ) -> dict[str, list[ChatItemRecord]]:
+        """The items of these chats that carry user feedback or an owner's mark, oldest first."""
+        if not chat_ids:
+            return {}
+        marked = or_(
+            ChatItem.user_good_feedback.is_not(None),
+            ChatItem.user_bad_feedback.is_not(None),
+            ChatItem.admin_feedback.is_not(None),
+        )
+        async with self.db.sessions() as session:
+            rows = await session.scalars(
+                select(ChatItem)
+                .where(
+                    and_(ChatItem.team_id == team_id, ChatItem.app_id == app_id),
+                    ChatItem.chat_id.in_(list(chat_ids)),
+                    marked,
+                )
+                .order_by(ChatItem.chat_id, ChatItem.seq)
+            )
+            found: dict[str, list[ChatItemRecord]] = {}
+            for row in rows:
+                found.setdefault(row.chat_id, []).append(item_record(row))
+            return found
+
+
+class ChatLogService:
+    """The app owner's view of its conversations."""
+
+    def __init__(self, store: ChatLogStore, chats: ChatRepository) -> None:
+        self.store = store
+        self.chats = chats
+
+    async def list_logs(
+        self, team_id: str, app_id: str, query: ChatLogQuery, *, offset: int, limit: int
+    ) -> tuple[list[ChatLogEntry], int]:
+        return await self.store.page(team_id, app_id, query, offset=offset, limit=limit)
+
+    async def export_logs(
+        self, team_id: str, app_id: str, query: ChatLogQuery
+    ) -> AsyncIterator[tuple[ChatLogEntry, list[ChatItemRecord]]]:
+        """Every matching conversation (at most :data:`EXPORT_LIMIT`) with its feedback items, read in
+        batches so a large export never holds every row at once."""
+        offset = 0
+        while offset < EXPORT_LIMIT:
+            size = min(_EXPORT_BATCH, EXPORT_LIMIT - offset)
+            entries, _ = await self.store.page(team_id, app_id, query, offset=offset, limit=size)
+            if not entries:
+                return
+            items = await self.store.feedback_items(team_id, app_id, [e.chat.chat_id for e in entries])
+            for entry in entries:
+                yield entry, items.get(entry.chat.chat_id, [])
+            if len(entries) < size:
+                return
+            offset += size
+
+    async def update_admin_feedback(
+        self, team_id: str, app_id: str, chat_id: str, data_id: str | None, feedback: AdminFeedback | None
+    ) -> None:
+        """Mark an answer with a corrected answer, or (``None``) take the mark away."""
+        if not data_id:
+            raise ChatError(DATA_ID_REQUIRED)
+        value = feedback.stored() if feedback is not None else None
+        await self.chats.update_item(team_id, app_id, chat_id, data_id, admin_feedback=value)

@@ -1,0 +1,272 @@
+"""An app's chat logs for those who manage it (FastGPT's ``/api/core/app/getChatLogs`` and
+``/api/core/app/exportChatLogs``, also under their newer names ``logs/list`` and ``logs/exportLogs``) and
+the owner's mark with a corrected answer (``/api/core/chat/feedback/adminUpdate``)."""
+
+from __future__ import annotations
+
+import csv
+import io
+from collections.abc import AsyncIterator
+from datetime import UTC, datetime, timedelta
+from typing import Any, Literal
+
+from fastapi import APIRouter, Depends, Request
+from fastapi.responses import StreamingResponse
+from pydantic import Field, field_validator, model_validator
+
+from fathom.chat import AdminFeedback, ChatError, ChatLogEntry, ChatLogQuery, FeedbackFilter
+from fathom.server.auth import AuthContext, authenticate
+from fathom.server.errors import ApiError, envelope
+from fathom.server.pagination import page_window
+from fathom.server.routes.app_access import api_error, chat_of, load_app
+from fathom.server.routes.common import ANY_METHOD, iso
+from fathom.server.typed import ApiModel, ObjectId, parsed
+from fathom.store.protocols import ChatItemRecord
+
+router = APIRouter(tags=["chat logs"])
+
+#: FastGPT's ChatSourceEnum: where a conversation came from
+ChatSource = Literal[
+    "test", "online", "share", "api", "cronJob", "team", "feishu", "official_account", "wecom", "wechat"
+]
+SEARCH_MAX = 200
+FEEDBACK_MAX = 20_000  # characters of a corrected question or answer
+DEFAULT_DAYS = 7  # FastGPT: without dates, the last seven days
+
+
+class ChatLogsBody(ApiModel):
+    """Which conversations of an app to list (FastGPT's GetAppChatLogsBody)."""
+
+    app_id: ObjectId = Field(alias="appId")
+    date_start: datetime | None = Field(None, alias="dateStart", description="last activity from (ISO 8601)")
+    date_end: datetime | None = Field(None, alias="dateEnd", description="last activity until (ISO 8601)")
+    sources: list[ChatSource] | None = Field(None, description="channels; all when absent")
+    feedback_type: FeedbackFilter = Field("all", alias="feedbackType")
+    chat_search: str | None = Field(None, alias="chatSearch", max_length=SEARCH_MAX)
+    log_title: str | None = Field(None, alias="logTitle", max_length=SEARCH_MAX)
+    page_size: int | None = Field(None, alias="pageSize", ge=1, le=10**6, description="≤ 100; default 10")
+    offset: int | None = Field(None, ge=0, le=10**9)
+    page_num: int | None = Field(None, alias="pageNum", ge=1, le=10**7, description="1-based, with offset 0")
+
+    @field_validator("sources", mode="before")
+    @classmethod
+    def _split(cls, value: Any) -> Any:
+        """The query string form ``sources=api,online``."""
+        if isinstance(value, str):
+            return [part.strip() for part in value.split(",") if part.strip()] or None
+        return value
+
+    def window(self) -> tuple[int, int]:
+        paging = {"pageSize": self.page_size, "offset": self.offset, "pageNum": self.page_num}
+        given = {k: v for k, v in paging.items() if v is not None}
+        return page_window(given, given, cap=100)
+
+    def query(self) -> ChatLogQuery:
+        try:
+            end = _utc(self.date_end) if self.date_end else datetime.now(UTC)
+        except OverflowError:
+            raise ApiError(400, "invalidParams", "dateEnd: out of range") from None
+        try:
+            start = _utc(self.date_start) if self.date_start else end - timedelta(days=DEFAULT_DAYS)
+        except OverflowError:
+            raise ApiError(400, "invalidParams", "dateStart: out of range") from None
+        if start > end:
+            raise ApiError(400, "invalidParams", "dateStart: must not be after dateEnd")
+        return ChatLogQuery(
+            date_start=start,
+            date_end=end,
+            sources=tuple(self.sources) if self.sources else None,
+            feedback=self.feedback_type,
+            search=self.chat_search or self.log_title or None,
+        )
+
+
+class ExportChatLogsBody(ChatLogsBody):
+    """The filters of the list, and the labels to write for each channel (FastGPT's ``sourcesMap``)."""
+
+    sources_map: dict[str, dict[str, str]] | None = Field(
+        None, alias="sourcesMap", description='{"online": {"label": "Console"}, …}'
+    )
+
+
+class AdminFeedbackBody(ApiModel):
+    """FastGPT's AdminUpdateFeedbackBody: the answer (``dataId``; ``chatItemId`` in older clients, whose
+    ``dataId`` was the knowledge-base record) and the corrected question/answer."""
+
+    app_id: ObjectId = Field(alias="appId")
+    chat_id: str = Field(alias="chatId", min_length=1, max_length=1024)
+    data_id: str | None = Field(None, alias="dataId", max_length=64)
+    chat_item_id: str | None = Field(None, alias="chatItemId", max_length=64)
+    dataset_id: str | None = Field(None, alias="datasetId", max_length=64)
+    collection_id: str | None = Field(None, alias="collectionId", max_length=64)
+    feedback_data_id: str | None = Field(None, alias="feedbackDataId", max_length=64)
+    q: str = Field(min_length=1, max_length=FEEDBACK_MAX)
+    a: str = Field("", max_length=FEEDBACK_MAX)
+
+    @model_validator(mode="after")
+    def _legacy(self) -> AdminFeedbackBody:
+        if self.chat_item_id:  # the older form: chatItemId names the answer, dataId the record
+            self.feedback_data_id = self.feedback_data_id or self.data_id
+            self.data_id = self.chat_item_id
+        return self
+
+    def feedback(self) -> AdminFeedback:
+        return AdminFeedback(
+            q=self.q,
+            a=self.a,
+            dataset_id=self.dataset_id,
+            collection_id=self.collection_id,
+            feedback_data_id=self.feedback_data_id,
+        )
+
+
+def _utc(value: datetime) -> datetime:
+    return value.astimezone(UTC) if value.tzinfo else value.replace(tzinfo=UTC)
+
+
+def log_view(entry: ChatLogEntry) -> dict[str, Any]:
+    chat = entry.chat
+    return {
+        "_id": chat.chat_id,
+        "id": chat.chat_id,
+        "chatId": chat.chat_id,
+        "title": chat.title,
+        "customTitle": chat.custom_title,
+        "source": chat.source,
+        "time": iso(chat.updated_at),
+        "updateTime": iso(chat.updated_at),
+        "createTime": iso(chat.created_at),
+        "messageCount": entry.message_count,
+        "userGoodFeedbackCount": entry.good_count,
+        "userBadFeedbackCount": entry.bad_count,
+        "markCount": entry.mark_count,
+        "averageResponseTime": entry.average_response_time,
+        "tmbId": entry.member_id,
+    }
+
+
+@router.api_route(
+    "/api/core/app/getChatLogs",
+    methods=ANY_METHOD,
+    summary="An app's conversations, with feedback counts",
+)
+@router.api_route("/api/core/app/logs/list", methods=ANY_METHOD, include_in_schema=False)
+async def get_chat_logs(
+    request: Request, auth: AuthContext = Depends(authenticate), body: ChatLogsBody = parsed(ChatLogsBody)
+) -> dict[str, Any]:
+    app = await load_app(request, auth, body.app_id, "manage")
+    offset, size = body.window()
+    entries, total = await chat_of(request).logs.list_logs(
+        auth.team_id, app.id, body.query(), offset=offset, limit=size
+    )
+    return envelope({"list": [log_view(e) for e in entries], "total": total})
+
+
+@router.api_route(
+    "/api/core/chat/feedback/adminUpdate",
+    methods=ANY_METHOD,
+    summary="Mark an answer and give the corrected one",
+)
+@router.api_route("/api/core/chat/feedback/updateAdminFeedback", methods=ANY_METHOD, include_in_schema=False)
+async def admin_update_feedback(
+    request: Request,
+    auth: AuthContext = Depends(authenticate),
+    body: AdminFeedbackBody = parsed(AdminFeedbackBody),
+) -> dict[str, Any]:
+    app = await load_app(request, auth, body.app_id, "manage")
+    try:
+        await chat_of(request).logs.update_admin_feedback(
+            auth.team_id, app.id, body.chat_id, body.data_id, body.feedback()
+        )
+    except ChatError as exc:
+        raise api_error(exc) from None
+    return envelope({})
+
+
+# the export: one row per conversation, a header row first; cells a spreadsheet would run as a
+# formula (=, +, -, @, tab, CR first) get a leading apostrophe, as FastGPT's sanitizeCsvField does
+CSV_HEADER = [
+    "Time",
+    "Created",
+    "Source",
+    "Title",
+    "Chat ID",
+    "Member",
+    "Messages",
+    "Good feedback",
+    "Bad feedback",
+    "Marked",
+    "Feedback",
+]
+_FORMULA_START = ("=", "+", "-", "@", "\t", "\r")
+
+
+def csv_cell(value: Any) -> str:
+    text = "" if value is None else str(value)
+    return "'" + text if text.startswith(_FORMULA_START) else text
+
+
+def _feedback_text(items: list[ChatItemRecord]) -> str:
+    """Each answer's feedback on its own line: ``good: …``, ``bad: …``, ``corrected: …``."""
+    lines = []
+    for item in items:
+        if item.user_good_feedback is not None:
+            lines.append(f"[{item.data_id}] good: {item.user_good_feedback}")
+        if item.user_bad_feedback is not None:
+            lines.append(f"[{item.data_id}] bad: {item.user_bad_feedback}")
+        if item.admin_feedback:
+            lines.append(f"[{item.data_id}] corrected: {item.admin_feedback.get('a') or ''}")
+    return "\n".join(lines)
+
+
+def csv_row(entry: ChatLogEntry, items: list[ChatItemRecord], labels: dict[str, str]) -> list[str]:
+    chat = entry.chat
+    cells = [
+        iso(chat.updated_at),
+        iso(chat.created_at),
+        labels.get(chat.source, chat.source),
+        chat.custom_title or chat.title,
+        chat.chat_id,
+        entry.member_id,
+        entry.message_count,
+        entry.good_count,
+        entry.bad_count,
+        entry.mark_count,
+        _feedback_text(items),
+    ]
+    return [csv_cell(c) for c in cells]
+
+
+def _line(cells: list[str]) -> str:
+    out = io.StringIO()
+    csv.writer(out, lineterminator="\r\n").writerow(cells)
+    return out.getvalue()
+
+
+@router.api_route(
+    "/api/core/app/exportChatLogs",
+    methods=ANY_METHOD,
+    summary="An app's conversations as CSV",
+    response_class=StreamingResponse,
+)
+@router.api_route("/api/core/app/logs/exportLogs", methods=ANY_METHOD, include_in_schema=False)
+async def export_chat_logs(
+    request: Request,
+    auth: AuthContext = Depends(authenticate),
+    body: ExportChatLogsBody = parsed(ExportChatLogsBody),
+) -> StreamingResponse:
+    app = await load_app(request, auth, body.app_id, "manage")
+    query = body.query()
+    labels = {k: v["label"] for k, v in (body.sources_map or {}).items() if v.get("label")}
+    rows = chat_of(request).logs.export_logs(auth.team_id, app.id, query)
+
+    async def lines() -> AsyncIterator[bytes]:
+        yield ("\ufeff" + _line(CSV_HEADER)).encode()  # the BOM: spreadsheets then read it as UTF-8
+        async for entry, items in rows:
+            yield _line(csv_row(entry, items, labels)).encode()
+
+    return StreamingResponse(
+        lines(),
+        media_type="text/csv; charset=utf-8",
+        headers={"Content-Disposition": 'attachment; filename="chat-logs.csv"'},
+    )
