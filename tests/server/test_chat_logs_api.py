@@ -1,5 +1,6 @@
 """Chat logs through the HTTP API, on SQLite and PostgreSQL (issue 19, item 4): every conversation of an
-app from every channel (the console's ``online``, keys' ``api``, the editor's ``test``), filtered by
+app from every channel (the console's ``online``, keys' ``api``, a share link's ``share``, the editor's
+``test``), filtered by
 channel, date, title and feedback; visitors' feedback with a comment; the owner's mark with a corrected
 answer; the CSV export; and only those who manage the app may read any of it."""
 
@@ -90,6 +91,16 @@ def logs(
             _chat(owner, "/api/v1/chat/completions", app_id, "api-chat", "and the second question")
             _chat(console, "/api/v2/chat/completions", app_id, "console-chat", FORMULA_TITLE)
             _chat(owner, "/api/core/chat/chatTest", app_id, "test-chat", "a debug run")
+            link = {"appId": app_id, "type": "share", "name": "Website"}
+            share_id = ok(owner.post("/api/support/outLink/create", json=link))
+            with server.client() as visitor:  # no key, no session: a visitor of the share link
+                asked = {
+                    "shareId": share_id,
+                    "outLinkUid": "visitor-7",
+                    "chatId": "share-chat",
+                    "messages": [{"role": "user", "content": "from the website"}],
+                }
+                assert visitor.post("/api/v1/chat/completions", json=asked).status_code == 200
             answers = {c: _first_answer(owner, app_id, c) for c in ("api-chat", "console-chat", "test-chat")}
             ok(
                 console.post(
@@ -131,8 +142,10 @@ def test_every_channel_is_logged_and_console_chats_are_online(logs: Logs) -> Non
     assert {c: e["source"] for c, e in by_id.items()} == {
         "api-chat": "api",
         "console-chat": "online",
+        "share-chat": "share",
         "test-chat": "test",
     }
+    assert by_id["share-chat"]["outLinkUid"] == "visitor-7"
     api_chat = by_id["api-chat"]
     assert api_chat["title"] == TRICKY_TITLE
     assert (
@@ -151,7 +164,8 @@ def test_every_channel_is_logged_and_console_chats_are_online(logs: Logs) -> Non
 def test_logs_filter_by_channel(logs: Logs) -> None:
     assert chat_ids(logs, sources=["online"]) == {"console-chat"}
     assert chat_ids(logs, sources=["api", "test"]) == {"api-chat", "test-chat"}
-    assert chat_ids(logs, sources=["share"]) == set()
+    assert chat_ids(logs, sources=["share"]) == {"share-chat"}
+    assert chat_ids(logs, sources=["feishu"]) == set()
     as_query = ok(logs.owner.get(LOGS, params={"appId": logs.app_id, "sources": "online,api"}))
     assert {e["chatId"] for e in as_query["list"]} == {"console-chat", "api-chat"}
 
@@ -159,7 +173,7 @@ def test_logs_filter_by_channel(logs: Logs) -> None:
 def test_logs_filter_by_date(logs: Logs) -> None:
     now = datetime.now(UTC)
     hour = timedelta(hours=1)
-    assert len(chat_ids(logs, dateStart=(now - hour).isoformat(), dateEnd=(now + hour).isoformat())) == 3
+    assert len(chat_ids(logs, dateStart=(now - hour).isoformat(), dateEnd=(now + hour).isoformat())) == 4
     assert chat_ids(logs, dateStart=(now + hour).isoformat(), dateEnd=(now + 2 * hour).isoformat()) == set()
     assert (
         chat_ids(logs, dateStart=(now - 30 * hour).isoformat(), dateEnd=(now - 20 * hour).isoformat())
@@ -175,18 +189,19 @@ def test_logs_filter_by_date(logs: Logs) -> None:
 def test_logs_filter_by_title_and_paginate(logs: Logs) -> None:
     assert chat_ids(logs, chatSearch='"net"') == {"api-chat"}
     assert chat_ids(logs, chatSearch="100%") == set()  # % is a character, not a wildcard
-    first = ok(logs.owner.post(LOGS, json={"appId": logs.app_id, "pageSize": 2}))
-    second = ok(logs.owner.post(LOGS, json={"appId": logs.app_id, "pageSize": 2, "pageNum": 2}))
-    assert first["total"] == second["total"] == 3
-    assert len(first["list"]) == 2 and len(second["list"]) == 1
-    assert {e["chatId"] for e in first["list"] + second["list"]} == {"api-chat", "console-chat", "test-chat"}
+    first = ok(logs.owner.post(LOGS, json={"appId": logs.app_id, "pageSize": 3}))
+    second = ok(logs.owner.post(LOGS, json={"appId": logs.app_id, "pageSize": 3, "pageNum": 2}))
+    assert first["total"] == second["total"] == 4
+    assert len(first["list"]) == 3 and len(second["list"]) == 1
+    every = {"api-chat", "console-chat", "test-chat", "share-chat"}
+    assert {e["chatId"] for e in first["list"] + second["list"]} == every
 
 
 def test_logs_filter_by_feedback(logs: Logs) -> None:
     assert chat_ids(logs, feedbackType="bad") == {"console-chat"}
     assert chat_ids(logs, feedbackType="good") == {"api-chat"}
     assert chat_ids(logs, feedbackType="has_feedback") == {"api-chat", "console-chat"}
-    assert len(chat_ids(logs, feedbackType="all")) == 3
+    assert len(chat_ids(logs, feedbackType="all")) == 4
 
 
 def test_user_feedback_carries_its_comment_and_bad_input_names_the_field(logs: Logs) -> None:
@@ -252,7 +267,7 @@ def test_csv_export_has_a_header_and_one_escaped_row_per_conversation(logs: Logs
     rows = export(logs, sourcesMap={"online": {"label": "Console"}})
     header, body = rows[0], rows[1:]
     assert header[:7] == ["Time", "Created", "Source", "Title", "Chat ID", "Member", "Messages"]
-    assert len(body) == 3
+    assert len(body) == 4
     by_id = {row[header.index("Chat ID")]: dict(zip(header, row, strict=True)) for row in body}
     assert by_id["api-chat"]["Title"] == TRICKY_TITLE  # commas and quotes survive the round trip
     assert by_id["api-chat"]["Messages"] == "4"
@@ -261,6 +276,7 @@ def test_csv_export_has_a_header_and_one_escaped_row_per_conversation(logs: Logs
     assert by_id["console-chat"]["Title"] == "'" + FORMULA_TITLE  # a spreadsheet will not run it
     assert "bad: wrong total, it is 42" in by_id["console-chat"]["Feedback"]
     assert by_id["api-chat"]["Source"] == "api"
+    assert (by_id["share-chat"]["Source"], by_id["share-chat"]["Member"]) == ("share", "visitor-7")
     only_bad = export(logs, feedbackType="bad")
     assert [row[4] for row in only_bad[1:]] == ["console-chat"]
 

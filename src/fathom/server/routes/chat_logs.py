@@ -142,6 +142,8 @@ def log_view(entry: ChatLogEntry) -> dict[str, Any]:
         "markCount": entry.mark_count,
         "averageResponseTime": entry.average_response_time,
         "tmbId": entry.member_id,
+        "outLinkUid": chat.out_link_uid,
+        "shareId": chat.share_id,
     }
 
 
@@ -227,7 +229,7 @@ def csv_row(entry: ChatLogEntry, items: list[ChatItemRecord], labels: dict[str, 
         labels.get(chat.source, chat.source),
         chat.custom_title or chat.title,
         chat.chat_id,
-        entry.member_id,
+        chat.out_link_uid or entry.member_id,  # FastGPT: a share-link visitor's outLinkUid
         entry.message_count,
         entry.good_count,
         entry.bad_count,
