@@ -24,6 +24,9 @@ from fathom.server.typed import ApiModel, ObjectId, parsed
 from fathom.store.protocols import ChatItemRecord
 
 router = APIRouter(tags=["chat logs"])
+# documented as POST, as FastGPT's clients send them; the other verbs are answered the same, undocumented
+# (a GET's query string cannot carry a long corrected answer)
+OTHER_METHODS = [m for m in ANY_METHOD if m != "POST"]
 
 #: FastGPT's ChatSourceEnum: where a conversation came from
 ChatSource = Literal[
@@ -147,11 +150,11 @@ def log_view(entry: ChatLogEntry) -> dict[str, Any]:
     }
 
 
-@router.api_route(
+@router.post(
     "/api/core/app/getChatLogs",
-    methods=ANY_METHOD,
     summary="An app's conversations, with feedback counts",
 )
+@router.api_route("/api/core/app/getChatLogs", methods=OTHER_METHODS, include_in_schema=False)
 @router.api_route("/api/core/app/logs/list", methods=ANY_METHOD, include_in_schema=False)
 async def get_chat_logs(
     request: Request, auth: AuthContext = Depends(authenticate), body: ChatLogsBody = parsed(ChatLogsBody)
@@ -164,11 +167,11 @@ async def get_chat_logs(
     return envelope({"list": [log_view(e) for e in entries], "total": total})
 
 
-@router.api_route(
+@router.post(
     "/api/core/chat/feedback/adminUpdate",
-    methods=ANY_METHOD,
     summary="Mark an answer and give the corrected one",
 )
+@router.api_route("/api/core/chat/feedback/adminUpdate", methods=OTHER_METHODS, include_in_schema=False)
 @router.api_route("/api/core/chat/feedback/updateAdminFeedback", methods=ANY_METHOD, include_in_schema=False)
 async def admin_update_feedback(
     request: Request,
@@ -245,12 +248,12 @@ def _line(cells: list[str]) -> str:
     return out.getvalue()
 
 
-@router.api_route(
+@router.post(
     "/api/core/app/exportChatLogs",
-    methods=ANY_METHOD,
     summary="An app's conversations as CSV",
     response_class=StreamingResponse,
 )
+@router.api_route("/api/core/app/exportChatLogs", methods=OTHER_METHODS, include_in_schema=False)
 @router.api_route("/api/core/app/logs/exportLogs", methods=ANY_METHOD, include_in_schema=False)
 async def export_chat_logs(
     request: Request,

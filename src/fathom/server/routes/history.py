@@ -230,10 +230,11 @@ class UserFeedbackBody(ApiModel):
         return value
 
 
-@router.api_route(
+@router.post("/api/core/chat/feedback/updateUserFeedback", summary="Like or dislike an answer, with comment")
+@router.api_route(  # the other verbs too, undocumented: a GET's query string cannot carry a long comment
     "/api/core/chat/feedback/updateUserFeedback",
-    methods=ANY_METHOD,
-    summary="Like or dislike an answer, with a comment",
+    methods=[m for m in ANY_METHOD if m != "POST"],
+    include_in_schema=False,
 )
 async def update_feedback(
     request: Request,
