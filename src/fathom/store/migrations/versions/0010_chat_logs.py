@@ -1,8 +1,8 @@
 """chat logs: ``chat_items.admin_feedback`` (the owner's mark on an answer and the corrected answer,
 FastGPT's ``adminFeedback``) and an index on ``chats (app_id, updated_at)`` for an app's logs by date
 
-Revision ID: 0009
-Revises: 0008
+Revision ID: 0010
+Revises: 0009
 Create Date: 2026-12-01
 """
 
@@ -11,8 +11,8 @@ from __future__ import annotations
 import sqlalchemy as sa
 from alembic import op
 
-revision = "0009"
-down_revision = "0008"
+revision = "0010"
+down_revision = "0009"
 branch_labels = None
 depends_on = None
 
