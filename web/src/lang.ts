@@ -397,6 +397,10 @@ const ZH: Record<string, string> = {
   "Join": "加入",
   // share links (issue 19)
   "Share links": "分享链接",
+  "Copied": "已复制",
+  "Chat bubble on your site (script tag)": "网站上的聊天气泡（script 标签）",
+  "Chat in your page (iframe)": "嵌入页面的聊天（iframe）",
+  "Sites allowed to embed it (one origin a line, like https://example.com; none: only this console)": "允许嵌入的网站（每行一个源，如 https://example.com；留空：仅本控制台）",
   "Anyone with the link chats with the published version, without an account.": "持有链接的任何人无需账号即可与已发布版本对话。",
   "No share links yet.": "还没有分享链接。",
   "{n} requests/min per visitor": "每位访客每分钟 {n} 次",

@@ -82,6 +82,10 @@ class ShareLinkService:
     async def list_links(self, team_id: str, app_id: str, link_type: str | None) -> list[ShareLinkRecord]:
         return await self.links.list_links(team_id, app_id, link_type)
 
+    async def find(self, share_id: str) -> ShareLinkRecord | None:
+        """The link with this shareId, if there is one (no visitor checks: the share page's headers)."""
+        return await self.links.find_by_share_id(share_id)
+
     async def get(self, team_id: str, link_id: str) -> ShareLinkRecord:
         return await self.links.get_link(team_id, link_id)
 

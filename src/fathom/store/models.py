@@ -262,6 +262,9 @@ class ShareLink(Base):
     qpm: Mapped[int] = mapped_column(Integer, nullable=False, default=1000)  # 0 = no limit
     max_usage_points: Mapped[float] = mapped_column(Float, nullable=False, default=-1.0)  # -1 = none
     hook_url: Mapped[str] = mapped_column(String(2000), nullable=False, default="")
+    allowed_origins: Mapped[list[Any]] = mapped_column(
+        JSON, nullable=False, default=list, server_default="[]"
+    )  # the sites that may show the share page in a frame
     usage_points: Mapped[float] = mapped_column(Float, nullable=False, default=0.0)
     last_time: Mapped[datetime | None] = mapped_column(UTCDateTime(), nullable=True)
     created_at: Mapped[datetime] = _created()

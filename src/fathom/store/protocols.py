@@ -214,7 +214,9 @@ class ChatTurn:
 class ShareLinkRecord:
     """A share link (FastGPT's outLink) of an app, with its limits and the points its chats spent.
 
-    ``qpm`` 0 and ``max_usage_points`` -1 mean no limit; an empty ``hook_url`` means no auth hook."""
+    ``qpm`` 0 and ``max_usage_points`` -1 mean no limit; an empty ``hook_url`` means no auth hook.
+    ``allowed_origins`` are the sites whose pages may show the share page in a frame (none: only Fathom's
+    own pages)."""
 
     id: str
     share_id: str
@@ -233,6 +235,7 @@ class ShareLinkRecord:
     usage_points: float
     last_time: datetime | None
     created_at: datetime
+    allowed_origins: tuple[str, ...] = ()
 
 
 @dataclass(frozen=True)
@@ -247,6 +250,7 @@ class ShareLinkSettings:
     qpm: int = 1000
     max_usage_points: float = -1.0
     hook_url: str = ""
+    allowed_origins: tuple[str, ...] = ()
 
 
 class ShareLinkRepository(Protocol):

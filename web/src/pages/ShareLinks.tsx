@@ -1,12 +1,52 @@
 // An app's share links (FastGPT's outLink): create one with a name and a requests-per-minute limit,
-// see its public address, delete it. The limits' other settings are in the API (docs/api.md).
+// see its public address, its iframe and script-tag snippets (the widget), edit the sites allowed to
+// embed it, delete it. The limits' other settings are in the API (docs/api.md).
 import { useEffect, useState } from "react";
 import { api } from "../api";
 import { t } from "../lang";
 
-type Link = { _id: string; shareId: string; name: string; usagePoints: number; limit: { QPM: number; expiredTime: string | null; maxUsagePoints: number } };
+type Link = { _id: string; shareId: string; name: string; usagePoints: number; allowedOrigins: string[]; limit: { QPM: number; expiredTime: string | null; maxUsagePoints: number } };
 
 export const shareUrl = (shareId: string) => `${location.origin}/chat/share?shareId=${shareId}`;
+const iframeSnippet = (shareId: string) =>
+  `<iframe src="${shareUrl(shareId)}&embed=1" style="width: 100%; height: 600px; border: 0" allow="clipboard-write"></iframe>`;
+const scriptSnippet = (shareId: string) =>
+  `<script src="${location.origin}/js/widget.js" data-share-id="${shareId}" defer></script>`;
+
+function Snippet({ label, text, testId }: { label: string; text: string; testId: string }) {
+  const [copied, setCopied] = useState(false);
+  const copy = async () => {
+    try { await navigator.clipboard.writeText(text); setCopied(true); setTimeout(() => setCopied(false), 1500); } catch { /* no clipboard: select it */ }
+  };
+  return (
+    <div className="col" style={{ gap: 2 }}>
+      <div className="row small"><span className="muted">{label}</span><div className="grow" /><button type="button" className="small" onClick={copy}>{copied ? t("Copied") : t("Copy")}</button></div>
+      <textarea readOnly rows={2} className="small mono" value={text} onFocus={(e) => e.currentTarget.select()} data-testid={testId} />
+    </div>
+  );
+}
+
+function Origins({ link, onSaved }: { link: Link; onSaved: () => Promise<void> }) {
+  const [text, setText] = useState(link.allowedOrigins.join("\n"));
+  const [error, setError] = useState("");
+  const save = async (e: React.FormEvent) => {
+    e.preventDefault();
+    setError("");
+    const allowedOrigins = text.split(/[\s,]+/).filter(Boolean);
+    try { await api("PUT", "/api/support/outLink/update", { _id: link._id, allowedOrigins }); await onSaved(); }
+    catch (err) { setError((err as Error).message); }
+  };
+  return (
+    <form className="col" style={{ gap: 2 }} onSubmit={save}>
+      <span className="muted small">{t("Sites allowed to embed it (one origin a line, like https://example.com; none: only this console)")}</span>
+      <div className="row">
+        <textarea name="allowedOrigins" rows={2} className="small grow" value={text} onChange={(e) => setText(e.target.value)} placeholder="https://www.example.com" />
+        <button className="small">{t("Save")}</button>
+      </div>
+      {error && <div className="error small" data-testid="share-origins-error">{error}</div>}
+    </form>
+  );
+}
 
 export function ShareLinks({ appId }: { appId: string }) {
   const [links, setLinks] = useState<Link[] | null>(null);
@@ -38,6 +78,9 @@ export function ShareLinks({ appId }: { appId: string }) {
         <div key={link._id} className="col share-link" style={{ gap: 4 }} data-testid="share-link">
           <div className="row small"><b>{link.name}</b><span className="muted">{t("{n} requests/min per visitor", { n: link.limit.QPM })}</span><div className="grow" /><button className="small danger" onClick={() => remove(link)}>{t("Delete")}</button></div>
           <input readOnly className="small" value={shareUrl(link.shareId)} onFocus={(e) => e.currentTarget.select()} data-testid="share-link-url" />
+          <Snippet label={t("Chat bubble on your site (script tag)")} text={scriptSnippet(link.shareId)} testId="share-script-snippet" />
+          <Snippet label={t("Chat in your page (iframe)")} text={iframeSnippet(link.shareId)} testId="share-iframe-snippet" />
+          <Origins key={link.allowedOrigins.join(" ")} link={link} onSaved={load} />
         </div>
       ))}
       <form className="row wrap" onSubmit={create}>

@@ -5,6 +5,8 @@
 - Any other GET that is not an API or documentation path answers ``index.html`` so client-side routes
   (``/knowledge/…``, ``/chat/…``) survive a reload. The path pattern itself excludes ``/api``, ``/docs``,
   ``/redoc`` and ``/openapi.json``, so the console never shadows a route registered after it.
+- Its pages may be framed only by Fathom's own pages (``frame-ancestors 'self'``), except a share
+  link's page, which ``routes/embed.py`` answers with the link's own allowed origins.
 """
 
 from __future__ import annotations
@@ -15,6 +17,8 @@ from pathlib import Path
 from fastapi import APIRouter, Request
 from fastapi.responses import FileResponse, HTMLResponse, Response
 from starlette.convertors import Convertor, register_url_convertor
+
+from fathom.chat.embedding_sites import frame_headers
 
 STATIC_DIR = Path(__file__).resolve().parent.parent / "static"
 _RESERVED = r"(?!api(?:/|$)|docs(?:/|$)|redoc(?:/|$)|openapi\.json$)"
@@ -66,17 +70,20 @@ def _asset_response(request: Request, file: Path) -> Response:
     return FileResponse(file, media_type=media_type, headers=headers)
 
 
-def serve_console(request: Request, path: str, static_dir: Path = STATIC_DIR) -> Response:
-    """A static file when ``path`` names one, else the app's ``index.html`` (client routes)."""
+def serve_console(
+    request: Request, path: str, static_dir: Path = STATIC_DIR, frame_origins: tuple[str, ...] = ()
+) -> Response:
+    """A static file when ``path`` names one, else the app's ``index.html`` (client routes), which only
+    ``frame_origins`` and Fathom itself may show in a frame."""
     file = _static_file(static_dir, path)
     if file is not None:
         return _asset_response(request, file)
     if path.startswith("assets/"):
         return Response("asset not found", status_code=404, media_type="text/plain")
     index = static_dir / "index.html"
-    if not index.is_file():
-        return HTMLResponse(NOT_BUILT)
-    return _asset_response(request, index)
+    page = _asset_response(request, index) if index.is_file() else HTMLResponse(NOT_BUILT)
+    page.headers.update(frame_headers(frame_origins))
+    return page
 
 
 @router.get("/{path:consolepath}")

@@ -3,6 +3,8 @@
 Only members who may manage the app (owners, admins, its creator, a ``manage`` grant) create, list,
 change or delete its links; another team's link is not found. ``create`` answers the new ``shareId``;
 ``list`` the app's links, newest first; ``update`` changes the fields sent and keeps the others.
+``allowedOrigins`` (Fathom's addition) lists the sites that may frame the link's share page
+(:mod:`fathom.chat.embedding_sites`).
 """
 
 from __future__ import annotations
@@ -13,6 +15,7 @@ from typing import Any
 from fastapi import APIRouter, Depends, Request
 from pydantic import BaseModel, Field
 
+from fathom.chat.embedding_sites import MAX_ORIGINS, BadOrigin, check_origins
 from fathom.security import EgressDenied
 from fathom.server.auth import AuthContext, authenticate
 from fathom.server.errors import ApiError, envelope
@@ -43,6 +46,7 @@ class OutLinkEdit(ApiModel):
     show_node_status: bool | None = Field(None, alias="showNodeStatus")
     show_raw_source: bool | None = Field(None, alias="showRawSource")
     limit: OutLinkLimit | None = None
+    allowed_origins: list[str] | None = Field(None, alias="allowedOrigins", max_length=MAX_ORIGINS)
 
 
 class OutLinkCreate(OutLinkEdit):
@@ -87,6 +91,7 @@ class OutLinkView(BaseModel):
     usagePoints: float
     lastTime: str | None
     limit: OutLinkLimitView
+    allowedOrigins: list[str]
 
 
 def link_view(link: ShareLinkRecord) -> dict[str, Any]:
@@ -109,6 +114,7 @@ def link_view(link: ShareLinkRecord) -> dict[str, Any]:
             "maxUsagePoints": link.max_usage_points,
             "hookUrl": link.hook_url,
         },
+        "allowedOrigins": list(link.allowed_origins),
     }
 
 
@@ -121,6 +127,13 @@ def _settings(request: Request, edit: OutLinkEdit, base: ShareLinkSettings) -> S
             platform_of(request).egress.parse_url(hook_url)
         except EgressDenied as exc:
             raise ApiError(400, "invalidParams", f"limit.hookUrl: {exc}") from None
+    origins = base.allowed_origins
+    if edit.allowed_origins is not None:
+        try:
+            origins = check_origins(edit.allowed_origins)
+        except BadOrigin as exc:
+            field = "allowedOrigins" if exc.place is None else f"allowedOrigins[{exc.place}]"
+            raise ApiError(400, "invalidParams", f"{field}: {exc}") from None
     expired = limit.expired_time if limit is not None else base.expired_time
     if expired is not None and expired.tzinfo is None:
         expired = expired.replace(tzinfo=UTC)
@@ -133,6 +146,7 @@ def _settings(request: Request, edit: OutLinkEdit, base: ShareLinkSettings) -> S
         qpm=limit.qpm if limit is not None else base.qpm,
         max_usage_points=limit.max_usage_points if limit is not None else base.max_usage_points,
         hook_url=hook_url,
+        allowed_origins=origins,
     )
 
 
@@ -146,6 +160,7 @@ def _current(link: ShareLinkRecord) -> ShareLinkSettings:
         qpm=link.qpm,
         max_usage_points=link.max_usage_points,
         hook_url=link.hook_url,
+        allowed_origins=link.allowed_origins,
     )
 
 

@@ -39,6 +39,7 @@ def share_link_record(row: ShareLink) -> ShareLinkRecord:
         usage_points=row.usage_points,
         last_time=row.last_time,
         created_at=row.created_at,
+        allowed_origins=tuple(row.allowed_origins or ()),
     )
 
 
@@ -52,6 +53,7 @@ def _columns(settings: ShareLinkSettings) -> dict[str, object]:
         "qpm": settings.qpm,
         "max_usage_points": settings.max_usage_points,
         "hook_url": settings.hook_url,
+        "allowed_origins": list(settings.allowed_origins),
     }
 
 
