@@ -1,8 +1,8 @@
 """share links: ``share_links.allowed_origins`` (the sites whose pages may show a link's share page in a
 frame, Fathom's addition to FastGPT's outLink; none: only Fathom's own pages)
 
-Revision ID: 0010
-Revises: 0009
+Revision ID: 0011
+Revises: 0010
 Create Date: 2026-12-02
 """
 
@@ -11,8 +11,8 @@ from __future__ import annotations
 import sqlalchemy as sa
 from alembic import op
 
-revision = "0010"
-down_revision = "0009"
+revision = "0011"
+down_revision = "0010"
 branch_labels = None
 depends_on = None
 
