@@ -108,8 +108,9 @@ async def run_fusion_sweep(
         search = platform.search
         scope = SearchScope(dataset_ids=frozenset([str(manifest["datasetId"])]))
         texts = list(dict.fromkeys(queries[q] for q in qrels))
-        vectors, _ = await _embed_queries(platform, texts)
-        embedder = platform.embedders.query_embedder(LOCAL_EMBEDDING_MODEL_ID)
+        vector_model = str(manifest.get("vectorModel") or LOCAL_EMBEDDING_MODEL_ID)
+        vectors, _ = await _embed_queries(platform, texts, vector_model)
+        embedder = platform.embedders.query_embedder(vector_model)
         embedding_limit, full_text_limit = count_recall_limit("mixedRecall")
         legs: list[_Legs] = []
         for query_id, relevant in qrels.items():

@@ -72,6 +72,7 @@ class BenchResult:
     documents: int
     ingest_seconds: float
     reused_data_dir: bool = False
+    vector_model: str = LOCAL_EMBEDDING_MODEL_ID
     query_embedding: dict[str, float] = field(default_factory=dict)
     modes: list[ModeResult] = field(default_factory=list)
     ingestion: dict[str, float] = field(default_factory=dict)
@@ -83,6 +84,7 @@ class BenchResult:
             "documents": self.documents,
             "ingestSeconds": round(self.ingest_seconds, 2),
             "reusedDataDir": self.reused_data_dir,
+            "vectorModel": self.vector_model,
             "queryEmbedding": self.query_embedding,
             "modes": [{**asdict(m), "label": m.label} for m in self.modes],
             "ingestion": self.ingestion,
@@ -136,9 +138,9 @@ def search_settings(
 
 
 async def _ingest_corpus(
-    platform: Platform, team_id: str, corpus: list[dict[str, Any]]
+    platform: Platform, team_id: str, corpus: list[dict[str, Any]], vector_model: str
 ) -> tuple[str, dict[str, str]]:
-    dataset = await platform.datasets.create_dataset(team_id, "bench", vector_model=LOCAL_EMBEDDING_MODEL_ID)
+    dataset = await platform.datasets.create_dataset(team_id, "bench", vector_model=vector_model)
     collection = await platform.datasets.create_collection(team_id, dataset.id, "corpus", type="virtual")
     data_to_doc: dict[str, str] = {}
     for start in range(0, len(corpus), PUSH_BATCH):
@@ -149,12 +151,23 @@ async def _ingest_corpus(
     return dataset.id, data_to_doc
 
 
-def _manifest_key(dataset_dir: Path, documents: int, max_docs: int | None) -> dict[str, Any]:
-    return {"dataset": str(dataset_dir.resolve()), "documents": documents, "maxDocs": max_docs}
+def _manifest_key(
+    dataset_dir: Path, documents: int, max_docs: int | None, vector_model: str
+) -> dict[str, Any]:
+    return {
+        "dataset": str(dataset_dir.resolve()),
+        "documents": documents,
+        "maxDocs": max_docs,
+        "vectorModel": vector_model,
+    }
 
 
 def read_manifest(
-    data_dir: Path, dataset_dir: Path, documents: int, max_docs: int | None
+    data_dir: Path,
+    dataset_dir: Path,
+    documents: int,
+    max_docs: int | None,
+    vector_model: str = LOCAL_EMBEDDING_MODEL_ID,
 ) -> dict[str, Any] | None:
     """The stored manifest when ``data_dir`` holds this corpus; None when the folder is empty or new.
 
@@ -168,8 +181,11 @@ def read_manifest(
             )
         return None
     manifest: dict[str, Any] = json.loads(path.read_text(encoding="utf-8"))
-    expected = _manifest_key(dataset_dir, documents, max_docs)
-    found = {key: manifest.get(key) for key in expected}
+    expected = _manifest_key(dataset_dir, documents, max_docs, vector_model)
+    # manifests written before --vector-model hold the default local model's knowledge base
+    found = {
+        key: manifest.get(key, LOCAL_EMBEDDING_MODEL_ID if key == "vectorModel" else None) for key in expected
+    }
     if found != expected:
         raise BenchDataDirError(
             f"--data-dir {data_dir} holds another corpus ({found}, this run needs {expected}); "
@@ -216,9 +232,11 @@ class _CachedEmbedder:
         return [self._vectors[text] for text in texts]
 
 
-async def _embed_queries(platform: Platform, texts: list[str]) -> tuple[dict[str, list[float]], list[float]]:
+async def _embed_queries(
+    platform: Platform, texts: list[str], vector_model: str = LOCAL_EMBEDDING_MODEL_ID
+) -> tuple[dict[str, list[float]], list[float]]:
     """Every query's vector (one call per query, as a search makes it) and the milliseconds each took."""
-    embedder = platform.embedders.query_embedder(LOCAL_EMBEDDING_MODEL_ID)
+    embedder = platform.embedders.query_embedder(vector_model)
     vectors: dict[str, list[float]] = {}
     latencies: list[float] = []
     for text in texts:
@@ -314,6 +332,7 @@ async def run_retrieval_bench(
     data_dir: Path | None = None,
     embedding_weights: Sequence[float] = (0.5,),
     fusions: Sequence[str] = ("default",),
+    vector_model: str = LOCAL_EMBEDDING_MODEL_ID,
 ) -> BenchResult:
     corpus = list(read_jsonl(dataset_dir / "corpus.jsonl"))[: max_docs or None]
     queries = {str(q["_id"]): str(q["text"]) for q in read_jsonl(dataset_dir / "queries.jsonl")}
@@ -321,7 +340,7 @@ async def run_retrieval_bench(
     kept = {str(doc["_id"]) for doc in corpus}
     qrels = {q: {d: g for d, g in rel.items() if d in kept} for q, rel in qrels.items() if q in queries}
     qrels = {q: qrels[q] for q in sorted(q for q, rel in qrels.items() if rel)[: max_queries or None]}
-    manifest = read_manifest(data_dir, dataset_dir, len(corpus), max_docs) if data_dir else None
+    manifest = read_manifest(data_dir, dataset_dir, len(corpus), max_docs, vector_model) if data_dir else None
 
     with tempfile.TemporaryDirectory(prefix="fathom-bench-") as tmp:
         platform, team_id = await _open(data_dir or Path(tmp))
@@ -332,16 +351,21 @@ async def run_retrieval_bench(
                     raise BenchDataDirError(f"--data-dir {data_dir}: its team is not the manifest's")
                 dataset_id, data_to_doc = str(manifest["datasetId"]), dict(manifest["dataToDoc"])
             else:
-                dataset_id, data_to_doc = await _ingest_corpus(platform, team_id, corpus)
+                dataset_id, data_to_doc = await _ingest_corpus(platform, team_id, corpus, vector_model)
                 if data_dir is not None:
-                    key = _manifest_key(dataset_dir, len(corpus), max_docs)
+                    key = _manifest_key(dataset_dir, len(corpus), max_docs, vector_model)
                     record = {**key, "datasetId": dataset_id, "teamId": team_id, "dataToDoc": data_to_doc}
                     (data_dir / MANIFEST).write_text(json.dumps(record), encoding="utf-8")
             result = BenchResult(
-                dataset_dir.name, split, len(corpus), time.perf_counter() - started, manifest is not None
+                dataset_dir.name,
+                split,
+                len(corpus),
+                time.perf_counter() - started,
+                manifest is not None,
+                vector_model,
             )
             texts = list(dict.fromkeys(queries[q] for q in qrels))
-            vectors, embed_ms = await _embed_queries(platform, texts)
+            vectors, embed_ms = await _embed_queries(platform, texts, vector_model)
             result.query_embedding = {
                 "p50_ms": round(_percentile(embed_ms, 0.5), 2),
                 "p95_ms": round(_percentile(embed_ms, 0.95), 2),

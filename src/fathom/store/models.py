@@ -321,6 +321,9 @@ class Dataset(Base):
     agent_model: Mapped[str] = mapped_column(String(200), nullable=False, default="")
     chunk_settings: Mapped[dict[str, Any]] = mapped_column(JSON, nullable=False, default=dict)
     index_version: Mapped[int] = mapped_column(BigInteger, nullable=False, default=0)
+    # vectorModel "auto": True until the first import settles the model; why auto chose it
+    auto_model_pending: Mapped[bool | None] = mapped_column(Boolean, nullable=True)
+    auto_model_reason: Mapped[str | None] = mapped_column(Text, nullable=True)
     created_at: Mapped[datetime] = _created()
     updated_at: Mapped[datetime] = mapped_column(UTCDateTime(), default=utcnow, onupdate=utcnow)
 

@@ -446,6 +446,9 @@ class DatasetRecord:
     chunk_settings: dict[str, Any]
     created_at: datetime
     updated_at: datetime
+    # vectorModel "auto" only: the first import has yet to settle the model; why auto chose it
+    auto_model_pending: bool = False
+    auto_model_reason: str | None = None
 
 
 @dataclass(frozen=True)

@@ -7,8 +7,12 @@ import { ModelPicker } from "../models";
 import { t } from "../lang";
 import { AUTO_CHUNKS, ChunkChoice, chunkFields, ChunkPreview, ChunkSettingsForm } from "./ChunkSettings";
 import { plural, useEscape } from "../i18n";
+import { MultilingualHint } from "./MultilingualHint";
 
-export type Dataset = { _id: string; name: string; intro: string; vectorModel: { model: string }; updateTime: string };
+export type Dataset = {
+  _id: string; name: string; intro: string; vectorModel: { model: string }; updateTime: string;
+  vectorModelAuto?: { pending: boolean; reason: string } | null;
+};
 export type Collection = {
   _id: string; name: string; type: string; status: string; errorMsg: string | null; chunksTotal: number;
   chunksDone: number; dataAmount: number; trainingAmount: number; hasError: boolean; updateTime: string; rawLink?: string; queuePosition?: number | null;
@@ -67,7 +71,8 @@ function DatasetList() {
 function DatasetDetail({ id, tab }: { id: string; tab: string }) {
   const [dataset, setDataset] = useState<Dataset | null>(null);
   const [error, setError] = useState("");
-  useEffect(() => { api<Dataset>("GET", "/api/core/dataset/detail", undefined, { id }).then(setDataset).catch((e) => setError(e.message)); }, [id]);
+  const reload = useCallback(() => { api<Dataset>("GET", "/api/core/dataset/detail", undefined, { id }).then(setDataset).catch((e) => setError(e.message)); }, [id]);
+  useEffect(reload, [reload]);
   const remove = async () => {
     if (!confirm(t("Delete the knowledge base \"{name}\" and all its files?", { name: dataset?.name ?? "" }))) return;
     await api("DELETE", "/api/core/dataset/delete", undefined, { id });
@@ -81,7 +86,8 @@ function DatasetDetail({ id, tab }: { id: string; tab: string }) {
         <div>
           <a className="small" {...linkProps("/knowledge")}>{t("← Knowledge bases")}</a>
           <h1><Icon name="book" size={20} /> {dataset.name}</h1>
-          <div className="muted small">{dataset.intro ? `${dataset.intro} · ` : ""}{t("embedding model")} {dataset.vectorModel?.model}</div>
+          <div className="muted small">{dataset.intro ? `${dataset.intro} · ` : ""}{t("embedding model")} <span data-testid="dataset-model">{dataset.vectorModel?.model}</span></div>
+          {dataset.vectorModelAuto && <div className="muted small" data-testid="dataset-model-auto">{t("auto:")} {dataset.vectorModelAuto.reason}</div>}
         </div>
         <button className="danger" onClick={remove}>{t("Delete")}</button>
       </div>
@@ -89,14 +95,14 @@ function DatasetDetail({ id, tab }: { id: string; tab: string }) {
         <a className={tab === "files" ? "active" : ""} {...linkProps(`/knowledge/${id}`)}>{t("Files & data")}</a>
         <a className={tab === "search" ? "active" : ""} {...linkProps(`/knowledge/${id}/search`)}>{t("Search test")}</a>
       </div>
-      {tab === "search" ? <SearchTest datasetId={id} /> : <Collections datasetId={id} />}
+      {tab === "search" ? <SearchTest datasetId={id} /> : <Collections datasetId={id} model={dataset.vectorModel?.model ?? ""} onModelChanged={reload} />}
     </div>
   );
 }
 
 const FINAL = new Set(["ready", "error"]);
 
-function Collections({ datasetId }: { datasetId: string }) {
+function Collections({ datasetId, model, onModelChanged }: { datasetId: string; model: string; onModelChanged: () => void }) {
   const [items, setItems] = useState<Collection[]>([]);
   const [total, setTotal] = useState(0);
   const [error, setError] = useState("");
@@ -134,7 +140,7 @@ function Collections({ datasetId }: { datasetId: string }) {
 
   return (
     <div className="col">
-      <Importers datasetId={datasetId} onAdded={poll} />
+      <Importers datasetId={datasetId} onAdded={poll} model={total === 0 ? model : ""} onModelChanged={onModelChanged} />
       {error && <div className="error">{error}</div>}
       <div className="card table-wrap" style={{ padding: 0 }}>
         <table className="collections">
@@ -169,7 +175,8 @@ function Collections({ datasetId }: { datasetId: string }) {
   );
 }
 
-function Importers({ datasetId, onAdded }: { datasetId: string; onAdded: () => void }) {
+// ``model``: the knowledge base's embedding model while it is empty ("" once it holds data: no hint then)
+function Importers({ datasetId, onAdded, model, onModelChanged }: { datasetId: string; onAdded: () => void; model: string; onModelChanged: () => void }) {
   const [over, setOver] = useState(false);
   const [busy, setBusy] = useState<string[]>([]);
   const [errors, setErrors] = useState<string[]>([]);
@@ -242,6 +249,7 @@ function Importers({ datasetId, onAdded }: { datasetId: string; onAdded: () => v
             <button type="button" className="small" onClick={() => setStaged([])}>{t("Clear")}</button>
             <button type="button" className="primary" onClick={() => upload(staged)}>{t("Import")} {plural(staged.length, "file")}</button>
           </div>
+          {model && <MultilingualHint datasetId={datasetId} model={model} file={staged[0]} onSwitched={onModelChanged} />}
           <ChunkPreview key={staged[0].name + JSON.stringify(choice)} datasetId={datasetId} choice={choice} file={staged[0]} />
         </div>
       )}
@@ -255,6 +263,7 @@ function Importers({ datasetId, onAdded }: { datasetId: string; onAdded: () => v
         <form className="col" onSubmit={addText}>
           <input name="textName" placeholder={t("Name")} value={textName} onChange={(e) => setTextName(e.target.value)} />
           <textarea name="text" rows={5} placeholder={t("Paste text…")} value={text} onChange={(e) => setText(e.target.value)} />
+          {model && <MultilingualHint datasetId={datasetId} model={model} text={text} onSwitched={onModelChanged} />}
           <div><button className="primary" disabled={!text.trim()}>{t("Import text")}</button></div>
           <ChunkPreview key={JSON.stringify(choice)} datasetId={datasetId} choice={choice} text={text} />
         </form>

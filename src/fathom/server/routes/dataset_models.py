@@ -124,6 +124,13 @@ class PermissionView(BaseModel):
     hasReadPer: bool
 
 
+class AutoModelView(BaseModel):
+    """Why ``vectorModel: "auto"`` chose the model; ``pending`` until the first import settles it."""
+
+    pending: bool
+    reason: str
+
+
 class DatasetView(BaseModel):
     id_: str = Field(alias="_id")
     parentId: None
@@ -136,6 +143,9 @@ class DatasetView(BaseModel):
     vectorModel: ModelRef
     agentModel: ModelRef | None
     chunkSettings: dict[str, Any]
+    vectorModelAuto: AutoModelView | None = Field(
+        None, description='Fathom\'s addition: why vectorModel "auto" chose the model (null: named)'
+    )
     status: str
     updateTime: str | None
     inheritPermission: bool

@@ -51,6 +51,7 @@ async def update_dataset(
             platform.embedders.get(vector_model)
         except LookupError:
             raise ApiError(400, "", f"System not embedding model: {vector_model}") from None
+        changes.update(auto_model_pending=False, auto_model_reason=None)  # chosen by name, not by auto
     if changes:
         await platform.datasets.update_dataset(auth.team_id, dataset.id, **changes)
     if vector_model:

@@ -10,6 +10,7 @@ from fastapi import APIRouter, Depends, Request
 from pydantic import Field
 
 from fathom.datasets import UnknownRerankModel
+from fathom.datasets.auto_model import AUTO_VECTOR_MODEL, choose_model
 from fathom.knowledge.search.query_extension import QueryExtension, extend_search_query
 from fathom.knowledge.search.types import SearchDatasetDataParams, SearchMode
 from fathom.llm.errors import ModelRequestError
@@ -39,7 +40,11 @@ class CreateDataset(ApiModel):
     name: DatasetName = Field(examples=["Support articles"])
     intro: Annotated[Text | None, BLANK_IS_NONE] = None
     type: Annotated[Literal["dataset", "folder"] | None, BLANK_IS_NONE] = Field(None, examples=["dataset"])
-    vectorModel: ModelChoice = Field(None, description="The embedding model (default: the default one)")
+    vectorModel: ModelChoice = Field(
+        None,
+        description='The embedding model (default: the default one); "auto": chosen by the first '
+        "document's language (the multilingual local model for mostly CJK text, when installed)",
+    )
     agentModel: Annotated[str | None, BLANK_IS_NONE] = Field(None, max_length=MODEL_ID_MAX)
 
 
@@ -94,6 +99,12 @@ def dataset_view(dataset: DatasetRecord, auth: AuthContext, owner: str | None) -
         "vectorModel": model_view(dataset.vector_model),
         "agentModel": model_view(dataset.agent_model) if dataset.agent_model else None,
         "chunkSettings": dataset.chunk_settings,
+        # Fathom's addition: why vectorModel "auto" chose the model (pending: until the first import)
+        "vectorModelAuto": (
+            {"pending": dataset.auto_model_pending, "reason": dataset.auto_model_reason}
+            if dataset.auto_model_reason is not None
+            else None
+        ),
         "status": "active",
         "updateTime": iso(dataset.updated_at),
         "inheritPermission": True,
@@ -123,7 +134,17 @@ async def create_dataset(
     request: Request, auth: AuthContext = Depends(kb_caller), payload: CreateDataset = parsed(CreateDataset)
 ) -> dict[str, Any]:
     platform = platform_of(request)
-    vector_model = platform.embedders.resolve_model_id(model_id_of(payload.vectorModel))
+    intro = payload.intro or ""
+    auto_reason = None
+    if (
+        model_id_of(payload.vectorModel) == AUTO_VECTOR_MODEL
+    ):  # a guess from name and intro; the first import decides
+        choice = choose_model(
+            f"{payload.name}\n{intro}", platform.embedders.default_model_id, "the name and intro"
+        )
+        vector_model, auto_reason = choice.model, f"until the first import: {choice.reason}"
+    else:
+        vector_model = platform.embedders.resolve_model_id(model_id_of(payload.vectorModel))
     try:
         platform.embedders.get(vector_model)
     except LookupError:
@@ -132,9 +153,10 @@ async def create_dataset(
         auth.team_id,
         payload.name,
         vector_model=vector_model,
-        intro=payload.intro or "",
+        intro=intro,
         agent_model=payload.agentModel or "",
         member_id=auth.member_id,
+        auto_model_reason=auto_reason,
     )
     return envelope(dataset.id)
 

@@ -28,6 +28,8 @@ def dataset_record(row: Dataset) -> DatasetRecord:
         chunk_settings=dict(row.chunk_settings or {}),
         created_at=row.created_at,
         updated_at=row.updated_at,
+        auto_model_pending=bool(row.auto_model_pending),
+        auto_model_reason=row.auto_model_reason,
     )
 
 
@@ -90,7 +92,10 @@ class SqlDatasetRepository:
         agent_model: str = "",
         chunk_settings: dict[str, Any] | None = None,
         member_id: str | None = None,
+        auto_model_reason: str | None = None,
     ) -> DatasetRecord:
+        """``auto_model_reason``: the model is ``vectorModel: "auto"``'s create-time guess, for this reason;
+        the first import settles it (:meth:`settle_auto_model`)."""
         if not name.strip():
             raise ValueError("name: must not be empty")
         if not vector_model:
@@ -104,6 +109,8 @@ class SqlDatasetRepository:
                 agent_model=agent_model,
                 chunk_settings=chunk_settings or {},
                 member_id=member_id,
+                auto_model_pending=True if auto_model_reason is not None else None,
+                auto_model_reason=auto_model_reason,
             )
             session.add(row)
             await session.flush()
@@ -148,8 +155,32 @@ class SqlDatasetRepository:
             )
             return [dataset_record(row) for row in rows]
 
+    async def settle_auto_model(self, dataset_id: str, vector_model: str, reason: str) -> bool:
+        """Set a ``vectorModel: "auto"`` dataset's model for good, if no import settled it first (one
+        conditional update: of two first imports at once, one wins). True when this call settled it."""
+        async with self.db.transaction() as session:
+            result = await session.execute(
+                update(Dataset)
+                .where(Dataset.id == dataset_id, Dataset.auto_model_pending.is_(True))
+                .values(
+                    vector_model=vector_model,
+                    auto_model_pending=False,
+                    auto_model_reason=reason,
+                    updated_at=utcnow(),
+                )
+            )
+            return bool(getattr(result, "rowcount", 0))
+
     async def update_dataset(self, team_id: str, dataset_id: str, **changes: Any) -> DatasetRecord:
-        allowed = {"name", "intro", "agent_model", "chunk_settings", "vector_model"}
+        allowed = {
+            "name",
+            "intro",
+            "agent_model",
+            "chunk_settings",
+            "vector_model",
+            "auto_model_pending",
+            "auto_model_reason",
+        }
         unknown = set(changes) - allowed
         if unknown:
             raise ValueError(f"cannot change {', '.join(sorted(unknown))}")
