@@ -55,14 +55,17 @@ class ReembedService:
     async def change_model(self, team_id: str, dataset_id: str, vector_model: str) -> ModelChange:
         """Queue the re-embedding of a dataset with ``vector_model`` (an unknown model raises
         ``UnknownEmbeddingModel``). The same model (with no other switch pending) queues nothing, and
-        neither does a dataset with no chunks: its model is switched at once."""
+        neither does a dataset without collections: its model is switched at once."""
         dataset = await self.datasets.get_dataset(team_id, dataset_id)
         self.embedders.get(vector_model)
         pending = await self.pending_model(dataset_id)
         if vector_model == dataset.vector_model and pending is None:
             return ModelChange(dataset_id, vector_model, None)
-        # nothing to re-embed (an empty dataset): switched at once, so an import right after uses the model
-        if pending is None and await self.reembed.switch(dataset_id, dataset.vector_model, vector_model):
+        # a dataset without collections has nothing to re-embed: switched at once, so an import right
+        # after uses the new model (one with an import queued goes through the job, after that import)
+        if pending is None and await self.datasets.switch_empty_model(
+            dataset_id, dataset.vector_model, vector_model
+        ):
             return ModelChange(dataset_id, vector_model, None)
         job = await self.jobs.enqueue(
             REEMBED_JOB_KIND,

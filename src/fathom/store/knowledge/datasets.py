@@ -171,6 +171,18 @@ class SqlDatasetRepository:
             )
             return bool(getattr(result, "rowcount", 0))
 
+    async def switch_empty_model(self, dataset_id: str, source_model: str, target_model: str) -> bool:
+        """Make ``target_model`` the model of a dataset that has no collection yet (nothing to re-embed,
+        no import under way), in one conditional update. False when it has one, or its model moved."""
+        async with self.db.transaction() as session:
+            has_collection = select(Collection.id).where(Collection.dataset_id == dataset_id).exists()
+            result = await session.execute(
+                update(Dataset)
+                .where(Dataset.id == dataset_id, Dataset.vector_model == source_model, ~has_collection)
+                .values(vector_model=target_model, updated_at=utcnow())
+            )
+            return bool(getattr(result, "rowcount", 0))
+
     async def update_dataset(self, team_id: str, dataset_id: str, **changes: Any) -> DatasetRecord:
         allowed = {
             "name",
