@@ -2,8 +2,8 @@
 first import decides) and ``datasets.auto_model_reason`` (why auto chose the model it did, shown in the
 dataset's detail). Both NULL for a dataset created with a named model.
 
-Revision ID: 0011
-Revises: 0010
+Revision ID: 0012
+Revises: 0011
 Create Date: 2026-12-01
 """
 
@@ -12,8 +12,8 @@ from __future__ import annotations
 import sqlalchemy as sa
 from alembic import op
 
-revision = "0011"
-down_revision = "0010"
+revision = "0012"
+down_revision = "0011"
 branch_labels = None
 depends_on = None
 
