@@ -28,7 +28,8 @@ class LiveServer:
 
     def client(self, key: str | None = None) -> httpx.Client:
         headers = {"Authorization": f"Bearer {key}"} if key else {}
-        return httpx.Client(base_url=self.base_url, headers=headers, timeout=10)
+        # generous: the first /openapi.json builds the whole document (seconds of CPU on a busy machine)
+        return httpx.Client(base_url=self.base_url, headers=headers, timeout=60)
 
 
 def free_port() -> int:

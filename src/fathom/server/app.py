@@ -5,8 +5,9 @@ from __future__ import annotations
 from collections.abc import AsyncIterator
 from contextlib import asynccontextmanager
 
-from fastapi import Depends, FastAPI
+from fastapi import APIRouter, Depends, FastAPI
 from fastapi.middleware.cors import CORSMiddleware
+from pydantic import BaseModel
 
 from fathom import __version__
 from fathom.platform import Platform
@@ -37,6 +38,36 @@ from fathom.server.routes import (
     tool_sets,
     usage,
 )
+from fathom.server.typed import NoParams, answers, parsed
+
+identity = APIRouter(tags=["accounts"])
+
+
+class WhoAmI(BaseModel):
+    teamId: str
+    tmbId: str
+    role: str
+    appId: str | None
+    keyId: str | None
+    username: str | None
+
+
+@identity.get(
+    "/api/v1/whoami", summary="The identity behind the API key or session", responses=answers(WhoAmI)
+)
+async def whoami(
+    auth: AuthContext = Depends(authenticate_identity), _: NoParams = parsed(NoParams)
+) -> dict[str, object]:
+    return envelope(
+        {
+            "teamId": auth.team_id,
+            "tmbId": auth.member_id,
+            "role": auth.role,
+            "appId": auth.app_id,
+            "keyId": auth.api_key_id,
+            "username": auth.username,
+        }
+    )
 
 
 def create_app(platform: Platform, *, run_workers: bool = True) -> FastAPI:
@@ -91,18 +122,5 @@ def create_app(platform: Platform, *, run_workers: bool = True) -> FastAPI:
         chat_files,
     ):
         app.include_router(module.router)
-
-    @app.get("/api/v1/whoami", summary="The identity behind the API key or session")
-    async def whoami(auth: AuthContext = Depends(authenticate_identity)) -> dict[str, object]:
-        return envelope(
-            {
-                "teamId": auth.team_id,
-                "tmbId": auth.member_id,
-                "role": auth.role,
-                "appId": auth.app_id,
-                "keyId": auth.api_key_id,
-                "username": auth.username,
-            }
-        )
-
+    app.include_router(identity)
     return app

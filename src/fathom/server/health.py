@@ -6,17 +6,42 @@ from typing import Any
 
 from fastapi import APIRouter, Request
 from fastapi.responses import JSONResponse
+from pydantic import BaseModel, Field
 
 from fathom import __version__
 from fathom.platform import Platform
 from fathom.server.errors import envelope
+from fathom.server.typed import Envelope, NoParams, answers, parsed
 from fathom.store import migrate
 
-router = APIRouter()
+router = APIRouter(tags=["health"])
 
 
-@router.get("/api/health", summary="Liveness and readiness")
-async def health(request: Request) -> JSONResponse:
+class DatabaseStatus(BaseModel):
+    dialect: str = Field(examples=["sqlite", "postgresql"])
+    status: str = Field(examples=["ok", "error"])
+    error: str | None = None
+
+
+class Migrations(BaseModel):
+    current: str | None
+    head: str | None
+    upToDate: bool
+
+
+class Health(BaseModel):
+    version: str
+    database: DatabaseStatus
+    migrations: Migrations | None = None
+    status: str = Field(examples=["ok", "degraded"])
+
+
+_ANSWERS = answers(Health, description="Healthy: the database answers and its migrations are current")
+_ANSWERS[503] = {"model": Envelope[Health], "description": "Degraded (the same body, status degraded)"}
+
+
+@router.get("/api/health", summary="Liveness and readiness", responses=_ANSWERS)
+async def health(request: Request, _: NoParams = parsed(NoParams)) -> JSONResponse:
     platform: Platform = request.app.state.platform
     data: dict[str, Any] = {"version": __version__, "database": {"dialect": platform.db.dialect}}
     healthy = True

@@ -23,7 +23,7 @@ POST/PUT/PATCH operations and as query parameters of its GET/DELETE ones.
 from __future__ import annotations
 
 import copy
-from collections.abc import Iterable, Iterator
+from collections.abc import Awaitable, Callable, Iterable, Iterator
 from typing import Annotated, Any, ClassVar, Generic, TypeVar
 
 from fastapi import Depends, Request
@@ -63,7 +63,7 @@ def _number_as_text(value: Any) -> Any:
 
 
 #: a client-chosen token (chat ids, user ids): FastGPT's clients send numbers for it too
-Token = Annotated[str, BeforeValidator(_number_as_text), StringConstraints(max_length=128)]
+Token = Annotated[str, StringConstraints(max_length=128), BeforeValidator(_number_as_text)]
 
 
 def _as_flag(value: Any) -> Any:
@@ -177,16 +177,22 @@ async def _form_values(request: Request, field: str) -> dict[str, Any]:
 _FORMS = ("multipart/form-data", "application/x-www-form-urlencoded")
 
 
-def parsed(model: type[M], *, form_field: str | None = None) -> Any:
-    """The dependency that reads the query string and the JSON body, merged, as ``model``; with
-    ``form_field``, a form's fields are the JSON object in that form field instead (FastGPT's uploads
-    send ``file`` plus ``data``)."""
+def parsed(
+    model: type[M],
+    source: Callable[[Request], Awaitable[dict[str, Any]]] = params,
+    *,
+    form_field: str | None = None,
+) -> Any:
+    """The dependency that reads the query string and the JSON body, merged, as ``model`` (or what
+    ``source`` reads: the account routes take passwords from the body only); with ``form_field``, a
+    form's fields are the JSON object in that form field instead (FastGPT's uploads send ``file`` plus
+    ``data``)."""
 
     async def read(request: Request) -> M:
         form = request.headers.get("content-type", "").startswith(_FORMS)
         if form_field is not None and form:
             return validate(model, await _form_values(request, form_field))
-        return validate(model, await params(request))
+        return validate(model, await source(request))
 
     read.typed_request = model  # type: ignore[attr-defined]
     read.__name__ = f"read_{model.__name__}"
@@ -260,13 +266,17 @@ def api_routes(routes: Iterable[Any]) -> Iterator[APIRoute]:
             yield from api_routes(route.routes)
 
 
-def _plain_answer(operation: dict[str, Any]) -> None:
-    """A declared answer model replaces the bare object schema FastAPI infers from ``dict[str, Any]``."""
+def _plain_answer(operation: dict[str, Any], components: dict[str, Any]) -> None:
+    """A declared answer model replaces the bare object schema FastAPI infers from ``dict[str, Any]``;
+    an answer declared as a JSON schema (an event stream's frames) has its ``$defs`` moved to the
+    components."""
     for answer in operation.get("responses", {}).values():
         for content in answer.get("content", {}).values():
             schema = content.get("schema", {})
             if "$ref" in schema and len(schema) > 1:
                 content["schema"] = {"$ref": schema["$ref"]}
+            elif "$defs" in schema:
+                content["schema"] = _hoist(schema, components)
 
 
 def document_typed_routes(routes: Iterable[Any], document: dict[str, Any]) -> None:
@@ -276,7 +286,7 @@ def document_typed_routes(routes: Iterable[Any], document: dict[str, Any]) -> No
     for operations in paths.values():
         for operation in operations.values():
             if isinstance(operation, dict):
-                _plain_answer(operation)
+                _plain_answer(operation, components)
     for route in api_routes(routes):
         model = request_model(route)
         if model is None:

@@ -12,21 +12,118 @@ sign-out, password change, members and invitation links.
 from __future__ import annotations
 
 import json
-from typing import Any
+from typing import Annotated, Any
 
 from fastapi import APIRouter, Depends, Request
 from fastapi.responses import JSONResponse
+from pydantic import BaseModel, Field, StringConstraints
 
-from fathom.security.accounts import AccountError, SignedIn
+from fathom.security.accounts import PASSWORD_MAX, AccountError, SignedIn
 from fathom.server.auth import SESSION_COOKIE, AuthContext, authenticate, authenticate_identity
 from fathom.server.errors import ApiError, envelope, forbidden_error
 from fathom.server.permissions import forbidden, require_team_key
-from fathom.server.routes.common import iso, object_id, params, platform_of
+from fathom.server.routes.common import iso, platform_of
+from fathom.server.typed import ApiModel, NoParams, ObjectId, answers, parsed
 from fathom.store.protocols import InvitationRecord, NotFound, UserRecord
 
 router = APIRouter(tags=["accounts"])
 
 INVITE_PATH = "/invite/"
+# the account service checks these fields itself (FastGPT's rules, its messages); the models bound them
+Username = Annotated[str, StringConstraints(max_length=200)]
+Password = Annotated[str, StringConstraints(max_length=PASSWORD_MAX)]
+InviteToken = Annotated[str, StringConstraints(max_length=200)]
+RoleName = Annotated[str, StringConstraints(max_length=32)]
+
+
+class PasswordLogin(ApiModel):
+    username: Username | None = Field(None, description="Required")
+    password: Password | None = Field(None, description="Required; in the JSON body, never the URL")
+
+
+class PasswordChange(ApiModel):
+    oldPsw: Password | None = Field(None, description="The current password (required)")
+    newPsw: Password | None = Field(None, description="The new password (required)")
+
+
+class NewMember(ApiModel):
+    username: Username | None = Field(None, description="Required")
+    password: Password | None = Field(None, description="Required")
+    role: RoleName | None = Field(None, description="owner, admin or member (default member)")
+
+
+class NewInvitation(ApiModel):
+    role: RoleName | None = Field(None, description="owner, admin or member (default member)")
+    expiresHours: float | None = Field(None, description="Lifetime in hours (default 72, at most 720)")
+
+
+class InvitationRef(ApiModel):
+    id_kinds = {"id": "invitation"}
+    id: ObjectId
+
+
+class InvitationToken(ApiModel):
+    token: InviteToken | None = Field(None, description="The link's token (required)")
+
+
+class AcceptInvitation(InvitationToken):
+    username: Username | None = Field(None, description="Required")
+    password: Password | None = Field(None, description="Required")
+
+
+class UserView(BaseModel):
+    userId: str
+    username: str
+    tmbId: str
+    teamId: str
+    role: str
+    createTime: str | None
+
+
+class SignedInView(BaseModel):
+    user: UserView
+    csrfToken: str = Field(description="Send it as X-CSRF-Token with every cookie-authenticated request")
+    expiresAt: str | None
+
+
+class Identity(BaseModel):
+    userId: str | None
+    username: str | None
+    tmbId: str
+    teamId: str
+    role: str
+    appId: str | None
+    keyId: str | None
+    csrfToken: str | None
+
+
+class MemberView(BaseModel):
+    tmbId: str
+    memberName: str
+    username: str | None
+    role: str
+    createTime: str | None
+
+
+class InvitationView(BaseModel):
+    id_: str = Field(alias="_id")
+    role: str
+    createTime: str | None
+    expiresAt: str | None
+    usedAt: str | None
+    usedBy: str | None
+    createdBy: str | None
+
+
+class NewInvitationView(InvitationView):
+    token: str = Field(description="Shown this once")
+    link: str = Field(examples=["/invite/<token>"])
+
+
+class InvitationOffer(BaseModel):
+    teamName: str
+    role: str
+    expiresAt: str | None
 
 
 def account_error(exc: AccountError) -> ApiError:
@@ -100,6 +197,13 @@ def require_people_admin(auth: AuthContext) -> None:
         raise forbidden("manage members (owners and admins only)", "api key")
 
 
+async def people_admin(request: Request) -> AuthContext:
+    """The caller, when it may manage members: checked before the body is validated."""
+    auth = await authenticate(request)
+    require_people_admin(auth)
+    return auth
+
+
 def invitation_view(record: InvitationRecord) -> dict[str, Any]:
     return {
         "_id": record.id,
@@ -112,21 +216,32 @@ def invitation_view(record: InvitationRecord) -> dict[str, Any]:
     }
 
 
-@router.post("/api/support/user/account/loginByPassword", summary="Sign in with a username and password")
-async def login_by_password(request: Request) -> JSONResponse:
+@router.post(
+    "/api/support/user/account/loginByPassword",
+    summary="Sign in with a username and password",
+    responses=answers(SignedInView),
+)
+async def login_by_password(
+    request: Request, payload: PasswordLogin = parsed(PasswordLogin, body_params)
+) -> JSONResponse:
     """Sets the session cookie; rate-limited per username and per client IP (429 with Retry-After)."""
-    values = await body_params(request)
     try:
         signed = await platform_of(request).accounts.sign_in(
-            values.get("username"), values.get("password"), client_ip(request)
+            payload.username, payload.password, client_ip(request)
         )
     except AccountError as exc:
         raise account_error(exc) from None
     return signed_in_response(request, signed)
 
 
-@router.get("/api/support/user/account/tokenLogin", summary="Who is signed in (and the CSRF token)")
-async def token_login(request: Request, auth: AuthContext = Depends(authenticate_identity)) -> dict[str, Any]:
+@router.get(
+    "/api/support/user/account/tokenLogin",
+    summary="Who is signed in (and the CSRF token)",
+    responses=answers(Identity),
+)
+async def token_login(
+    request: Request, auth: AuthContext = Depends(authenticate_identity), _: NoParams = parsed(NoParams)
+) -> dict[str, Any]:
     username = auth.username
     if username is None:  # a key: its member's user, if it has one
         user = await platform_of(request).accounts.store.user_by_member(auth.member_id)
@@ -145,8 +260,12 @@ async def token_login(request: Request, auth: AuthContext = Depends(authenticate
     )
 
 
-@router.post("/api/support/user/account/loginout", summary="Sign out (end this session)")
-async def sign_out(request: Request, auth: AuthContext = Depends(authenticate)) -> JSONResponse:
+@router.post(
+    "/api/support/user/account/loginout", summary="Sign out (end this session)", responses=answers(None)
+)
+async def sign_out(
+    request: Request, auth: AuthContext = Depends(authenticate), _: NoParams = parsed(NoParams)
+) -> JSONResponse:
     require_team_key(auth, "sign out", "api key")
     if auth.session_id is None:
         raise ApiError(
@@ -158,25 +277,33 @@ async def sign_out(request: Request, auth: AuthContext = Depends(authenticate)) 
     return response
 
 
-@router.post("/api/support/user/account/updatePasswordByOld", summary="Change your password")
-async def change_password(request: Request, auth: AuthContext = Depends(authenticate)) -> dict[str, Any]:
+@router.post(
+    "/api/support/user/account/updatePasswordByOld", summary="Change your password", responses=answers(None)
+)
+async def change_password(
+    request: Request,
+    auth: AuthContext = Depends(authenticate),
+    payload: PasswordChange = parsed(PasswordChange, body_params),
+) -> dict[str, Any]:
     """Needs the current password; every other session of the user ends (this one stays)."""
     require_team_key(auth, "change a password", "api key")
-    values = await body_params(request)
     accounts = platform_of(request).accounts
     user = await accounts.store.user_by_member(auth.member_id)
     if user is None:
         raise ApiError(400, "invalidParams", "user: this key's member has no password to change")
     try:
-        await accounts.change_password(user, auth.session_id, values.get("oldPsw"), values.get("newPsw"))
+        await accounts.change_password(user, auth.session_id, payload.oldPsw, payload.newPsw)
     except AccountError as exc:
         raise account_error(exc) from None
     return envelope(None)
 
 
-@router.get("/api/support/user/team/member/list", summary="Members of the team")
-async def list_members(request: Request, auth: AuthContext = Depends(authenticate)) -> dict[str, Any]:
-    require_people_admin(auth)
+@router.get(
+    "/api/support/user/team/member/list", summary="Members of the team", responses=answers(list[MemberView])
+)
+async def list_members(
+    request: Request, auth: AuthContext = Depends(people_admin), _: NoParams = parsed(NoParams)
+) -> dict[str, Any]:
     platform = platform_of(request)
     users = {u.member_id: u for u in await platform.accounts.list_users(auth.team_id)}
     members = await platform.teams.list_members(auth.team_id)
@@ -194,44 +321,66 @@ async def list_members(request: Request, auth: AuthContext = Depends(authenticat
     )
 
 
-@router.post("/api/support/user/team/member/create", summary="Add a member with a password")
-async def create_member(request: Request, auth: AuthContext = Depends(authenticate)) -> dict[str, Any]:
-    require_people_admin(auth)
-    values = await body_params(request)
+@router.post(
+    "/api/support/user/team/member/create",
+    summary="Add a member with a password",
+    responses=answers(UserView),
+)
+async def create_member(
+    request: Request,
+    auth: AuthContext = Depends(people_admin),
+    payload: NewMember = parsed(NewMember, body_params),
+) -> dict[str, Any]:
     try:
         user = await platform_of(request).accounts.create_user(
-            auth.team_id, auth.role, values.get("username"), values.get("password"), values.get("role")
+            auth.team_id, auth.role, payload.username, payload.password, payload.role
         )
     except AccountError as exc:
         raise account_error(exc) from None
     return envelope(user_view(user))
 
 
-@router.post("/api/support/user/team/invitation/create", summary="Make an invitation link")
-async def create_invitation(request: Request, auth: AuthContext = Depends(authenticate)) -> dict[str, Any]:
+@router.post(
+    "/api/support/user/team/invitation/create",
+    summary="Make an invitation link",
+    responses=answers(NewInvitationView),
+)
+async def create_invitation(
+    request: Request,
+    auth: AuthContext = Depends(people_admin),
+    payload: NewInvitation = parsed(NewInvitation),
+) -> dict[str, Any]:
     """Answer the link's token exactly once (only its hash is stored); ``link`` is the console path."""
-    require_people_admin(auth)
-    values = await params(request)
     try:
         record, token = await platform_of(request).accounts.create_invitation(
-            auth.team_id, auth.member_id, auth.role, values.get("role"), values.get("expiresHours")
+            auth.team_id, auth.member_id, auth.role, payload.role, payload.expiresHours
         )
     except AccountError as exc:
         raise account_error(exc) from None
     return envelope(invitation_view(record) | {"token": token, "link": f"{INVITE_PATH}{token}"})
 
 
-@router.get("/api/support/user/team/invitation/list", summary="Invitation links of the team")
-async def list_invitations(request: Request, auth: AuthContext = Depends(authenticate)) -> dict[str, Any]:
-    require_people_admin(auth)
+@router.get(
+    "/api/support/user/team/invitation/list",
+    summary="Invitation links of the team",
+    responses=answers(list[InvitationView]),
+)
+async def list_invitations(
+    request: Request, auth: AuthContext = Depends(people_admin), _: NoParams = parsed(NoParams)
+) -> dict[str, Any]:
     records = await platform_of(request).accounts.list_invitations(auth.team_id)
     return envelope([invitation_view(r) for r in records])
 
 
-@router.delete("/api/support/user/team/invitation/delete", summary="Revoke an invitation link")
-async def delete_invitation(request: Request, auth: AuthContext = Depends(authenticate)) -> dict[str, Any]:
-    require_people_admin(auth)
-    invitation_id = object_id(await params(request), "id")
+@router.delete(
+    "/api/support/user/team/invitation/delete", summary="Revoke an invitation link", responses=answers(None)
+)
+async def delete_invitation(
+    request: Request,
+    auth: AuthContext = Depends(people_admin),
+    payload: InvitationRef = parsed(InvitationRef),
+) -> dict[str, Any]:
+    invitation_id = payload.id
     try:
         await platform_of(request).accounts.delete_invitation(auth.team_id, invitation_id)
     except NotFound:
@@ -239,26 +388,36 @@ async def delete_invitation(request: Request, auth: AuthContext = Depends(authen
     return envelope(None)
 
 
-@router.get("/api/support/user/team/invitation/info", summary="What an invitation link offers")
-async def invitation_info(request: Request) -> dict[str, Any]:
+@router.get(
+    "/api/support/user/team/invitation/info",
+    summary="What an invitation link offers",
+    responses=answers(InvitationOffer),
+)
+async def invitation_info(
+    request: Request, payload: InvitationToken = parsed(InvitationToken)
+) -> dict[str, Any]:
     """Public (the link is the credential): the team's name, the role and the expiry."""
-    values = await params(request)
     platform = platform_of(request)
     try:
-        record = await platform.accounts.invitation(values.get("token"))
+        record = await platform.accounts.invitation(payload.token)
     except AccountError as exc:
         raise account_error(exc) from None
     team = await platform.teams.get_team(record.team_id)
     return envelope({"teamName": team.name, "role": record.role, "expiresAt": iso(record.expires_at)})
 
 
-@router.post("/api/support/user/team/invitation/accept", summary="Join with an invitation link")
-async def accept_invitation(request: Request) -> JSONResponse:
+@router.post(
+    "/api/support/user/team/invitation/accept",
+    summary="Join with an invitation link",
+    responses=answers(SignedInView),
+)
+async def accept_invitation(
+    request: Request, payload: AcceptInvitation = parsed(AcceptInvitation, body_params)
+) -> JSONResponse:
     """Public: the link's token, a username and a password; creates the member and signs them in."""
-    values = await body_params(request)
     try:
         signed = await platform_of(request).accounts.accept_invitation(
-            values.get("token"), values.get("username"), values.get("password"), client_ip(request)
+            payload.token, payload.username, payload.password, client_ip(request)
         )
     except AccountError as exc:
         raise account_error(exc) from None

@@ -22,9 +22,17 @@ from fathom.server.auth import AuthContext, authenticate
 from fathom.server.errors import ApiError, envelope, kind_of, not_found
 from fathom.server.permissions import forbidden
 from fathom.server.routes.app_access import api_error, chat_of, load_app, load_app_and_owner, others_chat
+from fathom.server.routes.chat_models import (
+    ChatCompletionBody,
+    ChatRef,
+    ResumeChat,
+    Stopped,
+    chat_answers,
+)
 from fathom.server.routes.common import ANY_METHOD, params
-from fathom.server.routes.share_chat import MAX_ITEM_ID_LENGTH, is_share_request, start_share_chat
+from fathom.server.routes.share_chat import is_share_request, start_share_chat
 from fathom.server.sse import HEARTBEAT_SECONDS, encode_frame, error_stream, sse_response, stream_frames
+from fathom.server.typed import answers, documents, parsed, validate
 from fathom.store.protocols import NotFound
 
 router = APIRouter(tags=["chat"])
@@ -44,20 +52,20 @@ def heartbeat_of(request: Request) -> float:
     return float(value) if value else HEARTBEAT_SECONDS
 
 
-def last_event_id(request: Request, values: dict[str, Any]) -> int | None:
-    raw = request.headers.get("last-event-id") or values.get("lastEventId")
-    if raw is None or str(raw).strip() == "":
-        return None
+def last_event_id(request: Request, body_value: int | None) -> int | None:
+    """The frame a client resumes after: the ``Last-Event-ID`` header, else the body's ``lastEventId``."""
+    raw = request.headers.get("last-event-id")
+    if raw is None or raw.strip() == "":
+        return None if body_value is None else max(body_value, 0)
     try:
-        return max(int(str(raw).strip()), 0)
+        return max(int(raw.strip()), 0)
     except ValueError:
         raise ApiError(400, "invalidParams", f"Last-Event-ID: must be a frame number, got {raw!r}") from None
 
 
-def resolve_app_id(auth: AuthContext, values: dict[str, Any]) -> str:
+def resolve_app_id(auth: AuthContext, body_app: str | None) -> str:
     """The app of a chat request: the key's own app, else ``appId`` in the body, else the legacy
     ``<key>-<appId>`` token's."""
-    body_app = values.get("appId")
     if auth.key_app_bound:
         if body_app and body_app != auth.app_id:
             raise ChatForbidden(f"this key is limited to app {auth.app_id}")
@@ -91,6 +99,7 @@ async def run_chat(request: Request, *, api_version: int, draft: bool = False) -
     or its app gets FastGPT's ``event: error`` frame, not a JSON body. A request with ``shareId`` (and
     no Authorization header) is a share link's visitor: see :mod:`fathom.server.routes.share_chat`."""
     values = await params(request)
+    # how a refusal is sent (a frame or JSON): read as the model reads it, before the body is checked
     stream = flag(values.get("stream"), default=draft)
     detail = flag(values.get("detail"), default=draft)
     # FastGPT: the API strips [<id>](CITE) markers unless asked to keep them; the chat test keeps them
@@ -98,6 +107,7 @@ async def run_chat(request: Request, *, api_version: int, draft: bool = False) -
     view: ShareView | None = None
     try:
         if not draft and is_share_request(request, values):
+            validate(ChatCompletionBody, values)  # a visitor has no key: the body is checked first
             channel, view = await start_share_chat(
                 request, values, stream=stream, detail=detail, api_version=api_version
             )
@@ -155,15 +165,13 @@ async def _start_member_chat(
     """A chat by a key or a signed-in member: the started run, or the resumed stream's response."""
     chat = chat_of(request)
     auth = await authenticate(request)
-    app_id = resolve_app_id(auth, values)
-    item_id = values.get("responseChatItemId")
-    if item_id is not None and len(str(item_id)) > MAX_ITEM_ID_LENGTH:
-        raise ApiError(400, "invalidParams", f"responseChatItemId: at most {MAX_ITEM_ID_LENGTH} characters")
+    body = validate(ChatCompletionBody, values)  # after authentication: a bad key is a 401 first
+    app_id = resolve_app_id(auth, body.appId)
     app, owner = await load_app_and_owner(
         request, auth, app_id, "write" if draft else "read", chatting=not draft
     )
-    resume_from = last_event_id(request, values)
-    chat_id = values.get("chatId")
+    resume_from = last_event_id(request, body.lastEventId)
+    chat_id = body.chatId
     if await others_chat(request, auth, app_id, chat_id):
         raise forbidden(f"continue chat {chat_id}: another member started it", "chat")
     if resume_from is not None and chat_id:
@@ -181,20 +189,20 @@ async def _start_member_chat(
                 )
             )
     workflow = None
-    if draft and values.get("nodes") is not None:
+    if draft and body.nodes is not None:
         workflow = check_workflow(values)
     chat_request = ChatRequest(
         team_id=auth.team_id,
         member_id=auth.member_id,
         app_id=app_id,
-        messages=values.get("messages"),
-        chat_id=str(chat_id) if chat_id not in (None, "") else chat_id,
+        messages=body.messages,
+        chat_id=chat_id,
         stream=stream,
         detail=detail,
-        variables=values.get("variables") if isinstance(values.get("variables"), dict) else None,
-        response_chat_item_id=values.get("responseChatItemId") or None,
-        metadata=values.get("metadata") if isinstance(values.get("metadata"), dict) else None,
-        custom_uid=values.get("customUid") or None,
+        variables=body.variables,
+        response_chat_item_id=body.responseChatItemId or None,
+        metadata=body.metadata,
+        custom_uid=body.customUid or None,
         api_key_id=auth.api_key_id,
         source=chat_source(auth, draft=draft),
         draft=draft,
@@ -206,30 +214,53 @@ async def _start_member_chat(
     return await chat.runs.start(chat_request)
 
 
-@router.api_route("/api/v1/chat/completions", methods=ANY_METHOD, summary="Chat with an app (v1)")
+# The chat routes validate their body themselves (after authentication, inside run_chat) so that a
+# streaming request is refused with an SSE error frame; ``documents`` only shows the model.
+@router.api_route(
+    "/api/v1/chat/completions",
+    methods=ANY_METHOD,
+    summary="Chat with an app (v1)",
+    responses=chat_answers(),
+    dependencies=[documents(ChatCompletionBody)],
+)
 async def completions_v1(request: Request) -> Response:
     return await run_chat(request, api_version=1)
 
 
-@router.api_route("/api/v2/chat/completions", methods=ANY_METHOD, summary="Chat with an app (v2)")
+@router.api_route(
+    "/api/v2/chat/completions",
+    methods=ANY_METHOD,
+    summary="Chat with an app (v2)",
+    responses=chat_answers(),
+    dependencies=[documents(ChatCompletionBody)],
+)
 async def completions_v2(request: Request) -> Response:
     return await run_chat(request, api_version=2)
 
 
-@router.api_route("/api/core/chat/chatTest", methods=ANY_METHOD, summary="Chat with the app's draft")
+@router.api_route(
+    "/api/core/chat/chatTest",
+    methods=ANY_METHOD,
+    summary="Chat with the app's draft",
+    responses=chat_answers(),
+    dependencies=[documents(ChatCompletionBody)],
+)
 async def chat_test(request: Request) -> Response:
     return await run_chat(request, api_version=2, draft=True)
 
 
-@router.api_route("/api/v2/chat/stop", methods=ANY_METHOD, summary="Stop a running chat")
-async def stop_chat(request: Request, auth: AuthContext = Depends(authenticate)) -> dict[str, Any]:
-    values = await params(request)
+@router.api_route(
+    "/api/v2/chat/stop", methods=ANY_METHOD, summary="Stop a running chat", responses=answers(Stopped)
+)
+async def stop_chat(
+    request: Request, auth: AuthContext = Depends(authenticate), payload: ChatRef = parsed(ChatRef)
+) -> dict[str, Any]:
     try:
-        app_id = resolve_app_id(auth, values)
+        app_id = resolve_app_id(auth, payload.appId)
     except ChatError as exc:
         raise api_error(exc) from None
     await load_app(request, auth, app_id, "read", chatting=True)
-    chat_id = str(values.get("chatId") or "")
+    chat_id = payload.chatId or ""
     if not chat_id:
         raise ApiError(400, "missingParams", "chatId: is required")
     if await others_chat(request, auth, app_id, chat_id):
@@ -238,20 +269,26 @@ async def stop_chat(request: Request, auth: AuthContext = Depends(authenticate))
     return envelope({"success": stopped})
 
 
-@router.api_route("/api/v2/chat/resume", methods=ANY_METHOD, summary="Resume a dropped chat stream")
-async def resume_chat(request: Request, auth: AuthContext = Depends(authenticate)) -> Response:
-    values = await params(request)
+@router.api_route(
+    "/api/v2/chat/resume",
+    methods=ANY_METHOD,
+    summary="Resume a dropped chat stream",
+    responses=chat_answers(stream_only=True),
+)
+async def resume_chat(
+    request: Request, auth: AuthContext = Depends(authenticate), payload: ResumeChat = parsed(ResumeChat)
+) -> Response:
     try:
-        app_id = resolve_app_id(auth, values)
+        app_id = resolve_app_id(auth, payload.appId)
     except ChatError as exc:
         raise api_error(exc) from None
     await load_app(request, auth, app_id, "read", chatting=True)
-    chat_id = str(values.get("chatId") or "")
+    chat_id = payload.chatId or ""
     if not chat_id:
         raise ApiError(400, "missingParams", "chatId: is required")
-    detail = flag(values.get("detail"), default=True)
-    api_version = 1 if str(values.get("version") or "2") == "1" else 2
-    after = last_event_id(request, values) or 0
+    detail = True if payload.detail is None else payload.detail
+    api_version = 1 if str(payload.version) == "1" else 2
+    after = last_event_id(request, payload.lastEventId) or 0
     others = await others_chat(request, auth, app_id, chat_id)
     channel = (
         None if others else await chat_of(request).runs.channel(auth.team_id, app_id, chat_id, detail=detail)

@@ -13,11 +13,13 @@ from __future__ import annotations
 import json
 import mimetypes
 from pathlib import PurePosixPath
-from typing import Any
+from typing import Annotated, Any
 from urllib.parse import quote
 
 from fastapi import APIRouter, Depends, Request
 from fastapi.responses import Response
+from pydantic import AfterValidator, BaseModel, BeforeValidator, Field, StringConstraints
+from pydantic_core import PydanticCustomError
 from starlette.datastructures import UploadFile
 
 from fathom.chat.chat_files import MAX_CHAT_FILE_BYTES, filename_of
@@ -27,16 +29,55 @@ from fathom.security.files import PreviewUrlError
 from fathom.server.auth import AuthContext, authenticate
 from fathom.server.errors import ApiError, envelope
 from fathom.server.routes.app_access import load_app
-from fathom.server.routes.common import object_id, platform_of
+from fathom.server.routes.common import platform_of
+from fathom.server.typed import ApiModel, ObjectId, answers, documents, validate
 from fathom.store.protocols import NotFound
 
-router = APIRouter(tags=["chat files"])
+router = APIRouter(tags=["files"])
 
 # what a chat may take: the formats the read-files node parses, and images for vision models
 DOCUMENT_TYPES = SUPPORTED_FORMATS
 IMAGE_TYPES = ("png", "jpg", "jpeg", "gif", "webp")
 MAX_KEY_LENGTH = 500  # the stored name holds the whole key
 _ID_SAFE = 128  # chatId / customUid, in characters
+
+
+def _number_as_text(value: Any) -> Any:
+    return str(value) if isinstance(value, int | float) and not isinstance(value, bool) else value
+
+
+def _blank_as_none(value: Any) -> Any:
+    return None if value == "" else value
+
+
+def _key_part(value: str) -> str:
+    if len(value) > _ID_SAFE or "/" in value:
+        raise PydanticCustomError("key_part", f"at most {_ID_SAFE} characters, without '/'")
+    return value
+
+
+#: a chat id or user id that is part of the stored key: no '/'
+KeyPart = Annotated[
+    str, StringConstraints(min_length=1), AfterValidator(_key_part), BeforeValidator(_number_as_text)
+]
+
+
+class ChatFileForm(ApiModel):
+    """The multipart form: ``file`` plus these fields (or them as a JSON object in a ``data`` field)."""
+
+    appId: ObjectId
+    chatId: KeyPart
+    customUid: Annotated[KeyPart | None, BeforeValidator(_blank_as_none)] = Field(
+        None, description="The chat entry's user (default the calling member)"
+    )
+    file: Any = Field(None, json_schema_extra={"type": "string", "format": "binary"})
+
+
+class SavedChatFile(BaseModel):
+    key: str = Field(description="Send it back in a file_url content part")
+    previewUrl: str = Field(description="A signed link, valid for a while")
+    name: str
+    size: int
 
 
 async def _form(request: Request) -> tuple[dict[str, Any], UploadFile]:
@@ -59,18 +100,6 @@ async def _form(request: Request) -> tuple[dict[str, Any], UploadFile]:
     return values, upload
 
 
-def _text_field(values: dict[str, Any], field: str, *, required: bool) -> str:
-    value = values.get(field)
-    if value is None or value == "":
-        if required:
-            raise ApiError(400, "missingParams", f"{field}: is required")
-        return ""
-    text = str(value)
-    if len(text) > _ID_SAFE or "/" in text:
-        raise ApiError(400, "invalidParams", f"{field}: at most {_ID_SAFE} characters, without '/'")
-    return text
-
-
 def _filename(upload: UploadFile) -> str:
     name = PurePosixPath((upload.filename or "").replace("\\", "/")).name.strip()
     if not name:
@@ -84,12 +113,23 @@ def _filename(upload: UploadFile) -> str:
     return name
 
 
-@router.post("/api/core/chat/file/upload", summary="Upload a file into a chat (multipart)")
+@router.post(
+    "/api/core/chat/file/upload",
+    summary="Upload a file into a chat (multipart)",
+    responses=answers(SavedChatFile),
+    dependencies=[documents(ChatFileForm)],
+    openapi_extra={
+        "requestBody": {
+            "required": True,
+            "content": {"multipart/form-data": {"schema": {"$ref": "#/components/schemas/ChatFileForm"}}},
+        }
+    },
+)
 async def upload_chat_file(request: Request, auth: AuthContext = Depends(authenticate)) -> dict[str, Any]:
     values, upload = await _form(request)
-    app_id = object_id(values, "appId")
-    chat_id = _text_field(values, "chatId", required=True)
-    uid = _text_field(values, "customUid", required=False) or auth.member_id
+    form = validate(ChatFileForm, values)
+    app_id, chat_id = form.appId, form.chatId
+    uid = form.customUid or auth.member_id
     await load_app(request, auth, app_id, "read", chatting=True)
     name = _filename(upload)
     data = await upload.read(MAX_CHAT_FILE_BYTES + 1)

@@ -12,14 +12,35 @@ from __future__ import annotations
 from typing import Any
 
 from fastapi import APIRouter, Depends, Request
+from pydantic import BaseModel, Field
 
 from fathom.llm import ModelConfig
 from fathom.server.auth import AuthContext, authenticate
 from fathom.server.errors import envelope
 from fathom.server.permissions import require_team_key
 from fathom.server.routes.common import ANY_METHOD, platform_of
+from fathom.server.typed import NoParams, answers, parsed
 
 router = APIRouter(tags=["models"])
+
+
+class ModelView(BaseModel):
+    """One model; the ``llm`` fields only for chat models, ``maxToken`` only for embedding ones."""
+
+    type: str = Field(examples=["llm", "embedding", "rerank"])
+    model: str
+    name: str
+    provider: str
+    isActive: bool
+    isDefault: bool = Field(description="What a workflow naming an unlisted model of this type runs on")
+    inputPrice: float
+    outputPrice: float
+    maxContext: int | None = None
+    maxResponse: int | None = None
+    vision: bool | None = None
+    toolChoice: bool | None = None
+    reasoning: bool | None = None
+    maxToken: int | None = None
 
 
 def _model_view(model: ModelConfig, default_id: str | None) -> dict[str, Any]:
@@ -46,8 +67,15 @@ def _model_view(model: ModelConfig, default_id: str | None) -> dict[str, Any]:
     return view
 
 
-@router.api_route("/api/core/ai/model/list", methods=ANY_METHOD, summary="Models this server can run")
-async def list_models(request: Request, auth: AuthContext = Depends(authenticate)) -> dict[str, Any]:
+@router.api_route(
+    "/api/core/ai/model/list",
+    methods=ANY_METHOD,
+    summary="Models this server can run",
+    responses=answers(list[ModelView]),
+)
+async def list_models(
+    request: Request, auth: AuthContext = Depends(authenticate), _: NoParams = parsed(NoParams)
+) -> dict[str, Any]:
     """Chat (``llm``), embedding and rerank models; ``isDefault`` marks what an unknown name runs on."""
     require_team_key(auth, "list models")
     platform = platform_of(request)

@@ -11,40 +11,86 @@
 
 from __future__ import annotations
 
-from typing import Any
+from typing import Any, Literal
 
 from fastapi import APIRouter, Depends, Request
+from pydantic import BaseModel, Field
 
 from fathom.server.auth import AuthContext, authenticate
 from fathom.server.errors import ApiError, envelope
 from fathom.server.permissions import Need, forbidden
-from fathom.server.routes.accounts import require_people_admin
+from fathom.server.routes.accounts import people_admin
 from fathom.server.routes.app_access import load_app
-from fathom.server.routes.common import ANY_METHOD, object_id, params, platform_of
+from fathom.server.routes.common import ANY_METHOD, object_id, platform_of
 from fathom.server.routes.datasets import load_dataset
-from fathom.store.protocols import PERMISSIONS, ROLES, MemberRecord, NotFound, Permission
+from fathom.server.typed import ApiModel, ObjectId, OptionalObjectId, answers, parsed
+from fathom.store.protocols import MemberRecord, NotFound, Permission, Role
 
-router = APIRouter(tags=["team access"])
+router = APIRouter(tags=["team"])
 
 #: FastGPT's permission values (read, read+write, read+write+manage bits)
 PERMISSION_VALUES: dict[Permission, int] = {"read": 4, "write": 6, "manage": 7}
 _BY_VALUE = {value: name for name, value in PERMISSION_VALUES.items()}
 
 
-def permission_of(value: object) -> Permission:
-    """``read``/``write``/``manage``, or FastGPT's 4/6/7."""
-    if isinstance(value, int) and not isinstance(value, bool) and value in _BY_VALUE:
-        return _BY_VALUE[value]
-    if isinstance(value, str) and value in PERMISSIONS:
-        return value
-    raise ApiError(400, "invalidParams", "permission: one of read, write, manage (or FastGPT's 4, 6, 7)")
+class ResourceRef(ApiModel):
+    """The app (``appId``, on the app routes) or knowledge base (``datasetId``) the collaborators are of."""
+
+    appId: OptionalObjectId = None
+    datasetId: OptionalObjectId = None
 
 
-def member_ids(values: dict[str, Any]) -> list[str]:
-    raw = values.get("tmbIds", values.get("members"))
-    if not isinstance(raw, list) or not raw:
-        raise ApiError(400, "missingParams", "tmbIds: a non-empty list of member ids is required")
-    return [object_id({"tmbIds": item}, "tmbIds", "member") for item in raw]
+class Grant(ResourceRef):
+    permission: Literal["read", "write", "manage", 4, 6, 7] = Field(
+        description="read, write, manage (or FastGPT's 4, 6, 7)"
+    )
+    tmbIds: list[str] | None = Field(None, description="The members (non-empty)")
+    members: list[str] | None = Field(None, description="FastGPT's older name for tmbIds")
+
+    def permission_name(self) -> Permission:
+        return _BY_VALUE[self.permission] if isinstance(self.permission, int) else self.permission
+
+    def member_ids(self) -> list[str]:
+        raw = self.tmbIds if self.tmbIds is not None else self.members
+        if not raw:
+            raise ApiError(400, "missingParams", "tmbIds: a non-empty list of member ids is required")
+        return [object_id({"tmbIds": item}, "tmbIds", "member") for item in raw]
+
+
+class Revoke(ResourceRef):
+    id_kinds = {"tmbId": "member"}
+    tmbId: ObjectId
+
+
+class MemberRef(ApiModel):
+    id_kinds = {"tmbId": "member"}
+    tmbId: ObjectId
+
+
+class RoleChange(MemberRef):
+    role: Role
+
+
+class PermissionBits(BaseModel):
+    value: int
+    hasReadPer: bool
+    hasWritePer: bool
+    hasManagePer: bool
+
+
+class Collaborator(BaseModel):
+    tmbId: str
+    teamId: str
+    name: str
+    role: str
+    per: Permission
+    permission: PermissionBits
+
+
+class MemberRole(BaseModel):
+    tmbId: str
+    memberName: str
+    role: str
 
 
 async def team_member(request: Request, auth: AuthContext, member_id: str) -> MemberRecord:
@@ -57,21 +103,23 @@ async def team_member(request: Request, auth: AuthContext, member_id: str) -> Me
     return member
 
 
-async def load_resource(
-    request: Request, auth: AuthContext, kind: str, values: dict[str, Any], need: Need
-) -> str:
+async def load_resource(request: Request, auth: AuthContext, kind: str, ref: ResourceRef, need: Need) -> str:
     """The id of the app (``appId``) or knowledge base (``datasetId``) the caller may ``need``."""
+    field = "appId" if kind == "app" else "datasetId"
+    resource_id = ref.appId if kind == "app" else ref.datasetId
+    if resource_id is None:
+        raise ApiError(400, "missingParams", f"{field}: is required")
     if kind == "app":
-        app_id = object_id(values, "appId")
-        await load_app(request, auth, app_id, need)
-        return app_id
-    dataset_id = object_id(values, "datasetId")
-    await load_dataset(request, auth, dataset_id, need)
-    return dataset_id
+        await load_app(request, auth, resource_id, need)
+    else:
+        await load_dataset(request, auth, resource_id, need)
+    return resource_id
 
 
-async def list_collaborators(request: Request, auth: AuthContext, kind: str) -> dict[str, Any]:
-    resource_id = await load_resource(request, auth, kind, await params(request), "read")
+async def list_collaborators(
+    request: Request, auth: AuthContext, kind: str, ref: ResourceRef
+) -> dict[str, Any]:
+    resource_id = await load_resource(request, auth, kind, ref, "read")
     granted = await platform_of(request).teams.list_permissions(auth.team_id, kind, resource_id)
     return envelope(
         [
@@ -93,94 +141,116 @@ async def list_collaborators(request: Request, auth: AuthContext, kind: str) -> 
     )
 
 
-async def update_collaborators(request: Request, auth: AuthContext, kind: str) -> dict[str, Any]:
-    values = await params(request)
-    resource_id = await load_resource(request, auth, kind, values, "manage")
-    permission = permission_of(values.get("permission"))
-    members = [await team_member(request, auth, member_id) for member_id in member_ids(values)]
+async def update_collaborators(
+    request: Request, auth: AuthContext, kind: str, grant: Grant
+) -> dict[str, Any]:
+    resource_id = await load_resource(request, auth, kind, grant, "manage")
+    permission = grant.permission_name()
+    members = [await team_member(request, auth, member_id) for member_id in grant.member_ids()]
     teams = platform_of(request).teams
     for member in members:
         await teams.set_permission(member.id, kind, resource_id, permission)
     return envelope(None)
 
 
-async def delete_collaborator(request: Request, auth: AuthContext, kind: str) -> dict[str, Any]:
-    values = await params(request)
-    resource_id = await load_resource(request, auth, kind, values, "manage")
-    member = await team_member(request, auth, object_id(values, "tmbId", "member"))
+async def delete_collaborator(
+    request: Request, auth: AuthContext, kind: str, revoke: Revoke
+) -> dict[str, Any]:
+    resource_id = await load_resource(request, auth, kind, revoke, "manage")
+    member = await team_member(request, auth, revoke.tmbId)
     await platform_of(request).teams.set_permission(member.id, kind, resource_id, None)
     return envelope(None)
 
 
-@router.api_route("/api/core/app/collaborator/list", methods=ANY_METHOD, summary="Who may use an app")
-async def app_collaborators(request: Request, auth: AuthContext = Depends(authenticate)) -> dict[str, Any]:
-    return await list_collaborators(request, auth, "app")
+@router.api_route(
+    "/api/core/app/collaborator/list",
+    methods=ANY_METHOD,
+    summary="Who may use an app",
+    responses=answers(list[Collaborator]),
+)
+async def app_collaborators(
+    request: Request, auth: AuthContext = Depends(authenticate), payload: ResourceRef = parsed(ResourceRef)
+) -> dict[str, Any]:
+    return await list_collaborators(request, auth, "app", payload)
 
 
 @router.api_route(
-    "/api/core/app/collaborator/update", methods=ANY_METHOD, summary="Grant members a permission on an app"
+    "/api/core/app/collaborator/update",
+    methods=ANY_METHOD,
+    summary="Grant members a permission on an app",
+    responses=answers(None),
 )
 async def update_app_collaborators(
-    request: Request, auth: AuthContext = Depends(authenticate)
+    request: Request, auth: AuthContext = Depends(authenticate), payload: Grant = parsed(Grant)
 ) -> dict[str, Any]:
-    return await update_collaborators(request, auth, "app")
+    return await update_collaborators(request, auth, "app", payload)
 
 
 @router.api_route(
-    "/api/core/app/collaborator/delete", methods=ANY_METHOD, summary="Revoke a member's permission on an app"
+    "/api/core/app/collaborator/delete",
+    methods=ANY_METHOD,
+    summary="Revoke a member's permission on an app",
+    responses=answers(None),
 )
 async def delete_app_collaborator(
-    request: Request, auth: AuthContext = Depends(authenticate)
+    request: Request, auth: AuthContext = Depends(authenticate), payload: Revoke = parsed(Revoke)
 ) -> dict[str, Any]:
-    return await delete_collaborator(request, auth, "app")
+    return await delete_collaborator(request, auth, "app", payload)
 
 
 @router.api_route(
-    "/api/core/dataset/collaborator/list", methods=ANY_METHOD, summary="Who may use a knowledge base"
+    "/api/core/dataset/collaborator/list",
+    methods=ANY_METHOD,
+    summary="Who may use a knowledge base",
+    responses=answers(list[Collaborator]),
 )
 async def dataset_collaborators(
-    request: Request, auth: AuthContext = Depends(authenticate)
+    request: Request, auth: AuthContext = Depends(authenticate), payload: ResourceRef = parsed(ResourceRef)
 ) -> dict[str, Any]:
-    return await list_collaborators(request, auth, "dataset")
+    return await list_collaborators(request, auth, "dataset", payload)
 
 
 @router.api_route(
     "/api/core/dataset/collaborator/update",
     methods=ANY_METHOD,
     summary="Grant members a permission on a knowledge base",
+    responses=answers(None),
 )
 async def update_dataset_collaborators(
-    request: Request, auth: AuthContext = Depends(authenticate)
+    request: Request, auth: AuthContext = Depends(authenticate), payload: Grant = parsed(Grant)
 ) -> dict[str, Any]:
-    return await update_collaborators(request, auth, "dataset")
+    return await update_collaborators(request, auth, "dataset", payload)
 
 
 @router.api_route(
     "/api/core/dataset/collaborator/delete",
     methods=ANY_METHOD,
     summary="Revoke a member's permission on a knowledge base",
+    responses=answers(None),
 )
 async def delete_dataset_collaborator(
-    request: Request, auth: AuthContext = Depends(authenticate)
+    request: Request, auth: AuthContext = Depends(authenticate), payload: Revoke = parsed(Revoke)
 ) -> dict[str, Any]:
-    return await delete_collaborator(request, auth, "dataset")
+    return await delete_collaborator(request, auth, "dataset", payload)
 
 
-async def member_to_change(request: Request, auth: AuthContext, values: dict[str, Any]) -> MemberRecord:
-    require_people_admin(auth)
-    member = await team_member(request, auth, object_id(values, "tmbId", "member"))
+async def member_to_change(request: Request, auth: AuthContext, member_id: str) -> MemberRecord:
+    member = await team_member(request, auth, member_id)
     if member.role == "owner" and auth.role != "owner":
         raise forbidden("change or remove an owner (owners only)", "api key")
     return member
 
 
-@router.post("/api/support/user/team/member/updateRole", summary="Change a member's role")
-async def update_member_role(request: Request, auth: AuthContext = Depends(authenticate)) -> dict[str, Any]:
-    values = await params(request)
-    member = await member_to_change(request, auth, values)
-    role = values.get("role")
-    if role not in ROLES:
-        raise ApiError(400, "invalidParams", f"role: one of {', '.join(ROLES)}")
+@router.post(
+    "/api/support/user/team/member/updateRole",
+    summary="Change a member's role",
+    responses=answers(MemberRole),
+)
+async def update_member_role(
+    request: Request, auth: AuthContext = Depends(people_admin), payload: RoleChange = parsed(RoleChange)
+) -> dict[str, Any]:
+    member = await member_to_change(request, auth, payload.tmbId)
+    role = payload.role
     if role == "owner" and auth.role != "owner":
         raise forbidden("make an owner (owners only)", "api key")
     platform = platform_of(request)
@@ -189,9 +259,13 @@ async def update_member_role(request: Request, auth: AuthContext = Depends(authe
     return envelope({"tmbId": updated.id, "memberName": updated.name, "role": updated.role})
 
 
-@router.delete("/api/support/user/team/member/delete", summary="Remove a member from the team")
-async def delete_member(request: Request, auth: AuthContext = Depends(authenticate)) -> dict[str, Any]:
-    member = await member_to_change(request, auth, await params(request))
+@router.delete(
+    "/api/support/user/team/member/delete", summary="Remove a member from the team", responses=answers(None)
+)
+async def delete_member(
+    request: Request, auth: AuthContext = Depends(people_admin), payload: MemberRef = parsed(MemberRef)
+) -> dict[str, Any]:
+    member = await member_to_change(request, auth, payload.tmbId)
     platform = platform_of(request)
     await platform.teams.remove_member(auth.team_id, member.id)
     platform.api_keys.forget_member(member.id)  # their keys fail on their very next request

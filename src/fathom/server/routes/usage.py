@@ -5,16 +5,53 @@ from __future__ import annotations
 from typing import Any
 
 from fastapi import APIRouter, Depends, Request
+from pydantic import BaseModel, Field
 
-from fathom.server.auth import AuthContext, authenticate
-from fathom.server.errors import ApiError, envelope
-from fathom.server.routes.common import object_id, params, platform_of
-from fathom.server.routes.keys import require_key_admin
+from fathom.server.auth import AuthContext
+from fathom.server.errors import envelope
+from fathom.server.routes.common import platform_of
+from fathom.server.routes.keys import key_admin
+from fathom.server.typed import ApiModel, OptionalObjectId, answers, parsed
 from fathom.store.protocols import UsageSummaryRow
 
 router = APIRouter(tags=["usage"])
 
 DAYS_MAX = 366
+
+
+class UsageQuery(ApiModel):
+    days: int = Field(30, ge=1, le=DAYS_MAX, description="UTC days back from today")
+    appId: OptionalObjectId = Field(None, description="Only this app")
+
+
+class Totals(BaseModel):
+    inputTokens: int
+    outputTokens: int
+    totalPoints: float
+    records: int
+
+
+class UsageRow(Totals):
+    day: str = Field(examples=["2026-05-01"])
+    appId: str | None
+    appName: str
+
+
+class AppTotals(Totals):
+    appId: str | None
+    appName: str
+
+
+class DayTotals(Totals):
+    day: str
+
+
+class UsageSummary(BaseModel):
+    days: int
+    rows: list[UsageRow]
+    byApp: list[AppTotals]
+    byDay: list[DayTotals]
+    total: Totals
 
 
 def _totals(rows: list[UsageSummaryRow]) -> dict[str, Any]:
@@ -26,24 +63,14 @@ def _totals(rows: list[UsageSummaryRow]) -> dict[str, Any]:
     }
 
 
-def _days(values: dict[str, Any]) -> int:
-    raw = values.get("days", 30)
-    try:
-        days = int(raw)
-    except (TypeError, ValueError):
-        raise ApiError(400, "invalidParams", f"days: must be a whole number, got {raw!r}") from None
-    if not 1 <= days <= DAYS_MAX:
-        raise ApiError(400, "invalidParams", f"days: must be between 1 and {DAYS_MAX}")
-    return days
-
-
-@router.get("/api/support/usage/summary", summary="Usage per app and per day")
-async def usage_summary(request: Request, auth: AuthContext = Depends(authenticate)) -> dict[str, Any]:
+@router.get(
+    "/api/support/usage/summary", summary="Usage per app and per day", responses=answers(UsageSummary)
+)
+async def usage_summary(
+    request: Request, auth: AuthContext = Depends(key_admin), payload: UsageQuery = parsed(UsageQuery)
+) -> dict[str, Any]:
     """``rows`` per (day, app), newest day first; ``byApp`` and ``byDay`` totals; ``total`` over all."""
-    require_key_admin(auth)
-    values = await params(request)
-    days = _days(values)
-    app_id = object_id(values, "appId") if values.get("appId") else None
+    days, app_id = payload.days, payload.appId
     rows = await platform_of(request).usage.summarize(auth.team_id, app_id=app_id, days=days)
     names = {app.id: app.name for app in await platform_of(request).apps.list_apps(auth.team_id)}
     by_app: dict[str, list[UsageSummaryRow]] = {}
