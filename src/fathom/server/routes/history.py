@@ -15,15 +15,27 @@ from fathom.server.errors import ApiError, envelope, not_found
 from fathom.server.pagination import page_window
 from fathom.server.permissions import Need
 from fathom.server.routes.app_access import api_error, chat_of, load_app, others_chat
-from fathom.server.routes.common import ANY_METHOD, iso, object_id, params
+from fathom.server.routes.common import ANY_METHOD, iso, object_id
+from fathom.server.routes.history_models import (
+    ChatInit,
+    ChatInitView,
+    ChatOfApp,
+    ClearHistories,
+    DeleteRecord,
+    HistoryPage,
+    ListHistories,
+    RecordPage,
+    Records,
+    ResData,
+    UpdateHistory,
+)
 from fathom.server.routes.history_views import app_init_view, record_view
 from fathom.server.routes.share_chat import caller, visitor_records, visitor_res_data
-from fathom.server.typed import ApiModel, ObjectId, parsed
+from fathom.server.typed import ApiModel, ObjectId, answers, parsed
 from fathom.store.protocols import AppRecord, ChatRecord, NotFound
 
 router = APIRouter(tags=["chat history"])
 
-TITLE_MAX = 500  # a chat's title and customTitle, in characters
 FEEDBACK_MAX = 5_000  # a user's feedback comment, in characters
 
 
@@ -41,10 +53,19 @@ def _window(request: Request, values: dict[str, Any], cap: int) -> tuple[int, in
     return page_window(body, dict(request.query_params), cap=cap)
 
 
-@router.api_route("/api/core/chat/getHistories", methods=ANY_METHOD, summary="List chats of an app")
+@router.api_route(
+    "/api/core/chat/getHistories",
+    methods=ANY_METHOD,
+    summary="List chats of an app",
+    responses=answers(HistoryPage),
+)
 @router.api_route("/api/core/chat/history/getHistories", methods=ANY_METHOD, include_in_schema=False)
-async def get_histories(request: Request, auth: AuthContext | ShareVisit = Depends(caller)) -> dict[str, Any]:
-    values = await params(request)
+async def get_histories(
+    request: Request,
+    auth: AuthContext | ShareVisit = Depends(caller),
+    payload: ListHistories = parsed(ListHistories),
+) -> dict[str, Any]:
+    values = payload.fields()
     offset, size = _window(request, values, cap=100)
     if isinstance(auth, ShareVisit):  # a share page: the visitor's own chats through this link
         link = auth.link
@@ -84,39 +105,41 @@ def _history_view(chat: ChatRecord) -> dict[str, Any]:
     }
 
 
-@router.api_route("/api/core/chat/updateHistory", methods=ANY_METHOD, summary="Rename or pin a chat")
+@router.api_route(
+    "/api/core/chat/updateHistory",
+    methods=ANY_METHOD,
+    summary="Rename or pin a chat",
+    responses=answers(None),
+)
 @router.api_route("/api/core/chat/history/updateHistory", methods=ANY_METHOD, include_in_schema=False)
-async def update_history(request: Request, auth: AuthContext = Depends(authenticate)) -> dict[str, Any]:
-    values = await params(request)
+async def update_history(
+    request: Request,
+    auth: AuthContext = Depends(authenticate),
+    payload: UpdateHistory = parsed(UpdateHistory),
+) -> dict[str, Any]:
+    values = payload.fields()
     app = await history_app(request, auth, values, "write")
-    chat_id = str(values.get("chatId") or "")
-    if not chat_id:
-        raise ApiError(400, "missingParams", "chatId: is required")
-    for field in ("title", "customTitle"):
-        if values.get(field) is not None and len(str(values[field])) > TITLE_MAX:
-            raise ApiError(400, "invalidParams", f"{field}: at most {TITLE_MAX} characters")
+    chat_id = payload.chatId
     if await others_chat(request, auth, app.id, chat_id):
         raise _no_chat(chat_id)
-    top = values.get("top")
     await chat_of(request).history.update_history(
-        auth.team_id,
-        app.id,
-        chat_id,
-        title=str(values["title"]) if values.get("title") is not None else None,
-        custom_title=str(values["customTitle"]) if values.get("customTitle") is not None else None,
-        top=bool(top) if top is not None else None,
+        auth.team_id, app.id, chat_id, title=payload.title, custom_title=payload.customTitle, top=payload.top
     )
     return envelope(None)
 
 
-@router.api_route("/api/core/chat/delHistory", methods=ANY_METHOD, summary="Delete a chat")
+@router.api_route(
+    "/api/core/chat/delHistory", methods=ANY_METHOD, summary="Delete a chat", responses=answers(None)
+)
 @router.api_route("/api/core/chat/history/delHistory", methods=ANY_METHOD, include_in_schema=False)
-async def del_history(request: Request, auth: AuthContext = Depends(authenticate)) -> dict[str, Any]:
-    values = await params(request)
+async def del_history(
+    request: Request,
+    auth: AuthContext = Depends(authenticate),
+    payload: ChatOfApp = parsed(ChatOfApp),
+) -> dict[str, Any]:
+    values = payload.fields()
     app = await history_app(request, auth, values, "write")
-    chat_id = str(values.get("chatId") or "")
-    if not chat_id:
-        raise ApiError(400, "missingParams", "chatId: is required")
+    chat_id = payload.chatId
     if await others_chat(request, auth, app.id, chat_id):
         raise _no_chat(chat_id)
     await chat_of(request).history.delete_history(auth.team_id, app.id, chat_id)
@@ -124,11 +147,18 @@ async def del_history(request: Request, auth: AuthContext = Depends(authenticate
 
 
 @router.api_route(
-    "/api/core/chat/clearHistories", methods=ANY_METHOD, summary="Delete the API chats of an app"
+    "/api/core/chat/clearHistories",
+    methods=ANY_METHOD,
+    summary="Delete the API chats of an app",
+    responses=answers(None),
 )
 @router.api_route("/api/core/chat/history/clearHistories", methods=ANY_METHOD, include_in_schema=False)
-async def clear_histories(request: Request, auth: AuthContext = Depends(authenticate)) -> dict[str, Any]:
-    values = await params(request)
+async def clear_histories(
+    request: Request,
+    auth: AuthContext = Depends(authenticate),
+    payload: ClearHistories = parsed(ClearHistories),
+) -> dict[str, Any]:
+    values = payload.fields()
     app = await history_app(request, auth, values, "write")
     # FastGPT: a key clears the API chats (an app key its member's only), a console session its own
     # console chats
@@ -140,12 +170,19 @@ async def clear_histories(request: Request, auth: AuthContext = Depends(authenti
 
 
 @router.api_route(
-    "/api/core/chat/init", methods=ANY_METHOD, summary="A chat's title, variables and app config"
+    "/api/core/chat/init",
+    methods=ANY_METHOD,
+    summary="A chat's title, variables and app config",
+    responses=answers(ChatInitView),
 )
-async def chat_init(request: Request, auth: AuthContext = Depends(authenticate)) -> dict[str, Any]:
-    values = await params(request)
+async def chat_init(
+    request: Request,
+    auth: AuthContext = Depends(authenticate),
+    payload: ChatInit = parsed(ChatInit),
+) -> dict[str, Any]:
+    values = payload.fields()
     app = await history_app(request, auth, values, "read")
-    chat_id = str(values.get("chatId") or "")
+    chat_id = payload.chatId or ""
     history = chat_of(request).history
     own = chat_id and not await others_chat(request, auth, app.id, chat_id)
     chat = await history.get_chat(auth.team_id, app.id, chat_id) if own else None
@@ -157,12 +194,19 @@ async def chat_init(request: Request, auth: AuthContext = Depends(authenticate))
     return envelope(app_init_view(app, workflow, chat, chat_id))
 
 
-@router.api_route("/api/core/chat/getPaginationRecords", methods=ANY_METHOD, summary="A page of chat records")
+@router.api_route(
+    "/api/core/chat/getPaginationRecords",
+    methods=ANY_METHOD,
+    summary="A page of chat records",
+    responses=answers(RecordPage),
+)
 @router.api_route("/api/core/chat/record/getPaginationRecords", methods=ANY_METHOD, include_in_schema=False)
 async def pagination_records(
-    request: Request, auth: AuthContext | ShareVisit = Depends(caller)
+    request: Request,
+    auth: AuthContext | ShareVisit = Depends(caller),
+    payload: Records = parsed(Records),
 ) -> dict[str, Any]:
-    values = await params(request)
+    values = payload.fields()
     if isinstance(auth, ShareVisit):
         offset, size = _window(request, values, cap=100)
         return envelope(await visitor_records(request, auth, values, offset=offset, limit=size))
@@ -175,14 +219,23 @@ async def pagination_records(
     items, total = await chat_of(request).history.records(
         auth.team_id, app.id, str(values["chatId"]), offset=offset, limit=size
     )
-    custom = bool(values.get("loadCustomFeedbacks"))
+    custom = bool(payload.loadCustomFeedbacks)
     return envelope({"list": [record_view(i, custom_feedbacks=custom) for i in items], "total": total})
 
 
-@router.api_route("/api/core/chat/getResData", methods=ANY_METHOD, summary="Node responses of one answer")
+@router.api_route(
+    "/api/core/chat/getResData",
+    methods=ANY_METHOD,
+    summary="Node responses of one answer",
+    responses=answers(list[dict[str, Any]]),
+)
 @router.api_route("/api/core/chat/record/getResData", methods=ANY_METHOD, include_in_schema=False)
-async def get_res_data(request: Request, auth: AuthContext | ShareVisit = Depends(caller)) -> dict[str, Any]:
-    values = await params(request)
+async def get_res_data(
+    request: Request,
+    auth: AuthContext | ShareVisit = Depends(caller),
+    payload: ResData = parsed(ResData),
+) -> dict[str, Any]:
+    values = payload.fields()
     if isinstance(auth, ShareVisit):
         return envelope(await visitor_res_data(request, auth, values))
     app = await history_app(request, auth, values, "read")
@@ -196,10 +249,19 @@ async def get_res_data(request: Request, auth: AuthContext | ShareVisit = Depend
     return envelope(item.response_data)
 
 
-@router.api_route("/api/core/chat/item/delete", methods=ANY_METHOD, summary="Delete one chat record")
+@router.api_route(
+    "/api/core/chat/item/delete",
+    methods=ANY_METHOD,
+    summary="Delete one chat record",
+    responses=answers(None),
+)
 @router.api_route("/api/core/chat/record/delete", methods=ANY_METHOD, include_in_schema=False)
-async def delete_record(request: Request, auth: AuthContext = Depends(authenticate)) -> dict[str, Any]:
-    values = await params(request)
+async def delete_record(
+    request: Request,
+    auth: AuthContext = Depends(authenticate),
+    payload: DeleteRecord = parsed(DeleteRecord),
+) -> dict[str, Any]:
+    values = payload.fields()
     app = await history_app(request, auth, values, "write")
     chat_id, content_id = values.get("chatId"), values.get("contentId") or values.get("dataId")
     if not chat_id or not content_id:
@@ -230,7 +292,11 @@ class UserFeedbackBody(ApiModel):
         return value
 
 
-@router.post("/api/core/chat/feedback/updateUserFeedback", summary="Like or dislike an answer, with comment")
+@router.post(
+    "/api/core/chat/feedback/updateUserFeedback",
+    summary="Like or dislike an answer, with comment",
+    responses=answers(None),
+)
 @router.api_route(  # the other verbs too, undocumented: a GET's query string cannot carry a long comment
     "/api/core/chat/feedback/updateUserFeedback",
     methods=[m for m in ANY_METHOD if m != "POST"],

@@ -1,0 +1,93 @@
+"""Request and answer models of the chat history routes (``routes/history.py``)."""
+
+from __future__ import annotations
+
+import builtins
+from typing import Annotated, Any
+
+from pydantic import BaseModel, Field, StringConstraints
+
+from fathom.server.pagination import PageQuery
+from fathom.server.typed import ApiModel, Flag, ObjectId, OptionalObjectId, Token
+
+TITLE_MAX = 500  # a chat's title and customTitle, in characters
+Title = Annotated[str, StringConstraints(max_length=TITLE_MAX)]
+Source = Annotated[str, StringConstraints(max_length=32)]
+
+
+class Visitor(ApiModel):
+    """A share page's visitor fields (FastGPT's outLink form): with them no key is needed."""
+
+    shareId: Token | None = Field(None, description="The share link a visitor chats through")
+    outLinkUid: Token | None = Field(None, description="The visitor's id on that link")
+
+
+class ListHistories(PageQuery, Visitor):
+    appId: OptionalObjectId = Field(None, description="The app (no app: an empty list)")
+    source: Source | None = Field(None, description="Only chats of this channel (api, online, share, test)")
+
+
+class ChatOfApp(ApiModel):
+    appId: ObjectId
+    chatId: Token = Field(description="The chat")
+
+
+class UpdateHistory(ChatOfApp):
+    title: Title | None = None
+    customTitle: Title | None = None
+    top: Flag = Field(None, description="Pin (true) or unpin (false)")
+
+
+class ClearHistories(ApiModel):
+    appId: ObjectId
+
+
+class ChatInit(ApiModel):
+    appId: ObjectId
+    chatId: Token | None = Field(None, description="A chat to resume (absent: a new one)")
+
+
+class Records(PageQuery, Visitor):
+    appId: OptionalObjectId = None
+    chatId: Token | None = None
+    loadCustomFeedbacks: Flag = None
+
+
+class ResData(Visitor):
+    appId: OptionalObjectId = None
+    chatId: Token | None = None
+    dataId: Token | None = Field(None, description="The answer's dataId")
+
+
+class DeleteRecord(ApiModel):
+    appId: ObjectId
+    chatId: Token | None = None
+    contentId: Token | None = Field(None, description="The record's dataId (FastGPT's name)")
+    dataId: Token | None = None
+
+
+class HistoryItem(BaseModel):
+    chatId: str
+    updateTime: str | None
+    appId: str
+    customTitle: str
+    title: str
+    top: bool
+
+
+class HistoryPage(BaseModel):
+    list: builtins.list[HistoryItem]
+    total: int
+
+
+class RecordPage(BaseModel):
+    list: builtins.list[dict[str, Any]] = Field(description="Records: obj Human/AI, value, dataId, feedback ...")
+    total: int
+
+
+class ChatInitView(BaseModel):
+    chatId: str
+    appId: str
+    title: str | None
+    variables: dict[str, Any]
+    app: dict[str, Any] = Field(description="The app's chat settings, name, avatar and intro")
