@@ -81,7 +81,7 @@ class HistoryPage(BaseModel):
 
 
 class RecordPage(BaseModel):
-    list: builtins.list[dict[str, Any]] = Field(description="Records: obj Human/AI, value, dataId, feedback ...")
+    list: builtins.list[dict[str, Any]] = Field(description="Records: obj, value, dataId, feedback")
     total: int
 
 
