@@ -4,12 +4,11 @@ from __future__ import annotations
 
 from typing import Annotated, Any, Literal
 
-from pydantic import BaseModel, BeforeValidator, Field, StringConstraints
+from pydantic import BaseModel, BeforeValidator, Field, StringConstraints, model_validator
 
 from fathom.chat.apps import AVATAR_MAX, NAME_MAX, VERSION_NAME_MAX
-from fathom.server.errors import ApiError
 from fathom.server.pagination import PageQuery
-from fathom.server.typed import ApiModel, OptionalObjectId, Text
+from fathom.server.typed import ApiModel, ObjectId, OptionalObjectId, Text
 
 
 def _blank_as_none(value: Any) -> Any:
@@ -26,19 +25,32 @@ CreateType = Annotated[
 Graph = list[dict[str, Any]]
 
 
+def _without_blanks(values: Any, names: tuple[str, ...]) -> Any:
+    """``values`` without the ``names`` sent as null or "" (FastGPT's clients send both for "absent")."""
+    if not isinstance(values, dict):
+        return values
+    return {k: v for k, v in values.items() if k not in names or v not in (None, "")}
+
+
 class AppRef(ApiModel):
-    """Names one app: ``appId`` (FastGPT's) or ``id``."""
+    """Names one app: ``appId`` (FastGPT's), required; ``id`` is accepted in its place (FastGPT's app
+    routes read either), copied into ``appId`` before validation when ``appId`` is absent."""
 
     id_kinds = {"id": "app"}
-    appId: OptionalObjectId = Field(None, description="The app's id")
-    id: OptionalObjectId = Field(None, description="The app's id (when appId is absent)")
+    appId: ObjectId = Field(description="The app's id (or send it as id)")
+    id: OptionalObjectId = Field(None, description="The app's id, read when appId is absent")
+
+    @model_validator(mode="before")
+    @classmethod
+    def _id_as_app_id(cls, values: Any) -> Any:
+        values = _without_blanks(values, ("appId",))
+        if isinstance(values, dict) and "appId" not in values and values.get("id") not in (None, ""):
+            values = {**values, "appId": values["id"]}
+        return values
 
     @property
     def app_id(self) -> str:
-        app_id = self.appId or self.id
-        if app_id is None:
-            raise ApiError(400, "missingParams", "appId: is required")
-        return app_id
+        return self.appId
 
 
 class AppDraft(ApiModel):
@@ -94,7 +106,12 @@ class ListVersions(AppRef, PageQuery):
 
 class VersionRef(AppRef):
     id_kinds = {"id": "app", "versionId": "version"}
-    versionId: OptionalObjectId = Field(None, description="The version's id")
+    versionId: ObjectId = Field(description="The version's id")
+
+    @model_validator(mode="before")
+    @classmethod
+    def _blank_version(cls, values: Any) -> Any:
+        return _without_blanks(values, ("versionId",))
 
 
 class TemplateRef(ApiModel):

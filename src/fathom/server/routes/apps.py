@@ -300,8 +300,6 @@ async def version_detail(
     request: Request, auth: AuthContext = Depends(authenticate), payload: VersionRef = parsed(VersionRef)
 ) -> dict[str, Any]:
     app = await load_app(request, auth, payload.app_id, "read")
-    if payload.versionId is None:
-        raise ApiError(400, "missingParams", "versionId: is required")
     version = await chat_of(request).apps.apps.get_version(auth.team_id, app.id, payload.versionId)
     return envelope(version_view(version, full=True))
 
