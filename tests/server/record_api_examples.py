@@ -37,6 +37,7 @@ LAST = (
     "/api/core/dataset/data/delete",
     "/api/core/dataset/collection/delete",
     "/api/core/dataset/delete",
+    "/api/support/outLink/delete",
     "/api/core/app/del",
 )
 WORKFLOW = {
@@ -75,7 +76,10 @@ def _overrides(world: World, client: httpx.Client) -> dict[str, dict[str, Any]]:
     doomed = _data(client.post(invite, json={"role": "member"}))["_id"]
     token = _data(client.post(invite, json={"role": "member"}))["token"]
     info = _data(client.post(invite, json={"role": "member"}))["token"]
+    share = {"appId": world.app_id, "name": "Website", "type": "share"}
+    share_id = _data(client.post("/api/support/outLink/create", json=share))
     return {
+        "/api/core/chat/outLink/init": {"shareId": share_id, "outLinkUid": "visitor-1"},
         "/api/core/app/importWorkflow": WORKFLOW,
         "/api/core/app/template/detail": {"templateId": "simpleChat"},
         "/api/support/openapi/delete": {"id": key_id},

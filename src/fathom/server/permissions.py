@@ -11,6 +11,8 @@ from __future__ import annotations
 
 from typing import Literal
 
+from pydantic import BaseModel
+
 from fathom.platform import Platform
 from fathom.server.auth import AuthContext
 from fathom.server.errors import ApiError, forbidden_error
@@ -44,6 +46,16 @@ async def require_permission(
     granted = await platform.teams.get_permission(auth.member_id, resource_type, resource_id)
     if granted is None or _RANK[granted] < _RANK[need]:
         raise forbidden(f"{need} {resource_type} {resource_id}", resource_type)
+
+
+class PermissionView(BaseModel):
+    """FastGPT's permission object of a resource the caller can read (what :func:`permission_view` builds)."""
+
+    value: int
+    isOwner: bool
+    hasManagePer: bool
+    hasWritePer: bool
+    hasReadPer: bool
 
 
 def permission_view(auth: AuthContext, owner_member_id: str | None) -> dict[str, object]:

@@ -8,6 +8,7 @@ from pydantic import BaseModel, BeforeValidator, Field, StringConstraints, model
 
 from fathom.chat.apps import AVATAR_MAX, NAME_MAX, VERSION_NAME_MAX
 from fathom.server.pagination import PageQuery
+from fathom.server.permissions import PermissionView
 from fathom.server.typed import ApiModel, ObjectId, OptionalObjectId, Text
 
 
@@ -116,14 +117,6 @@ class VersionRef(AppRef):
 
 class TemplateRef(ApiModel):
     templateId: Annotated[str, StringConstraints(min_length=1, max_length=200)]
-
-
-class PermissionView(BaseModel):
-    value: int
-    isOwner: bool
-    hasManagePer: bool
-    hasWritePer: bool
-    hasReadPer: bool
 
 
 class AppView(BaseModel):

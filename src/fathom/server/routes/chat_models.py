@@ -105,7 +105,7 @@ class ChatRef(ApiModel):
 
 class ResumeChat(ChatRef):
     detail: Flag = Field(None, description="Default true")
-    version: Literal["1", "2", 1, 2] | None = Field(None, description="The stream's API version (default 2)")
+    version: Count = Field(None, ge=1, le=2, description="The stream's API version, 1 or 2 (default 2)")
     lastEventId: Count = Field(None, description="The last frame the client has (or Last-Event-ID)")
 
 

@@ -13,6 +13,7 @@ from pydantic import AfterValidator, BaseModel, BeforeValidator, Field, StringCo
 from pydantic_core import PydanticCustomError
 
 from fathom.knowledge.search.types import SearchDataItem
+from fathom.server.permissions import PermissionView
 from fathom.server.typed import BLANK_IS_NONE, ApiModel, Text
 
 DATASET_NAME_MAX = 200  # a knowledge base's name, in characters, on every backend
@@ -112,16 +113,6 @@ class Page(ApiModel):
 class ModelRef(BaseModel):
     model: str
     name: str
-
-
-class PermissionView(BaseModel):
-    """FastGPT's permission object of a resource the caller can read."""
-
-    value: int
-    isOwner: bool
-    hasManagePer: bool
-    hasWritePer: bool
-    hasReadPer: bool
 
 
 class AutoModelView(BaseModel):

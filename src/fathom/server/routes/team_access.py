@@ -41,7 +41,7 @@ class ResourceRef(ApiModel):
 
 
 class Grant(ResourceRef):
-    permission: Literal["read", "write", "manage", 4, 6, 7] = Field(
+    permission: Literal["read", "write", "manage"] | Literal[4, 6, 7] = Field(
         description="read, write, manage (or FastGPT's 4, 6, 7)"
     )
     tmbIds: list[str] | None = Field(None, description="The members (non-empty)")
