@@ -14,7 +14,7 @@ from __future__ import annotations
 from typing import Any, Literal
 
 from fastapi import APIRouter, Depends, Request
-from pydantic import BaseModel, Field
+from pydantic import BaseModel, Field, model_validator
 
 from fathom.server.auth import AuthContext, authenticate
 from fathom.server.errors import ApiError, envelope
@@ -39,6 +39,14 @@ class ResourceRef(ApiModel):
     appId: OptionalObjectId = None
     datasetId: OptionalObjectId = None
 
+    @model_validator(mode="before")
+    @classmethod
+    def _blank_ids(cls, values: Any) -> Any:
+        """null and "" mean absent, so a route that requires the id answers "is required"."""
+        if not isinstance(values, dict):
+            return values
+        return {k: v for k, v in values.items() if k not in ("appId", "datasetId") or v not in (None, "")}
+
 
 class Grant(ResourceRef):
     permission: Literal["read", "write", "manage"] | Literal[4, 6, 7] = Field(
@@ -60,6 +68,30 @@ class Grant(ResourceRef):
 class Revoke(ResourceRef):
     id_kinds = {"tmbId": "member"}
     tmbId: ObjectId
+
+
+class AppResource(ResourceRef):
+    appId: ObjectId
+
+
+class DatasetResource(ResourceRef):
+    datasetId: ObjectId
+
+
+class AppGrant(Grant):
+    appId: ObjectId
+
+
+class DatasetGrant(Grant):
+    datasetId: ObjectId
+
+
+class AppRevoke(Revoke):
+    appId: ObjectId
+
+
+class DatasetRevoke(Revoke):
+    datasetId: ObjectId
 
 
 class MemberRef(ApiModel):
@@ -169,7 +201,7 @@ async def delete_collaborator(
     responses=answers(list[Collaborator]),
 )
 async def app_collaborators(
-    request: Request, auth: AuthContext = Depends(authenticate), payload: ResourceRef = parsed(ResourceRef)
+    request: Request, auth: AuthContext = Depends(authenticate), payload: AppResource = parsed(AppResource)
 ) -> dict[str, Any]:
     return await list_collaborators(request, auth, "app", payload)
 
@@ -181,7 +213,7 @@ async def app_collaborators(
     responses=answers(None),
 )
 async def update_app_collaborators(
-    request: Request, auth: AuthContext = Depends(authenticate), payload: Grant = parsed(Grant)
+    request: Request, auth: AuthContext = Depends(authenticate), payload: AppGrant = parsed(AppGrant)
 ) -> dict[str, Any]:
     return await update_collaborators(request, auth, "app", payload)
 
@@ -193,7 +225,7 @@ async def update_app_collaborators(
     responses=answers(None),
 )
 async def delete_app_collaborator(
-    request: Request, auth: AuthContext = Depends(authenticate), payload: Revoke = parsed(Revoke)
+    request: Request, auth: AuthContext = Depends(authenticate), payload: AppRevoke = parsed(AppRevoke)
 ) -> dict[str, Any]:
     return await delete_collaborator(request, auth, "app", payload)
 
@@ -205,7 +237,9 @@ async def delete_app_collaborator(
     responses=answers(list[Collaborator]),
 )
 async def dataset_collaborators(
-    request: Request, auth: AuthContext = Depends(authenticate), payload: ResourceRef = parsed(ResourceRef)
+    request: Request,
+    auth: AuthContext = Depends(authenticate),
+    payload: DatasetResource = parsed(DatasetResource),
 ) -> dict[str, Any]:
     return await list_collaborators(request, auth, "dataset", payload)
 
@@ -217,7 +251,7 @@ async def dataset_collaborators(
     responses=answers(None),
 )
 async def update_dataset_collaborators(
-    request: Request, auth: AuthContext = Depends(authenticate), payload: Grant = parsed(Grant)
+    request: Request, auth: AuthContext = Depends(authenticate), payload: DatasetGrant = parsed(DatasetGrant)
 ) -> dict[str, Any]:
     return await update_collaborators(request, auth, "dataset", payload)
 
@@ -229,7 +263,9 @@ async def update_dataset_collaborators(
     responses=answers(None),
 )
 async def delete_dataset_collaborator(
-    request: Request, auth: AuthContext = Depends(authenticate), payload: Revoke = parsed(Revoke)
+    request: Request,
+    auth: AuthContext = Depends(authenticate),
+    payload: DatasetRevoke = parsed(DatasetRevoke),
 ) -> dict[str, Any]:
     return await delete_collaborator(request, auth, "dataset", payload)
 
