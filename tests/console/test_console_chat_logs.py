@@ -1,7 +1,8 @@
 """Browser test of chat logs (issue 19 item 4), at 1440×900 and 390×844: a signed-in member chats with an
 app in the console and gives the answer a thumbs-down with a comment; the owner opens the app's Logs,
 filters by bad feedback, sees the conversation (a console chat) with the member's comment, adds a
-corrected answer, and exports the logs as CSV."""
+corrected answer, and exports the logs as CSV. A share link's visitor, with no account, rates an answer
+on the share page the same way, and the owner finds that conversation (a share-link chat) in the Logs."""
 
 from __future__ import annotations
 
@@ -11,7 +12,7 @@ from pathlib import Path
 from typing import Any
 
 import pytest
-from console_support import data
+from console_support import data, sign_in
 
 from fathom.testing.scripted_turns import text_turn
 
@@ -110,3 +111,54 @@ def test_a_visitors_thumbs_down_reaches_the_owners_logs(
     row = dict(zip(header, body_rows[0], strict=True))
     assert row["Source"] == "Console" and row["Bad feedback"] == "1" and row["Marked"] == "1"
     assert COMMENT in row["Feedback"] and "third floor" in row["Feedback"]
+
+
+def test_a_share_link_visitors_thumbs_down_reaches_the_owners_logs(
+    chat_live_server: Any, browser: Any, scripted_model: Any, screenshots: Path
+) -> None:
+    server = chat_live_server
+    comment = "Refunds take ten days, not five"
+    with server.client(server.admin_key) as owner_api:
+        body = {"name": "Refund desk", "type": "simple", "simpleConfig": {"model": MODEL}}
+        app_id = data(owner_api.post("/api/core/app/create", json=body))
+        ask = {"appId": app_id, "chatId": "api-chat", "messages": [{"role": "user", "content": "Hi"}]}
+        owner_api.post("/api/v1/chat/completions", json=ask).raise_for_status()
+        link = {"appId": app_id, "type": "share", "name": "Website"}
+        share_id = data(owner_api.post("/api/support/outLink/create", json=link))
+    scripted_model.set_script(lambda request: text_turn("Refunds take five working days."))
+
+    visitor = browser.new_context(viewport=VIEWPORTS["phone"], is_mobile=True, has_touch=True)
+    page = visitor.new_page()
+    try:
+        page.goto(f"{server.base_url}/chat/share?shareId={share_id}")
+        page.wait_for_selector("[data-testid=share-app-name]:has-text('Refund desk')")
+        page.fill("textarea[name=message]", "Refund time?")
+        page.click("button:has-text('Send')")
+        answer = page.wait_for_selector("[data-testid=share-answer] [data-testid=feedback]", timeout=30_000)
+        answer.query_selector("button[aria-label='Bad answer']").click()
+        page.fill("input[name=feedbackComment]", comment)
+        page.click("button:has-text('Send feedback')")
+        page.wait_for_selector(f"[data-testid=feedback-comment]:has-text('{comment}')")
+        page.screenshot(path=str(screenshots / "logs-share-thumbs-down.png"))
+        page.reload()  # stored with the answer: the visitor sees it again
+        page.wait_for_selector(f"[data-testid=feedback-comment]:has-text('{comment}')")
+    finally:
+        visitor.close()
+
+    owner = browser.new_page(viewport=VIEWPORTS["desktop"])
+    try:
+        sign_in(owner, server.base_url, server.admin_key)
+        owner.goto(f"{server.base_url}/apps/{app_id}")
+        owner.click("a:has-text('Logs')")
+        owner.wait_for_selector("[data-testid=logs-table] tr.log-row[data-chat='api-chat']")
+        owner.select_option("select[name=feedback]", "bad")
+        owner.wait_for_selector("[data-testid=logs-table] tr.log-row[data-chat='api-chat']", state="detached")
+        rows = owner.locator("tr.log-row")
+        assert rows.count() == 1
+        assert "Refund time?" in rows.first.inner_text()
+        assert "Share link" in rows.first.inner_text()
+        rows.first.click()
+        owner.wait_for_selector(f"[data-testid=log-bad]:has-text('{comment}')")
+        owner.screenshot(path=str(screenshots / "logs-share-feedback.png"))
+    finally:
+        owner.close()

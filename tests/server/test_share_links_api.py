@@ -244,6 +244,43 @@ def test_a_visitor_chats_without_an_account_and_sees_only_their_own_chats(world:
     assert "my-first-chat" in [c["chatId"] for c in shared["list"]]
 
 
+def test_a_visitor_rates_an_answer_of_their_own_chat_and_the_owner_sees_it_in_the_logs(
+    world: World,
+) -> None:
+    share_id = make_link(world)
+    me, other = new_uid(), new_uid()
+    chat_id = f"rated-{me}"
+    feedback = "/api/core/chat/feedback/updateUserFeedback"
+    with world.visitor() as visitor:
+        assert visitor_chat(visitor, share_id, me, chatId=chat_id).status_code == 200
+        mine = {"shareId": share_id, "outLinkUid": me, "chatId": chat_id}
+        records = ok(visitor.post("/api/core/chat/getPaginationRecords", json=mine))["list"]
+        answer_id = next(r["dataId"] for r in records if r["obj"] == "AI")
+        rating = {**mine, "appId": world.app_id, "dataId": answer_id, "userBadFeedback": "too vague"}
+
+        # another visitor of the link, or the link with another app's id, may not rate it
+        refused(visitor.post(feedback, json={**rating, "outLinkUid": other}), 403, "unAuthChat")
+        refused(visitor.post(feedback, json={**rating, "appId": world.rag_app_id}), 403, "unAuthChat")
+        assert ok(visitor.post(feedback, json=rating)) is None
+        rated = ok(visitor.post("/api/core/chat/getPaginationRecords", json=mine))["list"]
+        assert next(r for r in rated if r["dataId"] == answer_id)["userBadFeedback"] == "too vague"
+
+    logs = ok(
+        world.owner.post(
+            "/api/core/app/getChatLogs",
+            json={"appId": world.app_id, "feedbackType": "bad", "sources": ["share"], "pageSize": 100},
+        )
+    )
+    entry = next(e for e in logs["list"] if e["chatId"] == chat_id)
+    assert (entry["outLinkUid"], entry["userBadFeedbackCount"]) == (me, 1)
+    owners = ok(
+        world.owner.post(
+            "/api/core/chat/getPaginationRecords", json={"appId": world.app_id, "chatId": chat_id}
+        )
+    )["list"]
+    assert next(r for r in owners if r["dataId"] == answer_id)["userBadFeedback"] == "too vague"
+
+
 def test_an_expired_link_refuses_chats(world: World) -> None:
     share_id = make_link(world, limit={"expiredTime": "2020-01-01T00:00:00Z"})
     with world.visitor() as visitor:

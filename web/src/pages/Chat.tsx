@@ -7,6 +7,7 @@ import { ScoreTrace } from "./SearchTest";
 import { Icon } from "../icons";
 import { message as english, nodeName, useEscape } from "../i18n";
 import { t } from "../lang";
+import { FeedbackBar, feedbackFields } from "../feedback";
 
 type Tool = { id: string; name: string; params: string; response: string };
 type Quote = { id: string; q: string; a?: string; sourceName?: string; collectionId?: string; score?: { type: string; value: number }[]; trace?: any };
@@ -223,11 +224,9 @@ function ChatWithApp({ apps, appId, chatId, appKey }: { apps: AppSummary[]; appI
   /** Rate an answer: good or bad with a comment; the same rating again takes it back. */
   const rate = async (turn: Turn, kind: "good" | "bad" | null, comment = "") => {
     if (!turn.dataId) return;
-    const body: Record<string, unknown> = { appId, chatId: currentChat.current, dataId: turn.dataId };
-    if (kind === "good") body.userGoodFeedback = comment || "yes";
-    if (kind === "bad") body.userBadFeedback = comment || "yes";
-    await api("POST", "/api/core/chat/feedback/updateUserFeedback", body);
-    setTurns((prev) => prev.map((x) => (x.id === turn.id ? { ...x, good: kind === "good" ? String(body.userGoodFeedback) : undefined, bad: kind === "bad" ? String(body.userBadFeedback) : undefined } : x)));
+    const rating = feedbackFields(kind, comment);
+    await api("POST", "/api/core/chat/feedback/updateUserFeedback", { appId, chatId: currentChat.current, dataId: turn.dataId, ...rating });
+    setTurns((prev) => prev.map((x) => (x.id === turn.id ? { ...x, good: rating.userGoodFeedback, bad: rating.userBadFeedback } : x)));
   };
   const submit = (e: React.FormEvent) => { e.preventDefault(); const text = input; setInput(""); send(text); };
   const vars: AppVariable[] = (app?.chatConfig?.variables ?? []).filter((v) => v.type !== "hidden" && v.type !== "internal");
@@ -343,32 +342,8 @@ function TurnView({ turn, last, streaming, onAnswer, onQuote, onRate }: { turn: 
         {turn.nodeErrors.length > 0 && <div className="error" data-testid="node-errors">{turn.nodeErrors.join("\n")}</div>}
         {turn.error && !turn.nodeErrors.some((e) => e.endsWith(turn.error)) && <div className="error">{turn.error}</div>}
         {turn.done && !turn.text && !turn.error && !turn.nodeErrors.length && !turn.interactive && !turn.tools.length && <div className="muted small">{t("The app sent no answer.")}</div>}
-        {turn.done && turn.dataId && !turn.error && <FeedbackBar turn={turn} onRate={onRate} />}
+        {turn.done && turn.dataId && !turn.error && <FeedbackBar rating={turn} onRate={(kind, comment) => onRate(turn, kind, comment)} />}
       </div>
-    </div>
-  );
-}
-
-/** Thumbs up / down under an answer; down asks what was wrong (the comment goes to the app's logs). */
-function FeedbackBar({ turn, onRate }: { turn: Turn; onRate: (turn: Turn, kind: "good" | "bad" | null, comment?: string) => Promise<void> }) {
-  const [asking, setAsking] = useState(false);
-  const [comment, setComment] = useState("");
-  const [error, setError] = useState("");
-  const run = (kind: "good" | "bad" | null, text = "") => onRate(turn, kind, text).then(() => { setAsking(false); setError(""); }).catch((e) => setError((e as Error).message));
-  return (
-    <div className="feedback" data-testid="feedback">
-      <div className="row small">
-        <button type="button" className={"small" + (turn.good ? " primary" : "")} aria-pressed={!!turn.good} aria-label={t("Good answer")} title={t("Good answer")} onClick={() => run(turn.good ? null : "good")}><Icon name="up" /></button>
-        <button type="button" className={"small" + (turn.bad ? " danger" : "")} aria-pressed={!!turn.bad} aria-label={t("Bad answer")} title={t("Bad answer")} onClick={() => (turn.bad ? run(null) : setAsking(!asking))}><Icon name="down" /></button>
-        {turn.bad && turn.bad !== "yes" && <span className="muted" data-testid="feedback-comment">{turn.bad}</span>}
-      </div>
-      {asking && (
-        <form className="row wrap" onSubmit={(e) => { e.preventDefault(); run("bad", comment.trim()); }}>
-          <input name="feedbackComment" autoFocus placeholder={t("What was wrong? (optional)")} value={comment} onChange={(e) => setComment(e.target.value)} style={{ flex: "1 1 200px" }} maxLength={5000} />
-          <button className="primary small">{t("Send feedback")}</button>
-        </form>
-      )}
-      {error && <div className="error small">{error}</div>}
     </div>
   );
 }

@@ -7,9 +7,11 @@ import { api, streamSse } from "../api";
 import { Markdown } from "../markdown";
 import { message as english } from "../i18n";
 import { t } from "../lang";
+import { FeedbackBar, Rating, feedbackFields } from "../feedback";
 
-type Line = { role: "user" | "ai"; text: string; error?: string; status?: string };
-type Init = { app: { name: string; intro: string; chatConfig: { welcomeText?: string } }; outLink: { name: string } };
+/** One message; an answer has its record id (dataId) once stored, and the visitor's rating of it. */
+type Line = Rating & { role: "user" | "ai"; text: string; error?: string; status?: string; dataId?: string; done?: boolean };
+type Init = { appId: string; app: { name: string; intro: string; chatConfig: { welcomeText?: string } }; outLink: { name: string } };
 
 function randomId(n = 24): string {
   const alphabet = "abcdefghijklmnopqrstuvwxyzABCDEFGHIJKLMNOPQRSTUVWXYZ0123456789";
@@ -52,7 +54,10 @@ export function SharePage() {
       .then((data) => { setInit(data); document.title = data.app.name; })
       .catch((e) => setFatal((e as Error).message));
     api<{ list: any[] }>("POST", "/api/core/chat/getPaginationRecords", { shareId, outLinkUid: uid, chatId, pageSize: 30 }, undefined, true)
-      .then((page) => setLines(page.list.map((r) => ({ role: r.obj === "Human" ? "user" : "ai", text: (r.value ?? []).map((v: any) => v?.text?.content ?? "").join("") }))))
+      .then((page) => setLines(page.list.map((r) => ({
+        role: r.obj === "Human" ? "user" : "ai", text: (r.value ?? []).map((v: any) => v?.text?.content ?? "").join(""), dataId: r.dataId, done: true,
+        good: typeof r.userGoodFeedback === "string" ? r.userGoodFeedback : undefined, bad: typeof r.userBadFeedback === "string" ? r.userBadFeedback : undefined,
+      }))))
       .catch(() => undefined);
   }, [shareId, uid, chatId]);
 
@@ -72,9 +77,10 @@ export function SharePage() {
     setInput("");
     setBusy(true);
     localStorage.setItem(chatKey(shareId), chatId);
-    setLines((old) => [...old, { role: "user", text }, { role: "ai", text: "" }]);
+    const answerId = randomId(); // the answer's record id (FastGPT's responseChatItemId): rated at once
+    setLines((old) => [...old, { role: "user", text }, { role: "ai", text: "", dataId: answerId }]);
     const update = (change: (line: Line) => Line) => setLines((old) => [...old.slice(0, -1), change(old[old.length - 1])]);
-    const body = { shareId, outLinkUid: uid, chatId, stream: true, detail: true, messages: [{ role: "user", content: text }] };
+    const body = { shareId, outLinkUid: uid, chatId, stream: true, detail: true, responseChatItemId: answerId, messages: [{ role: "user", content: text }] };
     try {
       await streamSse("/api/v1/chat/completions", body, ({ event, data }) => {
         const delta = data?.choices?.[0]?.delta;
@@ -85,8 +91,19 @@ export function SharePage() {
     } catch (err) {
       update((l) => ({ ...l, error: (err as Error).message }));
     } finally {
+      update((l) => ({ ...l, done: true }));
       setBusy(false);
     }
+  };
+
+  /** Rate an answer of this chat, as this visitor (the owner's Logs show it). */
+  const rate = async (index: number, kind: "good" | "bad" | null, comment = "") => {
+    const line = lines[index];
+    if (!line?.dataId || !init) return;
+    const rating = feedbackFields(kind, comment);
+    const body = { shareId, outLinkUid: uid, appId: init.appId, chatId, dataId: line.dataId, ...rating };
+    await api("POST", "/api/core/chat/feedback/updateUserFeedback", body, undefined, true);
+    setLines((old) => old.map((l, i) => (i === index ? { ...l, good: rating.userGoodFeedback, bad: rating.userBadFeedback } : l)));
   };
 
   if (fatal) return <div className="share-page"><div className="share-fatal error" role="alert">{fatal}</div></div>;
@@ -108,6 +125,7 @@ export function SharePage() {
               {line.text && <Markdown text={line.text} />}
               {line.status && !line.text && <div className="muted small">{line.status}</div>}
               {line.error && <div className="error" role="alert" data-testid="share-error">{line.error}</div>}
+              {line.role === "ai" && line.done && line.dataId && !line.error && line.text && <FeedbackBar rating={line} onRate={(kind, comment) => rate(i, kind, comment)} />}
             </div>
           </div>
         ))}

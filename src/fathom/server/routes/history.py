@@ -28,10 +28,16 @@ from fathom.server.routes.history_models import (
     Records,
     ResData,
     UpdateHistory,
+    Visitor,
 )
 from fathom.server.routes.history_views import app_init_view, record_view
-from fathom.server.routes.share_chat import caller, visitor_records, visitor_res_data
-from fathom.server.typed import ApiModel, ObjectId, answers, parsed
+from fathom.server.routes.share_chat import (
+    caller,
+    check_visitors_chat,
+    visitor_records,
+    visitor_res_data,
+)
+from fathom.server.typed import ObjectId, answers, parsed
 from fathom.store.protocols import AppRecord, ChatRecord, NotFound
 
 router = APIRouter(tags=["chat history"])
@@ -272,9 +278,10 @@ async def delete_record(
     return envelope(None)
 
 
-class UserFeedbackBody(ApiModel):
+class UserFeedbackBody(Visitor):
     """FastGPT's UpdateUserFeedbackBody: a field present sets that feedback (its text is the comment),
-    a field absent or null takes it away."""
+    a field absent or null takes it away. With ``shareId`` + ``outLinkUid`` a share page's visitor rates
+    an answer of their own chat through that link."""
 
     app_id: ObjectId = Field(alias="appId")
     chat_id: str = Field("", alias="chatId", max_length=1024)
@@ -304,16 +311,21 @@ class UserFeedbackBody(ApiModel):
 )
 async def update_feedback(
     request: Request,
-    auth: AuthContext = Depends(authenticate),
+    auth: AuthContext | ShareVisit = Depends(caller),
     body: UserFeedbackBody = parsed(UserFeedbackBody),
 ) -> dict[str, Any]:
-    app = await load_app(request, auth, body.app_id, "read", chatting=True)
-    if await others_chat(request, auth, app.id, body.chat_id):
-        raise _no_chat(body.chat_id)
+    if isinstance(auth, ShareVisit):  # a visitor: only their own chat through this link
+        await check_visitors_chat(request, auth, body.app_id, body.chat_id)
+        team_id, app_id = auth.link.team_id, auth.link.app_id
+    else:
+        app = await load_app(request, auth, body.app_id, "read", chatting=True)
+        if await others_chat(request, auth, app.id, body.chat_id):
+            raise _no_chat(body.chat_id)
+        team_id, app_id = auth.team_id, app.id
     try:
         await chat_of(request).history.update_feedback(
-            auth.team_id,
-            app.id,
+            team_id,
+            app_id,
             body.chat_id,
             body.data_id or body.chat_item_id or None,
             good=body.user_good_feedback,

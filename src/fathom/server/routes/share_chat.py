@@ -7,8 +7,9 @@
   link's shareId and the visitor's uid, and the link's limits apply first (see
   :mod:`fathom.chat.share_links`). What the visitor gets back follows the link's settings
   (:mod:`fathom.chat.share_view`).
-- The history routes a share page needs (``getHistories``, ``getPaginationRecords``, ``getResData``)
-  take ``shareId`` + ``outLinkUid`` too, and show a visitor only their own chats.
+- The history routes a share page needs (``getHistories``, ``getPaginationRecords``, ``getResData``,
+  ``updateUserFeedback``) take ``shareId`` + ``outLinkUid`` too, and show (or let rate) a visitor only
+  their own chats.
 """
 
 from __future__ import annotations
@@ -75,6 +76,14 @@ async def _check_chat(request: Request, visit: ShareVisit, chat_id: str | None) 
     chat = await chat_of(request).history.get_chat(link.team_id, link.app_id, chat_id)
     if chat is not None and not visitors_chat(visit, chat):
         raise ApiError(403, "unAuthChat", f"chatId: chat {chat_id} belongs to another visitor")
+
+
+async def check_visitors_chat(request: Request, visit: ShareVisit, app_id: str, chat_id: str) -> None:
+    """A visitor's write to a chat (``updateUserFeedback``): the link's app and the visitor's own chat,
+    else FastGPT's ``unAuthChat``."""
+    if app_id != visit.link.app_id:
+        raise ApiError(403, "unAuthChat", f"appId: app {app_id} is not this share link's")
+    await _check_chat(request, visit, chat_id)
 
 
 async def _visitors_chat_id(request: Request, visit: ShareVisit, values: dict[str, Any]) -> str | None:
