@@ -20,7 +20,8 @@ from fathom.server.errors import ApiError, envelope
 from fathom.server.pagination import page_window
 from fathom.server.routes.app_access import api_error, chat_of, load_app
 from fathom.server.routes.common import ANY_METHOD, iso
-from fathom.server.typed import ApiModel, ObjectId, parsed
+from fathom.server.routes.history_models import ChatLogPage
+from fathom.server.typed import ApiModel, ObjectId, answers, parsed
 from fathom.store.protocols import ChatItemRecord
 
 router = APIRouter(tags=["chat logs"])
@@ -153,6 +154,7 @@ def log_view(entry: ChatLogEntry) -> dict[str, Any]:
 @router.post(
     "/api/core/app/getChatLogs",
     summary="An app's conversations, with feedback counts",
+    responses=answers(ChatLogPage),
 )
 @router.api_route("/api/core/app/getChatLogs", methods=OTHER_METHODS, include_in_schema=False)
 @router.api_route("/api/core/app/logs/list", methods=ANY_METHOD, include_in_schema=False)
@@ -170,6 +172,7 @@ async def get_chat_logs(
 @router.post(
     "/api/core/chat/feedback/adminUpdate",
     summary="Mark an answer and give the corrected one",
+    responses=answers(dict[str, Any]),
 )
 @router.api_route("/api/core/chat/feedback/adminUpdate", methods=OTHER_METHODS, include_in_schema=False)
 @router.api_route("/api/core/chat/feedback/updateAdminFeedback", methods=ANY_METHOD, include_in_schema=False)

@@ -91,3 +91,36 @@ class ChatInitView(BaseModel):
     title: str | None
     variables: dict[str, Any]
     app: dict[str, Any] = Field(description="The app's chat settings, name, avatar and intro")
+
+
+class ShareInitView(ChatInitView):
+    """``outLink/init``: ``core/chat/init``'s data plus what the page may show of the link."""
+
+    outLink: dict[str, Any] = Field(description="The link's name and visibility settings")
+
+
+class ChatLogView(BaseModel):
+    """One conversation of an app's logs (FastGPT's getChatLogs item)."""
+
+    id_: str = Field(alias="_id")
+    id: str
+    chatId: str
+    title: str
+    customTitle: str
+    source: str
+    time: str | None
+    updateTime: str | None
+    createTime: str | None
+    messageCount: int
+    userGoodFeedbackCount: int
+    userBadFeedbackCount: int
+    markCount: int
+    averageResponseTime: float | None
+    tmbId: str | None
+    outLinkUid: str | None
+    shareId: str | None
+
+
+class ChatLogPage(BaseModel):
+    list: builtins.list[ChatLogView]
+    total: int

@@ -26,8 +26,9 @@ from fathom.server.auth import AuthContext, authenticate
 from fathom.server.errors import ApiError, envelope
 from fathom.server.routes.app_access import chat_of
 from fathom.server.routes.common import ANY_METHOD, params
+from fathom.server.routes.history_models import ShareInitView
 from fathom.server.routes.history_views import app_init_view, record_view
-from fathom.server.typed import ApiModel, parsed
+from fathom.server.typed import ApiModel, answers, parsed
 from fathom.store.protocols import ChatRecord, NotFound
 
 router = APIRouter(tags=["share links"])
@@ -187,7 +188,10 @@ class OutLinkInit(ApiModel):
 
 
 @router.api_route(
-    "/api/core/chat/outLink/init", methods=ANY_METHOD, summary="A share page's app and chat (no account)"
+    "/api/core/chat/outLink/init",
+    methods=ANY_METHOD,
+    summary="A share page's app and chat (no account)",
+    responses=answers(ShareInitView),
 )
 async def out_link_init(request: Request, body: OutLinkInit = parsed(OutLinkInit)) -> dict[str, Any]:
     values = body.model_dump(by_alias=True)
