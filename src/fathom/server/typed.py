@@ -203,7 +203,7 @@ def documents(model: type[M]) -> Any:
     """A dependency that only declares ``model`` as the route's request, for a handler that validates
     it itself with :func:`validate` (the chat routes answer a refused stream with an SSE error frame)."""
 
-    def declared() -> None:
+    async def declared() -> None:  # async: FastAPI runs a plain ``def`` dependency on a worker thread
         return None
 
     declared.typed_request = model  # type: ignore[attr-defined]

@@ -11,7 +11,7 @@ from typing import Any, TypeVar
 
 from sqlalchemy import Connection, Engine, create_engine, event, text
 from sqlalchemy.engine import make_url
-from sqlalchemy.exc import ArgumentError
+from sqlalchemy.exc import ArgumentError, OperationalError
 from sqlalchemy.ext.asyncio import AsyncEngine, AsyncSession, async_sessionmaker, create_async_engine
 
 from fathom.config import ConfigError
@@ -49,6 +49,24 @@ def _sqlite_pragmas(dbapi_connection: Any, _record: Any) -> None:
     cursor.close()
 
 
+def _inline_pragmas(dbapi_connection: Any, record: Any) -> None:
+    """The event loop's own connection never waits: a locked database sends the work to a worker thread
+    (see :meth:`Database.run_write`). Its commits checkpoint the WAL as SQLite's do (passively, once it
+    passes 1,000 pages: a few milliseconds of the loop's time every few hundred chat turns)."""
+    _sqlite_pragmas(dbapi_connection, record)
+    cursor = dbapi_connection.cursor()
+    cursor.execute("PRAGMA busy_timeout=0")
+    cursor.close()
+
+
+_SQLITE_BUSY_CODES = {sqlite3.SQLITE_BUSY, sqlite3.SQLITE_LOCKED}
+_MISS = object()
+
+
+def _busy(exc: OperationalError) -> bool:
+    return getattr(exc.orig, "sqlite_errorcode", None) in _SQLITE_BUSY_CODES
+
+
 class Database:
     """Owns the engine and the session factory. One per process, built from settings and passed down."""
 
@@ -82,6 +100,7 @@ class Database:
         # the hot path on a SQLite file: a synchronous engine whose statements run together on a worker
         # thread (one thread hop per batch, instead of aiosqlite's hop per cursor call)
         self._sync_engine: Engine | None = None
+        self._inline_engine: Engine | None = None
         self._writer_lock = threading.Lock()
         if file_backed:
             self._sync_engine = create_engine(
@@ -90,6 +109,13 @@ class Database:
                 connect_args={"timeout": 30, "check_same_thread": False, "isolation_level": None},
             )
             event.listen(self._sync_engine, "connect", _sqlite_pragmas)
+            # the same small batches on the event loop's thread when SQLite can take them at once
+            self._inline_engine = create_engine(
+                f"sqlite:///{database}",
+                echo=echo,
+                connect_args={"timeout": 0, "check_same_thread": False, "isolation_level": None},
+            )
+            event.listen(self._inline_engine, "connect", _inline_pragmas)
 
     @property
     def is_postgres(self) -> bool:
@@ -102,24 +128,52 @@ class Database:
             yield session
 
     async def run_read(self, work: Callable[[Connection], T], *, snapshot: bool = False) -> T:
-        """``work(connection)`` for a batch of reads (``snapshot``: all in one snapshot, for more than
-        one statement): on a SQLite file in one thread hop, elsewhere on one pooled connection of the
-        async engine (psycopg: no thread hops at all)."""
+        """``work(connection)`` for a small batch of reads (``snapshot``: all in one snapshot, for more
+        than one statement). On a SQLite file it runs on the event loop's thread when the database can
+        be read at once (a WAL reader does not wait on writers), else on a worker thread in one hop;
+        elsewhere on one pooled connection of the async engine (psycopg: no thread hops at all)."""
         if self._sync_engine is not None:
+            found = self._run_inline(work, "BEGIN" if snapshot else None)
+            if found is not _MISS:
+                return found  # type: ignore[return-value]
             return await asyncio.to_thread(self._run_sqlite, work, "BEGIN" if snapshot else None)
         async with self.engine.connect() as conn:
             return await conn.run_sync(work)
 
     async def run_write(self, work: Callable[[Connection], T]) -> T:
-        """``work(connection)`` as one transaction, committed when it returns, rolled back if it raises.
+        """``work(connection)`` as one transaction, committed when it returns, rolled back if it raises:
+        the hot path's small batches (a chat turn, usage counters), one round trip per statement batch.
 
-        On a SQLite file the whole transaction (``BEGIN IMMEDIATE`` … ``COMMIT``) runs on a worker thread
-        in one hop, writers of this process queued on a lock rather than on SQLite's busy timeout; elsewhere
-        it runs on one connection of the async engine inside ``BEGIN`` … ``COMMIT``."""
+        On a SQLite file the transaction (``BEGIN IMMEDIATE`` … ``COMMIT``) runs on the event loop's
+        thread when no other writer holds the database (SQLite answers at once, microseconds a
+        statement: cheaper than a thread hop); when one does, it runs on a worker thread in one hop,
+        writers of this process queued on a lock rather than on SQLite's busy timeout. Elsewhere it
+        runs on one connection of the async engine inside ``BEGIN`` … ``COMMIT``."""
         if self._sync_engine is not None:
+            done = self._run_inline(work, "BEGIN IMMEDIATE")
+            if done is not _MISS:
+                return done  # type: ignore[return-value]
             return await asyncio.to_thread(self._run_sqlite, work, "BEGIN IMMEDIATE")
         async with self.engine.begin() as conn:
             return await conn.run_sync(work)
+
+    def _run_inline(self, work: Callable[[Connection], T], begin: str | None) -> T | object:
+        """``work`` on the event loop's thread, or ``_MISS`` (nothing done, nothing kept) when SQLite or
+        this process's writer lock would make it wait."""
+        writing = begin == "BEGIN IMMEDIATE"
+        if writing and not self._writer_lock.acquire(blocking=False):
+            return _MISS
+        assert self._inline_engine is not None
+        try:
+            result = self._transact(self._inline_engine, work, begin)
+        except OperationalError as exc:
+            if _busy(exc):  # rolled back (or never begun): the worker thread runs it again
+                return _MISS
+            raise
+        finally:
+            if writing:
+                self._writer_lock.release()
+        return result
 
     def _run_sqlite(self, work: Callable[[Connection], T], begin: str | None) -> T:
         assert self._sync_engine is not None
@@ -127,20 +181,24 @@ class Database:
         if writing:
             self._writer_lock.acquire()
         try:
-            with self._sync_engine.connect() as conn:
-                if begin is None:  # one statement: its own snapshot
-                    return work(conn)
-                conn.exec_driver_sql(begin)
-                try:
-                    result = work(conn)
-                except BaseException:
-                    conn.exec_driver_sql("ROLLBACK")
-                    raise
-                conn.exec_driver_sql("COMMIT")
-                return result
+            return self._transact(self._sync_engine, work, begin)
         finally:
             if writing:
                 self._writer_lock.release()
+
+    @staticmethod
+    def _transact(engine: Engine, work: Callable[[Connection], T], begin: str | None) -> T:
+        with engine.connect() as conn:
+            if begin is None:  # one statement: its own snapshot
+                return work(conn)
+            conn.exec_driver_sql(begin)
+            try:
+                result = work(conn)
+            except BaseException:
+                conn.exec_driver_sql("ROLLBACK")
+                raise
+            conn.exec_driver_sql("COMMIT")
+            return result
 
     async def ping(self) -> None:
         """Raise if the database cannot be reached."""
@@ -188,6 +246,8 @@ class Database:
                 connection.close()
             self._reader_connections.clear()
         self._reader_local = threading.local()
+        if self._inline_engine is not None:
+            self._inline_engine.dispose()
         if self._sync_engine is not None:
             self._sync_engine.dispose()
         await self.engine.dispose()

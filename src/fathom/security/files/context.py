@@ -54,6 +54,19 @@ def _allow_all(url: str) -> bool:
     return True
 
 
+def _copied(value: Any) -> Any:
+    """A deep copy of a JSON-shaped value (dicts, lists, scalars) at a fraction of ``copy.deepcopy``'s
+    cost (every chat turn copies its query and history); anything else goes to ``copy.deepcopy``."""
+    kind = type(value)
+    if kind is dict:
+        return {key: _copied(item) for key, item in value.items()}
+    if kind is list:
+        return [_copied(item) for item in value]
+    if kind in (str, int, float, bool) or value is None:
+        return value
+    return copy.deepcopy(value)
+
+
 class WorkflowFileContext:
     """Registered files of one workflow run (root) or of a child run derived from it."""
 
@@ -291,14 +304,14 @@ async def prepare_workflow_file_context(
         ref = await registrar.register_input_file(file, source)
         if ref is None:
             return None
-        prepared = copy.deepcopy(dict(file))
+        prepared = _copied(dict(file))
         if "url" in prepared or file_key(file) is not None:
             prepared["url"] = ref.model_url
         return prepared
 
     new_query: list[dict[str, Any]] = []
     for item in query:
-        copied = copy.deepcopy(dict(item))
+        copied = _copied(dict(item))
         if isinstance(item.get("file"), Mapping):
             prepared = await prepare(item["file"], "query")
             if prepared is None:
@@ -308,17 +321,19 @@ async def prepare_workflow_file_context(
 
     new_histories: list[dict[str, Any]] = []
     for history in histories:
-        copied = copy.deepcopy(dict(history))
-        if history.get("obj") == "Human":
-            values = []
-            for value in history.get("value") or []:
-                if isinstance(value, Mapping) and isinstance(value.get("file"), Mapping):
-                    prepared = await prepare(value["file"], "history")
-                    if prepared is None:
-                        continue
-                    values.append({**copy.deepcopy(dict(value)), "file": prepared})
-                else:
-                    values.append(copy.deepcopy(value))
-            copied["value"] = values
+        if history.get("obj") != "Human":
+            new_histories.append(_copied(dict(history)))
+            continue
+        copied = {key: _copied(item) for key, item in history.items() if key != "value"}
+        values = []
+        for value in history.get("value") or []:
+            if isinstance(value, Mapping) and isinstance(value.get("file"), Mapping):
+                prepared = await prepare(value["file"], "history")
+                if prepared is None:
+                    continue
+                values.append({**_copied(dict(value)), "file": prepared})
+            else:
+                values.append(_copied(value))
+        copied["value"] = values
         new_histories.append(copied)
     return PreparedWorkflowFileContext(context, registrar, new_query, new_histories)
