@@ -14,7 +14,7 @@ from fathom.chat.simple_app import compile_simple_app, simple_chat_config, valid
 from fathom.chat.simple_form import form_to_workflow, is_simple_form
 from fathom.chat.team_tools import TOOL_SET_TYPES, scrub_tool_set_nodes
 from fathom.store.protocols import AppRecord, AppRepository, AppVersionRecord, NotFound
-from fathom.workflow import WorkflowGraphError, load_workflow
+from fathom.workflow import WorkflowGraph, WorkflowGraphError, load_workflow
 from fathom.workflow.nodes.app_module import ChildApp
 from fathom.workflow.nodes.graph_tools import workflow_tool_config_status
 
@@ -44,6 +44,8 @@ class AppGraph:
     app: AppRecord
     workflow: dict[str, Any]
     version_id: str | None
+    # the published version's graph, validated once and shared by its runs (each builds runtime copies)
+    loaded: WorkflowGraph | None = None
 
     @property
     def chat_config(self) -> dict[str, Any]:
@@ -150,8 +152,9 @@ class AppService:
         self.apps = apps
         self.secrets = secrets
         # a version never changes once frozen: its workflow (a simple app's compiled) is kept by id, as
-        # JSON text so that every run gets its own copy to change
-        self._versions: OrderedDict[str, str] = OrderedDict()
+        # JSON text so that every run gets its own copy to change, and as the graph it validates into
+        # (None when it does not: the run reports the error, as for any graph)
+        self._versions: OrderedDict[str, tuple[str, WorkflowGraph | None]] = OrderedDict()
 
     async def create(
         self,
@@ -270,15 +273,21 @@ class AppService:
         if not app.published_version_id:
             raise AppNotPublished(app_id)
         version_id = app.published_version_id
-        frozen = self._versions.get(version_id)
-        if frozen is None:
+        cached = self._versions.get(version_id)
+        if cached is None:
             workflow = version_workflow(await self.apps.get_version(team_id, app_id, version_id))
-            self._versions[version_id] = json.dumps(workflow, ensure_ascii=False)
+            frozen = json.dumps(workflow, ensure_ascii=False)
+            try:
+                loaded: WorkflowGraph | None = load_workflow(json.loads(frozen))
+            except WorkflowGraphError:
+                loaded = None
+            self._versions[version_id] = (frozen, loaded)
             if len(self._versions) > VERSION_CACHE_SIZE:
                 self._versions.popitem(last=False)
-            return AppGraph(app, workflow, version_id)
+            return AppGraph(app, workflow, version_id, loaded)
         self._versions.move_to_end(version_id)
-        return AppGraph(app, json.loads(frozen), version_id)
+        frozen, loaded = cached
+        return AppGraph(app, json.loads(frozen), version_id, loaded)
 
 
 class ChildAppReader(Protocol):

@@ -276,7 +276,7 @@ class ChatService:
                 owner = await self.app_owners.owner_of(request.app_id)
             files = prepared.files
             result = await run_workflow(
-                prepared.graph.workflow,
+                prepared.graph.loaded or prepared.graph.workflow,
                 query=files.query if files is not None else prepared.query,
                 variables=prepared.variables,
                 histories=files.histories if files is not None else prepared.histories,

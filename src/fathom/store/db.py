@@ -63,8 +63,9 @@ _SQLITE_BUSY_CODES = {sqlite3.SQLITE_BUSY, sqlite3.SQLITE_LOCKED}
 _MISS = object()
 
 
-def _busy(exc: OperationalError) -> bool:
-    return getattr(exc.orig, "sqlite_errorcode", None) in _SQLITE_BUSY_CODES
+def _busy(exc: OperationalError | sqlite3.OperationalError) -> bool:
+    error = exc.orig if isinstance(exc, OperationalError) else exc
+    return getattr(error, "sqlite_errorcode", None) in _SQLITE_BUSY_CODES
 
 
 class Database:
@@ -166,7 +167,7 @@ class Database:
         assert self._inline_engine is not None
         try:
             result = self._transact(self._inline_engine, work, begin)
-        except OperationalError as exc:
+        except (OperationalError, sqlite3.OperationalError) as exc:
             if _busy(exc):  # rolled back (or never begun): the worker thread runs it again
                 return _MISS
             raise
@@ -191,13 +192,17 @@ class Database:
         with engine.connect() as conn:
             if begin is None:  # one statement: its own snapshot
                 return work(conn)
-            conn.exec_driver_sql(begin)
+            # the transaction's bounds straight on the driver's connection (autocommit mode: SQLAlchemy
+            # keeps no transaction state of its own here), two statement executions fewer per batch
+            raw = conn.connection.driver_connection
+            assert raw is not None
+            raw.execute(begin)
             try:
                 result = work(conn)
             except BaseException:
-                conn.exec_driver_sql("ROLLBACK")
+                raw.execute("ROLLBACK")
                 raise
-            conn.exec_driver_sql("COMMIT")
+            raw.execute("COMMIT")
             return result
 
     async def ping(self) -> None:

@@ -7,6 +7,7 @@ import json
 from datetime import UTC, datetime
 from typing import Any
 
+from fathom.json_values import copy_json
 from fathom.security.files import WorkflowFileStore, set_workflow_files
 from fathom.workflow.constants import (
     WORKFLOW_MAX_CONCURRENCY,
@@ -68,7 +69,7 @@ def build_variables(
         elif given.get(key) is not None:
             typed[key] = value_type_format(given[key], value_type)
         else:
-            typed[key] = value_type_format(item.get("defaultValue"), value_type)
+            typed[key] = value_type_format(copy_json(item.get("defaultValue")), value_type)
     return {**(external or {}), **given, **typed, **system}
 
 

@@ -10,6 +10,7 @@ from collections.abc import Iterable
 from dataclasses import dataclass, field
 from typing import Any
 
+from fathom.json_values import copy_json
 from fathom.workflow.constants import (
     ENTRY_NODE_TYPES,
     FlowNodeType,
@@ -121,13 +122,14 @@ def is_control_edge(edge: RuntimeEdge) -> bool:
 
 
 def build_runtime_node(node: WorkflowNode) -> RuntimeNode:
-    """A fresh runtime copy of a stored node."""
+    """A fresh runtime copy of a stored node: its values are copies, so a run that changes one in
+    place leaves the graph (shared by every run of a published version) as it was."""
     inputs = [
         RuntimeInput(
             key=item.key,
-            value=item.value,
+            value=copy_json(item.value),
             value_type=item.value_type,
-            render_type_list=item.render_type_list,
+            render_type_list=list(item.render_type_list),
             can_edit=bool(item.can_edit),
         )
         for item in node.inputs
@@ -138,8 +140,8 @@ def build_runtime_node(node: WorkflowNode) -> RuntimeNode:
             key=item.key,
             value_type=item.value_type,
             required=bool(item.required),
-            default_value=item.default_value,
-            value=item.value,
+            default_value=copy_json(item.default_value),
+            value=copy_json(item.value),
         )
         for item in node.outputs
     ]

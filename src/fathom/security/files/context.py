@@ -9,13 +9,13 @@ whitelist. Every registered file gets one :class:`WorkflowFileRef` per identity 
 from __future__ import annotations
 
 import asyncio
-import copy
 import logging
 import posixpath
 from collections.abc import Awaitable, Callable, Mapping, Sequence
 from dataclasses import dataclass
 from typing import Any
 
+from fathom.json_values import copy_json
 from fathom.security.files.refs import (
     CHILD_NOT_SELECTED_FOR_SOURCE,
     CHILD_PRIVATE_NOT_IN_PARENT,
@@ -52,19 +52,6 @@ PreviewUrlGetter = Callable[[str], Awaitable[str]]
 
 def _allow_all(url: str) -> bool:
     return True
-
-
-def _copied(value: Any) -> Any:
-    """A deep copy of a JSON-shaped value (dicts, lists, scalars) at a fraction of ``copy.deepcopy``'s
-    cost (every chat turn copies its query and history); anything else goes to ``copy.deepcopy``."""
-    kind = type(value)
-    if kind is dict:
-        return {key: _copied(item) for key, item in value.items()}
-    if kind is list:
-        return [_copied(item) for item in value]
-    if kind in (str, int, float, bool) or value is None:
-        return value
-    return copy.deepcopy(value)
 
 
 class WorkflowFileContext:
@@ -304,14 +291,14 @@ async def prepare_workflow_file_context(
         ref = await registrar.register_input_file(file, source)
         if ref is None:
             return None
-        prepared = _copied(dict(file))
+        prepared = copy_json(dict(file))
         if "url" in prepared or file_key(file) is not None:
             prepared["url"] = ref.model_url
         return prepared
 
     new_query: list[dict[str, Any]] = []
     for item in query:
-        copied = _copied(dict(item))
+        copied = copy_json(dict(item))
         if isinstance(item.get("file"), Mapping):
             prepared = await prepare(item["file"], "query")
             if prepared is None:
@@ -322,18 +309,18 @@ async def prepare_workflow_file_context(
     new_histories: list[dict[str, Any]] = []
     for history in histories:
         if history.get("obj") != "Human":
-            new_histories.append(_copied(dict(history)))
+            new_histories.append(copy_json(dict(history)))
             continue
-        copied = {key: _copied(item) for key, item in history.items() if key != "value"}
+        copied = {key: copy_json(item) for key, item in history.items() if key != "value"}
         values = []
         for value in history.get("value") or []:
             if isinstance(value, Mapping) and isinstance(value.get("file"), Mapping):
                 prepared = await prepare(value["file"], "history")
                 if prepared is None:
                     continue
-                values.append({**_copied(dict(value)), "file": prepared})
+                values.append({**copy_json(dict(value)), "file": prepared})
             else:
-                values.append(_copied(value))
+                values.append(copy_json(value))
         copied["value"] = values
         new_histories.append(copied)
     return PreparedWorkflowFileContext(context, registrar, new_query, new_histories)
