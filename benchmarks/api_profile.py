@@ -9,9 +9,11 @@ model server, run in a thread of its own loop), warms up, then counts over ``--r
 completions (each a new chat):
 
 - thread hops: callbacks handed to the event loop from another thread (``call_soon_threadsafe``):
-  one per aiosqlite cursor call, one per ``asyncio.to_thread``;
+  one per aiosqlite cursor call, one per ``asyncio.to_thread`` (a SQLite batch the event loop's
+  thread could not take at once);
 - check-outs: connections taken from any SQLAlchemy pool of the database (``checkout`` events);
-- commits: transactions committed (``commit`` events, plus ``COMMIT`` statements sent as SQL);
+- commits: transactions committed (``commit`` events, plus ``COMMIT`` statements sent as SQL; on a
+  SQLite file's hot-path connections, which send it on the driver's connection, its trace callback);
 - statements: SQL statements sent, ``BEGIN``/``COMMIT``/``ROLLBACK`` not counted, an ``executemany``
   batch counted once.
 
@@ -43,15 +45,28 @@ from fathom.testing import ScriptedOpenAIServer, text_turn  # noqa: E402
 def watch(platform: Platform, counts: Counter[str]) -> None:
     """Count check-outs, commits and statements on every engine of the platform's database."""
     engines = [platform.db.engine.sync_engine]
-    sync_engine = getattr(platform.db, "_sync_engine", None)  # the hot path's engine, where it exists
-    if sync_engine is not None:
-        engines.append(sync_engine)
+    # the hot path's engines on a SQLite file (a worker thread's, the event loop's), where they exist
+    for name in ("_sync_engine", "_inline_engine"):
+        if getattr(platform.db, name, None) is not None:
+            engines.append(getattr(platform.db, name))
+
+    def driver_commits(sql: str) -> None:  # BEGIN/COMMIT sent on the driver's connection directly
+        if sql.lstrip().upper().startswith("COMMIT"):
+            counts["commits"] += 1
+
+    def traced(dbapi_connection: Any, *args: Any) -> None:
+        if hasattr(dbapi_connection, "set_trace_callback"):  # sqlite3
+            dbapi_connection.set_trace_callback(driver_commits)
+
+    for engine in engines[1:]:
+        event.listen(engine.pool, "checkout", traced)
     for engine in engines:
 
         def statement(conn: Any, cursor: Any, sql: str, params: Any, context: Any, many: bool) -> None:
             word = sql.lstrip().split(None, 1)[0].upper() if sql.strip() else ""
             if word == "COMMIT":
-                counts["commits"] += 1
+                if not hasattr(cursor, "connection") or not hasattr(cursor.connection, "set_trace_callback"):
+                    counts["commits"] += 1  # on SQLite the trace callback counts it
             elif word not in ("BEGIN", "ROLLBACK", "PRAGMA"):
                 counts["statements"] += 1
 
