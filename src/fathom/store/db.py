@@ -102,6 +102,8 @@ class Database:
         # thread (one thread hop per batch, instead of aiosqlite's hop per cursor call)
         self._sync_engine: Engine | None = None
         self._inline_engine: Engine | None = None
+        self._inline_local = threading.local()
+        self._inline_connections: list[Connection] = []
         self._writer_lock = threading.Lock()
         if file_backed:
             self._sync_engine = create_engine(
@@ -164,17 +166,31 @@ class Database:
         writing = begin == "BEGIN IMMEDIATE"
         if writing and not self._writer_lock.acquire(blocking=False):
             return _MISS
-        assert self._inline_engine is not None
+        conn = self._loop_connection()
         try:
-            result = self._transact(self._inline_engine, work, begin)
-        except (OperationalError, sqlite3.OperationalError) as exc:
-            if _busy(exc):  # rolled back (or never begun): the worker thread runs it again
-                return _MISS
+            result = self._transact(conn, work, begin)
+        except BaseException as exc:
+            self._inline_local.connection = None  # a fresh connection for the next batch
+            conn.close()
+            if isinstance(exc, (OperationalError, sqlite3.OperationalError)) and _busy(exc):
+                return _MISS  # rolled back (or never begun): the worker thread runs it again
             raise
         finally:
             if writing:
                 self._writer_lock.release()
         return result
+
+    def _loop_connection(self) -> Connection:
+        """This thread's own connection for inline batches, kept open between them (a batch runs
+        without awaiting, so no two share it): no pool check-out and reset per batch."""
+        conn: Connection | None = getattr(self._inline_local, "connection", None)
+        if conn is None or conn.closed:
+            assert self._inline_engine is not None
+            conn = self._inline_engine.connect()
+            self._inline_local.connection = conn
+            with self._reader_lock:
+                self._inline_connections.append(conn)
+        return conn
 
     def _run_sqlite(self, work: Callable[[Connection], T], begin: str | None) -> T:
         assert self._sync_engine is not None
@@ -182,28 +198,29 @@ class Database:
         if writing:
             self._writer_lock.acquire()
         try:
-            return self._transact(self._sync_engine, work, begin)
+            with self._sync_engine.connect() as conn:
+                return self._transact(conn, work, begin)
         finally:
             if writing:
                 self._writer_lock.release()
 
     @staticmethod
-    def _transact(engine: Engine, work: Callable[[Connection], T], begin: str | None) -> T:
-        with engine.connect() as conn:
-            if begin is None:  # one statement: its own snapshot
-                return work(conn)
-            # the transaction's bounds straight on the driver's connection (autocommit mode: SQLAlchemy
-            # keeps no transaction state of its own here), two statement executions fewer per batch
-            raw = conn.connection.driver_connection
-            assert raw is not None
-            raw.execute(begin)
-            try:
-                result = work(conn)
-            except BaseException:
+    def _transact(conn: Connection, work: Callable[[Connection], T], begin: str | None) -> T:
+        if begin is None:  # one statement: its own snapshot
+            return work(conn)
+        # the transaction's bounds straight on the driver's connection (autocommit mode: SQLAlchemy
+        # keeps no transaction state of its own here), two statement executions fewer per batch
+        raw = conn.connection.driver_connection
+        assert raw is not None
+        raw.execute(begin)
+        try:
+            result = work(conn)
+        except BaseException:
+            if raw.in_transaction:
                 raw.execute("ROLLBACK")
-                raise
-            raw.execute("COMMIT")
-            return result
+            raise
+        raw.execute("COMMIT")
+        return result
 
     async def ping(self) -> None:
         """Raise if the database cannot be reached."""
@@ -250,6 +267,10 @@ class Database:
             for connection in self._reader_connections:
                 connection.close()
             self._reader_connections.clear()
+            for conn in self._inline_connections:
+                conn.close()
+            self._inline_connections.clear()
+        self._inline_local = threading.local()
         self._reader_local = threading.local()
         if self._inline_engine is not None:
             self._inline_engine.dispose()
