@@ -40,7 +40,7 @@ class RunChannel:
     outcome: Any = None
     finished_at: float | None = None
     listeners: list[Callable[[Frame | None], None]] = field(default_factory=list)
-    _waiters: list[asyncio.Future[None]] = field(default_factory=list)
+    _waiters: list[asyncio.Future[bool]] = field(default_factory=list)
 
     def push(self, event: str, data: Any) -> Frame:
         frame = Frame(len(self.frames) + 1, event, data)
@@ -63,22 +63,25 @@ class RunChannel:
         waiters, self._waiters = self._waiters, []
         for waiter in waiters:
             if not waiter.done():
-                waiter.set_result(None)
+                waiter.set_result(True)
 
     async def wait_after(self, seq: int, timeout: float | None) -> list[Frame]:  # noqa: ASYNC109
-        """Frames numbered above ``seq``; waits up to ``timeout`` for one (empty list on timeout)."""
+        """Frames numbered above ``seq``; waits up to ``timeout`` for one (empty list on timeout). The
+        timeout is a timer on the reader's future (``asyncio.wait_for`` costs a task and more per wait)."""
         if len(self.frames) > seq or self.done:
             return self.frames[seq:]
-        waiter: asyncio.Future[None] = asyncio.get_running_loop().create_future()
+        loop = asyncio.get_running_loop()
+        waiter: asyncio.Future[bool] = loop.create_future()
         self._waiters.append(waiter)
+        timer = None if timeout is None else loop.call_later(timeout, _expire, waiter)
         try:
-            await (waiter if timeout is None else asyncio.wait_for(waiter, timeout))
-        except TimeoutError:
-            return []
+            woken = await waiter
         finally:
+            if timer is not None:
+                timer.cancel()
             if waiter in self._waiters:
                 self._waiters.remove(waiter)
-        return self.frames[seq:]
+        return self.frames[seq:] if woken else []
 
     async def follow(
         self, after: int = 0, heartbeat: float | None = None
@@ -103,6 +106,11 @@ class RunChannel:
         while not self.done:
             await self.wait_after(len(self.frames), None)
         return self.outcome
+
+
+def _expire(waiter: asyncio.Future[bool]) -> None:
+    if not waiter.done():
+        waiter.set_result(False)
 
 
 class RunRegistry:
