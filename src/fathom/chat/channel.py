@@ -113,11 +113,19 @@ def _expire(waiter: asyncio.Future[bool]) -> None:
         waiter.set_result(False)
 
 
-class RunRegistry:
-    """In-process registry of chat runs by (team, app, chat); finished runs are kept ``keep_s`` seconds."""
+KEEP_FINISHED_RUNS = 1000
 
-    def __init__(self, keep_s: float = 600.0) -> None:
+
+class RunRegistry:
+    """In-process registry of chat runs by (team, app, chat); finished runs are kept ``keep_s`` seconds
+    for a client that resumes, while the registry holds at most ``keep_finished`` runs (the oldest
+    finished go first; running ones always stay): a finished run holds its frames and outcome, ~30 KB
+    for a short chat, and a server answering hundreds of chats a second would otherwise hold every one
+    of the last ten minutes' (gigabytes)."""
+
+    def __init__(self, keep_s: float = 600.0, keep_finished: int = KEEP_FINISHED_RUNS) -> None:
         self.keep_s = keep_s
+        self.keep_finished = keep_finished
         self._channels: dict[ChatKey, RunChannel] = {}
 
     def open(self, key: ChatKey, response_chat_item_id: str) -> RunChannel:
@@ -144,9 +152,10 @@ class RunRegistry:
         return True
 
     def _expire(self) -> None:
-        """Drop finished runs older than ``keep_s``, oldest opened first, so a request pays only for
-        what it removes: a run still going is moved behind the others (at most a few per call), the
-        first finished one that is recent ends the sweep."""
+        """Drop finished runs older than ``keep_s`` or beyond ``keep_finished``, oldest opened first,
+        so a request pays only for what it removes: a run still going is moved behind the others (at
+        most a few per call), the first finished one that is recent and within the count ends the
+        sweep."""
         now = time.monotonic()
         passes = 8
         while self._channels and passes > 0:
@@ -156,6 +165,6 @@ class RunRegistry:
                 self._channels[key] = channel
                 passes -= 1
                 continue
-            if now - channel.finished_at <= self.keep_s:
+            if now - channel.finished_at <= self.keep_s and len(self._channels) <= self.keep_finished:
                 return
             del self._channels[key]
