@@ -212,3 +212,28 @@ async def test_chunk_rows_carry_source_and_indexes(database: Database) -> None:
     rows = await corpus.chunks.get_many(corpus.data_ids[:2])
     first = rows[corpus.data_ids[0]]
     assert first.q == TEXTS[0] and first.source_name == "c0" and first.indexes[0]["text"] == TEXTS[0]
+
+
+async def test_chunk_rows_carry_every_current_index_and_no_staged_one(database: Database) -> None:
+    corpus = await _corpus(database)
+    several, staged_only = corpus.data_ids[0], corpus.data_ids[1]
+    await corpus.chunks.update_chunk(
+        corpus.team_id,
+        several,
+        q=TEXTS[0],
+        a="answer",
+        index_texts=[TEXTS[0], "custom index"],
+        vectors=[_vector(0), _vector(100)],
+        model="test-model",
+        tokens=7,
+    )
+    await corpus.chunks.update_chunk(  # its only index rows belong to a model the dataset does not use
+        corpus.team_id, staged_only, q=TEXTS[1], a="", index_texts=[TEXTS[1]], vectors=[_vector(1)], model="m"
+    )
+    rows = await corpus.chunks.get_many([several, staged_only, several, "0" * 24])
+    assert set(rows) == {several, staged_only}
+    first = rows[several]
+    assert (first.a, first.tokens, first.source_name) == ("answer", 7, "c0")
+    assert sorted(entry["text"] for entry in first.indexes) == sorted([TEXTS[0], "custom index"])
+    assert all(entry["type"] == "default" and entry["dataId"] for entry in first.indexes)
+    assert rows[staged_only].indexes == [] and rows[staged_only].q == TEXTS[1]

@@ -96,7 +96,9 @@ class SyntheticCorpus:
         while len(words) < vocabulary:
             size = int(self.rng.integers(1, 5))
             words.add("".join(self.rng.choice(_SYLLABLES, size=size)))
-        self.words = np.array(sorted(words, key=len))  # short words are the common ones, as in English
+        # short words are the common ones, as in English; ties in alphabetical order, not the set's (which
+        # follows the per-process string hash seed: another process drew other queries and another corpus)
+        self.words = np.array(sorted(words, key=lambda word: (len(word), word)))
         ranks = np.arange(1, vocabulary + 1, dtype=np.float64)
         weights = ranks**-zipf_s
         self.cdf = np.cumsum(weights / weights.sum())

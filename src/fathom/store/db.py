@@ -7,7 +7,7 @@ import sqlite3
 import threading
 from collections.abc import AsyncIterator, Callable, Mapping, Sequence
 from contextlib import asynccontextmanager
-from typing import Any, TypeVar
+from typing import TYPE_CHECKING, Any, TypeVar
 
 from sqlalchemy import Connection, Engine, create_engine, event, text
 from sqlalchemy.engine import make_url
@@ -15,6 +15,9 @@ from sqlalchemy.exc import ArgumentError, OperationalError
 from sqlalchemy.ext.asyncio import AsyncEngine, AsyncSession, async_sessionmaker, create_async_engine
 
 from fathom.config import ConfigError
+
+if TYPE_CHECKING:
+    from fathom.store.pg_reads import PostgresReader
 
 T = TypeVar("T")
 
@@ -89,6 +92,12 @@ class Database:
             ) from None
         if self.dialect == "sqlite":
             event.listen(self.engine.sync_engine, "connect", _sqlite_pragmas)
+        # PostgreSQL's hot read path: plain autocommit psycopg connections (``fathom.store.pg_reads``)
+        self._pg_reader: PostgresReader | None = None
+        if self.is_postgres:
+            from fathom.store.pg_reads import PostgresReader
+
+            self._pg_reader = PostgresReader(self.url)
         self.sessions = async_sessionmaker(self.engine, expire_on_commit=False)
         database = make_url(self.url).database or ""
         file_backed = (
@@ -233,13 +242,17 @@ class Database:
         On a SQLite file the statement runs on a stdlib ``sqlite3`` connection of a worker thread (one per
         thread, ``query_only``) in a single thread hop, instead of aiosqlite's hop per cursor call, which
         costs milliseconds on a busy machine. Values come back as the driver gives them (SQLite: dates are
-        text). Elsewhere it runs on the engine."""
+        text). On PostgreSQL it runs on a plain autocommit psycopg connection kept open between reads, in
+        one round trip (``fathom.store.pg_reads``). Elsewhere (SQLite in memory) it runs on the engine."""
         return (await self.read_many([(sql, params or {})]))[0]
 
     async def read_many(
         self, statements: Sequence[tuple[str, Mapping[str, Any]]]
     ) -> list[list[Sequence[Any]]]:
-        """``read`` for several statements at once (on SQLite in the same single thread hop)."""
+        """``read`` for several statements at once (on SQLite in the same single thread hop and snapshot,
+        on PostgreSQL sent together in pipeline mode, each statement in its own snapshot)."""
+        if self._pg_reader is not None:
+            return await self._pg_reader.read_many(statements)  # type: ignore[return-value]
         if self._reader_path is None:
             async with self.engine.connect() as conn:
                 return [
@@ -274,6 +287,8 @@ class Database:
         self._reader_local = threading.local()
         if self._inline_engine is not None:
             self._inline_engine.dispose()
+        if self._pg_reader is not None:
+            await self._pg_reader.close()
         if self._sync_engine is not None:
             self._sync_engine.dispose()
         await self.engine.dispose()

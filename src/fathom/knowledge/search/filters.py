@@ -109,12 +109,8 @@ def filter_by_max_tokens(
     if not kept and items:
         kept = [items[0]]
         stopped_at = 1
-    cut = [
-        item.traced(
-            TraceEntry(stage="tokenBudget", passed=False, detail=f"over {max_tokens} tokens"), cut=True
-        )
-        for item in items[stopped_at:]
-    ]
+    over = TraceEntry(stage="tokenBudget", passed=False, detail=f"over {max_tokens} tokens")  # one for all
+    cut = [item.traced(over, cut=True) for item in items[stopped_at:]]
     return kept, cut
 
 
@@ -139,10 +135,6 @@ def filter_search_results_by_max_chars(
     if not kept and items:
         kept = [items[0].traced(TraceEntry(stage="tokenBudget", rank=0, detail="first item always kept"))]
         stopped_at = 1
-    cut = [
-        item.traced(
-            TraceEntry(stage="tokenBudget", passed=False, detail=f"over {max_tokens} tokens"), cut=True
-        )
-        for item in items[stopped_at:]
-    ]
+    over = TraceEntry(stage="tokenBudget", passed=False, detail=f"over {max_tokens} tokens")  # one for all
+    cut = [item.traced(over, cut=True) for item in items[stopped_at:]]
     return kept, cut

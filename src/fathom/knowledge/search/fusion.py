@@ -133,5 +133,5 @@ def convex_combination(
         missing = [leg.name or leg.score_type for i, leg in enumerate(legs) if ranks[data_id][i] == math.inf]
         detail = " + ".join(details[data_id]) + "".join(f" + {name} missing→0" for name in missing)
         entry = TraceEntry(stage=stage, score=value, rank=position, detail=detail)
-        result.append(item.with_scores(scores).traced(entry))
+        result.append(item.traced(entry, scores=scores))
     return result

@@ -43,7 +43,7 @@ def _to_items(
         rank = len(items)
         score = SearchScore(type=score_type, value=value, index=rank)
         entry = TraceEntry(stage=stage, score=value, rank=rank, detail=f"query: {query}")
-        items.append(row.copy_with({"score": [score]}).traced(entry))
+        items.append(row.traced(entry, scores=[score]))
     return items
 
 
@@ -54,10 +54,8 @@ def _fuse_and_cut(
         [RrfInput(weight=1, items=items, name=f"query{i + 1}") for i, items in enumerate(per_query)],
         stage="rrf",
     )
-    cut = [
-        item.traced(TraceEntry(stage=stage, passed=False, detail=f"beyond recall limit {limit}"), cut=True)
-        for item in fused[limit:]
-    ]
+    beyond = TraceEntry(stage=stage, passed=False, detail=f"beyond recall limit {limit}")  # one for all
+    cut = [item.traced(beyond, cut=True) for item in fused[limit:]]
     return fused[:limit], cut
 
 

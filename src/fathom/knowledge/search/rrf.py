@@ -87,5 +87,5 @@ def dataset_search_result_concat(
         entry = TraceEntry(
             stage=stage, score=sums[data_id], rank=position, detail=" + ".join(details[data_id])
         )
-        result.append(item.with_scores(scores).traced(entry))
+        result.append(item.traced(entry, scores=scores))
     return result

@@ -106,12 +106,17 @@ class SearchDataItem(_Wire):
                 return entry.value
         return None
 
-    def traced(self, entry: TraceEntry, *, cut: bool = False) -> SearchDataItem:
-        """A copy with ``entry`` appended to the trace (and ``cutBy`` set when ``cut``)."""
+    def traced(
+        self, entry: TraceEntry, *, cut: bool = False, scores: list[SearchScore] | None = None
+    ) -> SearchDataItem:
+        """A copy with ``entry`` appended to the trace (and ``cutBy`` set when ``cut``); with ``scores``,
+        also a new score list (one copy for both)."""
         trace = self.trace.copy_with(
             {"stages": [*self.trace.stages, entry], "cut_by": entry.stage if cut else self.trace.cut_by}
         )
-        return self.copy_with({"trace": trace})
+        if scores is None:
+            return self.copy_with({"trace": trace})
+        return self.copy_with({"trace": trace, "score": scores})
 
     def with_scores(self, scores: list[SearchScore]) -> SearchDataItem:
         """A copy with a new score list."""

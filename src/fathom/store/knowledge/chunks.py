@@ -180,6 +180,8 @@ class SqlChunkRepository:
         """Chunk rows (with their collection's name as source) for the ids a search recalled."""
         if not data_ids:
             return {}
+        if self.db.is_postgres:
+            return await self._get_many_postgres(data_ids)
         params: dict[str, Any] = {}
         marks = in_list("i", set(data_ids), params)
         # plain statements on the database's read path, not ORM entities: this runs on every search
@@ -217,6 +219,31 @@ class SqlChunkRepository:
             )
             for row in rows
         }
+
+    async def _get_many_postgres(self, data_ids: Sequence[str]) -> dict[str, ChunkRow]:
+        """``get_many`` on PostgreSQL: one statement, the chunk rows joined to their current index rows (a
+        chunk row repeats once per index row), with the ids as one array parameter, so the statement's
+        text is the same for any number of ids (psycopg prepares it after a few searches)."""
+        rows = await self.db.read(
+            "SELECT c.id, c.dataset_id, c.collection_id, c.chunk_index, c.q, c.a, col.name, c.updated_at, "
+            "c.tokens, i.id, i.type, i.text FROM data_chunks c "
+            "JOIN collections col ON col.id = c.collection_id JOIN datasets d ON d.id = c.dataset_id "
+            # the current model's index rows (not those staged for a model switch)
+            "LEFT JOIN data_indexes i ON i.data_id = c.id AND i.dataset_id = d.id "
+            "AND i.model = d.vector_model WHERE c.id = ANY(:ids)",
+            {"ids": list(dict.fromkeys(data_ids))},
+        )
+        found: dict[str, ChunkRow] = {}
+        for row in rows:
+            chunk = found.get(row[0])
+            if chunk is None:
+                tokens = None if row[8] is None else int(row[8])
+                chunk = found[row[0]] = ChunkRow(
+                    row[0], row[1], row[2], row[3], row[4], row[5], row[6], _utc(row[7]), [], tokens
+                )
+            if row[9] is not None:
+                chunk.indexes.append({"dataId": row[9], "type": row[10], "text": row[11]})
+        return found
 
     async def _indexes_of(
         self, session: AsyncSession, data_ids: list[str]

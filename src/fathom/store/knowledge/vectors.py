@@ -301,6 +301,15 @@ class SqlVectorIndex:
             scores.extend(exact.tolist())
         return _best_per_data(ids, scores, limit)
 
+    async def _postgres_rows(self, sql: str, params: dict[str, Any]) -> Sequence[Sequence[Any]]:
+        """The HNSW statement's rows: one round trip on the database's read path (autocommit), or with
+        ``exact`` a sequential scan (a planner setting made first, in the statement's transaction)."""
+        if not self.exact:
+            return await self.db.read(sql, params)
+        async with self.db.engine.begin() as conn:
+            await conn.execute(text("SET LOCAL enable_indexscan = off"))
+            return (await conn.execute(text(sql), params)).all()
+
     async def _search_postgres(self, query: np.ndarray, limit: int, scope: ScopeLike) -> list[Hit]:
         dims = int(query.shape[0])
         where, params = scope_clauses(scope, "data_indexes")
@@ -321,28 +330,20 @@ class SqlVectorIndex:
             f"SELECT data_id, 1 - {distance} AS score FROM data_indexes "
             f"WHERE dims = {dims} AND embedding IS NOT NULL AND {where} ORDER BY {distance} LIMIT :k"
         )
-        async with self.db.engine.connect() as conn:
-            if self.exact:  # planner settings: made before the statement, in its transaction
-                await conn.execute(text("SET LOCAL enable_indexscan = off"))
-            else:
-                await conn.execution_options(isolation_level="AUTOCOMMIT")
-            k = limit  # the recall pool; with one index row per chunk that many rows fill it
-            while True:
-                params.update({"k": k, "ef": str(hnsw_ef_search(k))})
-                rows = (await conn.execute(text(sql), params)).all()
-                hits = _best_per_data([str(r[0]) for r in rows], [float(r[1]) for r in rows], limit)
-                if len(rows) < k or len(hits) >= limit or k >= HNSW_MAX_ROWS:
-                    break
-                # chunks with several index rows took places: ask again, for enough more rows
-                k = min(HNSW_MAX_ROWS, -(-k * limit * 5 // (4 * max(1, len(hits)))))
-            # vectors of another size can only hide behind a short answer; a full one needs no scan
-            if len(rows) < k:
-                others = await conn.execute(
-                    text(f"SELECT 1 FROM data_indexes WHERE dims <> {dims} AND {where} LIMIT 1"), params
-                )
-                if others.first() is not None:
-                    raise VectorDimensionMismatch(
-                        f"the datasets searched hold vectors that are not {dims}-dimensional: "
-                        "search them with the embedding model they were built with"
-                    )
+        others_sql = f"SELECT 1 FROM data_indexes WHERE dims <> {dims} AND {where} LIMIT 1"
+        k = limit  # the recall pool; with one index row per chunk that many rows fill it
+        while True:
+            params.update({"k": k, "ef": str(hnsw_ef_search(k))})
+            rows = await self._postgres_rows(sql, params)
+            hits = _best_per_data([str(r[0]) for r in rows], [float(r[1]) for r in rows], limit)
+            if len(rows) < k or len(hits) >= limit or k >= HNSW_MAX_ROWS:
+                break
+            # chunks with several index rows took places: ask again, for enough more rows
+            k = min(HNSW_MAX_ROWS, -(-k * limit * 5 // (4 * max(1, len(hits)))))
+        # vectors of another size can only hide behind a short answer; a full one needs no scan
+        if len(rows) < k and await self.db.read(others_sql, params):
+            raise VectorDimensionMismatch(
+                f"the datasets searched hold vectors that are not {dims}-dimensional: "
+                "search them with the embedding model they were built with"
+            )
         return hits
