@@ -3,9 +3,12 @@ stdlib connections on a worker thread, PostgreSQL's plain autocommit psycopg con
 
 from __future__ import annotations
 
+import asyncio
+
 import pytest
 
 from fathom.store.db import Database
+from fathom.store.pg_embedded import EmbeddedPostgres
 from fathom.store.pg_reads import PostgresReader, libpq_conninfo
 from fathom.store.repositories import SqlTeamRepository
 
@@ -58,3 +61,25 @@ async def test_postgres_reuses_its_connection_and_survives_a_dropped_one(databas
 def test_libpq_url_keeps_the_options_and_drops_the_driver_name() -> None:
     url = "postgresql+psycopg://user:p%40ss@db.example:5433/fathom?sslmode=require"
     assert libpq_conninfo(url) == "postgresql://user:p%40ss@db.example:5433/fathom?sslmode=require"
+
+
+def test_postgres_connections_stay_with_their_event_loop(postgres_server: EmbeddedPostgres) -> None:
+    database = Database(postgres_server.create_database("read_path_loops"))
+    reader = database._pg_reader
+    assert isinstance(reader, PostgresReader)
+
+    async def read(value: int) -> list[tuple[object, ...]]:
+        return [tuple(row) for row in await database.read("SELECT CAST(:v AS INTEGER)", {"v": value})]
+
+    assert asyncio.run(read(1)) == [(1,)]
+    # the first loop has ended: its idle connection is dropped, the second loop opens its own
+    assert asyncio.run(read(2)) == [(2,)]
+    assert reader.connects == 2
+
+    async def read_and_close() -> list[tuple[object, ...]]:
+        answer = await read(3)
+        await database.close()
+        return answer
+
+    assert asyncio.run(read_and_close()) == [(3,)]
+    assert reader.connects == 3

@@ -9,7 +9,7 @@ SQLAlchemy's ``text()`` (and of SQLite), rewritten once per statement to psycopg
 
 A connection found broken when it is used (the server restarted, an idle connection was dropped) is
 discarded and the statements run once more on a fresh one: they only read. Connections belong to the
-event loop that opened them; one from another loop is dropped rather than used.
+event loop that opened them and are kept per loop; those of a loop that ended are dropped.
 
 Autocommit gives each statement its own snapshot, as the engine's connections did (PostgreSQL's default
 ``READ COMMITTED`` takes one per statement inside a transaction too).
@@ -30,7 +30,7 @@ from sqlalchemy.engine import make_url
 # character (so ``x::vector`` casts stay) and not followed by ``:``
 _BIND = re.compile(r"(?<![:\w\\]):(\w+)(?!:)")
 _CONVERTED_MAX = 2048  # distinct statements remembered (IN lists of other lengths are other statements)
-IDLE_MAX = 8  # connections kept open between reads
+IDLE_MAX = 8  # connections kept open between reads (per event loop)
 
 
 def libpq_conninfo(url: str) -> str:
@@ -44,7 +44,8 @@ class PostgresReader:
     def __init__(self, url: str, *, connect_timeout: int = 5) -> None:
         self.conninfo = libpq_conninfo(url)
         self.connect_timeout = connect_timeout
-        self._idle: list[tuple[psycopg.AsyncConnection[Any], asyncio.AbstractEventLoop]] = []
+        # idle connections per event loop (a connection belongs to the loop that opened it)
+        self._idle: dict[asyncio.AbstractEventLoop, list[psycopg.AsyncConnection[Any]]] = {}
         self._converted: dict[str, str] = {}
         self.connects = 0  # connections opened (for tests and logs)
 
@@ -65,17 +66,21 @@ class PostgresReader:
         )
 
     def _take_idle(self, loop: asyncio.AbstractEventLoop) -> psycopg.AsyncConnection[Any] | None:
-        while self._idle:
-            conn, owner = self._idle.pop()
-            if owner is loop and not conn.closed:
+        for other in [owner for owner in self._idle if owner.is_closed()]:  # loops that ended
+            for conn in self._idle.pop(other, []):
+                _drop(conn)
+        idle = self._idle.get(loop)
+        while idle:
+            conn = idle.pop()
+            if not conn.closed:
                 return conn
-            _drop(conn)  # another (perhaps closed) loop's connection, or a closed one
         return None
 
     def _give_back(self, conn: psycopg.AsyncConnection[Any], loop: asyncio.AbstractEventLoop) -> None:
-        idle = conn.info.transaction_status == psycopg.pq.TransactionStatus.IDLE
-        if idle and not conn.closed and len(self._idle) < IDLE_MAX:
-            self._idle.append((conn, loop))
+        idle = self._idle.setdefault(loop, [])
+        ready = conn.info.transaction_status == psycopg.pq.TransactionStatus.IDLE
+        if ready and not conn.closed and len(idle) < IDLE_MAX:
+            idle.append(conn)
         else:
             _drop(conn)
 
@@ -115,13 +120,16 @@ class PostgresReader:
             return [await cursor.fetchall() for cursor in cursors]
 
     async def close(self) -> None:
-        idle, self._idle = self._idle, []
-        for conn, owner in idle:
-            if owner.is_closed() or owner is not asyncio.get_running_loop():
-                _drop(conn)
-                continue
-            with contextlib.suppress(psycopg.Error):
-                await conn.close()
+        """Close the idle connections (those of this loop politely, others' without their loop)."""
+        idle, self._idle = self._idle, {}
+        running = asyncio.get_running_loop()
+        for owner, connections in idle.items():
+            for conn in connections:
+                if owner is not running:
+                    _drop(conn)
+                    continue
+                with contextlib.suppress(psycopg.Error):
+                    await conn.close()
 
 
 def _drop(conn: psycopg.AsyncConnection[Any]) -> None:

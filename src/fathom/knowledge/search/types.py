@@ -44,7 +44,7 @@ class _Wire(BaseModel):
         values = dict(self.__dict__)
         values.update(changes)
         object.__setattr__(new, "__dict__", values)
-        object.__setattr__(new, "__pydantic_fields_set__", self.__pydantic_fields_set__ | changes.keys())
+        object.__setattr__(new, "__pydantic_fields_set__", self.__pydantic_fields_set__.union(changes))
         object.__setattr__(new, "__pydantic_extra__", self.__pydantic_extra__)
         object.__setattr__(new, "__pydantic_private__", self.__pydantic_private__)
         return new
