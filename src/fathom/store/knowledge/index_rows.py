@@ -23,8 +23,13 @@ def normalised_vector(vector: Sequence[float]) -> np.ndarray:
     return array / norm if norm > 0 else array
 
 
+_SEVEN_DIGITS = "{:.7g}".format
+
+
 def pgvector_literal(array: np.ndarray) -> str:
-    return "[" + ",".join(f"{float(x):.7g}" for x in array) + "]"
+    """pgvector's text form, seven significant digits a component (``tolist`` gives Python floats at once:
+    cheaper than converting each numpy scalar)."""
+    return "[" + ",".join(map(_SEVEN_DIGITS, np.asarray(array).tolist())) + "]"
 
 
 async def ensure_hnsw_index(session: AsyncSession, dims: int) -> None:
