@@ -9,7 +9,8 @@ SQLAlchemy's ``text()`` (and of SQLite), rewritten once per statement to psycopg
 
 A connection found broken when it is used (the server restarted, an idle connection was dropped) is
 discarded and the statements run once more on a fresh one: they only read. Connections belong to the
-event loop that opened them and are kept per loop; those of a loop that ended are dropped.
+event loop that opened them and are kept per loop; those of a loop that ended are dropped, and a forked
+child leaves its parent's alone (it opens its own).
 
 Autocommit gives each statement its own snapshot, as the engine's connections did (PostgreSQL's default
 ``READ COMMITTED`` takes one per statement inside a transaction too).
@@ -19,6 +20,7 @@ from __future__ import annotations
 
 import asyncio
 import contextlib
+import os
 import re
 from collections.abc import Mapping, Sequence
 from typing import Any
@@ -46,6 +48,7 @@ class PostgresReader:
         self.connect_timeout = connect_timeout
         # idle connections per event loop (a connection belongs to the loop that opened it)
         self._idle: dict[asyncio.AbstractEventLoop, list[psycopg.AsyncConnection[Any]]] = {}
+        self._pid = os.getpid()  # connections are never shared with a forked child
         self._converted: dict[str, str] = {}
         self.connects = 0  # connections opened (for tests and logs)
 
@@ -66,6 +69,8 @@ class PostgresReader:
         )
 
     def _take_idle(self, loop: asyncio.AbstractEventLoop) -> psycopg.AsyncConnection[Any] | None:
+        if self._pid != os.getpid():  # a forked child: the parent's connections are the parent's to close
+            self._idle, self._pid = {}, os.getpid()
         for other in [owner for owner in self._idle if owner.is_closed()]:  # loops that ended
             for conn in self._idle.pop(other, []):
                 _drop(conn)
