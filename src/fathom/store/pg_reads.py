@@ -5,7 +5,8 @@ rollback when the connection goes back (another), SQLAlchemy's compilation of th
 and two greenlet switches per driver call; a mixed search made five check-outs. Here a read is one
 round trip on an autocommit connection kept open between searches, and several statements are sent
 together in pipeline mode (one round trip for all of them). Statements keep the ``:name`` parameters of
-SQLAlchemy's ``text()`` (and of SQLite), rewritten once per statement to psycopg's ``%(name)s``.
+SQLAlchemy's ``text()`` (and of SQLite), rewritten once per statement to psycopg's ``%(name)s`` by
+``text()``'s own rule (``x::vector`` is a cast, not a parameter; its ``\\:`` escape is not supported).
 
 A connection found broken when it is used (the server restarted, an idle connection was dropped) is
 discarded and the statements run once more on a fresh one: they only read. Connections belong to the

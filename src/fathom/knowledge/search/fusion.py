@@ -94,7 +94,9 @@ def convex_combination(
     sums: dict[str, float] = {}
     ranks: dict[str, list[float]] = {}
     details: dict[str, list[str]] = {}
+    names = [leg.name or leg.score_type for leg in legs]
     for index, leg in enumerate(legs):
+        label, weight = names[index], f"{leg.weight:g}"
         items = [SearchDataItem.of(raw) for raw in leg.items]
         values = _leg_values(items, leg.score_type)
         lower = THEORETICAL_MIN.get(leg.score_type) if normalization == "tmm" else None
@@ -116,9 +118,7 @@ def convex_combination(
                 ranks[item.id] = [math.inf] * len(legs)
             sums[item.id] += leg.weight * scaled
             ranks[item.id][index] = rank
-            details.setdefault(item.id, []).append(
-                f"{leg.name or leg.score_type}#{rank + 1} {value:.4g}→{scaled:.4f}×{leg.weight:g}"
-            )
+            details.setdefault(item.id, []).append(f"{label}#{rank + 1} {value:.4g}→{scaled:.4f}×{weight}")
 
     cap = sum(max(0.0, leg.weight) for leg in legs)
     cap = 1.0 if math.isclose(cap, 1.0) else cap  # w + (1 - w) may round above 1
@@ -130,7 +130,7 @@ def convex_combination(
         value = max(0.0, min(sums[data_id], cap))
         scores = [s for s in item.score if s.type not in ("convex", "rrf")]
         scores.append(SearchScore(type="convex", value=value, index=position))
-        missing = [leg.name or leg.score_type for i, leg in enumerate(legs) if ranks[data_id][i] == math.inf]
+        missing = [names[i] for i, leg_rank in enumerate(ranks[data_id]) if leg_rank == math.inf]
         detail = " + ".join(details[data_id]) + "".join(f" + {name} missing→0" for name in missing)
         entry = TraceEntry(stage=stage, score=value, rank=position, detail=detail)
         result.append(item.traced(entry, scores=scores))
