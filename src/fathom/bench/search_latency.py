@@ -58,8 +58,8 @@ class ModeLatency:
     cpu_p50_ms: float  # process CPU time (all threads): what the latency would be on an idle machine
     mean_results: float
     round_p50_ms: list[float] = field(default_factory=list)  # each round's p50 (``repeats`` rounds)
-    server_cpu_mean_ms: float | None = None  # PostgreSQL: the server's CPU time per search (the mean:
-    # the kernel counts CPU time in 10 ms ticks, too coarse for a per-search median)
+    server_cpu_mean_ms: float | None = None  # PostgreSQL: the server's CPU time per search (the mean over
+    # each round: the kernel counts CPU time in 10 ms ticks, too coarse for a per-search median)
 
 
 @dataclass
@@ -289,16 +289,20 @@ async def measure_modes(
             params = {"datasetIds": [dataset_id], "searchMode": mode, "limit": limit}
             got = samples[mode]
             round_latencies = []
+            # the server's CPU over the whole round, not around each search: a scan of /proc costs ~2 ms
+            # of this process's CPU, and two per search made the client look CPU-bound to the scheduler
+            # (its searches were preempted more often on a loaded machine)
+            server_begun = backends_cpu(server_pid) if server_pid else 0.0
             for text in texts:
                 params["queries"] = [text]
-                server_begun = backends_cpu(server_pid) if server_pid else 0.0
                 begun, begun_cpu = time.perf_counter(), time.process_time()
                 result = await service.search(team_id, params)
                 round_latencies.append((time.perf_counter() - begun) * 1000)
                 got.setdefault("cpu", []).append((time.process_time() - begun_cpu) * 1000)
-                if server_pid:
-                    got.setdefault("server", []).append((backends_cpu(server_pid) - server_begun) * 1000)
                 got.setdefault("found", []).append(len(result.search_res))
+            if server_pid:  # the round's mean per search
+                spent = (backends_cpu(server_pid) - server_begun) * 1000
+                got.setdefault("server", []).append(spent / len(texts))
             got.setdefault("wall", []).extend(round_latencies)
             got.setdefault("round_p50", []).append(percentile(round_latencies, 0.5))
     return [
@@ -378,17 +382,26 @@ async def run_search_latency(
             query_vectors = query_set(corpus, queries, seed)
             texts = list(query_vectors)
             result = LatencyResult(backend, chunks, seconds)
+            from fathom.cli import GC_YOUNG_THRESHOLD
+
+            # as `fathom serve` does once started: start-up objects leave the full GC passes, and the
+            # young generation is collected every GC_YOUNG_THRESHOLD allocations instead of 700
             gc.collect()
-            gc.freeze()  # as `fathom serve` does once started: start-up objects leave the full GC passes
-            result.modes = await measure_modes(
-                db,
-                team_id,
-                dataset_id,
-                query_vectors,
-                modes,
-                repeats=repeats,
-                server_pid=server.pid if server is not None else None,
-            )
+            gc.freeze()
+            thresholds = gc.get_threshold()
+            gc.set_threshold(GC_YOUNG_THRESHOLD, 50, 100)
+            try:
+                result.modes = await measure_modes(
+                    db,
+                    team_id,
+                    dataset_id,
+                    query_vectors,
+                    modes,
+                    repeats=repeats,
+                    server_pid=server.pid if server is not None else None,
+                )
+            finally:
+                gc.set_threshold(*thresholds)
             if server is not None and recall_queries > 0:
                 sample = dict(list(query_vectors.items())[:recall_queries])
                 resolver = _Resolver(PrecomputedEmbedder(query_vectors))
