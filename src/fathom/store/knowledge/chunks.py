@@ -227,10 +227,10 @@ class SqlChunkRepository:
         rows = await self.db.read(
             "SELECT c.id, c.dataset_id, c.collection_id, c.chunk_index, c.q, c.a, col.name, c.updated_at, "
             "c.tokens, i.id, i.type, i.text FROM data_chunks c "
-            "JOIN collections col ON col.id = c.collection_id JOIN datasets d ON d.id = c.dataset_id "
+            "JOIN collections col ON col.id = c.collection_id "
             # the current model's index rows (not those staged for a model switch)
-            "LEFT JOIN data_indexes i ON i.data_id = c.id AND i.dataset_id = d.id "
-            "AND i.model = d.vector_model WHERE c.id = ANY(:ids)",
+            "LEFT JOIN (data_indexes i JOIN datasets d ON d.id = i.dataset_id AND i.model = d.vector_model) "
+            "ON i.data_id = c.id WHERE c.id = ANY(:ids)",
             {"ids": list(dict.fromkeys(data_ids))},
         )
         found: dict[str, ChunkRow] = {}
