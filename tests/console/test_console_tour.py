@@ -222,6 +222,9 @@ def test_daily_tour(env: dict[str, Any], size: str, lang: str) -> None:
         page.click("button[aria-label=Undo]")  # undo the import, redo it
         page.wait_for_selector(".react-flow__node [data-node-type=chatNode]", state="detached")
         page.click("button[aria-label=Redo]")
+        # after a redo the view is where the user left it: on a phone the template's nodes can sit under
+        # the wrapped toolbar, so the user fits the view first (React Flow's control)
+        page.click(".react-flow__controls-fitview")
         page.click(".react-flow__node [data-node-type=chatNode] .wf-node-head")
         page.wait_for_selector("[data-testid=inspector] select[name=input-model]:not([disabled])")
         fallback = page.wait_for_selector("[data-testid=inspector] [data-testid=model-fallback]").inner_text()
