@@ -60,9 +60,9 @@ import numpy as np
 sys.path.insert(0, str(Path(__file__).resolve().parents[1] / "src"))
 sys.path.insert(0, str(Path(__file__).resolve().parent))
 
-from scifact_lexical_levers import Corpus, expansion  # noqa: E402
+from scifact_lexical_levers import Corpus, expansion, judged_queries  # noqa: E402
 
-from fathom.bench.retrieval import ndcg_at_10, read_jsonl, read_qrels, recall_at_100  # noqa: E402
+from fathom.bench.retrieval import ndcg_at_10, read_jsonl, recall_at_100  # noqa: E402
 from fathom.knowledge.text import letters_and_digits  # noqa: E402
 from fathom.knowledge.tokenize import segment_for_index  # noqa: E402
 from fathom.llm.local_embedding import LOCAL_EMBEDDING_MODEL_ID  # noqa: E402
@@ -451,12 +451,7 @@ def main() -> None:
         return
     data = load(args.dataset, args.data_dir, args.cache_dir)
     ft = FullText(data.corpus)
-    queries = {str(q["_id"]): str(q["text"]) for q in read_jsonl(args.dataset / "queries.jsonl")}
-    qrels = {
-        q: r
-        for q, r in read_qrels(args.dataset / "qrels" / f"{args.split}.tsv").items()
-        if q in queries and r
-    }
+    queries, qrels = judged_queries(args.dataset, args.split)
     texts = [queries[q] for q in list(qrels)[:200]]
     rows: list[dict[str, Any]] = []
     base = hybrid(data, ft)

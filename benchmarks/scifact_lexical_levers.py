@@ -189,6 +189,13 @@ def evaluate(
     }
 
 
+def judged_queries(dataset: Path, split: str) -> tuple[dict[str, str], dict[str, dict[str, int]]]:
+    """The dataset's query texts by id, and the split's judgements of the queries that have any."""
+    queries = {str(q["_id"]): str(q["text"]) for q in read_jsonl(dataset / "queries.jsonl")}
+    qrels = {q: r for q, r in read_qrels(dataset / "qrels" / f"{split}.tsv").items() if q in queries and r}
+    return queries, qrels
+
+
 def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__.split("\n")[0])
     parser.add_argument("--dataset", type=Path, default=Path("../shared/datasets/scifact"))
@@ -197,12 +204,7 @@ def main() -> None:
     parser.add_argument("--lever", action="append", default=[], help="only these levers (and the baseline)")
     args = parser.parse_args()
     corpus = Corpus(args.dataset)
-    queries = {str(q["_id"]): str(q["text"]) for q in read_jsonl(args.dataset / "queries.jsonl")}
-    qrels = {
-        q: r
-        for q, r in read_qrels(args.dataset / "qrels" / f"{args.split}.tsv").items()
-        if q in queries and r
-    }
+    queries, qrels = judged_queries(args.dataset, args.split)
 
     def want(lever: str) -> bool:
         return not args.lever or lever in args.lever
