@@ -145,10 +145,7 @@ class Database:
         be read at once (a WAL reader does not wait on writers), else on a worker thread in one hop;
         elsewhere on one pooled connection of the async engine (psycopg: no thread hops at all)."""
         if self._sync_engine is not None:
-            found = self._run_inline(work, "BEGIN" if snapshot else None)
-            if found is not _MISS:
-                return found  # type: ignore[return-value]
-            return await asyncio.to_thread(self._run_sqlite, work, "BEGIN" if snapshot else None)
+            return await self._run_on_file(work, "BEGIN" if snapshot else None)
         async with self.engine.connect() as conn:
             return await conn.run_sync(work)
 
@@ -162,12 +159,17 @@ class Database:
         writers of this process queued on a lock rather than on SQLite's busy timeout. Elsewhere it
         runs on one connection of the async engine inside ``BEGIN`` … ``COMMIT``."""
         if self._sync_engine is not None:
-            done = self._run_inline(work, "BEGIN IMMEDIATE")
-            if done is not _MISS:
-                return done  # type: ignore[return-value]
-            return await asyncio.to_thread(self._run_sqlite, work, "BEGIN IMMEDIATE")
+            return await self._run_on_file(work, "BEGIN IMMEDIATE")
         async with self.engine.begin() as conn:
             return await conn.run_sync(work)
+
+    async def _run_on_file(self, work: Callable[[Connection], T], begin: str | None) -> T:
+        """A SQLite file's batch: on the event loop's thread if SQLite takes it at once, else in one hop
+        to a worker thread."""
+        done = self._run_inline(work, begin)
+        if done is not _MISS:
+            return done  # type: ignore[return-value]
+        return await asyncio.to_thread(self._run_sqlite, work, begin)
 
     def _run_inline(self, work: Callable[[Connection], T], begin: str | None) -> T | object:
         """``work`` on the event loop's thread, or ``_MISS`` (nothing done, nothing kept) when SQLite or
@@ -180,6 +182,8 @@ class Database:
             result = self._transact(conn, work, begin)
         except BaseException as exc:
             self._inline_local.connection = None  # a fresh connection for the next batch
+            with self._reader_lock:
+                self._inline_connections.remove(conn)
             conn.close()
             if isinstance(exc, (OperationalError, sqlite3.OperationalError)) and _busy(exc):
                 return _MISS  # rolled back (or never begun): the worker thread runs it again
