@@ -187,7 +187,8 @@ def _tune_garbage_collector() -> None:
     gc.freeze()
     # A chat request allocates a few thousand containers; at the default threshold (700) that is a
     # young-generation pass every few hundred microseconds of work. 20,000 makes them rare (+14 % chat
-    # requests per server CPU-second, benchmarks/api.py) for a few megabytes of garbage kept a little longer.
+    # requests per server CPU-second, an interleaved A/B as benchmarks/api_ab.py runs it) for a few
+    # megabytes of garbage kept a little longer.
     gc.set_threshold(GC_YOUNG_THRESHOLD, 50, 100)
 
 
