@@ -338,18 +338,29 @@ def rocchio(
     return search
 
 
-def evaluate(
+def per_query(
     data: Data, queries: dict[str, str], qrels: dict[str, dict[str, int]], search: Search
-) -> dict[str, float]:
+) -> tuple[list[float], list[float]]:
+    """Each judged query's nDCG@10 and Recall@100, in ``qrels`` order."""
     ndcg, recall = [], []
     for query_id, relevant in qrels.items():
         ranked = [data.corpus.ids[d] for d in dedupe(data, search(queries[query_id]))]
         ndcg.append(ndcg_at_10(ranked, relevant))
         recall.append(recall_at_100(ranked, relevant))
+    return ndcg, recall
+
+
+def means(ndcg: Sequence[float], recall: Sequence[float]) -> dict[str, float]:
     return {
         "ndcg_at_10": round(statistics.fmean(ndcg), 4),
         "recall_at_100": round(statistics.fmean(recall), 4),
     }
+
+
+def evaluate(
+    data: Data, queries: dict[str, str], qrels: dict[str, dict[str, int]], search: Search
+) -> dict[str, float]:
+    return means(*per_query(data, queries, qrels, search))
 
 
 def cost_ms(texts: Sequence[str], lever: Search, baseline: Search) -> float:

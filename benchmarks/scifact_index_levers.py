@@ -45,19 +45,18 @@ sys.path.insert(0, str(Path(__file__).resolve().parent))
 from scifact_hybrid_levers import (  # noqa: E402
     Data,
     FullText,
-    Search,
     _normalise,
-    dedupe,
     doc_cosines,
     evaluate,
     hybrid,
     judged_queries,
     load,
+    means,
+    per_query,
     top,
 )
 from scifact_lexical_levers import Corpus  # noqa: E402
 
-from fathom.bench.retrieval import ndcg_at_10  # noqa: E402
 from fathom.knowledge.chunk import SplitOptions, split_text_to_chunks  # noqa: E402
 from fathom.llm.local_embedding import LocalEmbedder  # noqa: E402
 
@@ -131,15 +130,6 @@ def with_vectors(data: Data, parts: Sequence[tuple[np.ndarray, np.ndarray]]) -> 
     return replace(data, row_doc=row_doc, starts=starts, vectors=vectors, mean_vectors=means)
 
 
-def per_query_ndcg(
-    data: Data, queries: dict[str, str], qrels: dict[str, dict[str, int]], search: Search
-) -> list[float]:
-    return [
-        ndcg_at_10([data.corpus.ids[d] for d in dedupe(data, search(queries[q]))], relevant)
-        for q, relevant in qrels.items()
-    ]
-
-
 def paired(lever: list[float], baseline: list[float]) -> str:
     """The mean paired difference and its standard error over queries."""
     diffs = [a - b for a, b in zip(lever, baseline, strict=True)]
@@ -177,12 +167,12 @@ def main() -> None:
             candidates.append((name, with_vectors(data, [own])))
         candidates.append((f"product + {name}", with_vectors(data, [product, own])))
     rows: list[dict[str, Any]] = []
-    baseline = per_query_ndcg(data, queries, qrels, hybrid(data, ft))
+    baseline, _ = per_query(data, queries, qrels, hybrid(data, ft))
     for name, scheme in candidates:
         row: dict[str, Any] = {"scheme": name, "vectors": int(len(scheme.vectors))}
         row["embedding"] = evaluate(scheme, queries, qrels, embedding_only(scheme))
-        row["hybrid"] = evaluate(scheme, queries, qrels, hybrid(scheme, ft))
-        row["hybrid_delta"] = paired(per_query_ndcg(scheme, queries, qrels, hybrid(scheme, ft)), baseline)
+        ndcg, recall = per_query(scheme, queries, qrels, hybrid(scheme, ft))
+        row["hybrid"], row["hybrid_delta"] = means(ndcg, recall), paired(ndcg, baseline)
         for gamma in (0.25, 0.5):
             row[f"hybrid, best + {gamma:g} x mean"] = evaluate(
                 scheme, queries, qrels, hybrid(scheme, ft, agg="max+mean", gamma=gamma)
