@@ -232,16 +232,24 @@ def test_a_visitor_chats_without_an_account_and_sees_only_their_own_chats(world:
         peek = {"shareId": share_id, "outLinkUid": other, "chatId": "my-first-chat"}
         assert ok(visitor.post("/api/core/chat/getPaginationRecords", json=peek)) == {"list": [], "total": 0}
         refused(visitor_chat(visitor, share_id, other, chatId="my-first-chat"), 403, "unAuthChat")
-        refused(visitor.get("/api/core/chat/outLink/init", params=peek), 403, "unAuthChat")
+        # the share page of another visitor's chat is the page of a chat that does not exist
+        peeked = ok(visitor.get("/api/core/chat/outLink/init", params=peek))
+        made_up = ok(visitor.get("/api/core/chat/outLink/init", params={**peek, "chatId": "no-such-chat"}))
+        assert peeked["title"] is None and peeked["variables"] == {}
+        assert {**peeked, "chatId": None} == {**made_up, "chatId": None}
         # without a visitor id, or with a made-up link, nothing is answered
         refused(visitor_chat(visitor, share_id, ""), 400, "linkUnInvalid")
         refused(visitor_chat(visitor, "nosuchlink0000000000000", me), 404, "linkUnInvalid")
 
-    # the owner sees the visitor's chat among the app's, from source "share"
-    shared = ok(
-        world.owner.post("/api/core/chat/getHistories", json={"appId": world.app_id, "source": "share"})
+    # the owner's own history holds their own chats only; the visitor's chat is in the app's logs, from
+    # source "share", owned by the visitor
+    own = ok(world.owner.post("/api/core/chat/getHistories", json={"appId": world.app_id, "source": "share"}))
+    assert "my-first-chat" not in [c["chatId"] for c in own["list"]]
+    logs = ok(
+        world.owner.post("/api/core/app/getChatLogs", json={"appId": world.app_id, "sources": ["share"]})
     )
-    assert "my-first-chat" in [c["chatId"] for c in shared["list"]]
+    logged = next(c for c in logs["list"] if c["chatId"] == "my-first-chat")
+    assert (logged["ownerType"], logged["ownerName"], logged["shareId"]) == ("visitor", me, share_id)
 
 
 def test_a_visitor_rates_an_answer_of_their_own_chat_and_the_owner_sees_it_in_the_logs(
@@ -259,7 +267,14 @@ def test_a_visitor_rates_an_answer_of_their_own_chat_and_the_owner_sees_it_in_th
         rating = {**mine, "appId": world.app_id, "dataId": answer_id, "userBadFeedback": "too vague"}
 
         # another visitor of the link, or the link with another app's id, may not rate it
-        refused(visitor.post(feedback, json={**rating, "outLinkUid": other}), 403, "unAuthChat")
+        # (another visitor is answered as for a chat that does not exist: no id's existence leaks)
+        theirs = refused(visitor.post(feedback, json={**rating, "outLinkUid": other}), 404, "unAuthChat")
+        made_up = refused(
+            visitor.post(feedback, json={**rating, "outLinkUid": other, "chatId": "no-such-chat"}),
+            404,
+            "unAuthChat",
+        )
+        assert theirs == made_up
         refused(visitor.post(feedback, json={**rating, "appId": world.rag_app_id}), 403, "unAuthChat")
         assert ok(visitor.post(feedback, json=rating)) is None
         rated = ok(visitor.post("/api/core/chat/getPaginationRecords", json=mine))["list"]

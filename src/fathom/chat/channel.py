@@ -40,6 +40,7 @@ class RunChannel:
     outcome: Any = None
     finished_at: float | None = None
     listeners: list[Callable[[Frame | None], None]] = field(default_factory=list)
+    owner: Any = None  # who started the run (a ChatCaller): stop and resume are theirs
     _waiters: list[asyncio.Future[bool]] = field(default_factory=list)
 
     def push(self, event: str, data: Any) -> Frame:

@@ -14,7 +14,7 @@ from sqlalchemy import and_, case, exists, func, or_, select
 
 from fathom.chat.errors import DATA_ID_REQUIRED, ChatError
 from fathom.store.db import Database
-from fathom.store.models import Chat, ChatItem
+from fathom.store.models import ApiKey, Chat, ChatItem, Member
 from fathom.store.protocols import ChatItemRecord, ChatRecord, ChatRepository
 from fathom.store.repositories.chats import chat_record, item_record
 
@@ -46,6 +46,7 @@ class ChatLogEntry:
     bad_count: int
     mark_count: int
     average_response_time: float | None
+    owner_name: str = ""  # the owner's name: the member's, the key's, or the visitor's uid
 
 
 @dataclass(frozen=True)
@@ -135,7 +136,21 @@ class ChatLogStore:
                 )
             )
             counts = await self._counts(session, team_id, app_id, [r.chat_id for r in rows])
-        return [self._entry(row, counts.get(row.chat_id)) for row in rows], total
+            names = await self._owner_names(session, rows)
+        return [self._entry(row, counts.get(row.chat_id), names) for row in rows], total
+
+    async def _owner_names(self, session: Any, rows: list[Chat]) -> dict[tuple[str, str], str]:
+        """The names of the chats' owners: members and keys read in one statement each."""
+        members = {r.member_id for r in rows if r.owner_kind == "member" and r.member_id}
+        keys = {r.api_key_id for r in rows if r.owner_kind == "key" and r.api_key_id}
+        names: dict[tuple[str, str], str] = {}
+        if members:
+            found = await session.execute(select(Member.id, Member.name).where(Member.id.in_(members)))
+            names.update({("member", row.id): row.name for row in found})
+        if keys:
+            found = await session.execute(select(ApiKey.id, ApiKey.name).where(ApiKey.id.in_(keys)))
+            names.update({("key", row.id): row.name for row in found})
+        return names
 
     async def _counts(self, session: Any, team_id: str, app_id: str, chat_ids: list[str]) -> dict[str, Any]:
         if not chat_ids:
@@ -155,8 +170,13 @@ class ChatLogStore:
         return {row.chat_id: row for row in (await session.execute(statement)).all()}
 
     @staticmethod
-    def _entry(row: Chat, counts: Any) -> ChatLogEntry:
+    def _entry(row: Chat, counts: Any, names: dict[tuple[str, str], str]) -> ChatLogEntry:
         average = counts.response_time if counts is not None else None
+        if row.owner_kind == "visitor":
+            owner_name = row.out_link_uid or ""
+        else:
+            owner_id = row.api_key_id if row.owner_kind == "key" else row.member_id
+            owner_name = names.get((row.owner_kind, owner_id or ""), "")
         return ChatLogEntry(
             chat=chat_record(row),
             member_id=row.member_id,
@@ -165,6 +185,7 @@ class ChatLogStore:
             bad_count=int(counts.bad) if counts is not None else 0,
             mark_count=int(counts.marks) if counts is not None else 0,
             average_response_time=round(float(average), 3) if average is not None else None,
+            owner_name=owner_name,
         )
 
     async def feedback_items(

@@ -7,6 +7,7 @@ from typing import Any
 
 from fathom.chat.errors import DATA_ID_REQUIRED, ChatError
 from fathom.chat.history_store import ChatListStore
+from fathom.chat.ownership import ChatAction, ChatCaller
 from fathom.store.protocols import ChatItemRecord, ChatRecord, ChatRepository, NotFound
 
 VISITOR_HISTORY = timedelta(days=30)  # FastGPT: share-link visitors see their last 30 days
@@ -28,55 +29,58 @@ def record_preview(item: ChatItemRecord) -> dict[str, Any]:
 
 
 class HistoryService:
-    """Chats and chat items of one app, as the history API shows them."""
+    """Chats and chat items of one app, as the history API shows them. Every method that names a chat
+    takes the caller and applies :meth:`ChatCaller.may`: a chat the caller may not touch is answered
+    exactly as a chat that does not exist."""
 
     def __init__(self, chats: ChatRepository, store: ChatListStore) -> None:
         self.chats = chats
         self.store = store
 
     async def list_histories(
-        self,
-        team_id: str,
-        app_id: str,
-        *,
-        source: str | None,
-        offset: int,
-        limit: int,
-        member_id: str | None = None,
-        visitor: tuple[str, str] | None = None,
+        self, team_id: str, app_id: str, caller: ChatCaller, *, source: str | None, offset: int, limit: int
     ) -> tuple[list[ChatRecord], int]:
-        """Chats of the app; with ``member_id`` only those that member's keys started (FastGPT's key rule);
-        with ``visitor`` (shareId, outLinkUid) that share-link visitor's chats of the last 30 days."""
-        since = datetime.now(UTC) - VISITOR_HISTORY if visitor is not None else None
+        """The caller's own chats of the app (a share-link visitor's: of the last 30 days)."""
+        since = datetime.now(UTC) - VISITOR_HISTORY if caller.kind == "visitor" else None
         return await self.store.list_chats(
-            team_id,
-            app_id,
-            source=source,
-            offset=offset,
-            limit=limit,
-            member_id=member_id,
-            visitor=visitor,
-            since=since,
+            team_id, app_id, source=source, offset=offset, limit=limit, owner=caller, since=since
         )
 
-    async def started_by_other(self, team_id: str, app_id: str, chat_id: str, member_id: str) -> bool:
-        """Whether the chat exists and was started by a member other than ``member_id``."""
-        exists, starter = await self.store.started_by(team_id, app_id, chat_id)
-        return exists and starter is not None and starter != member_id
+    async def get_chat(
+        self, team_id: str, app_id: str, chat_id: str, caller: ChatCaller, action: ChatAction = "read"
+    ) -> ChatRecord | None:
+        """The chat if the caller may ``action`` it, else None (also when there is no such chat)."""
+        if not chat_id:
+            return None
+        chat = await self.chats.get_chat(team_id, app_id, chat_id)
+        return chat if caller.may(chat, action) else None
 
-    async def get_chat(self, team_id: str, app_id: str, chat_id: str) -> ChatRecord | None:
-        return await self.chats.get_chat(team_id, app_id, chat_id)
+    async def may(
+        self, team_id: str, app_id: str, chat_id: str, caller: ChatCaller, action: ChatAction
+    ) -> bool | None:
+        """Whether the caller may ``action`` the stored chat; None when no chat is stored under the id
+        (a new chat's first turn may still be running)."""
+        chat = await self.chats.get_chat(team_id, app_id, chat_id)
+        return None if chat is None else caller.may(chat, action)
+
+    async def _require(
+        self, team_id: str, app_id: str, chat_id: str, caller: ChatCaller, action: ChatAction
+    ) -> None:
+        if await self.get_chat(team_id, app_id, chat_id, caller, action) is None:
+            raise NotFound(f"chat {chat_id} not found")
 
     async def update_history(
         self,
         team_id: str,
         app_id: str,
         chat_id: str,
+        caller: ChatCaller,
         *,
         title: str | None = None,
         custom_title: str | None = None,
         top: bool | None = None,
     ) -> None:
+        await self._require(team_id, app_id, chat_id, caller, "write")
         changes: dict[str, Any] = {}
         if title is not None:
             changes["title"] = title
@@ -86,18 +90,24 @@ class HistoryService:
             changes["top"] = bool(top)
         await self.store.update_chat(team_id, app_id, chat_id, **changes)
 
-    async def delete_history(self, team_id: str, app_id: str, chat_id: str) -> None:
+    async def delete_history(self, team_id: str, app_id: str, chat_id: str, caller: ChatCaller) -> bool:
+        """Delete the chat and its items; False (and nothing done) when there is none for the caller."""
+        if await self.get_chat(team_id, app_id, chat_id, caller, "delete") is None:
+            return False
         await self.chats.delete_chat(team_id, app_id, chat_id)
+        return True
 
-    async def clear_histories(
-        self, team_id: str, app_id: str, *, source: str = "api", member_id: str | None = None
-    ) -> int:
-        return await self.store.clear_chats(team_id, app_id, source=source, member_id=member_id)
+    async def clear_histories(self, team_id: str, app_id: str, caller: ChatCaller, *, source: str) -> int:
+        """Delete the caller's own chats of the app made from ``source``."""
+        return await self.store.clear_chats(team_id, app_id, source=source, owner=caller)
 
     async def records(
-        self, team_id: str, app_id: str, chat_id: str, *, offset: int, limit: int
+        self, team_id: str, app_id: str, chat_id: str, caller: ChatCaller, *, offset: int, limit: int
     ) -> tuple[list[ChatItemRecord], int]:
-        """A page counted from the newest item (``offset`` 0 = the latest ``limit`` items), oldest first."""
+        """A page counted from the newest item (``offset`` 0 = the latest ``limit`` items), oldest first;
+        no items for a chat the caller may not read."""
+        if await self.get_chat(team_id, app_id, chat_id, caller) is None:
+            return [], 0
         _, total = await self.chats.list_items(team_id, app_id, chat_id, limit=1)
         end = max(total - offset, 0)
         start = max(end - limit, 0)
@@ -106,7 +116,11 @@ class HistoryService:
         items, _ = await self.chats.list_items(team_id, app_id, chat_id, offset=start, limit=end - start)
         return items, total
 
-    async def find_item(self, team_id: str, app_id: str, chat_id: str, data_id: str) -> ChatItemRecord:
+    async def find_item(
+        self, team_id: str, app_id: str, chat_id: str, data_id: str, caller: ChatCaller
+    ) -> ChatItemRecord:
+        if await self.get_chat(team_id, app_id, chat_id, caller) is None:
+            raise NotFound(f"chat item {data_id} not found")
         _, total = await self.chats.list_items(team_id, app_id, chat_id, limit=1)
         items, _ = await self.chats.list_items(team_id, app_id, chat_id, limit=max(total, 1))
         for item in items:
@@ -114,7 +128,11 @@ class HistoryService:
                 return item
         raise NotFound(f"chat item {data_id} not found")
 
-    async def delete_item(self, team_id: str, app_id: str, chat_id: str, data_id: str) -> None:
+    async def delete_item(
+        self, team_id: str, app_id: str, chat_id: str, data_id: str, caller: ChatCaller
+    ) -> None:
+        if await self.get_chat(team_id, app_id, chat_id, caller, "delete") is None:
+            raise NotFound(f"chat item {data_id} not found")
         await self.chats.delete_item(team_id, app_id, chat_id, data_id)
 
     async def update_feedback(
@@ -123,13 +141,16 @@ class HistoryService:
         app_id: str,
         chat_id: str,
         data_id: str | None,
+        caller: ChatCaller,
         *,
         good: str | None,
         bad: str | None,
     ) -> None:
-        """Set the feedback fields present and unset the absent ones (FastGPT semantics)."""
+        """Set the feedback fields present and unset the absent ones (FastGPT semantics); the owner's."""
         if not data_id:
             raise ChatError(DATA_ID_REQUIRED)
+        if await self.get_chat(team_id, app_id, chat_id, caller, "write") is None:
+            raise NotFound(f"chat item {data_id} not found")
         await self.chats.update_item(
             team_id, app_id, chat_id, data_id, user_good_feedback=good, user_bad_feedback=bad
         )

@@ -5,14 +5,28 @@ from __future__ import annotations
 from datetime import datetime
 from typing import Any
 
-from sqlalchemy import delete, func, select, update
+from sqlalchemy import delete, false, func, select, update
 
+from fathom.chat.ownership import ChatCaller
 from fathom.store.db import Database
 from fathom.store.models import Chat, ChatItem, utcnow
 from fathom.store.protocols import ChatRecord, NotFound
 from fathom.store.repositories.chats import chat_record
 
 DEBUG_SOURCE = "test"
+
+
+def owned_by(owner: ChatCaller) -> list[Any]:
+    """The conditions that select ``owner``'s own chats (:meth:`ChatCaller.owns` as SQL); nobody's
+    (an expired link's visitor) selects none."""
+    if owner.kind is None:
+        return [false()]
+    where: list[Any] = [Chat.owner_kind == owner.kind]
+    if owner.kind == "visitor":
+        return [*where, Chat.share_id == owner.share_id, Chat.out_link_uid == owner.out_link_uid]
+    if owner.kind == "key":
+        return [*where, Chat.api_key_id == owner.api_key_id]
+    return [*where, Chat.member_id == owner.member_id]
 
 
 class ChatListStore:
@@ -29,12 +43,11 @@ class ChatListStore:
         source: str | None,
         offset: int,
         limit: int,
-        member_id: str | None = None,
-        visitor: tuple[str, str] | None = None,
+        owner: ChatCaller,
         since: datetime | None = None,
     ) -> tuple[list[ChatRecord], int]:
-        """Pinned first, then most recently updated; ``source``, ``member_id``, ``visitor`` (a share
-        link's ``(shareId, outLinkUid)``) and ``since`` (updated since) filter when given.
+        """``owner``'s own chats, pinned first, then most recently updated; ``source`` and ``since``
+        (updated since) filter when given.
 
         Without ``source``, the editor's debug runs (``chatTest``, source ``test``) are left out: they are
         the builder's, not users' chats; ``source="test"`` lists them."""
@@ -43,10 +56,7 @@ class ChatListStore:
             where.append(Chat.source == source)
         else:
             where.append(Chat.source != DEBUG_SOURCE)
-        if member_id:
-            where.append(Chat.member_id == member_id)
-        if visitor is not None:
-            where += [Chat.share_id == visitor[0], Chat.out_link_uid == visitor[1]]
+        where += owned_by(owner)
         if since is not None:
             where.append(Chat.updated_at >= since)
         async with self.db.sessions() as session:
@@ -60,18 +70,6 @@ class ChatListStore:
             )
             return [chat_record(row) for row in rows], total
 
-    async def started_by(self, team_id: str, app_id: str, chat_id: str) -> tuple[bool, str | None]:
-        """Whether the chat exists, and the member who started it (None when not recorded)."""
-        async with self.db.sessions() as session:
-            row = (
-                await session.execute(
-                    select(Chat.member_id).where(
-                        Chat.team_id == team_id, Chat.app_id == app_id, Chat.chat_id == chat_id
-                    )
-                )
-            ).first()
-            return (row is not None, row[0] if row is not None else None)
-
     async def update_chat(self, team_id: str, app_id: str, chat_id: str, **changes: Any) -> None:
         """Set ``title``, ``custom_title``, ``top`` and/or ``member_id``; bumps ``updated_at``; unknown chat
         is NotFound."""
@@ -84,14 +82,10 @@ class ChatListStore:
             if result.rowcount == 0:  # type: ignore[attr-defined]
                 raise NotFound(f"chat {chat_id} not found")
 
-    async def clear_chats(
-        self, team_id: str, app_id: str, *, source: str, member_id: str | None = None
-    ) -> int:
-        """Delete every chat of the app created from ``source`` (with ``member_id``: those that member
-        started) and its items; returns how many."""
+    async def clear_chats(self, team_id: str, app_id: str, *, source: str, owner: ChatCaller) -> int:
+        """Delete ``owner``'s chats of the app created from ``source``, and their items; returns how many."""
         where: list[Any] = [Chat.team_id == team_id, Chat.app_id == app_id, Chat.source == source]
-        if member_id:
-            where.append(Chat.member_id == member_id)
+        where += owned_by(owner)
         async with self.db.transaction() as session:
             ids = list(await session.scalars(select(Chat.chat_id).where(*where)))
             if ids:

@@ -17,6 +17,7 @@ from fathom.chat.fanout import RedisFanout, RemoteChannel
 from fathom.chat.history_store import ChatListStore
 from fathom.chat.ids import nanoid
 from fathom.chat.messages import concat_histories, split_messages, text_value, value_text
+from fathom.chat.ownership import ChatCaller, owner_kind
 from fathom.chat.run_access import run_readers
 from fathom.chat.run_files import RunFilePolicy, prepare_run_files
 from fathom.chat.run_state import ChatOutcome, ChatRequest, PreparedRun
@@ -90,6 +91,13 @@ def inject_plugin_inputs(
 
 def item_to_history(item: ChatItemRecord) -> dict[str, Any]:
     return {"dataId": item.data_id, "obj": item.obj, "value": list(item.value)}
+
+
+def request_caller(request: ChatRequest) -> ChatCaller:
+    """Who makes a chat request, as the ownership rule sees them (appending is the owner's alone)."""
+    if request.share_id:
+        return ChatCaller.of_visitor(request.share_id, request.out_link_uid or "")
+    return ChatCaller.of_member_or_key(request.member_id, request.api_key_id, manages_app=False)
 
 
 def answer_of(query: list[dict[str, Any]]) -> Any:
@@ -166,6 +174,12 @@ class ChatService:
                 request.team_id, request.app_id, chat_id, history_load_limit(graph.workflow)
             )
             chat = history.chat
+            if chat is not None and not request_caller(request).may(chat, "write"):
+                raise ChatError(
+                    f"chatId: chat {chat_id} belongs to another caller; start a new chat with a new chatId",
+                    http_status=403,
+                    status_text="unAuthChat",
+                )
             stored = [item_to_history(item) for item in history.items]
         histories = concat_histories(stored, earlier)
         variables = {**(chat.variables if chat is not None else {}), **variables_in}
@@ -220,6 +234,7 @@ class ChatService:
         prepared = await self.prepare(request)
         channel = self.registry.open(self.key(prepared), prepared.response_chat_item_id)
         channel.detail = prepared.detail
+        channel.owner = request_caller(request)
         if self.fanout is not None:
             self.fanout.listen(self.registry.stop)
             channel.listeners.append(self.fanout.mirror(channel))
@@ -385,6 +400,8 @@ class ChatService:
                 share_link_id=request.share_link_id,
                 share_id=request.share_id,
                 out_link_uid=request.out_link_uid,
+                owner_kind=owner_kind(api_key_id=request.api_key_id, share_id=request.share_id),
+                api_key_id=None if request.share_id else request.api_key_id,
             )
         )
         if self.api_keys is not None and request.api_key_id:

@@ -41,11 +41,23 @@ async def require_permission(
     need: Need,
 ) -> None:
     """Raise 403 unless the caller's role or a permission grants ``need`` on the resource."""
-    if auth.role in ("owner", "admin") or owner_member_id == auth.member_id:
-        return
-    granted = await platform.teams.get_permission(auth.member_id, resource_type, resource_id)
-    if granted is None or _RANK[granted] < _RANK[need]:
+    if not await has_permission(platform, auth, resource_type, resource_id, owner_member_id, need):
         raise forbidden(f"{need} {resource_type} {resource_id}", resource_type)
+
+
+async def has_permission(
+    platform: Platform,
+    auth: AuthContext,
+    resource_type: str,
+    resource_id: str,
+    owner_member_id: str | None,
+    need: Need,
+) -> bool:
+    """Whether the caller's role or a permission grants ``need`` on the resource."""
+    if auth.role in ("owner", "admin") or owner_member_id == auth.member_id:
+        return True
+    granted = await platform.teams.get_permission(auth.member_id, resource_type, resource_id)
+    return granted is not None and _RANK[granted] >= _RANK[need]
 
 
 class PermissionView(BaseModel):

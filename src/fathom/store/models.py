@@ -225,12 +225,19 @@ class Chat(Base):
         UniqueConstraint("app_id", "chat_id"),
         Index("ix_chats_share", "app_id", "share_id", "out_link_uid"),
         Index("ix_chats_app_updated", "app_id", "updated_at"),
+        Index("ix_chats_owner", "app_id", "owner_kind", "member_id", "api_key_id"),
     )
     id: Mapped[str] = _id()
     chat_id: Mapped[str] = mapped_column(String(1024), nullable=False)
     team_id: Mapped[str] = _team_fk()
     app_id: Mapped[str] = mapped_column(String(24), ForeignKey("apps.id", ondelete="CASCADE"), index=True)
-    member_id: Mapped[str | None] = mapped_column(String(24), nullable=True)
+    member_id: Mapped[str | None] = mapped_column(String(24), nullable=True)  # the member a run acts as
+    # the owner (fathom.chat.ownership): "member" (member_id), "key" (api_key_id) or "visitor" (share_id
+    # + out_link_uid)
+    owner_kind: Mapped[str] = mapped_column(
+        String(16), nullable=False, default="member", server_default="member"
+    )
+    api_key_id: Mapped[str | None] = mapped_column(String(24), nullable=True)
     title: Mapped[str] = mapped_column(String(500), nullable=False, default="")
     custom_title: Mapped[str] = mapped_column(String(500), nullable=False, default="")
     top: Mapped[bool] = mapped_column(Boolean, nullable=False, default=False)

@@ -156,6 +156,10 @@ class ChatRecord:
     updated_at: datetime
     share_id: str | None = None  # the share link a visitor chatted through
     out_link_uid: str | None = None  # ... and which visitor
+    # the owner (fathom.chat.ownership): "member" (member_id), "key" (api_key_id) or "visitor"
+    owner_kind: str = "member"
+    member_id: str | None = None  # the member the chat's runs act as (a key's creator, a link's maker)
+    api_key_id: str | None = None  # the key that owns a key's chat
 
 
 @dataclass(frozen=True)
@@ -208,6 +212,8 @@ class ChatTurn:
     share_link_id: str | None = None  # a visitor's turn: the link's points grow by the turn's usage
     share_id: str | None = None  # set on a new chat, with ``out_link_uid``
     out_link_uid: str | None = None
+    owner_kind: str = "member"  # set on a new chat: who owns it (fathom.chat.ownership)
+    api_key_id: str | None = None  # ... the key, for a key's chat
 
 
 @dataclass(frozen=True)

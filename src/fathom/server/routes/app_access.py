@@ -3,14 +3,17 @@
 from __future__ import annotations
 
 import re
+from datetime import UTC, datetime
 from typing import Any
 
 from fastapi import Request
 
 from fathom.chat import ChatApplication, ChatError
+from fathom.chat.ownership import ChatCaller
+from fathom.chat.share_links import ShareVisit
 from fathom.server.auth import AuthContext
 from fathom.server.errors import ApiError
-from fathom.server.permissions import Need, forbidden, require_permission
+from fathom.server.permissions import Need, forbidden, has_permission, require_permission
 from fathom.server.routes.common import platform_of
 from fathom.store.protocols import AppRecord
 
@@ -57,12 +60,21 @@ async def load_app_and_owner(
     return app, owner
 
 
-async def others_chat(request: Request, auth: AuthContext, app_id: str, chat_id: object) -> bool:
-    """True when an app key names a chat of its app that another member started: for that key the chat
-    does not exist (it uses only the chats its own member started)."""
-    if not auth.key_app_bound or not chat_id:
-        return False
-    return await chat_of(request).history.started_by_other(auth.team_id, app_id, str(chat_id), auth.member_id)
+async def chat_caller(request: Request, auth: AuthContext, app_id: str, app_owner: str | None) -> ChatCaller:
+    """The caller as the chat ownership rule sees them: the session's member or the key (a key owns its
+    chats, never its creator), and whether they manage the app (FastGPT's chat-log permission; never a
+    key limited to one app)."""
+    manages = not auth.key_app_bound and await has_permission(
+        platform_of(request), auth, "app", app_id, app_owner, "manage"
+    )
+    return ChatCaller.of_member_or_key(auth.member_id, auth.api_key_id, manages_app=manages)
+
+
+def visitor_caller(visit: ShareVisit) -> ChatCaller:
+    """A share-link visitor as the ownership rule sees them; an expired link's visitor owns nothing."""
+    expires = visit.link.expired_time
+    live = expires is None or expires > datetime.now(UTC)
+    return ChatCaller.of_visitor(visit.link.share_id, visit.uid, link_live=live)
 
 
 _OBJECT_ID = re.compile(r"^[0-9a-f]{24}$")

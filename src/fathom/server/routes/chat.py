@@ -17,11 +17,11 @@ from fathom.chat import (
     check_workflow,
     completion_response,
 )
+from fathom.chat.fanout import RemoteChannel
 from fathom.chat.share_view import ShareView
 from fathom.server.auth import AuthContext, authenticate
 from fathom.server.errors import ApiError, envelope, kind_of, not_found
-from fathom.server.permissions import forbidden
-from fathom.server.routes.app_access import api_error, chat_of, load_app, load_app_and_owner, others_chat
+from fathom.server.routes.app_access import api_error, chat_caller, chat_of, load_app_and_owner
 from fathom.server.routes.chat_models import (
     ChatCompletionBody,
     ChatRef,
@@ -172,10 +172,8 @@ async def _start_member_chat(
     )
     resume_from = last_event_id(request, body.lastEventId)
     chat_id = body.chatId
-    if await others_chat(request, auth, app_id, chat_id):
-        raise forbidden(f"continue chat {chat_id}: another member started it", "chat")
     if resume_from is not None and chat_id:
-        found = await chat.runs.channel(auth.team_id, app_id, str(chat_id), detail=detail)
+        found = await _own_channel(request, auth, app_id, owner, str(chat_id), detail=detail)
         if found is not None:
             return sse_response(
                 stream_frames(
@@ -249,6 +247,22 @@ async def chat_test(request: Request) -> Response:
     return await run_chat(request, api_version=2, draft=True)
 
 
+async def _own_channel(
+    request: Request, auth: AuthContext, app_id: str, app_owner: str | None, chat_id: str, *, detail: bool
+) -> RunChannel | RemoteChannel | None:
+    """The chat's latest run frames when the chat is the caller's (stop and resume are the owner's),
+    else None, as for a chat with no run."""
+    chat = chat_of(request)
+    caller = await chat_caller(request, auth, app_id, app_owner)
+    allowed = await chat.history.may(auth.team_id, app_id, chat_id, caller, "write")
+    if allowed is False:
+        return None  # another caller's chat
+    found = await chat.runs.channel(auth.team_id, app_id, chat_id, detail=detail)
+    if allowed is None and isinstance(found, RunChannel) and not caller.same_owner(found.owner):
+        return None  # a new chat's first turn, still running (not stored yet), of another caller
+    return found
+
+
 @router.api_route(
     "/api/v2/chat/stop", methods=ANY_METHOD, summary="Stop a running chat", responses=answers(Stopped)
 )
@@ -259,13 +273,12 @@ async def stop_chat(
         app_id = resolve_app_id(auth, payload.appId)
     except ChatError as exc:
         raise api_error(exc) from None
-    await load_app(request, auth, app_id, "read", chatting=True)
+    _, owner = await load_app_and_owner(request, auth, app_id, "read", chatting=True)
     chat_id = payload.chatId or ""
     if not chat_id:
         raise ApiError(400, "missingParams", "chatId: is required")
-    if await others_chat(request, auth, app_id, chat_id):
-        return envelope({"success": False})
-    stopped = await chat_of(request).runs.stop(auth.team_id, app_id, chat_id)
+    channel = await _own_channel(request, auth, app_id, owner, chat_id, detail=False)
+    stopped = channel is not None and await chat_of(request).runs.stop(auth.team_id, app_id, chat_id)
     return envelope({"success": stopped})
 
 
@@ -282,17 +295,14 @@ async def resume_chat(
         app_id = resolve_app_id(auth, payload.appId)
     except ChatError as exc:
         raise api_error(exc) from None
-    await load_app(request, auth, app_id, "read", chatting=True)
+    _, owner = await load_app_and_owner(request, auth, app_id, "read", chatting=True)
     chat_id = payload.chatId or ""
     if not chat_id:
         raise ApiError(400, "missingParams", "chatId: is required")
     detail = True if payload.detail is None else payload.detail
     api_version = 1 if str(payload.version) == "1" else 2
     after = last_event_id(request, payload.lastEventId) or 0
-    others = await others_chat(request, auth, app_id, chat_id)
-    channel = (
-        None if others else await chat_of(request).runs.channel(auth.team_id, app_id, chat_id, detail=detail)
-    )
+    channel = await _own_channel(request, auth, app_id, owner, chat_id, detail=detail)
     if channel is None:
 
         async def unavailable() -> Any:

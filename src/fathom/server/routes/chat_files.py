@@ -28,7 +28,7 @@ from fathom.knowledge.parse import SUPPORTED_FORMATS
 from fathom.security.files import PreviewUrlError
 from fathom.server.auth import AuthContext, authenticate
 from fathom.server.errors import ApiError, envelope
-from fathom.server.routes.app_access import load_app
+from fathom.server.routes.app_access import chat_caller, chat_of, load_app_and_owner
 from fathom.server.routes.common import platform_of
 from fathom.server.typed import ApiModel, ObjectId, answers, documents, validate
 from fathom.store.protocols import NotFound
@@ -130,7 +130,12 @@ async def upload_chat_file(request: Request, auth: AuthContext = Depends(authent
     form = validate(ChatFileForm, values)
     app_id, chat_id = form.appId, form.chatId
     uid = form.customUid or auth.member_id
-    await load_app(request, auth, app_id, "read", chatting=True)
+    _, owner = await load_app_and_owner(request, auth, app_id, "read", chatting=True)
+    caller = await chat_caller(request, auth, app_id, owner)
+    if await chat_of(request).history.may(auth.team_id, app_id, chat_id, caller, "write") is False:
+        raise ApiError(
+            403, "unAuthChat", f"chatId: chat {chat_id} belongs to another caller; use a new chatId"
+        )
     name = _filename(upload)
     data = await upload.read(MAX_CHAT_FILE_BYTES + 1)
     if len(data) > MAX_CHAT_FILE_BYTES:

@@ -148,6 +148,10 @@ def log_view(entry: ChatLogEntry) -> dict[str, Any]:
         "tmbId": entry.member_id,
         "outLinkUid": chat.out_link_uid,
         "shareId": chat.share_id,
+        # who owns the chat (docs/security.md): "member", "key" or "visitor", and their name
+        "ownerType": chat.owner_kind,
+        "ownerName": entry.owner_name,
+        "apiKeyId": chat.api_key_id,
     }
 
 

@@ -9,12 +9,18 @@ from fastapi import APIRouter, Depends, Request
 from pydantic import Field, field_validator
 
 from fathom.chat import ChatError, draft_workflow
+from fathom.chat.ownership import ChatCaller
 from fathom.chat.share_links import ShareVisit
 from fathom.server.auth import AuthContext, authenticate
-from fathom.server.errors import ApiError, envelope, not_found
+from fathom.server.errors import ApiError, envelope
 from fathom.server.pagination import page_window
-from fathom.server.permissions import Need
-from fathom.server.routes.app_access import api_error, chat_of, load_app, others_chat
+from fathom.server.routes.app_access import (
+    api_error,
+    chat_caller,
+    chat_of,
+    load_app_and_owner,
+    visitor_caller,
+)
 from fathom.server.routes.common import ANY_METHOD, iso, object_id
 from fathom.server.routes.history_models import (
     ChatInit,
@@ -31,12 +37,7 @@ from fathom.server.routes.history_models import (
     Visitor,
 )
 from fathom.server.routes.history_views import app_init_view, record_view
-from fathom.server.routes.share_chat import (
-    caller,
-    check_visitors_chat,
-    visitor_records,
-    visitor_res_data,
-)
+from fathom.server.routes.share_chat import caller, visitor_records, visitor_res_data
 from fathom.server.typed import ObjectId, answers, parsed
 from fathom.store.protocols import AppRecord, ChatRecord, NotFound
 
@@ -45,13 +46,13 @@ router = APIRouter(tags=["chat history"])
 FEEDBACK_MAX = 5_000  # a user's feedback comment, in characters
 
 
-async def history_app(request: Request, auth: AuthContext, values: dict[str, Any], need: Need) -> AppRecord:
-    """The app whose history is read or changed (an app-scoped key manages its own app's chats)."""
-    return await load_app(request, auth, object_id(values, "appId"), need, chatting=True)
-
-
-def _no_chat(chat_id: str) -> ApiError:
-    return not_found("chat", f"chat {chat_id} not found")
+async def history_app(
+    request: Request, auth: AuthContext, values: dict[str, Any]
+) -> tuple[AppRecord, ChatCaller]:
+    """The app whose chats are read or changed (any member who may read the app, and a key of the app),
+    and the caller as the chat ownership rule sees them: which chats are theirs is decided per chat."""
+    app, owner = await load_app_and_owner(request, auth, object_id(values, "appId"), "read", chatting=True)
+    return app, await chat_caller(request, auth, app.id, owner)
 
 
 def _window(request: Request, values: dict[str, Any], cap: int) -> tuple[int, int]:
@@ -78,24 +79,14 @@ async def get_histories(
         if values.get("appId") not in (None, "", link.app_id):
             return envelope({"list": [], "total": 0})
         chats, total = await chat_of(request).history.list_histories(
-            link.team_id,
-            link.app_id,
-            source=None,
-            offset=offset,
-            limit=size,
-            visitor=(link.share_id, auth.uid),
+            link.team_id, link.app_id, visitor_caller(auth), source=None, offset=offset, limit=size
         )
         return envelope({"list": [_history_view(c) for c in chats], "total": total})
     if not values.get("appId"):
         return envelope({"list": [], "total": 0})
-    app = await history_app(request, auth, values, "read")
-    chats, total = await chat_of(request).history.list_histories(
-        auth.team_id,
-        app.id,
-        source=values.get("source") or None,
-        offset=offset,
-        limit=size,
-        member_id=auth.member_id,  # key auth: the key owner's chats only
+    app, chat_caller_ = await history_app(request, auth, values)
+    chats, total = await chat_of(request).history.list_histories(  # the caller's own chats only
+        auth.team_id, app.id, chat_caller_, source=values.get("source") or None, offset=offset, limit=size
     )
     return envelope({"list": [_history_view(c) for c in chats], "total": total})
 
@@ -124,12 +115,15 @@ async def update_history(
     payload: UpdateHistory = parsed(UpdateHistory),
 ) -> dict[str, Any]:
     values = payload.fields()
-    app = await history_app(request, auth, values, "write")
-    chat_id = payload.chatId
-    if await others_chat(request, auth, app.id, chat_id):
-        raise _no_chat(chat_id)
+    app, caller_ = await history_app(request, auth, values)
     await chat_of(request).history.update_history(
-        auth.team_id, app.id, chat_id, title=payload.title, custom_title=payload.customTitle, top=payload.top
+        auth.team_id,
+        app.id,
+        payload.chatId,
+        caller_,
+        title=payload.title,
+        custom_title=payload.customTitle,
+        top=payload.top,
     )
     return envelope(None)
 
@@ -144,11 +138,8 @@ async def del_history(
     payload: ChatOfApp = parsed(ChatOfApp),
 ) -> dict[str, Any]:
     values = payload.fields()
-    app = await history_app(request, auth, values, "write")
-    chat_id = payload.chatId
-    if await others_chat(request, auth, app.id, chat_id):
-        raise _no_chat(chat_id)
-    await chat_of(request).history.delete_history(auth.team_id, app.id, chat_id)
+    app, caller_ = await history_app(request, auth, values)
+    await chat_of(request).history.delete_history(auth.team_id, app.id, payload.chatId, caller_)
     return envelope(None)
 
 
@@ -165,13 +156,10 @@ async def clear_histories(
     payload: ClearHistories = parsed(ClearHistories),
 ) -> dict[str, Any]:
     values = payload.fields()
-    app = await history_app(request, auth, values, "write")
-    # FastGPT: a key clears the API chats (an app key its member's only), a console session its own
-    # console chats
-    session = auth.api_key_id is None
-    member = auth.member_id if auth.key_app_bound or session else None
-    source = "online" if session else "api"
-    await chat_of(request).history.clear_histories(auth.team_id, app.id, source=source, member_id=member)
+    app, caller_ = await history_app(request, auth, values)
+    # FastGPT: a key clears the API chats, a console session the console chats; each its own only
+    source = "online" if auth.api_key_id is None else "api"
+    await chat_of(request).history.clear_histories(auth.team_id, app.id, caller_, source=source)
     return envelope(None)
 
 
@@ -187,11 +175,9 @@ async def chat_init(
     payload: ChatInit = parsed(ChatInit),
 ) -> dict[str, Any]:
     values = payload.fields()
-    app = await history_app(request, auth, values, "read")
+    app, caller_ = await history_app(request, auth, values)
     chat_id = payload.chatId or ""
-    history = chat_of(request).history
-    own = chat_id and not await others_chat(request, auth, app.id, chat_id)
-    chat = await history.get_chat(auth.team_id, app.id, chat_id) if own else None
+    chat = await chat_of(request).history.get_chat(auth.team_id, app.id, chat_id, caller_)
     try:
         graph = await chat_of(request).apps.run_graph(auth.team_id, app.id)
         workflow = graph.workflow
@@ -218,12 +204,10 @@ async def pagination_records(
         return envelope(await visitor_records(request, auth, values, offset=offset, limit=size))
     if not values.get("appId") or not values.get("chatId"):
         return envelope({"list": [], "total": 0})
-    app = await history_app(request, auth, values, "read")
-    if await others_chat(request, auth, app.id, values["chatId"]):
-        return envelope({"list": [], "total": 0})
+    app, caller_ = await history_app(request, auth, values)
     offset, size = _window(request, values, cap=100)
     items, total = await chat_of(request).history.records(
-        auth.team_id, app.id, str(values["chatId"]), offset=offset, limit=size
+        auth.team_id, app.id, str(values["chatId"]), caller_, offset=offset, limit=size
     )
     custom = bool(payload.loadCustomFeedbacks)
     return envelope({"list": [record_view(i, custom_feedbacks=custom) for i in items], "total": total})
@@ -244,12 +228,12 @@ async def get_res_data(
     values = payload.fields()
     if isinstance(auth, ShareVisit):
         return envelope(await visitor_res_data(request, auth, values))
-    app = await history_app(request, auth, values, "read")
+    app, caller_ = await history_app(request, auth, values)
     chat_id, data_id = str(values.get("chatId") or ""), str(values.get("dataId") or "")
-    if not chat_id or not data_id or await others_chat(request, auth, app.id, chat_id):
+    if not chat_id or not data_id:
         return envelope([])
     try:
-        item = await chat_of(request).history.find_item(auth.team_id, app.id, chat_id, data_id)
+        item = await chat_of(request).history.find_item(auth.team_id, app.id, chat_id, data_id, caller_)
     except NotFound:
         return envelope([])
     return envelope(item.response_data)
@@ -268,13 +252,11 @@ async def delete_record(
     payload: DeleteRecord = parsed(DeleteRecord),
 ) -> dict[str, Any]:
     values = payload.fields()
-    app = await history_app(request, auth, values, "write")
+    app, caller_ = await history_app(request, auth, values)
     chat_id, content_id = values.get("chatId"), values.get("contentId") or values.get("dataId")
     if not chat_id or not content_id:
         return envelope(None)  # FastGPT: a no-op that succeeds
-    if await others_chat(request, auth, app.id, chat_id):
-        raise _no_chat(str(chat_id))
-    await chat_of(request).history.delete_item(auth.team_id, app.id, str(chat_id), str(content_id))
+    await chat_of(request).history.delete_item(auth.team_id, app.id, str(chat_id), str(content_id), caller_)
     return envelope(None)
 
 
@@ -315,12 +297,11 @@ async def update_feedback(
     body: UserFeedbackBody = parsed(UserFeedbackBody),
 ) -> dict[str, Any]:
     if isinstance(auth, ShareVisit):  # a visitor: only their own chat through this link
-        await check_visitors_chat(request, auth, body.app_id, body.chat_id)
-        team_id, app_id = auth.link.team_id, auth.link.app_id
+        if body.app_id != auth.link.app_id:
+            raise ApiError(403, "unAuthChat", f"appId: app {body.app_id} is not this share link's")
+        team_id, app_id, caller_ = auth.link.team_id, auth.link.app_id, visitor_caller(auth)
     else:
-        app = await load_app(request, auth, body.app_id, "read", chatting=True)
-        if await others_chat(request, auth, app.id, body.chat_id):
-            raise _no_chat(body.chat_id)
+        app, caller_ = await history_app(request, auth, {"appId": body.app_id})
         team_id, app_id = auth.team_id, app.id
     try:
         await chat_of(request).history.update_feedback(
@@ -328,6 +309,7 @@ async def update_feedback(
             app_id,
             body.chat_id,
             body.data_id or body.chat_item_id or None,
+            caller_,
             good=body.user_good_feedback,
             bad=body.user_bad_feedback,
         )

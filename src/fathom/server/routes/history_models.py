@@ -3,7 +3,7 @@
 from __future__ import annotations
 
 import builtins
-from typing import Annotated, Any
+from typing import Annotated, Any, Literal
 
 from pydantic import BaseModel, Field, StringConstraints
 
@@ -119,6 +119,9 @@ class ChatLogView(BaseModel):
     tmbId: str | None
     outLinkUid: str | None
     shareId: str | None
+    ownerType: Literal["member", "key", "visitor"] = Field(description="Who owns the chat")
+    ownerName: str = Field(description="The member's or the key's name, or the visitor's outLinkUid")
+    apiKeyId: str | None = Field(None, description="The key that owns a key's chat")
 
 
 class ChatLogPage(BaseModel):

@@ -24,12 +24,12 @@ from fathom.chat.share_links import SHARE_SOURCE, ShareVisit
 from fathom.chat.share_view import ShareView
 from fathom.server.auth import AuthContext, authenticate
 from fathom.server.errors import ApiError, envelope
-from fathom.server.routes.app_access import chat_of
+from fathom.server.routes.app_access import chat_of, visitor_caller
 from fathom.server.routes.common import ANY_METHOD, params
 from fathom.server.routes.history_models import ShareInitView
 from fathom.server.routes.history_views import app_init_view, record_view
 from fathom.server.typed import ApiModel, answers, parsed
-from fathom.store.protocols import ChatRecord, NotFound
+from fathom.store.protocols import NotFound
 
 router = APIRouter(tags=["share links"])
 
@@ -64,37 +64,14 @@ async def caller(request: Request) -> AuthContext | ShareVisit:
     return await authenticate(request)
 
 
-def visitors_chat(visit: ShareVisit, chat: ChatRecord | None) -> bool:
-    """Whether the chat is this visitor's, through this link."""
-    return chat is not None and chat.share_id == visit.link.share_id and chat.out_link_uid == visit.uid
-
-
-async def _check_chat(request: Request, visit: ShareVisit, chat_id: str | None) -> None:
-    """FastGPT: a chat id of another link or visitor is ``unAuthChat``; a new id starts a chat."""
-    if not chat_id:
-        return
-    link = visit.link
-    chat = await chat_of(request).history.get_chat(link.team_id, link.app_id, chat_id)
-    if chat is not None and not visitors_chat(visit, chat):
-        raise ApiError(403, "unAuthChat", f"chatId: chat {chat_id} belongs to another visitor")
-
-
-async def check_visitors_chat(request: Request, visit: ShareVisit, app_id: str, chat_id: str) -> None:
-    """A visitor's write to a chat (``updateUserFeedback``): the link's app and the visitor's own chat,
-    else FastGPT's ``unAuthChat``."""
-    if app_id != visit.link.app_id:
-        raise ApiError(403, "unAuthChat", f"appId: app {app_id} is not this share link's")
-    await _check_chat(request, visit, chat_id)
-
-
 async def _visitors_chat_id(request: Request, visit: ShareVisit, values: dict[str, Any]) -> str | None:
     """The ``chatId`` asked for when it is the visitor's chat, else None (an empty answer)."""
     chat_id = _text(values, "chatId")
     link = visit.link
     if chat_id is None or values.get("appId") not in (None, "", link.app_id):
         return None
-    chat = await chat_of(request).history.get_chat(link.team_id, link.app_id, chat_id)
-    return chat_id if visitors_chat(visit, chat) else None
+    chat = await chat_of(request).history.get_chat(link.team_id, link.app_id, chat_id, visitor_caller(visit))
+    return chat_id if chat is not None else None
 
 
 async def visitor_records(
@@ -106,7 +83,7 @@ async def visitor_records(
         return {"list": [], "total": 0}
     link = visit.link
     items, total = await chat_of(request).history.records(
-        link.team_id, link.app_id, chat_id, offset=offset, limit=limit
+        link.team_id, link.app_id, chat_id, visitor_caller(visit), offset=offset, limit=limit
     )
     view = ShareView.of(link)
     shown = []
@@ -126,7 +103,9 @@ async def visitor_res_data(request: Request, visit: ShareVisit, values: dict[str
         return []
     link = visit.link
     try:
-        item = await chat_of(request).history.find_item(link.team_id, link.app_id, chat_id, data_id)
+        item = await chat_of(request).history.find_item(
+            link.team_id, link.app_id, chat_id, data_id, visitor_caller(visit)
+        )
     except NotFound:
         return []
     return ShareView.of(link).responses(item.response_data)
@@ -152,8 +131,7 @@ async def start_share_chat(
         _text(values, "shareId"), _text(values, "outLinkUid"), _question(messages)
     )
     link = visit.link
-    chat_id = _text(values, "chatId")
-    await _check_chat(request, visit, chat_id)
+    chat_id = _text(values, "chatId")  # another's chat id is refused when the run is prepared
     variables = values.get("variables")
     channel = await chat.runs.start(
         ChatRequest(
@@ -202,9 +180,7 @@ async def out_link_init(request: Request, body: OutLinkInit = parsed(OutLinkInit
     link = visit.link
     chat_id = _text(values, "chatId") or ""
     runs = chat_of(request)
-    chat = await runs.history.get_chat(link.team_id, link.app_id, chat_id) if chat_id else None
-    if chat is not None and not visitors_chat(visit, chat):
-        raise ApiError(403, "unAuthChat", f"chatId: chat {chat_id} belongs to another visitor")
+    chat = await runs.history.get_chat(link.team_id, link.app_id, chat_id, visitor_caller(visit))
     try:
         graph = await runs.apps.run_graph(link.team_id, link.app_id)
         app, workflow = graph.app, graph.workflow

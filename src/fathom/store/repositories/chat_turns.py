@@ -18,7 +18,7 @@ from sqlalchemy.dialects.sqlite import insert as sqlite_insert
 from fathom.store.db import Database
 from fathom.store.models import Chat, ChatItem, ShareLink, new_id, utcnow
 from fathom.store.models import UsageRecord as UsageRow
-from fathom.store.protocols import ChatHistory, ChatItemRecord, ChatRecord, ChatTurn, NotFound
+from fathom.store.protocols import ChatHistory, ChatItemRecord, ChatRecord, ChatTurn, Conflict, NotFound
 
 _CHATS = cast(Table, Chat.__table__)
 _ITEMS = cast(Table, ChatItem.__table__)
@@ -48,6 +48,9 @@ def chat_from_row(row: Any) -> ChatRecord:
         updated_at=row["updated_at"],
         share_id=row["share_id"],
         out_link_uid=row["out_link_uid"],
+        owner_kind=row["owner_kind"],
+        member_id=row["member_id"],
+        api_key_id=row["api_key_id"],
     )
 
 
@@ -69,6 +72,20 @@ def item_from_row(row: Any) -> ChatItemRecord:
 
 def _chat_where(team_id: str, app_id: str, chat_id: str) -> tuple[Any, ...]:
     return (_CHATS.c.team_id == team_id, _CHATS.c.app_id == app_id, _CHATS.c.chat_id == chat_id)
+
+
+def _same_owner(turn: ChatTurn) -> Any:
+    """The stored chat is owned by whoever makes this turn (``fathom.chat.ownership``)."""
+    c = _CHATS.c
+    if turn.owner_kind == "visitor":
+        return (
+            (c.owner_kind == "visitor")
+            & (c.share_id == turn.share_id)
+            & (c.out_link_uid == turn.out_link_uid)
+        )
+    if turn.owner_kind == "key":
+        return (c.owner_kind == "key") & (c.api_key_id == turn.api_key_id)
+    return (c.owner_kind == "member") & (c.member_id == turn.member_id)
 
 
 def _items_where(team_id: str, app_id: str, chat_id: str) -> tuple[Any, ...]:
@@ -181,6 +198,8 @@ class SqlChatTurnRepository:
                 "source": turn.source,
                 "share_id": turn.share_id,
                 "out_link_uid": turn.out_link_uid,
+                "owner_kind": turn.owner_kind,
+                "api_key_id": turn.api_key_id,
                 "variables": turn.variables,
                 "metadata": turn.metadata or {},
                 "created_at": now,
@@ -191,12 +210,17 @@ class SqlChatTurnRepository:
                 return
             maker = pg_insert if conn.dialect.name == "postgresql" else sqlite_insert
             statement = maker(_CHATS).values(values)
-            conn.execute(  # a first turn racing another on the same chatId: the later one updates
+            # a first turn racing another on the same chatId: the later one updates, when both are the
+            # same owner's; another owner's turn is refused (nothing of it is stored)
+            result = conn.execute(
                 statement.on_conflict_do_update(
                     index_elements=["app_id", "chat_id"],
                     set_={"variables": statement.excluded.variables, "updated_at": now},
+                    where=_same_owner(turn),
                 )
             )
+            if result.rowcount == 0:
+                raise Conflict(f"chatId: chat {turn.chat_id} belongs to another caller; start a new chat")
             return
         changes: dict[str, Any] = {"variables": turn.variables, "updated_at": now}
         where = _chat_where(turn.team_id, turn.app_id, turn.chat_id)

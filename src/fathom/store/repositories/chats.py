@@ -37,6 +37,9 @@ def chat_record(row: Chat) -> ChatRecord:
         updated_at=row.updated_at,
         share_id=row.share_id,
         out_link_uid=row.out_link_uid,
+        owner_kind=row.owner_kind,
+        member_id=row.member_id,
+        api_key_id=row.api_key_id,
     )
 
 
