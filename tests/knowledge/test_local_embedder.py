@@ -73,14 +73,16 @@ def test_token_coverage_is_the_share_of_characters_the_vocabulary_knows(embedder
 
 def test_a_batch_is_bounded_by_texts_times_longest_squared_and_vectors_do_not_change() -> None:
     """Memory: long texts go in small batches (activations grow with texts × tokens²), short ones in
-    large batches; how texts are grouped never changes their vectors."""
+    large batches; how texts are grouped never changes their vectors, which come back in order."""
     bounded = LocalEmbedder(max_batch_cells=2 * 64 * 64)
     short, long = "Refunds within five days.", "Parcels ship from Rotterdam every morning. " * 12
     texts = [short, short, short, long, long, long, short]
     bounded._load()
     batches = bounded._batches(texts)
-    # 8 tokens each: 3 x 8^2 fits; 86 tokens: 2 x 86^2 > 2 x 64^2, so each long text is a batch alone
-    assert [len(batch) for batch in batches] == [3, 1, 1, 1, 1]
+    # shortest first (texts of one length share a batch, so it pads little): 8 tokens each, 4 x 8^2
+    # fits; 86 tokens: 2 x 86^2 > 2 x 64^2, so each long text is a batch alone
+    assert [[texts[p] for p in batch] for batch in batches] == [[short] * 4, [long], [long], [long]]
+    assert sorted(p for batch in batches for p in batch) == list(range(len(texts)))
     together = np.asarray(bounded.embed_sync(texts))
     alone = np.asarray([bounded.embed_sync([text])[0] for text in texts])
     assert np.allclose(np.sum(together * alone, axis=1), 1.0, atol=1e-4)
