@@ -4,7 +4,8 @@ on PostgreSQL, with four callers (issue 13):
 - a key of **another team**: every id of ours is answered exactly as a made-up id (same status, statusText
   and message once the id it was sent is blanked out): 404, so no id's existence leaks, and no second id;
 - a **member without permission**: 403 on every knowledge base and app of the team;
-- a **read-only member** (read on the knowledge base and the app): reads pass, writes are 403;
+- a **read-only member** (read on the knowledge base and the app): reads pass, writes are 403; it chats
+  and manages chats of its own (which chats a caller may touch is tests/server/test_chat_ownership_matrix.py);
 - an **app key** (``openapi/create {"appId": A}``): chatting with A and its own chats pass, everything else
   (A's detail, graph, versions, publish, chat test, every knowledge base route, keys, usage) is 403;
 - **console sessions** (issue 19): the read-only member signed in by password is answered as its key is;
@@ -49,7 +50,8 @@ def world(
 
 # What a route touches, which decides who may call it:
 #   read / write / manage: a knowledge base or app resource at that level;
-#   chat / chat-write: the app's chat side (an app key of that app may: chat, stop, resume, its chats);
+#   chat / chat-write: the app's chat side, for anyone who may read the app (an app key of that app too);
+#     a route naming a chat is tried on a chat of the caller's own (its owner may do anything with it)
 #   keys: owners' and admins' team-wide key and usage routes.
 READ, WRITE, MANAGE, CHAT, CHAT_WRITE, KEYS = "read", "write", "manage", "chat", "chat-write", "keys"
 Body = Callable[[World], dict[str, Any]]
@@ -371,6 +373,21 @@ def assert_allowed(response: httpx.Response) -> None:
         assert response.json().get("code", 200) == 200, response.text
 
 
+def on_own_chat(client: httpx.Client, world: World, route: Route, values: dict[str, Any]) -> dict[str, Any]:
+    """A chat route's body aimed at a chat of the caller's own, made just now: which chats a caller may
+    touch is the ownership rule's (tests/server/test_chat_ownership_matrix.py); here the app's."""
+    if route.kind not in (CHAT, CHAT_WRITE) or "chatId" not in values:
+        return values
+    chat_id = f"scratch-{next(_scratch)}"
+    reply = client.post(
+        "/api/v1/chat/completions", json={"appId": world.app_id, "chatId": chat_id, "messages": _msg()}
+    )
+    assert reply.status_code == 200, reply.text
+    answer = last_answer_id(client, world.app_id, chat_id)
+    values = {**values, "chatId": chat_id}
+    return {**values, **{k: answer for k in ("contentId", "dataId") if values.get(k) == world.answer_id}}
+
+
 @pytest.mark.parametrize("route", ROUTES, ids=IDS)
 def test_another_teams_key_finds_our_ids_exactly_as_made_up_ones(world: World, route: Route) -> None:
     values = route.body(world)
@@ -397,9 +414,10 @@ def test_a_member_without_permission_is_refused(world: World, route: Route) -> N
     ids=[i for r, i in zip(ROUTES, IDS, strict=True) if r.kind != MANAGE],
 )
 def test_a_read_only_member_reads_but_does_not_write(world: World, route: Route) -> None:
+    """... and chats, and manages the chats of its own."""
     with world.client(world.reader_key) as client:
-        response = call(client, route, route.body(world))
-    if route.kind in (READ, CHAT):
+        response = call(client, route, on_own_chat(client, world, route, route.body(world)))
+    if route.kind in (READ, CHAT, CHAT_WRITE):
         assert_allowed(response)
     else:
         assert_refused(response)
@@ -438,8 +456,8 @@ def owner_session(world: World) -> Iterator[httpx.Client]:
 def test_a_read_only_members_session_reads_but_does_not_write(
     world: World, reader_session: httpx.Client, route: Route
 ) -> None:
-    response = call(reader_session, route, route.body(world))
-    if route.kind in (READ, CHAT):
+    response = call(reader_session, route, on_own_chat(reader_session, world, route, route.body(world)))
+    if route.kind in (READ, CHAT, CHAT_WRITE):
         assert_allowed(response)
     else:
         assert_refused(response)
@@ -453,7 +471,7 @@ def test_a_read_only_members_session_reads_but_does_not_write(
 def test_an_owners_session_may_read_chat_and_make_keys(
     world: World, owner_session: httpx.Client, route: Route
 ) -> None:
-    assert_allowed(call(owner_session, route, route.body(world)))
+    assert_allowed(call(owner_session, route, on_own_chat(owner_session, world, route, route.body(world))))
 
 
 @pytest.fixture(scope="module")
@@ -476,16 +494,7 @@ def test_a_cookie_request_without_the_csrf_token_is_refused(
 def test_an_app_key_may_only_chat_with_its_app(world: World, route: Route) -> None:
     values = route.body(world)
     with world.client(world.app_key) as client:
-        if route.kind == CHAT_WRITE:  # on a chat of its own, made just now
-            chat_id = f"scratch-{next(_scratch)}"
-            reply = client.post(
-                "/api/v1/chat/completions",
-                json={"appId": world.app_id, "chatId": chat_id, "messages": _msg()},
-            )
-            assert reply.status_code == 200, reply.text
-            answer = last_answer_id(client, world.app_id, chat_id)
-            values = {**values, "chatId": chat_id, **({"contentId": answer} if "contentId" in values else {})}
-        response = call(client, route, values)
+        response = call(client, route, on_own_chat(client, world, route, values))
     if route.kind in (CHAT, CHAT_WRITE):
         assert_allowed(response)
     else:
