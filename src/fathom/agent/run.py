@@ -6,11 +6,11 @@ import dataclasses
 import logging
 from collections.abc import Awaitable, Callable, Mapping
 
-from fathom.agent.fast_agent.state import maybe_await
 from fathom.agent.messages import plain_messages
 from fathom.agent.types import AgentLoopInput, AgentLoopResult, AgentLoopRuntime
 from fathom.agent.usage import AgentLoopUsage, normalize_usages
 from fathom.tools import error_text
+from fathom.tools.contract import maybe_await
 
 log = logging.getLogger(__name__)
 

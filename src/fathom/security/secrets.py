@@ -22,6 +22,8 @@ from cryptography.hazmat.primitives import hashes
 from cryptography.hazmat.primitives.ciphers.aead import AESGCM
 from cryptography.hazmat.primitives.kdf.hkdf import HKDF
 
+from fathom.json_values import js_truthy
+
 TOKEN_PREFIX = "v1:"
 """Ciphertext format tag: ``v1:`` + urlsafe base64 of ``nonce(12) || ciphertext || tag(16)``."""
 
@@ -224,8 +226,9 @@ class SecretBox:
 
 
 def is_secret_value(value: Any) -> bool:
-    """Whether ``value`` is a stored secret object (a mapping with a non-empty ``secret``)."""
-    return isinstance(value, Mapping) and bool(value.get("secret"))
+    """Whether ``value`` is a stored secret object (``{"secret": …, "value": …}``, FastGPT's
+    ``isSecretValue``: an object whose ``secret`` is truthy in JavaScript's sense)."""
+    return isinstance(value, Mapping) and js_truthy(value.get("secret"))
 
 
 def any_value_decrypt(value: Any, box: SecretBox) -> Any:

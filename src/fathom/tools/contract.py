@@ -9,6 +9,7 @@ of one tool call and accepts plain dicts and the ``openai`` SDK's objects.
 
 from __future__ import annotations
 
+import inspect
 import json
 from collections.abc import Callable, Mapping, Sequence
 from dataclasses import dataclass, field
@@ -356,6 +357,6 @@ def to_tool_result(value: Any) -> ToolResult:
 
 async def maybe_await(value: Any) -> Any:
     """Await ``value`` if it is awaitable (sync and async callbacks are both accepted)."""
-    if hasattr(value, "__await__"):
+    if inspect.isawaitable(value):
         return await value
     return value

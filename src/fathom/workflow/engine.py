@@ -13,6 +13,7 @@ import time
 from collections.abc import Callable
 from typing import Any
 
+from fathom.tools import error_text
 from fathom.workflow.constants import (
     KEEP_ENTRY_NODE_TYPES,
     SKIP_RUN_COST,
@@ -49,12 +50,6 @@ from fathom.workflow.variables import (
 
 StopSignal = asyncio.Event | Callable[[], bool]
 UsageSink = Callable[[list[dict[str, Any]]], None]
-
-
-def error_text(exc: BaseException) -> str:
-    """A readable one-line error for a node response."""
-    text = str(exc)
-    return text or exc.__class__.__name__
 
 
 class WorkflowRun:

@@ -13,21 +13,12 @@ from typing import Any
 
 import json5
 
+from fathom.json_values import js_truthy
+from fathom.security.secrets import is_secret_value
 from fathom.workflow.constants import ValueType
 
 _ARRAY_PREFIX = "array"
 _SPECIAL_LIST_TYPES = frozenset({ValueType.datasetQuote, ValueType.selectDataset, ValueType.selectApp})
-
-
-def js_truthy(value: Any) -> bool:
-    """JavaScript truthiness: only ``None``, ``False``, ``0``, ``NaN`` and ``""`` are false."""
-    if value is None or value is False:
-        return False
-    if isinstance(value, (int, float)) and not isinstance(value, bool):
-        return not (value == 0 or (isinstance(value, float) and math.isnan(value)))
-    if isinstance(value, str):
-        return value != ""
-    return True
 
 
 def js_json(value: Any) -> str:
@@ -118,11 +109,6 @@ def parse_json5(text: str) -> Any:
         return json5.loads(text)
     except Exception as exc:
         raise ValueError(str(exc)) from exc
-
-
-def is_secret_value(value: Any) -> bool:
-    """A stored secret object (``{"secret": …, "value": …}``) that string formatting must keep."""
-    return isinstance(value, dict) and "secret" in value and js_truthy(value.get("secret"))
 
 
 def _already_typed(value: Any, value_type: str) -> bool:

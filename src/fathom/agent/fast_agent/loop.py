@@ -8,7 +8,7 @@ from typing import Any
 from fathom.agent.compress.checkpoint import compress_history, needs_checkpoint
 from fathom.agent.events import AfterMessageCompress, AskEvent, AskResume, StopGateEvent
 from fathom.agent.fast_agent.model_turn import call_model
-from fathom.agent.fast_agent.state import RunState, maybe_await
+from fathom.agent.fast_agent.state import RunState
 from fathom.agent.fast_agent.stop_gate import stop_gate_feedback
 from fathom.agent.fast_agent.tool_runner import finish_generic, run_tool_calls
 from fathom.agent.messages import find_tool_call, initial_messages, plain_messages, tool_message
@@ -24,6 +24,7 @@ from fathom.agent.types import (
 )
 from fathom.agent.usage import sum_agent_call_usages
 from fathom.tools import ToolResult, error_text
+from fathom.tools.contract import maybe_await
 
 TOOL_CHOICE_NONE_AFTER = 5
 INTERACTIVE_NOT_SUPPORTED = "Interactive tool is not supported in fastAgent loop yet."

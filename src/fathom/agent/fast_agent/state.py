@@ -2,7 +2,6 @@
 
 from __future__ import annotations
 
-import inspect
 from dataclasses import dataclass, field
 from typing import Any
 
@@ -11,13 +10,7 @@ from fathom.agent.system_tools.catalog import RunCatalog
 from fathom.agent.types import AgentLoopInput, AgentLoopRuntime, AskPause, ToolChildPause
 from fathom.agent.usage import AgentLoopUsage
 from fathom.llm import count_message_tokens
-
-
-async def maybe_await(value: Any) -> Any:
-    """Await ``value`` when a callback returned an awaitable."""
-    if inspect.isawaitable(value):
-        return await value
-    return value
+from fathom.tools.contract import maybe_await
 
 
 @dataclass
