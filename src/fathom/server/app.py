@@ -18,6 +18,7 @@ from fathom.server.errors import envelope, install_error_handlers
 from fathom.server.openapi import install_unique_operation_ids, route_id
 from fathom.server.routes import (
     accounts,
+    api_docs,
     apps,
     chat,
     chat_files,
@@ -88,7 +89,8 @@ def create_app(platform: Platform, *, run_workers: bool = True) -> FastAPI:
         version=__version__,
         description="Knowledge-base Q&A, workflows and agents; speaks FastGPT's HTTP API.",
         lifespan=lifespan,
-        docs_url="/docs",
+        docs_url=None,  # /docs and /redoc come from routes/api_docs.py, with no CDN
+        redoc_url=None,
         openapi_url="/openapi.json",
         generate_unique_id_function=route_id,
     )
@@ -114,6 +116,7 @@ def create_app(platform: Platform, *, run_workers: bool = True) -> FastAPI:
         usage,
         models,
         embed,
+        api_docs,
         console,
         apps,
         tool_sets,

@@ -48,7 +48,7 @@ register_url_convertor("consolepath", ConsolePathConvertor())
 router = APIRouter(include_in_schema=False)
 
 
-def _static_file(static_dir: Path, path: str) -> Path | None:
+def static_file(static_dir: Path, path: str) -> Path | None:
     """The file under ``static_dir`` that ``path`` names, or None (never a path outside it)."""
     if not path or path.endswith("/"):
         return None
@@ -60,7 +60,7 @@ def _static_file(static_dir: Path, path: str) -> Path | None:
     return candidate if candidate.is_file() else None
 
 
-def _asset_response(request: Request, file: Path) -> Response:
+def asset_response(request: Request, file: Path) -> Response:
     media_type = mimetypes.guess_type(file.name)[0] or "application/octet-stream"
     headers = {"Cache-Control": _IMMUTABLE if "/assets/" in file.as_posix() else "no-cache"}
     gz = file.with_name(file.name + ".gz")
@@ -75,13 +75,13 @@ def serve_console(
 ) -> Response:
     """A static file when ``path`` names one, else the app's ``index.html`` (client routes), which only
     ``frame_origins`` and Fathom itself may show in a frame."""
-    file = _static_file(static_dir, path)
+    file = static_file(static_dir, path)
     if file is not None:
-        return _asset_response(request, file)
+        return asset_response(request, file)
     if path.startswith("assets/"):
         return Response("asset not found", status_code=404, media_type="text/plain")
     index = static_dir / "index.html"
-    page = _asset_response(request, index) if index.is_file() else HTMLResponse(NOT_BUILT)
+    page = asset_response(request, index) if index.is_file() else HTMLResponse(NOT_BUILT)
     page.headers.update(frame_headers(frame_origins))
     return page
 
