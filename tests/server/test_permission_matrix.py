@@ -263,6 +263,8 @@ TEAM_ROUTES: dict[str, tuple[str, dict[str, Any]]] = {
     "/api/core/app/importWorkflow": ("POST", {"name": "mine", "nodes": [], "edges": []}),
     "/api/core/app/list": ("POST", {}),
     "/api/core/ai/model/list": ("GET", {}),
+    "/api/v1/models": ("GET", {}),  # OpenAI's list: whoever may chat may list (issue 31)
+    "/v1/models": ("GET", {}),
     "/api/core/app/template/list": ("GET", {}),
     "/api/core/app/template/detail": ("GET", {"templateId": "none"}),
     "/api/core/app/plugin/getSystemPluginTemplates": ("GET", {}),
@@ -509,7 +511,7 @@ def test_team_routes(world: World, path: str) -> None:
     route = Route(method, path, lambda w: values, "team")
     with world.client(world.app_key) as client:
         as_app_key = call(client, route, values)
-    if path in ("/api/health", "/api/v1/whoami", "/api/core/app/list"):
+    if path in ("/api/health", "/api/v1/whoami", "/api/core/app/list", "/api/v1/models", "/v1/models"):
         assert_allowed(as_app_key)
     else:
         assert_refused(as_app_key)

@@ -1,15 +1,22 @@
-"""``/api/core/ai/model/list``: the models this server can run, for the console's model pickers.
+"""``/api/core/ai/model/list``: the models this server can run, for the console's model pickers; and
+OpenAI's ``GET /v1/models`` (also under ``/api/v1``) for OpenAI clients that list models before chatting.
 
 FastGPT's list carries every configured model with its type (``llm``, ``embedding``, ``rerank``); a
 workflow or app naming a model that is not listed runs on the default model of that type
 (``getLLMModel``/``getEmbeddingModel``/``getRerankModel``), so each item also says whether it is that
 default. The embedded local embedding models are listed as ``provider: "local"``. No endpoint address or
 key is ever returned.
+
+``/v1/models`` answers in OpenAI's shape (``{"object": "list", "data": [{id, object, created, owned_by}]}``,
+no envelope) with the chat models any key or session that may call ``/api/v1/chat/completions`` may name
+there — a key limited to one app included. The default chat model comes first. ``created`` is when this
+server loaded its models (they carry no date of their own).
 """
 
 from __future__ import annotations
 
-from typing import Any
+import time
+from typing import Any, Literal
 
 from fastapi import APIRouter, Depends, Request
 from pydantic import BaseModel, Field
@@ -19,9 +26,10 @@ from fathom.server.auth import AuthContext, authenticate
 from fathom.server.errors import envelope
 from fathom.server.permissions import require_team_key
 from fathom.server.routes.common import ANY_METHOD, platform_of
-from fathom.server.typed import NoParams, answers, parsed
+from fathom.server.typed import ErrorEnvelope, NoParams, answers, parsed
 
 router = APIRouter(tags=["models"])
+_LOADED_AT = int(time.time())
 
 
 class ModelView(BaseModel):
@@ -104,3 +112,53 @@ async def list_models(
             }
         )
     return envelope(items)
+
+
+class OpenAIModel(BaseModel):
+    """One chat model as OpenAI's ``GET /v1/models`` lists it."""
+
+    id: str = Field(examples=["qwen2.5"])
+    object: Literal["model"] = "model"
+    created: int = Field(description="Unix time this server loaded its models")
+    owned_by: str = Field(examples=["fathom"])
+
+
+class OpenAIModelList(BaseModel):
+    """OpenAI's model list (no FastGPT envelope)."""
+
+    object: Literal["list"] = "list"
+    data: list[OpenAIModel]
+
+
+_OPENAI_ANSWERS: dict[int | str, dict[str, Any]] = {
+    200: {"model": OpenAIModelList, "description": "OpenAI's model list"},
+    401: {"model": ErrorEnvelope, "description": "No or an unknown API key / session"},
+}
+
+
+@router.get(
+    "/api/v1/models",
+    summary="Chat models, for OpenAI clients (client.models.list())",
+    responses=_OPENAI_ANSWERS,
+)
+@router.get(
+    "/v1/models",
+    summary="Chat models, for OpenAI clients (same as /api/v1/models)",
+    responses=_OPENAI_ANSWERS,
+)
+async def list_openai_models(
+    request: Request, _auth: AuthContext = Depends(authenticate), _: NoParams = parsed(NoParams)
+) -> dict[str, Any]:
+    """The chat models a caller of ``/api/v1/chat/completions`` may name, the default first."""
+    registry = platform_of(request).models
+    chat_models: list[ModelConfig] = []
+    if registry is not None:
+        default = registry.default_chat_id
+        chat_models = sorted(registry.of_type("llm"), key=lambda model: model.id != default)
+    return {
+        "object": "list",
+        "data": [
+            {"id": model.id, "object": "model", "created": _LOADED_AT, "owned_by": "fathom"}
+            for model in chat_models
+        ],
+    }
