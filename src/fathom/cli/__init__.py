@@ -1,5 +1,5 @@
 """The ``fathom`` command: serve, worker, doctor, db upgrade, keys create, jobs (and ``bench``, in
-``fathom.cli.bench``)."""
+``fathom.cli.bench``; ``users``, in ``fathom.cli.users``)."""
 
 from __future__ import annotations
 
@@ -20,6 +20,7 @@ import typer
 from fathom import __version__
 from fathom.cli.bench import bench_app
 from fathom.cli.output import err, fail, out
+from fathom.cli.users import users_app
 from fathom.config import ConfigError, Settings, load_settings
 
 __all__ = ["app", "err", "fail", "main", "out"]
@@ -42,6 +43,7 @@ app.add_typer(db_app, name="db")
 app.add_typer(keys_app, name="keys")
 app.add_typer(jobs_app, name="jobs")
 app.add_typer(bench_app, name="bench")  # fathom.cli.bench
+app.add_typer(users_app, name="users")  # fathom.cli.users
 
 
 def configure_logging(settings: Settings) -> None:
@@ -130,6 +132,7 @@ def serve(
     """Start the HTTP server (migrates the database first; creates the admin key on first start)."""
     import uvicorn
 
+    from fathom.cli.start_banner import AnnouncingServer, print_ready
     from fathom.server.app import create_app
 
     settings = _settings()
@@ -148,22 +151,6 @@ def serve(
             await platform.db.close()  # the server's event loop opens its own connections
 
     boot = _run(prepare)
-    if boot.admin_key:
-        out.print("[bold green]Created the admin API key. It is shown only once; keep it:[/]")
-        out.print(f"  {boot.admin_key}", highlight=False)
-    if boot.root_password:
-        out.print(
-            "[bold green]Created the console user [/]root[bold green]. Its password is shown only once:[/]"
-        )
-        out.print(f"  {boot.root_password}", highlight=False)
-    if boot.demo_app_id:
-        out.print(
-            f"Demo app (answers from the docs, no model needed): appId {boot.demo_app_id}",
-            highlight=False,
-            soft_wrap=True,
-        )
-    base = f"http://{settings.host}:{settings.port}"
-    out.print(f"Fathom {__version__} on {base}  (console: {base}/, API docs: {base}/docs)", highlight=False)
     config = uvicorn.Config(
         create_app(platform),
         host=settings.host,
@@ -173,7 +160,8 @@ def serve(
         log_config=None,
     )
     _tune_garbage_collector()
-    uvicorn.Server(config).run()
+    # the address and the first start's credentials, boxed, once every start-up log line is out
+    AnnouncingServer(config, lambda: print_ready(settings.host, settings.port, boot)).run()
 
 
 GC_YOUNG_THRESHOLD = 20_000

@@ -32,6 +32,8 @@ PASSWORD_MIN = 8
 PASSWORD_MAX = 1024
 INVITATION_HOURS_DEFAULT = 72.0
 INVITATION_HOURS_MAX = 24.0 * 30
+#: the stored hash of a disabled user: not an argon2 hash, so no password verifies against it
+DISABLED_HASH = "!disabled"
 _USERNAME = re.compile(r"^[a-z0-9][a-z0-9_.@-]{2,63}$")
 
 ErrorKind = Literal["invalid", "credentials", "rate_limited", "gone", "taken", "forbidden"]
@@ -259,6 +261,32 @@ class AccountService:
     async def list_users(self, team_id: str) -> list[UserRecord]:
         return await self.store.list_users(team_id)
 
+    # the operator's commands (``fathom users``): no caller role, the machine's owner runs them
+
+    async def user_named(self, username: object) -> UserRecord:
+        """The user called ``username``, else AccountError ``gone`` naming it."""
+        name = str(username or "").strip().lower()
+        user = await self.store.user_by_username(name)
+        if user is None:
+            raise AccountError("gone", f"no user is called {name!r}", field="username")
+        return user
+
+    async def reset_password(self, username: object, password: str | None = None) -> str:
+        """Give the user ``password`` (else a new random one, returned to be shown once), end all of
+        their sessions and lift a sign-in lock-out on the name. Also re-enables a disabled user."""
+        user = await self.user_named(username)
+        plain = check_password(password) if password is not None else secrets.token_urlsafe(12)
+        await self.store.set_password(user.id, await self.hash_password(plain), keep_session_id=None)
+        await self.store.clear_failures("user", user.username)
+        return plain
+
+    async def disable_user(self, username: object) -> UserRecord:
+        """Stop the user signing in: no password matches any more and every session ends.
+        ``reset_password`` enables them again."""
+        user = await self.user_named(username)
+        await self.store.set_password(user.id, DISABLED_HASH, keep_session_id=None)
+        return user
+
     async def create_invitation(
         self, team_id: str, creator_member_id: str, creator_role: Role, role: object, hours: object
     ) -> tuple[InvitationRecord, str]:
@@ -314,6 +342,11 @@ class AccountService:
         if user is None:  # used or expired between the check and the claim
             raise AccountError("gone", "this invitation link was already used", field="token")
         return await self._open_session(user, client_ip)
+
+
+def is_disabled(user: UserRecord) -> bool:
+    """Whether ``fathom users disable`` stopped this user signing in."""
+    return user.password_hash == DISABLED_HASH
 
 
 def check_role(value: object, creator_role: Role) -> Role:
