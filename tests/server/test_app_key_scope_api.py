@@ -230,7 +230,8 @@ def test_an_app_key_uses_only_its_own_chats(world: World) -> None:
         assert "ann-private" not in [c["chatId"] for c in chats["list"]]
         renamed = client.post("/api/core/chat/updateHistory", json={**private, "customTitle": "mine"})
         assert renamed.status_code == 404 and renamed.json()["statusText"] == "unAuthChat"
-        assert renamed.json()["message"] == "无权操作该对话记录: chat ann-private not found"
+        message = renamed.json()["message"]
+        assert message == "No permission to use this chat record: chat ann-private not found"
         # deleting a chat that does not exist is FastGPT's no-op success: another's chat answers the same
         deleted = client.post("/api/core/chat/delHistory", json=private)
         made_up = client.post("/api/core/chat/delHistory", json={**private, "chatId": "no-such-chat"})

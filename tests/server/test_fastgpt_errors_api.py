@@ -48,11 +48,11 @@ def world(module_live_server: LiveServer) -> World:
 Build = Callable[[World], dict[str, Any]]
 Expect = tuple[int, int, str, str]  # HTTP status, body code, statusText, message starts with
 Q = [{"role": "user", "content": "x"}]
-NO_APP: Expect = (404, 502000, "appUnExist", "应用不存在")
-NO_DATASET: Expect = (404, 501002, "unExistDataset", "知识库不存在")
-NO_COLLECTION: Expect = (404, 501003, "unExistCollection", "集合不存在")
+NO_APP: Expect = (404, 502000, "appUnExist", "App not found")
+NO_DATASET: Expect = (404, 501002, "unExistDataset", "Knowledge base not found")
+NO_COLLECTION: Expect = (404, 501003, "unExistCollection", "Collection not found")
 NO_DATA: Expect = (404, 500, "", "Data not found")  # FastGPT's generic error, its string
-NO_CHAT: Expect = (404, 504000, "unAuthChat", "无权操作该对话记录")
+NO_CHAT: Expect = (404, 504000, "unAuthChat", "No permission to use this chat record")
 APP_KEY_REQUIRED = "Key is error. You need to use the app key rather than the account key."
 
 
@@ -135,7 +135,7 @@ CASES: list[tuple[str, str, Build, Expect]] = [
     # API keys
     ("DELETE", "/api/support/openapi/delete",
      lambda w: {"id": FAKE},
-     (404, 506000, "openapiUnExist", "API Key 不存在")),
+     (404, 506000, "openapiUnExist", "API key not found")),
 ]  # fmt: skip
 IDS = [f"{method} {path} {i}" for i, (method, path, *_) in enumerate(CASES)]
 # every route of the spec that Fathom serves, for the key checks
@@ -168,9 +168,9 @@ def test_route_errors_carry_fastgpts_code_status_text_and_message(
 @pytest.mark.parametrize(
     ("key", "code", "status_text", "message"),
     [
-        (None, 403, "unAuthorization", "凭证错误"),
-        ("Token abc", 403, "unAuthorization", "凭证错误"),
-        (NOT_A_KEY, 514, "unAuthApiKey", "Api Key 不合法"),
+        (None, 403, "unAuthorization", "Invalid credentials"),
+        ("Token abc", 403, "unAuthorization", "Invalid credentials"),
+        (NOT_A_KEY, 514, "unAuthApiKey", "Invalid API key"),
     ],
     ids=["no key", "no Bearer", "unknown key"],
 )
@@ -197,9 +197,9 @@ def test_an_app_key_on_a_knowledge_base_is_fastgpts_unauth_dataset(
         response = client.post("/api/core/dataset/collection/listV2", json={"datasetId": world.dataset_id})
         other_app = client.post("/api/core/chat/getHistories", json={"appId": FAKE})
     assert response.status_code == 403
-    assert_error(response.json(), 501004, "unAuthDataset", "未授权知识库")
+    assert_error(response.json(), 501004, "unAuthDataset", "No access to this knowledge base")
     assert other_app.status_code == 403
-    assert_error(other_app.json(), 502001, "unAuthApp", "未授权应用")
+    assert_error(other_app.json(), 502001, "unAuthApp", "No access to this app")
 
 
 def sse_error(response: httpx.Response) -> Any:
@@ -229,13 +229,13 @@ def test_a_streaming_chat_refused_on_its_key_or_app_gets_fastgpts_error_frame(
         other_app = bound.post(path, json={**question, "appId": FAKE})
     # FastGPT's named errors come as their envelope, its generic ones as {"message"}
     assert no_key.status_code == 401
-    assert_error(sse_error(no_key), 403, "unAuthorization", "凭证错误")
+    assert_error(sse_error(no_key), 403, "unAuthorization", "Invalid credentials")
     assert bad_key.status_code == 401
-    assert_error(sse_error(bad_key), 514, "unAuthApiKey", "Api Key 不合法")
+    assert_error(sse_error(bad_key), 514, "unAuthApiKey", "Invalid API key")
     assert no_app.status_code == 404
-    assert_error(sse_error(no_app), 502000, "appUnExist", "应用不存在")
+    assert_error(sse_error(no_app), 502000, "appUnExist", "App not found")
     assert other_app.status_code == 403
-    assert_error(sse_error(other_app), 502001, "unAuthApp", "未授权应用")
+    assert_error(sse_error(other_app), 502001, "unAuthApp", "No access to this app")
     assert account_key.status_code == 400
     assert sse_error(account_key) == {"message": APP_KEY_REQUIRED}
     assert empty.status_code == 400 and sse_error(empty) == {"message": "messages is empty"}

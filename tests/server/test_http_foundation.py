@@ -34,7 +34,7 @@ def test_valid_key_identifies_team_and_member(live_server: Any) -> None:
         ("Token abc", "unAuthorization", "Malformed Authorization header"),
         ("fathom-abc", "unAuthorization", "Malformed Authorization header"),
         ("Bearer a-b-c-d", "unAuthorization", "Malformed API key"),
-        ("Bearer fathom-doesnotexist", "unAuthApiKey", "Api Key 不合法"),
+        ("Bearer fathom-doesnotexist", "unAuthApiKey", "Invalid API key"),
     ],
 )
 def test_missing_or_wrong_key_is_401_with_the_envelope(

@@ -66,17 +66,20 @@ export function nodeName(name: string | undefined | null): string {
   return NODE_NAMES[trimmed] ?? name;
 }
 
-/** A server message with its FastGPT status prefix in the console's language: "未授权应用: app 1 …" is
- *  "No access to this app: app 1 …" in English and stays as it is in Chinese; Fathom's own English prefixes
- *  ("Not Found", "Conflict") read in Chinese there. `statusText` (the envelope's) picks the entry; without
- *  it a message is matched by its prefix. Any other message is unchanged. */
+/** A server message with its FastGPT status prefix in the console's language: "未授权应用: app 1 …" (or
+ *  "No access to this app: app 1 …", as the server writes it for a browser that prefers English) is
+ *  "No access to this app: app 1 …" in English and "未授权应用: app 1 …" in Chinese. `statusText` (the
+ *  envelope's) picks the entry; without it a message is matched by its prefix. Any other message is
+ *  unchanged. */
 export function message(text: string, statusText = ""): string {
   const zh = lang() === "zh";
   const known = Object.hasOwn(ERRORS, statusText) ? ERRORS[statusText] : undefined;
   for (const entry of known ? [known] : BY_PREFIX) {
-    const rest = text.slice(entry.server.length);
-    if (!text.startsWith(entry.server) || (!known && rest && !rest.startsWith(":"))) continue;
-    return (zh ? entry.zh : entry.en) + rest;
+    for (const prefix of [entry.server, entry.en, entry.zh]) {
+      const rest = text.slice(prefix.length);
+      if (!text.startsWith(prefix) || (!known && rest && !rest.startsWith(":"))) continue;
+      return (zh ? entry.zh : entry.en) + rest;
+    }
   }
   if (!zh) for (const [prefix, en] of OTHER_PREFIXES) if (text.startsWith(prefix)) return en + text.slice(prefix.length);
   return text;

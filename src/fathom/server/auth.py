@@ -77,10 +77,10 @@ async def _authenticate(request: Request, *, csrf: bool) -> AuthContext:
     key, legacy_app_id = parse_bearer(request.headers.get("authorization"))
     identity = await platform.api_keys.find_identity(key)  # cached; a revoke here drops it at once
     if identity is None:
-        raise ApiError(401, "unAuthApiKey", "Api Key 不合法: the key is unknown or revoked.")
+        raise ApiError(401, "unAuthApiKey", "the key is unknown or revoked.")
     record, role = identity
     if role is None:
-        raise ApiError(401, "unAuthApiKey", "Api Key 不合法: the key's member no longer exists.")
+        raise ApiError(401, "unAuthApiKey", "the key's member no longer exists.")
     return AuthContext(
         team_id=record.team_id,
         member_id=record.member_id,

@@ -7,18 +7,24 @@ message; where Fathom knows more (which key, which id) it follows after ``": "``
 FastGPT's *generic* errors (a thrown string: ``messages is empty``, ``Data is too long, max 200``)
 keep ``code`` 500, an empty ``statusText`` and FastGPT's exact string. Unlike FastGPT, which answers
 every error with HTTP 500 (or 200), the HTTP status says what went wrong (400, 401, 403, 404, 413).
+
+The message's prefix is in the caller's language (:data:`LABELS`): English, or Chinese — FastGPT's own
+text — when the request's ``Accept-Language`` prefers Chinese (:func:`language_of`, set per request by
+:class:`ErrorLanguageMiddleware`). ``code`` and ``statusText`` never change with the language.
 """
 
 from __future__ import annotations
 
 import logging
 import re
-from typing import Any
+from contextvars import ContextVar
+from typing import Any, Literal
 
 from fastapi import FastAPI, Request
 from fastapi.exceptions import RequestValidationError
 from fastapi.responses import JSONResponse
 from starlette.exceptions import HTTPException as StarletteHTTPException
+from starlette.types import ASGIApp, Receive, Scope, Send
 
 from fathom.store.protocols import Conflict, NotFound
 
@@ -44,6 +50,8 @@ FASTGPT_ERRORS: dict[str, tuple[int, str]] = {
     "unCreateCollection": (501008, "无法创建集合"),
     "unLinkCollection": (501009, "无法关联集合"),
     "invalidVectorModelOrQAModel": (501010, "无效的向量模型或 QA 模型"),
+    # code/user.ts (503000 +): a wrong username or password on sign-in
+    "account_psw_error": (503002, "账号或密码错误"),
     # code/app.ts (502000 +)
     "appUnExist": (502000, "应用不存在"),
     "unAuthApp": (502001, "未授权应用"),
@@ -78,6 +86,52 @@ FASTGPT_ERRORS: dict[str, tuple[int, str]] = {
     "tooManyRequests": (429, "Too many requests"),
     "invitationInvalid": (410, "Invitation link invalid"),
 }
+#: statusText → the message prefix in English and in Chinese (FastGPT's own text where it has one); the
+#: console shows the same labels (``web/src/errors.json``; tests/console/test_console_error_labels.py)
+LABELS: dict[str, tuple[str, str]] = {
+    "unAuthorization": ("Invalid credentials", "凭证错误"),
+    "insufficientQuota": ("Insufficient account balance", "账号余额不足"),
+    "unAuthModel": ("No permission to use this model", "无权操作该模型"),
+    "unAuthApiKey": ("Invalid API key", "Api Key 不合法"),
+    "sameApiCollection": ("The same API collection already exists", "相同 API 集合已存在"),
+    "notSupportSync": ("This collection does not support sync", "该集合不支持同步"),
+    "unExistDataset": ("Knowledge base not found", "知识库不存在"),
+    "unExistCollection": ("Collection not found", "集合不存在"),
+    "unAuthDataset": ("No access to this knowledge base", "未授权知识库"),
+    "unAuthDatasetCollection": ("No access to this collection", "未授权知识库集合"),
+    "unAuthDatasetData": ("No access to this knowledge base data", "未授权知识库数据"),
+    "unAuthDatasetFile": ("No access to this knowledge base file", "未授权知识库文件"),
+    "unCreateCollection": ("Cannot create the collection", "无法创建集合"),
+    "unLinkCollection": ("Cannot link the collection", "无法关联集合"),
+    "invalidVectorModelOrQAModel": ("Invalid embedding model or QA model", "无效的向量模型或 QA 模型"),
+    "account_psw_error": ("Wrong username or password", "账号或密码错误"),
+    "appUnExist": ("App not found", "应用不存在"),
+    "unAuthApp": ("No access to this app", "未授权应用"),
+    "invalidOwner": ("Invalid owner", "无效的拥有者"),
+    "invalidAppType": ("Invalid app type", "无效的应用类型"),
+    "unAuthChat": ("No permission to use this chat record", "无权操作该对话记录"),
+    "outlinkUnExist": ("Share link not found", "分享链接不存在"),
+    "unAuthLink": ("Invalid share link", "分享链接无效"),
+    "linkUnInvalid": ("Invalid share link", "分享链接无效"),
+    "unAuthUser": ("Identity check failed", "身份校验失败"),
+    "linkExpired": ("This share link has expired", "分享链接已过期"),
+    "outLinkUsedPointsExceed": ("This share link has used up its points", "链接超出使用限制"),
+    "outLinkOverFrequency": ("Too many requests this minute", "每分钟请求次数超出限制"),
+    "openapiUnExist": ("API key not found", "API Key 不存在"),
+    "openapiUnAuth": ("Unauthorized", "未授权"),
+    "openapiExceedLimit": ("Limit exceeded", "超出限制"),
+    "invalidParams": ("Invalid parameters", "参数无效"),
+    "invalidResource": ("Invalid resource", "无效资源"),
+    "fileNotFound": ("File not found", "文件不存在"),
+    "unAuthFile": ("No access to this file", "未授权文件"),
+    "missingParams": ("Missing parameters", "缺少参数"),
+    "payloadTooLarge": ("Request body too large", "请求体过大"),
+    "notFound": ("Not Found", "未找到"),
+    "conflict": ("Conflict", "冲突"),
+    "csrfTokenInvalid": ("CSRF token missing or wrong", "CSRF 令牌缺失或错误"),
+    "tooManyRequests": ("Too many requests", "请求过于频繁"),
+    "invitationInvalid": ("Invitation link invalid", "邀请链接无效"),
+}
 #: errors whose message names the field (FastGPT's schema errors do the same), not FastGPT's fixed text
 FIELD_ERRORS = frozenset({"invalidParams", "missingParams"})
 
@@ -111,13 +165,64 @@ def envelope(
     return {"code": code, "statusText": status_text, "message": message, "data": data}
 
 
-def fastgpt_message(status_text: str, detail: str | None) -> str:
-    """FastGPT's message for ``status_text``, then Fathom's ``detail`` (unless it already starts so)."""
-    _, text = FASTGPT_ERRORS.get(status_text, (GENERIC_CODE, ""))
+Language = Literal["en", "zh"]
+_LANGUAGE: ContextVar[Language] = ContextVar("fathom_error_language", default="en")
+
+
+def language_of(accept_language: str | None) -> Language:
+    """``zh`` when an ``Accept-Language`` header ranks a Chinese tag (``zh``, ``zh-CN``, ``zh-Hant`` …) above
+    every English one, else ``en`` (also for a missing header, ``*`` or only other languages)."""
+    if not accept_language or "zh" not in accept_language.lower():
+        return "en"
+    best: tuple[float, int, Language] | None = None
+    for position, part in enumerate(accept_language.split(",")):
+        tag, _, params = part.strip().lower().partition(";")
+        primary = tag.strip().split("-", 1)[0]
+        if primary not in ("en", "zh"):
+            continue
+        quality = 1.0
+        for param in params.split(";"):
+            name, _, value = param.strip().partition("=")
+            if name == "q":
+                try:
+                    quality = float(value)
+                except ValueError:
+                    quality = 0.0
+        if quality > 0 and (best is None or (quality, -position) > best[:2]):
+            best = (quality, -position, "zh" if primary == "zh" else "en")
+    return best[2] if best else "en"
+
+
+class ErrorLanguageMiddleware:
+    """Reads each HTTP request's ``Accept-Language`` into the language error messages are written in."""
+
+    def __init__(self, app: ASGIApp) -> None:
+        self.app = app
+
+    async def __call__(self, scope: Scope, receive: Receive, send: Send) -> None:
+        if scope["type"] != "http":
+            await self.app(scope, receive, send)
+            return
+        header = next((v for k, v in scope["headers"] if k == b"accept-language"), None)
+        token = _LANGUAGE.set(language_of(header.decode("latin-1")) if header else "en")
+        try:
+            await self.app(scope, receive, send)
+        finally:
+            _LANGUAGE.reset(token)
+
+
+def fastgpt_message(status_text: str, detail: str | None, language: Language | None = None) -> str:
+    """The label of ``status_text`` in ``language`` (default: the request's), then Fathom's ``detail``
+    (unless it already starts with a label of that error)."""
+    english, chinese = LABELS.get(status_text, ("", ""))
+    text = chinese if (language or _LANGUAGE.get()) == "zh" else english
     if not detail:
         return text
-    if status_text in FIELD_ERRORS or not text or detail.startswith(text):
+    if status_text in FIELD_ERRORS or not text:
         return detail
+    for label in (english, chinese):
+        if detail.startswith(label):
+            return text + detail[len(label) :]
     return f"{text}: {detail}"
 
 
@@ -139,14 +244,20 @@ class ApiError(Exception):
         self.http_status = http_status
         self.code = code
         self.status_text = status_text if status_text in FASTGPT_ERRORS else ""
-        self.message = fastgpt_message(self.status_text, message) or (message or "")
+        self.detail = message
         super().__init__(self.message)
+
+    @property
+    def message(self) -> str:
+        """The message in the current request's language (English outside a request)."""
+        return fastgpt_message(self.status_text, self.detail) or (self.detail or "")
 
     def body(self) -> dict[str, Any]:
         return envelope(code=self.code, status_text=self.status_text, message=self.message)
 
     def response(self) -> JSONResponse:
-        return JSONResponse(self.body(), status_code=self.http_status, headers=self.headers)
+        headers = {"Content-Language": _LANGUAGE.get(), **(self.headers or {})}
+        return JSONResponse(self.body(), status_code=self.http_status, headers=headers)
 
 
 def unauthorized(message: str | None = None, status_text: str = "unAuthorization") -> ApiError:
@@ -179,7 +290,9 @@ def _validation_message(exc: RequestValidationError) -> str:
 
 
 def install_error_handlers(app: FastAPI) -> None:
-    """Every error leaves the server as the envelope with a fitting HTTP status."""
+    """Every error leaves the server as the envelope with a fitting HTTP status, its message in the
+    caller's language."""
+    app.add_middleware(ErrorLanguageMiddleware)
 
     @app.exception_handler(ApiError)
     async def _api_error(_: Request, exc: ApiError) -> JSONResponse:

@@ -131,8 +131,8 @@ def account_error(exc: AccountError) -> ApiError:
     if exc.kind == "rate_limited":
         headers = {"Retry-After": str(exc.retry_after or 1)}
         return ApiError(429, "tooManyRequests", text, headers=headers)
-    if exc.kind == "credentials" and exc.field is None:
-        return ApiError(401, "unAuthorization", text)
+    if exc.kind == "credentials" and exc.field is None:  # FastGPT's UserErrEnum.account_psw_error
+        return ApiError(401, "account_psw_error")  # its label says it all: "Wrong username or password"
     if exc.kind == "gone":
         return ApiError(410, "invitationInvalid", text)
     if exc.kind == "taken":
