@@ -109,7 +109,8 @@ async def test_check_model_endpoint_reports_reachable_model(server: ScriptedOpen
     assert ok is True
     assert detail == f"{server.base_url}: reachable, serves 'scripted-chat'"
     ok, detail = await check_model_endpoint(ModelConfig(id="other", base_url=server.base_url))
-    assert ok is True and "'other' not among them" in detail
+    assert ok is True and "'other' not among them ('scripted-chat', " in detail
+    assert "use one of those as the model name (FATHOM_CHAT_MODEL" in detail  # what to change
     assert server.requests[0].method == "GET" and server.requests[0].path == "/v1/models"
 
 

@@ -21,7 +21,12 @@ async def check_model_endpoint(model: ModelConfig, *, timeout_s: float = 5.0) ->
         await client.close()
     if model.request_model in ids:
         return True, f"{model.base_url}: reachable, serves '{model.request_model}'"
+    # still ok: some gateways serve names they do not list; but say what it does list, and what to change
+    listed = ", ".join(f"'{i}'" for i in ids[:5]) + (f" and {len(ids) - 5} more" if len(ids) > 5 else "")
+    name = model.request_model
     return (
         True,
-        f"{model.base_url}: reachable, {len(ids)} model(s) listed, '{model.request_model}' not among them",
+        f"{model.base_url}: reachable, but '{name}' not among them ({listed or 'none listed'}); "
+        "unless this server answers unlisted names, use one of those as the model name "
+        "(FATHOM_CHAT_MODEL, or the models file's api_model)",
     )
