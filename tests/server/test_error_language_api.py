@@ -130,3 +130,15 @@ def test_field_errors_name_the_field_in_either_language(module_live_server: Live
     )
     assert english.status_code == 400
     assert _same_but_the_words(english, chinese) == ("name: at most 100 characters, got 101",) * 2
+
+
+def test_an_oversized_body_is_refused_in_the_callers_language(module_live_server: LiveServer) -> None:
+    """The size limit answers before the app (and its language middleware) sees the request."""
+    owner = {"Authorization": f"Bearer {module_live_server.admin_key}"}
+    big = b'{"name": "' + b"x" * (128 * 1024) + b'"}'
+    create = "/api/core/dataset/create"
+    english, chinese = _pair(module_live_server, "POST", create, content=big, headers=owner)
+    assert english.status_code == 413 and english.json()["code"] == 413
+    en, zh = _same_but_the_words(english, chinese)
+    assert en.startswith("Request body too large: request body exceeds 65536 bytes")
+    assert zh.startswith("请求体过大: request body exceeds 65536 bytes")

@@ -6,7 +6,7 @@ import json
 
 from starlette.types import ASGIApp, Message, Receive, Scope, Send
 
-from fathom.server.errors import FASTGPT_ERRORS, envelope
+from fathom.server.errors import FASTGPT_ERRORS, envelope, fastgpt_message, language_of
 
 
 class BodySizeLimitMiddleware:
@@ -14,9 +14,13 @@ class BodySizeLimitMiddleware:
         self.app = app
         self.max_bytes = max_bytes
 
-    async def _reject(self, send: Send) -> None:
-        code, text = FASTGPT_ERRORS["payloadTooLarge"]
-        message = f"{text}: request body exceeds {self.max_bytes} bytes (FATHOM_MAX_BODY_BYTES)"
+    async def _reject(self, scope: Scope, send: Send) -> None:
+        code, _ = FASTGPT_ERRORS["payloadTooLarge"]
+        # outside the app's error-language middleware: read the caller's language here
+        accept = next((value for name, value in scope.get("headers", []) if name == b"accept-language"), b"")
+        language = language_of(accept.decode("latin-1"))
+        detail = f"request body exceeds {self.max_bytes} bytes (FATHOM_MAX_BODY_BYTES)"
+        message = fastgpt_message("payloadTooLarge", detail, language)
         body = json.dumps(envelope(code=code, status_text="payloadTooLarge", message=message)).encode()
         await send(
             {
@@ -25,6 +29,7 @@ class BodySizeLimitMiddleware:
                 "headers": [
                     (b"content-type", b"application/json"),
                     (b"content-length", str(len(body)).encode()),
+                    (b"content-language", language.encode()),
                 ],
             }
         )
@@ -36,7 +41,7 @@ class BodySizeLimitMiddleware:
             return
         for name, value in scope.get("headers", []):
             if name == b"content-length" and value.isdigit() and int(value) > self.max_bytes:
-                await self._reject(send)
+                await self._reject(scope, send)
                 return
         declared = any(name == b"content-length" for name, _ in scope.get("headers", []))
         if declared:
@@ -54,7 +59,7 @@ class BodySizeLimitMiddleware:
             chunk = message.get("body", b"")
             received += len(chunk)
             if received > self.max_bytes:
-                await self._reject(send)
+                await self._reject(scope, send)
                 return
             chunks.append(chunk)
             more = bool(message.get("more_body", False))
