@@ -300,7 +300,7 @@ def test_an_expired_link_refuses_chats(world: World) -> None:
     share_id = make_link(world, limit={"expiredTime": "2020-01-01T00:00:00Z"})
     with world.visitor() as visitor:
         body = refused(visitor_chat(visitor, share_id, new_uid()), 403, "linkExpired")
-        assert body["message"].startswith("分享链接已过期") and "2020-01-01" in body["message"]
+        assert body["message"].startswith("This share link has expired") and "2020-01-01" in body["message"]
         streamed = visitor_chat(visitor, share_id, new_uid(), stream=True)
         assert streamed.status_code == 403 and "linkExpired" in streamed.text  # an SSE error frame
     ok(
