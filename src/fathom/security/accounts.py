@@ -152,6 +152,12 @@ class AccountService:
         return await asyncio.to_thread(self.hasher.hash, password)
 
     async def _verify(self, password_hash: str, password: str) -> bool:
+        if password_hash == DISABLED_HASH:  # no match, after the same work as a real hash (no timing tell)
+            if self._dummy_hash is None:
+                self._dummy_hash = await self.hash_password(secrets.token_hex(8))
+            await self._verify(self._dummy_hash, password)
+            return False
+
         def verify() -> bool:
             try:
                 return self.hasher.verify(password_hash, password)
