@@ -57,6 +57,7 @@ class ModeResult:
     latency_ms_p95: float
     fusion: str | None = None  # mixedRecall only
     embedding_weight: float | None = None  # mixedRecall only
+    ndcg_at_10_stderr: float = 0.0  # standard error of the mean over the queries
 
     @property
     def label(self) -> str:
@@ -312,6 +313,7 @@ async def _measure(
         round(_percentile(latencies, 0.95), 2),
         fusion,
         weight,
+        round(statistics.stdev(scores_10) / math.sqrt(len(scores_10)), 4) if len(scores_10) > 1 else 0.0,
     )
 
 
