@@ -1,4 +1,6 @@
-"""The run / skip / wait rule (spec §4.2): common edges, recursive (loop) edge groups."""
+"""The run / skip / wait rule (spec §4.2, current FastGPT): edge groups by branch and loop.
+
+FastGPT's own cases are in ``tests/fastgpt_conformance/test_fastgpt_check_node_run_status.py``."""
 
 from __future__ import annotations
 
@@ -45,11 +47,9 @@ def loop_edges(common: str, back: str) -> list[RuntimeEdge]:
     return edges_of(("S", "B", common), ("B", "C", "waiting"), ("C", "D", "waiting"), ("D", "B", back))
 
 
-def test_back_edge_is_recursive_and_start_edge_is_common() -> None:
+def test_forward_edge_and_back_edge_form_two_groups() -> None:
     classifier = EdgeClassifier(TYPES, loop_edges("waiting", "waiting"))
-    common, groups = classifier.classify("B")
-    assert common == (0,)
-    assert groups == ((3,),)
+    assert classifier.classify("B") == ((0,), (3,))
 
 
 @pytest.mark.parametrize(
@@ -57,8 +57,11 @@ def test_back_edge_is_recursive_and_start_edge_is_common() -> None:
     [
         ("active", "waiting", "run"),  # first pass: common group ready, loop group still waiting
         ("waiting", "active", "run"),  # loop fires again through the recursive group
-        ("skipped", "active", "run"),  # spec: recursive group active while common is non-waiting but skipped
-        ("waiting", "skipped", "skip"),  # loop group all skipped ⇒ skip
+        ("skipped", "active", "run"),  # spec: loop group active while the forward edge is skipped
+        # current FastGPT skips only when every group is all skipped (the older rule skipped when any
+        # recursive group was: a node whose loop exited while its forward edge still waited)
+        ("waiting", "skipped", "wait"),
+        ("skipped", "skipped", "skip"),
         ("waiting", "waiting", "wait"),
     ],
 )
@@ -66,10 +69,10 @@ def test_loop_back_edge_groups(common: str, back: str, expected: str) -> None:
     assert check_node_run_status("B", TYPES, loop_edges(common, back)) == expected
 
 
-def test_self_loop_edge_is_its_own_recursive_group() -> None:
+def test_self_loop_edge_is_its_own_group() -> None:
     edges = edges_of(("S", "A", "waiting"), ("A", "A", "active"))
     classifier = EdgeClassifier(TYPES, edges)
-    assert classifier.classify("A") == ((0,), ((1,),))
+    assert classifier.classify("A") == ((0,), (1,))
     assert check_node_run_status("A", TYPES, edges) == "run"
 
 
@@ -78,19 +81,22 @@ def test_selected_tools_edges_are_not_control_flow() -> None:
         RuntimeEdge("S", "S-source-right", "A", "A-target-left", "active"),
         RuntimeEdge("A", "selectedTools", "B", "selectedTools", "waiting"),
     ]
-    assert EdgeClassifier(TYPES, edges).classify("B") == ((), ())
+    assert EdgeClassifier(TYPES, edges).classify("B") == ()
 
 
-def test_edge_unreachable_from_any_start_is_neither_common_nor_recursive() -> None:
-    # D → B where D has no path from a start node and is not on a cycle with B: FastGPT's walk
-    # finds neither a start node nor B, so the edge is ignored by the rule.
+def test_edge_from_a_node_no_start_reaches_counts_like_any_forward_edge() -> None:
+    # D → B where D has no path from a start node. The older rule (walk upstream to a start node)
+    # ignored this edge; current FastGPT groups it with B's other forward edges, so B waits for D
+    # (its safe.test.ts DA-2.3 asserts exactly this with an unconnected X → A).
     edges = edges_of(("S", "B", "active"), ("D", "B", "waiting"))
-    assert EdgeClassifier(TYPES, edges).classify("B") == ((0,), ())
-    assert check_node_run_status("B", TYPES, edges) == "run"
+    assert EdgeClassifier(TYPES, edges).classify("B") == ((0, 1),)
+    assert check_node_run_status("B", TYPES, edges) == "wait"
 
 
-def test_long_chain_classifies_without_walking_upstream() -> None:
+def test_long_chain_and_long_loop_classify_without_recursion() -> None:
     types = {"S": "workflowStart", **{f"n{i}": "answerNode" for i in range(3000)}}
     specs = [("S", "n0", "waiting")] + [(f"n{i}", f"n{i + 1}", "waiting") for i in range(2999)]
     classifier = EdgeClassifier(types, edges_of(*specs))
-    assert classifier.classify("n2999") == ((2999,), ())
+    assert classifier.classify("n2999") == ((2999,),)
+    looped = EdgeClassifier(types, edges_of(*specs, ("n2999", "n0", "waiting")))
+    assert looped.classify("n0") == ((0,), (3000,))

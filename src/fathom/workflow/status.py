@@ -1,26 +1,44 @@
-"""The run / skip / wait decision (FastGPT ``checkNodeRunStatus``, newest version).
+"""The run / skip / wait decision (FastGPT ``WorkflowQueue.buildNodeEdgeGroupsMap`` and
+``getNodeRunStatus``, current version).
 
-Incoming edges of a node are *common* when an upstream walk reaches a start-type node, or
-*recursive* when it comes back to the node itself (grouped by the edge where the cycle closes).
-The classification depends only on the topology, so it is computed once per node and cached;
-edges whose source is outside the node's strongly connected component are classified by plain
-reachability from the start nodes, so long chains cost O(1) per node instead of a walk.
+The incoming control edges of each node are split into *groups* once per graph:
+
+- one depth-first walk over the whole graph (from the nodes without incoming edges, then any node
+  not yet seen) labels each edge; an edge that closes a cycle on the walk's current path is a
+  *back* edge;
+- strongly connected components tell whether a node sits on a loop;
+- a node on no loop gets one group of all its forward edges; a node on a loop gets its forward edges
+  grouped by *branch* (the handle of the first branch node — if/else, classify question, user
+  select — met walking upstream, or "common" when there is none);
+- back edges are always grouped by branch, after the forward groups.
+
+A node runs when some group has an active edge and no waiting one; it is skipped when every edge of
+every group is skipped; otherwise it waits. A node without incoming edges runs (an entry node).
+The previous rule (edges split into "common" and "recursive" by walking upstream to a start node)
+let a loop-back edge that can also be traced to the start block its node; see
+``tests/fastgpt_conformance/test_check_node_run_status.py``.
 """
 
 from __future__ import annotations
 
+from collections import deque
 from collections.abc import Mapping, Sequence
 from typing import Literal
 
-from fathom.workflow.constants import START_NODE_TYPES
+from fathom.workflow.constants import FlowNodeType
 from fathom.workflow.runtime import RuntimeEdge, is_control_edge
 
 RunStatus = Literal["run", "skip", "wait"]
-Classification = tuple[tuple[int, ...], tuple[tuple[int, ...], ...]]
+EdgeGroups = tuple[tuple[int, ...], ...]
+
+BRANCH_NODE_TYPES = frozenset(
+    {FlowNodeType.ifElseNode, FlowNodeType.classifyQuestion, FlowNodeType.userSelect}
+)
+_NO_BRANCH = "common"
 
 
 class EdgeClassifier:
-    """Classifies the incoming control edges of each node as common or recursive (by group)."""
+    """Groups the incoming control edges of each node (edge indices into the run's edge list)."""
 
     def __init__(self, node_types: Mapping[str, str], edges: Sequence[RuntimeEdge]) -> None:
         self._types = node_types
@@ -31,10 +49,11 @@ class EdgeClassifier:
                 continue
             self._incoming.setdefault(edge.target, []).append(index)
             self._outgoing.setdefault(edge.source, []).append(index)
-        self._edges = [(edge.source, edge.target) for edge in edges]
-        self._cache: dict[str, Classification] = {}
-        self._component = self._components()
-        self._from_start = self._reachable_from_start()
+        self._edges = [(edge.source, edge.source_handle, edge.target) for edge in edges]
+        self._back = self._back_edges()
+        self._on_loop = self._nodes_on_loops()
+        self._branch_cache: dict[tuple[str, str], str] = {}
+        self._cache: dict[str, EdgeGroups] = {}
 
     def incoming(self, node_id: str) -> list[int]:
         """Indices of the control edges into a node."""
@@ -44,71 +63,93 @@ class EdgeClassifier:
         """Indices of the control edges out of a node."""
         return self._outgoing.get(node_id, [])
 
-    def classify(self, node_id: str) -> Classification:
-        """``(common edge indices, recursive groups of edge indices)`` for a node."""
+    def classify(self, node_id: str) -> EdgeGroups:
+        """The node's edge groups: forward groups first, then the back-edge groups."""
         cached = self._cache.get(node_id)
         if cached is not None:
             return cached
-        common: list[int] = []
-        groups: dict[str, list[int]] = {}
-        component = self._component.get(node_id)
-        for index in self.incoming(node_id):
-            source = self._edges[index][0]
-            if source != node_id and self._component.get(source) != component:
-                if source in self._from_start:
-                    common.append(index)
-                continue
-            is_common, group_keys = self._walk(index, node_id)
-            if is_common:
-                common.append(index)
-            for key in group_keys:
-                groups.setdefault(key, []).append(index)
-        result: Classification = (tuple(common), tuple(tuple(group) for group in groups.values()))
+        forward = [i for i in self.incoming(node_id) if i not in self._back]
+        back = [i for i in self.incoming(node_id) if i in self._back]
+        groups: list[tuple[int, ...]] = []
+        if forward:
+            groups += self._by_branch(forward) if node_id in self._on_loop else [tuple(forward)]
+        if back:
+            groups += self._by_branch(back)
+        result = tuple(groups)
         self._cache[node_id] = result
         return result
 
-    def _walk(self, first: int, target: str) -> tuple[bool, list[str]]:
-        is_common = False
-        group_keys: list[str] = []
-        visited = {target}
-        stack = [first]
-        while stack:
-            index = stack.pop()
-            source, edge_target = self._edges[index]
-            if self._types.get(source) in START_NODE_TYPES:
-                is_common = True
-                continue
-            if source == target:
-                if edge_target not in group_keys:
-                    group_keys.append(edge_target)
-                continue
-            if source in visited:
-                continue
-            visited.add(source)
-            stack.extend(self.incoming(source))
-        return is_common, group_keys
+    def _by_branch(self, indices: list[int]) -> list[tuple[int, ...]]:
+        grouped: dict[str, list[int]] = {}
+        for index in indices:
+            source, handle, _ = self._edges[index]
+            grouped.setdefault(self._branch_handle(source, handle), []).append(index)
+        return [tuple(group) for group in grouped.values()]
 
-    def _reachable_from_start(self) -> set[str]:
-        seen = {node for node, kind in self._types.items() if kind in START_NODE_TYPES}
-        stack = list(seen)
-        while stack:
-            node = stack.pop()
-            for index in self.outgoing(node):
-                target = self._edges[index][1]
-                if target not in seen:
-                    seen.add(target)
-                    stack.append(target)
-        return seen
+    def _branch_handle(self, source: str, handle: str) -> str:
+        """The handle of the first branch node met walking upstream (breadth first) from an edge."""
+        key = (source, handle)
+        cached = self._branch_cache.get(key)
+        if cached is not None:
+            return cached
+        found = _NO_BRANCH
+        visited: set[str] = set()
+        queue: deque[tuple[str, str]] = deque([key])
+        while queue:
+            node, current = queue.popleft()
+            if node in visited:
+                continue
+            visited.add(node)
+            if self._types.get(node) in BRANCH_NODE_TYPES and current:
+                found = current
+                break
+            for index in self.incoming(node):
+                upstream, upstream_handle, _ = self._edges[index]
+                queue.append((upstream, upstream_handle if self._is_branch(upstream) else current))
+        self._branch_cache[key] = found
+        return found
 
-    def _components(self) -> dict[str, int]:
-        """Strongly connected components (iterative Tarjan) over control edges."""
+    def _is_branch(self, node_id: str) -> bool:
+        return self._types.get(node_id) in BRANCH_NODE_TYPES
+
+    def _back_edges(self) -> set[int]:
+        """Edges that close a cycle on one depth-first walk: from the nodes without incoming edges
+        (in node order), then from every node not reached yet; out-edges in edge order."""
+        visited: set[str] = set()
+        on_path: set[str] = set()
+        back: set[int] = set()
+        roots = [node for node in self._types if not self.incoming(node)]
+        for root in roots + list(self._types):
+            if root in visited:
+                continue
+            visited.add(root)
+            on_path.add(root)
+            work: list[tuple[str, int]] = [(root, 0)]
+            while work:
+                node, position = work[-1]
+                out = self.outgoing(node)
+                if position == len(out):
+                    work.pop()
+                    on_path.discard(node)
+                    continue
+                work[-1] = (node, position + 1)
+                target = self._edges[out[position]][2]
+                if target not in visited:
+                    visited.add(target)
+                    on_path.add(target)
+                    work.append((target, 0))
+                elif target in on_path:
+                    back.add(out[position])
+        return back
+
+    def _nodes_on_loops(self) -> set[str]:
+        """Nodes in a strongly connected component of more than one node (iterative Tarjan)."""
         index_of: dict[str, int] = {}
         low: dict[str, int] = {}
         on_stack: set[str] = set()
         stack: list[str] = []
-        component: dict[str, int] = {}
+        looped: set[str] = set()
         counter = 0
-        labels = 0
         for root in self._types:
             if root in index_of:
                 continue
@@ -123,7 +164,7 @@ class EdgeClassifier:
                 out = self.outgoing(node)
                 if position < len(out):
                     work.append((node, position + 1))
-                    child = self._edges[out[position]][1]
+                    child = self._edges[out[position]][2]
                     if child not in index_of:
                         work.append((child, 0))
                     elif child in on_stack:
@@ -133,30 +174,25 @@ class EdgeClassifier:
                     parent = work[-1][0]
                     low[parent] = min(low[parent], low[node])
                 if low[node] == index_of[node]:
+                    members = []
                     while True:
                         member = stack.pop()
                         on_stack.discard(member)
-                        component[member] = labels
+                        members.append(member)
                         if member == node:
                             break
-                    labels += 1
-        return component
+                    if len(members) > 1:
+                        looped.update(members)
+        return looped
 
 
-def decide_run_status(classification: Classification, edges: Sequence[RuntimeEdge]) -> RunStatus:
+def decide_run_status(groups: EdgeGroups, edges: Sequence[RuntimeEdge]) -> RunStatus:
     """Apply the rule to the current edge statuses."""
-    common, groups = classification
-    if not common and not groups:
+    if not groups:
         return "run"
-    common_status = [edges[i].status for i in common]
-    if "active" in common_status and "waiting" not in common_status:
+    statuses = [[edges[i].status for i in group] for group in groups]
+    if any("active" in group and "waiting" not in group for group in statuses):
         return "run"
-    group_status = [[edges[i].status for i in group] for group in groups]
-    for statuses in group_status:
-        if "active" in statuses and "waiting" not in statuses:
-            return "run"
-    if common_status and all(status == "skipped" for status in common_status):
-        return "skip"
-    if any(all(status == "skipped" for status in statuses) for statuses in group_status):
+    if all(status == "skipped" for group in statuses for status in group):
         return "skip"
     return "wait"
