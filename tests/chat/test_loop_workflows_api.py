@@ -10,10 +10,10 @@ from __future__ import annotations
 from typing import Any
 
 from chat_support import MODEL, ChatServer
-from workflow_json import edge, field
 
 from fathom.testing import ScriptedOpenAIServer
 from fathom.testing.scripted_turns import text_turn
+from workflow_json import edge, field
 
 START = {
     "nodeId": "start",

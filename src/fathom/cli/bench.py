@@ -94,7 +94,8 @@ def bench_retrieval(
         out.print(f"  query embedding: p50 {embedding['p50_ms']:.1f} ms  p95 {embedding['p95_ms']:.1f} ms")
     for row in result.modes:
         out.print(
-            f"  {row.label:<24} nDCG@10 {row.ndcg_at_10:.4f} ± {row.ndcg_at_10_stderr:.4f}  Recall@100 {row.recall_at_100:.4f}  "
+            f"  {row.label:<24} nDCG@10 {row.ndcg_at_10:.4f} ± {row.ndcg_at_10_stderr:.4f}  "
+            f"Recall@100 {row.recall_at_100:.4f}  "
             f"p50 {row.latency_ms_p50:.1f} ms  p95 {row.latency_ms_p95:.1f} ms  ({row.queries} queries)"
         )
     if result.ingestion:

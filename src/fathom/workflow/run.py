@@ -25,6 +25,8 @@ from fathom.workflow.runtime import (
     build_runtime_edges,
     build_runtime_nodes,
     default_entry_node_ids,
+    get_workflow_entry_node_ids,
+    store_edges_to_runtime_edges,
 )
 from fathom.workflow.values import js_truthy, value_type_format
 from fathom.workflow.variables import text_query
@@ -131,9 +133,8 @@ async def run_workflow(
     skip_queue = default_skip_node_queue
     if last_interactive is not None:
         record = parse_interactive(last_interactive)
-        entries = list(record.get("entryNodeIds") or []) or default_entry_node_ids(loaded)
-        memory = record.get("memoryEdges") or []
-        edges = build_runtime_edges(memory if memory else loaded.edges)
+        entries = get_workflow_entry_node_ids(loaded, record)
+        edges = store_edges_to_runtime_edges(loaded.edges, record)
         for item in record.get("nodeOutputs") or []:
             node = nodes.get(item.get("nodeId", ""))
             if node is None:
@@ -149,9 +150,7 @@ async def run_workflow(
         if runtime_edges is not None:
             edges = build_runtime_edges(runtime_edges)
         else:
-            edges = build_runtime_edges(loaded.edges)
-            for edge in edges:
-                edge.status = "waiting"
+            edges = store_edges_to_runtime_edges(loaded.edges)
     system = {
         "userId": user_id,
         "appId": app_id,

@@ -6,7 +6,7 @@ A graph is immutable and shared between runs; each run builds its own runtime co
 
 from __future__ import annotations
 
-from collections.abc import Iterable
+from collections.abc import Iterable, Mapping
 from dataclasses import dataclass, field
 from typing import Any
 
@@ -176,3 +176,26 @@ def default_entry_node_ids(graph: WorkflowGraph) -> list[str]:
     if entries:
         return entries
     return [node.node_id for node in graph.nodes if node.flow_node_type == FlowNodeType.tool]
+
+
+def get_workflow_entry_node_ids(
+    graph: WorkflowGraph, last_interactive: Mapping[str, Any] | None = None
+) -> list[str]:
+    """FastGPT ``getWorkflowEntryNodeIds``: a resumed interactive's ``entryNodeIds`` when it names any,
+    else the entry nodes of a fresh run."""
+    resumed = list((last_interactive or {}).get("entryNodeIds") or [])
+    return resumed or default_entry_node_ids(graph)
+
+
+def store_edges_to_runtime_edges(
+    edges: Iterable[Any] | None, last_interactive: Mapping[str, Any] | None = None
+) -> list[RuntimeEdge]:
+    """FastGPT ``storeEdges2RuntimeEdges``: a resumed interactive's ``memoryEdges`` (with their
+    statuses) when it has any, else the stored edges, all ``waiting``."""
+    memory = (last_interactive or {}).get("memoryEdges") or []
+    if memory:
+        return build_runtime_edges(memory)
+    runtime = build_runtime_edges(edges or [])
+    for edge in runtime:
+        edge.status = "waiting"
+    return runtime
