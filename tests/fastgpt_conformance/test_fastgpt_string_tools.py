@@ -7,7 +7,8 @@ Sources (labring/FastGPT):
   counterpart (it never needs one): ``strIsLink``, ``hashStr``, ``replaceSensitiveText``, ``getNanoid``,
   ``customNanoid``, ``replaceRegChars``, ``sliceStrStartEnd``, ``formatNumberWithUnit``.
 - ``packages/global/test/common/string/textSplitter.test.ts`` at 8b5b89f4f4bd05405f822248124a8b7092e870b5:
-  ``splitText2Chunks`` → ``fathom.knowledge.chunk.split_text_to_chunks``; the short cases (1, 2, 5, 7, 14).
+  ``splitText2Chunks`` → ``fathom.knowledge.chunk.split_text_to_chunks``; the short cases (1, 2, 5, 7,
+  10, 11, 12, 14); 3, 4, 6, 7.5, 8, 8.1, 9 and 13 (long documents) are not restated yet.
 
 Each case gives FastGPT's expected value; where Fathom differs, ``fathom`` gives Fathom's value and
 ``why`` the reason, and the test asserts both that Fathom returns its value and that it is not FastGPT's.
@@ -156,6 +157,12 @@ HEADINGS = (
     "size and keeps the blank line after each heading; FastGPT keeps every heading section as its own chunk, "
     "prefixed by its parent headings"
 )
+WHITESPACE = (
+    "not yet FastGPT's (issue 35, part 3 open): with paragraph depth 0 or 1 FastGPT returns the text "
+    "unchanged; Fathom normalises whitespace (trailing blanks dropped, depth 1 adds a blank line after "
+    "the top heading)"
+)
+DEPTH_TEXT = "# A\naf da da fda a a \n\n## B\n段落 2\n### D\n段落 3\n## E\n段落 4"
 SPLITTER: list[dict[str, Any]] = [
     {
         "test": "Test splitText2Chunks 1",
@@ -181,6 +188,30 @@ SPLITTER: list[dict[str, Any]] = [
         "options": SplitOptions(chunk_size=2000),
         "fastgpt": ["# A\n\naf da da fda a a", "# A\n### D\n\ndsgsgfsgs22"],
         "fathom": ["# A\n\naf da da fda a a\n\n### D\n\ndsgsgfsgs22"],
+        "why": HEADINGS,
+    },
+    {
+        "test": "Test splitText2Chunks 10",
+        "input": DEPTH_TEXT,
+        "options": SplitOptions(chunk_size=2000, paragraph_chunk_deep=0),
+        "fastgpt": [DEPTH_TEXT],
+        "fathom": ["# A\naf da da fda a a\n\n## B\n段落 2\n### D\n段落 3\n## E\n段落 4"],
+        "why": WHITESPACE,
+    },
+    {
+        "test": "Test splitText2Chunks 11",
+        "input": DEPTH_TEXT,
+        "options": SplitOptions(chunk_size=2000, paragraph_chunk_deep=1),
+        "fastgpt": [DEPTH_TEXT],
+        "fathom": ["# A\n\naf da da fda a a\n\n## B\n段落 2\n### D\n段落 3\n## E\n段落 4"],
+        "why": WHITESPACE,
+    },
+    {
+        "test": "Test splitText2Chunks 12",
+        "input": DEPTH_TEXT,
+        "options": SplitOptions(chunk_size=2000, paragraph_chunk_deep=2),
+        "fastgpt": ["# A\naf da da fda a a", "# A\n## B\n段落 2\n### D\n段落 3", "# A\n## E\n段落 4"],
+        "fathom": ["# A\n\naf da da fda a a\n\n## B\n\n段落 2\n### D\n段落 3\n\n## E\n\n段落 4"],
         "why": HEADINGS,
     },
     {
