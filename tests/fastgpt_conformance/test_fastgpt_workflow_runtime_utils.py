@@ -13,6 +13,7 @@ from typing import Any
 import pytest
 
 from fathom.workflow.constants import VARIABLE_NODE_ID
+from fathom.workflow.events import text_adapt_gpt_response
 from fathom.workflow.graph import load_workflow
 from fathom.workflow.interactive import get_last_interactive_value
 from fathom.workflow.runtime import (
@@ -437,21 +438,24 @@ def test_filter_workflow_edges_drops_selected_tools_handles() -> None:
 RV = "getReferenceVariableValue > "
 
 
-def nodes_with(outputs: dict[str, list[tuple[str, str, Any]]]) -> dict[str, Any]:
-    """Runtime nodes by id; each output ``(id, key, value)``."""
+def nodes_with(outputs: dict[str, list[tuple[Any, ...]]]) -> dict[str, Any]:
+    """Runtime nodes by id; each output ``(id, key, value)`` or ``(id, key, value, valueType)``."""
     specs = [
         {
             "nodeId": node_id,
             "name": node_id,
             "flowNodeType": "chatNode",
             "inputs": [],
-            "outputs": [{"id": i, "key": k, "type": "static"} for i, k, _ in items],
+            "outputs": [
+                {"id": o[0], "key": o[1], "type": "static"} | ({"valueType": o[3]} if len(o) > 3 else {})
+                for o in items
+            ],
         }
         for node_id, items in outputs.items()
     ]
     nodes = build_runtime_nodes(load_workflow({"nodes": specs, "edges": []}, require_entry=False))
     for node_id, items in outputs.items():
-        for output_id, _, value in items:
+        for output_id, _, value, *_ in items:
             nodes[node_id].outputs_by_id[output_id].value = value
     return nodes
 
@@ -616,6 +620,71 @@ EDITOR: list[tuple[str, Any, dict[str, Any], dict[str, Any], Any]] = [
 ]
 
 
+EDITOR += [
+    (
+        RE + "should convert object values to string",
+        "Object: {{$node1.out1$}}",
+        {"node1": [("out1", "output1", {"a": 1}, "object")]},
+        {},
+        'Object: {"a":1}',
+    ),
+    (RE + "should keep original pattern when node not found", "{{$nonexistent.out$}}", {}, {}, ""),
+    (
+        RE + "should skip duplicate variable pattern in the same text",
+        "{{$node1.out1$}} and {{$node1.out1$}}",
+        {"node1": [("out1", "output1", "val")]},
+        {},
+        "val and val",
+    ),
+    (
+        RE + "should support Map as nodesMap",
+        "Result: {{$node1.out1$}}",
+        {"node1": [("out1", "output1", "mapValue")]},
+        {},
+        "Result: mapValue",
+    ),
+    (
+        RE + "should handle $ special characters in variable values literally",
+        f"Value: {{{{${VARIABLE_NODE_ID}.myVar$}}}}",
+        {},
+        {"myVar": "$& some text"},
+        "Value: $& some text",
+    ),
+    (
+        RE + "should handle $ special characters in variable values literally",
+        f"Price: {{{{${VARIABLE_NODE_ID}.price$}}}}",
+        {},
+        {"price": "$100"},
+        "Price: $100",
+    ),
+    (
+        RE + "should handle $ special characters in variable values literally",
+        f"Code: {{{{${VARIABLE_NODE_ID}.code$}}}}",
+        {},
+        {"code": "$$"},
+        "Code: $$",
+    ),
+]
+
+
+def test_replace_editor_variable_stops_at_max_depth() -> None:
+    """replaceEditorVariable > should handle max depth protection."""
+    assert replace_editor_variable("test", {}, {}, depth=15) == "test"
+
+
+def test_replace_editor_variable_reads_a_node_input() -> None:
+    """replaceEditorVariable > should handle node input as variable source."""
+    spec = {
+        "nodeId": "node1",
+        "name": "test",
+        "flowNodeType": "chatNode",
+        "outputs": [],
+        "inputs": [{"key": "myInput", "label": "", "renderTypeList": [], "value": "inputValue"}],
+    }
+    nodes = build_runtime_nodes(load_workflow({"nodes": [spec], "edges": []}, require_entry=False))
+    assert replace_editor_variable("Input: {{$node1.myInput$}}", nodes, {}) == "Input: inputValue"
+
+
 @pytest.mark.parametrize(
     ("name", "text", "outputs", "variables", "expected"),
     EDITOR,
@@ -625,3 +694,27 @@ def test_replace_editor_variable_matches_fastgpt(
     name: str, text: Any, outputs: dict[str, Any], variables: dict[str, Any], expected: Any
 ) -> None:
     assert replace_editor_variable(text, nodes_with(outputs), variables) == expected
+
+
+# ---------------------------------------------------------------- textAdaptGptResponse
+TA = "textAdaptGptResponse > "
+
+
+def test_text_adapt_gpt_response_matches_fastgpt() -> None:
+    assert text_adapt_gpt_response("Hello") == {  # should create GPT response format with text
+        "id": "",
+        "object": "",
+        "created": 0,
+        "model": "",
+        "choices": [{"delta": {"role": "assistant", "content": "Hello"}, "index": 0, "finish_reason": None}],
+    }
+    # should include reasoning_content / model / finish_reason when provided
+    assert text_adapt_gpt_response("Hello", reasoning="Thinking...")["choices"][0]["delta"][
+        "reasoning_content"
+    ] == ("Thinking...")
+    assert text_adapt_gpt_response("Hello", model="gpt-4")["model"] == "gpt-4"
+    assert text_adapt_gpt_response("Hello", finish_reason="stop")["choices"][0]["finish_reason"] == "stop"
+    # should handle null text / undefined text (both None here)
+    assert text_adapt_gpt_response(None)["choices"][0]["delta"]["content"] is None
+    # "should include extraData when provided" is not mapped: Fathom's chunks carry no caller extras (the SSE
+    # projections build their own payloads), so the function has no such parameter.
