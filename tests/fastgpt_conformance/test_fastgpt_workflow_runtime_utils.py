@@ -21,6 +21,7 @@ from fathom.workflow.runtime import (
     build_runtime_nodes,
     get_workflow_entry_node_ids,
     is_control_edge,
+    rewrite_node_output_by_histories,
     store_edges_to_runtime_edges,
 )
 from fathom.workflow.values import format_variable_val_by_type, value_type_format
@@ -718,3 +719,64 @@ def test_text_adapt_gpt_response_matches_fastgpt() -> None:
     assert text_adapt_gpt_response(None)["choices"][0]["delta"]["content"] is None
     # "should include extraData when provided" is not mapped: Fathom's chunks carry no caller extras (the SSE
     # projections build their own payloads), so the function has no such parameter.
+
+
+# ---------------------------------------------------------------- rewriteNodeOutputByHistories
+RW = "rewriteNodeOutputByHistories > "
+ORIGINAL = {"node1": [("out1", "output1", "original")]}
+TWO_NODES = {
+    "node1": [("out1", "output1", "original1"), ("out2", "output2", "original2")],
+    "node2": [("out3", "output3", "original3")],
+}
+REWRITES: list[tuple[str, dict[str, Any], dict[str, Any] | None, dict[tuple[str, str], Any]]] = [
+    (
+        RW + "should return nodes as is when no lastInteractive",
+        ORIGINAL,
+        None,
+        {("node1", "out1"): "original"},
+    ),
+    (
+        RW + "should return nodes as is when lastInteractive has no nodeOutputs",
+        ORIGINAL,
+        {"type": "userSelect", "entryNodeIds": ["node1"], "nodeOutputs": None},
+        {("node1", "out1"): "original"},
+    ),
+    (
+        RW + "should rewrite node outputs from lastInteractive",
+        ORIGINAL,
+        {"type": "userSelect", "nodeOutputs": [{"nodeId": "node1", "key": "output1", "value": "newValue"}]},
+        {("node1", "out1"): "newValue"},
+    ),
+    (
+        RW + "should keep original value when no matching nodeOutput",
+        ORIGINAL,
+        {"type": "userSelect", "nodeOutputs": [{"nodeId": "node2", "key": "output2", "value": "newValue"}]},
+        {("node1", "out1"): "original"},
+    ),
+    (
+        RW + "should handle multiple nodes and outputs",
+        TWO_NODES,
+        {
+            "type": "userSelect",
+            "nodeOutputs": [
+                {"nodeId": "node1", "key": "output1", "value": "new1"},
+                {"nodeId": "node2", "key": "output3", "value": "new3"},
+            ],
+        },
+        {("node1", "out1"): "new1", ("node1", "out2"): "original2", ("node2", "out3"): "new3"},
+    ),
+]
+
+
+@pytest.mark.parametrize(
+    ("name", "outputs", "interactive", "expected"), REWRITES, ids=[c[0] for c in REWRITES]
+)
+def test_rewrite_node_output_by_histories_matches_fastgpt(
+    name: str,
+    outputs: dict[str, Any],
+    interactive: dict[str, Any] | None,
+    expected: dict[tuple[str, str], Any],
+) -> None:
+    nodes = nodes_with(outputs)
+    rewrite_node_output_by_histories(nodes, interactive)
+    assert {key: nodes[key[0]].outputs_by_id[key[1]].value for key in expected} == expected

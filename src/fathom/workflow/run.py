@@ -26,9 +26,10 @@ from fathom.workflow.runtime import (
     build_runtime_nodes,
     default_entry_node_ids,
     get_workflow_entry_node_ids,
+    rewrite_node_output_by_histories,
     store_edges_to_runtime_edges,
 )
-from fathom.workflow.values import js_truthy, value_type_format
+from fathom.workflow.values import value_type_format
 from fathom.workflow.variables import text_query
 
 _WEEKDAYS = ("Monday", "Tuesday", "Wednesday", "Thursday", "Friday", "Saturday", "Sunday")
@@ -135,13 +136,7 @@ async def run_workflow(
         record = parse_interactive(last_interactive)
         entries = get_workflow_entry_node_ids(loaded, record)
         edges = store_edges_to_runtime_edges(loaded.edges, record)
-        for item in record.get("nodeOutputs") or []:
-            node = nodes.get(item.get("nodeId", ""))
-            if node is None:
-                continue
-            for output in node.outputs:
-                if output.key == item.get("key") and js_truthy(item.get("value")):
-                    output.value = item["value"]
+        rewrite_node_output_by_histories(nodes, record)
         skip_queue = skip_queue or record.get("skipNodeQueue")
         usage_id = record.get("usageId") or usage_id
         last_interactive = record

@@ -17,6 +17,7 @@ from fathom.workflow.constants import (
     NodeOutputKey,
 )
 from fathom.workflow.graph import WorkflowEdge, WorkflowGraph, WorkflowNode
+from fathom.workflow.values import js_truthy
 
 
 @dataclass(slots=True)
@@ -199,3 +200,17 @@ def store_edges_to_runtime_edges(
     for edge in runtime:
         edge.status = "waiting"
     return runtime
+
+
+def rewrite_node_output_by_histories(
+    nodes: Mapping[str, RuntimeNode], last_interactive: Mapping[str, Any] | None = None
+) -> None:
+    """FastGPT ``rewriteNodeOutputByHistories``: a resumed interactive's ``nodeOutputs`` (``{nodeId, key,
+    value}``) become the outputs of the nodes that ran before the pause; empty values are not written."""
+    for item in (last_interactive or {}).get("nodeOutputs") or []:
+        node = nodes.get(item.get("nodeId", ""))
+        if node is None or not js_truthy(item.get("value")):
+            continue
+        for output in node.outputs:
+            if output.key == item.get("key"):
+                output.value = item["value"]
