@@ -4,6 +4,8 @@ FastGPT's own cases are in ``tests/fastgpt_conformance/test_fastgpt_check_node_r
 
 from __future__ import annotations
 
+import random
+
 import pytest
 
 from fathom.workflow import EdgeClassifier, RuntimeEdge, decide_run_status
@@ -100,3 +102,45 @@ def test_long_chain_and_long_loop_classify_without_recursion() -> None:
     assert classifier.classify("n2999") == ((2999,),)
     looped = EdgeClassifier(types, edges_of(*specs, ("n2999", "n0", "waiting")))
     assert looped.classify("n0") == ((0,), (3000,))
+
+
+def reference_branch_handle(types: dict[str, str], edges: list[RuntimeEdge], source: str, handle: str) -> str:
+    """FastGPT's ``findBranchHandle`` as written: breadth first upstream from an edge."""
+    branch = {"ifElseNode", "classifyQuestion", "userSelect"}
+    incoming: dict[str, list[RuntimeEdge]] = {}
+    for edge in edges:
+        incoming.setdefault(edge.target, []).append(edge)
+    visited: set[str] = set()
+    queue = [(source, handle)]
+    while queue:
+        node, current = queue.pop(0)
+        if node in visited:
+            continue
+        visited.add(node)
+        if types.get(node) in branch and current:
+            return current
+        for edge in incoming.get(node, []):
+            queue.append((edge.source, edge.source_handle if types.get(edge.source) in branch else current))
+    return "common"
+
+
+def test_grouping_by_branch_matches_fastgpts_walk_on_random_graphs() -> None:
+    # The classifier follows chains of plain nodes instead of walking from every edge; on random graphs
+    # with loops and branch nodes every edge gets the branch FastGPT's breadth-first walk gives it.
+    rng = random.Random(35)
+    kinds = ["answerNode", "answerNode", "chatNode", "ifElseNode", "userSelect"]
+    for _ in range(200):
+        size = rng.randint(2, 9)
+        types = {"S": "workflowStart", **{f"n{i}": rng.choice(kinds) for i in range(size)}}
+        names = list(types)
+        specs = [("S", "n0")] + [
+            (rng.choice(names), rng.choice(names[1:])) for _ in range(rng.randint(1, 14))
+        ]
+        edges = [
+            RuntimeEdge(s, f"{s}-source-{rng.choice(['right', 'IF', 'ELSE', 'a'])}", t, f"{t}-target-left")
+            for s, t in specs
+        ]
+        classifier = EdgeClassifier(types, edges)
+        for edge in edges:
+            expected = reference_branch_handle(types, edges, edge.source, edge.source_handle)
+            assert classifier._branch_handle(edge.source, edge.source_handle) == expected

@@ -87,7 +87,41 @@ class EdgeClassifier:
         return [tuple(group) for group in grouped.values()]
 
     def _branch_handle(self, source: str, handle: str) -> str:
-        """The handle of the first branch node met walking upstream (breadth first) from an edge."""
+        """The handle of the first branch node met walking upstream (breadth first) from an edge.
+
+        From a node that is not a branch node the answer does not depend on the edge's own handle, and
+        along a chain of such nodes with one incoming edge each it is the answer of the node upstream,
+        so chains are followed without a walk per node (a long loop costs O(n), not O(n²))."""
+        if self._is_branch(source):
+            return self._walk_upstream(source, handle)
+        path: list[str] = []
+        on_path: set[str] = set()
+        node = source
+        found: str | None = None
+        while found is None:
+            cached = self._branch_cache.get((node, ""))
+            if cached is not None:
+                found = cached
+                break
+            incoming = self.incoming(node)
+            if len(incoming) != 1:
+                found = self._walk_upstream(node, "")
+                break
+            path.append(node)
+            on_path.add(node)
+            upstream, upstream_handle, _ = self._edges[incoming[0]]
+            if self._is_branch(upstream):
+                found = upstream_handle or self._walk_upstream(upstream, "")
+            elif upstream in on_path:  # a loop of plain nodes: no branch upstream
+                found = _NO_BRANCH
+            else:
+                node = upstream
+        for member in path:
+            self._branch_cache[(member, "")] = found
+        return found
+
+    def _walk_upstream(self, source: str, handle: str) -> str:
+        """FastGPT's ``findBranchHandle`` breadth-first walk, from an edge leaving ``source``."""
         key = (source, handle)
         cached = self._branch_cache.get(key)
         if cached is not None:
