@@ -19,6 +19,9 @@ SAFE = "packages/service/test/core/workflow/dispatch/checkNodeRunStatus/safe.tes
 SAFE_COMMIT = "a7df557a4daa57bfbd81fc6c488135d10c95b483"
 TOOLCALL = "packages/service/test/core/workflow/dispatch/checkNodeRunStatus/toolcall.test.ts"
 TOOLCALL_COMMIT = "964df489aed55a77c12dc4837e72d0285c421d53"
+# The older single file: scenarios 1-20 as in the three files above, plus the edge cases 21-23 below.
+OLD = "test/cases/global/core/workflow/dispatch/checkNodeRunStatus.test.ts"
+OLD_COMMIT = "86beea58dc925550cd58482681ae7287a5d3b6c3"
 
 
 @dataclass(frozen=True)
@@ -779,6 +782,82 @@ SCENARIOS: tuple[Scenario, ...] = (
                     "Tool1>End": "a",
                     "Tool2>End": "a",
                 },
+                {"End": "run"},
+            ),
+        ),
+        (("End 节点应该只有 1 组（并行汇聚）", "End", 1, None),),
+    ),
+    # ---------------------------------------------------------------- the older file's edge cases
+    Scenario(
+        OLD,
+        OLD_COMMIT,
+        "边界场景 > 场景21: 混合边状态 - 部分 active、部分 waiting、部分 skipped",
+        (S, "A", "B", "C", "D"),
+        ("start>A", "start>B", "start>C", "A>D", "B>D", "C>D"),
+        (
+            Step(
+                "A active, B waiting, C skipped → D 应该等待",
+                {"A>D": "a", "B>D": "w", "C>D": "s"},
+                {"D": "wait"},
+            ),
+            Step(
+                "A active, B active, C skipped → D 应该运行",
+                {"A>D": "a", "B>D": "a", "C>D": "s"},
+                {"D": "run"},
+            ),
+            Step(
+                "A skipped, B skipped, C skipped → D 应该跳过",
+                {"A>D": "s", "B>D": "s", "C>D": "s"},
+                {"D": "skip"},
+            ),
+            Step(
+                "A waiting, B waiting, C waiting → D 应该等待",
+                {"A>D": "w", "B>D": "w", "C>D": "w"},
+                {"D": "wait"},
+            ),
+        ),
+        (("D 节点应该只有 1 组（并行汇聚）", "D", 1, None),),
+    ),
+    Scenario(
+        OLD,
+        OLD_COMMIT,
+        "边界场景 > 场景22: 孤立节点和终止节点",
+        (S, "A", "B", "C"),
+        ("start>A", "A>B"),
+        (
+            Step("B 节点（终止节点）应该能正常运行", {"A>B": "a"}, {"B": "run"}),
+            Step("C 节点（孤立节点）没有输入边分组，应该返回 run", {}, {"C": "run"}),
+        ),
+        (("C 节点（孤立节点）没有输入边分组，应该返回 run", "C", 0, None),),
+    ),
+    Scenario(
+        OLD,
+        OLD_COMMIT,
+        "边界场景 > 场景23: userSelect 节点的多选项分支",
+        (S, "Select:userSelect", "A", "B", "C", "End"),
+        (
+            "start>Select",
+            "Select>A@Select-source-option1",
+            "Select>B@Select-source-option2",
+            "Select>C@Select-source-option3",
+            "A>End",
+            "B>End",
+            "C>End",
+        ),
+        (
+            Step(
+                "选择 option1：A 应该运行，B 和 C 应该跳过",
+                {"Select>A": "a", "Select>B": "s", "Select>C": "s"},
+                {"A": "run", "B": "skip", "C": "skip"},
+            ),
+            Step(
+                "选择 option2：B 应该运行，A 和 C 应该跳过",
+                {"Select>A": "s", "Select>B": "a", "Select>C": "s"},
+                {"A": "skip", "B": "run", "C": "skip"},
+            ),
+            Step(
+                "A 执行完成后，End 应该运行",
+                {"Select>A": "a", "Select>B": "s", "Select>C": "s", "A>End": "a", "B>End": "s", "C>End": "s"},
                 {"End": "run"},
             ),
         ),
