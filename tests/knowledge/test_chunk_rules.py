@@ -91,9 +91,12 @@ def test_overlap_never_crosses_a_heading() -> None:
             assert "Beta" not in chunk
 
 
-def test_small_sections_are_merged_without_repeating_parent_headings() -> None:
+def test_each_heading_section_keeps_its_own_chunks_with_its_heading_path() -> None:
+    # Was: small sections merged into one chunk up to 1.2 x the chunk size. FastGPT's own tests
+    # (textSplitter.test.ts cases 1 and 2, tests/fastgpt_conformance) keep every heading section as its
+    # own chunk however small, prefixed by its parent headings; issue 35 follows them.
     text = "# A\n\nfirst part\n\n## B\n\nsecond part\n\n## C\n\nthird part"
-    assert _split(text, 1000) == ["# A\n\nfirst part\n\n## B\n\nsecond part\n\n## C\n\nthird part"]
+    assert _split(text, 1000) == ["# A\n\nfirst part", "# A\n## B\n\nsecond part", "# A\n## C\n\nthird part"]
 
 
 def test_markdown_table_is_split_by_rows_with_the_header_repeated() -> None:

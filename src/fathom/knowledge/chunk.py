@@ -13,8 +13,9 @@ Sizes are counted in non-whitespace characters (FastGPT's ``getTextValidLength``
    ``；``, ``，``, then fixed slices) with a sentence overlap of ``overlap_ratio`` (0.15, at most 0.4)
    of the chunk size; code by lines with the fences repeated; tables by rows with the header repeated.
    Structured pieces may use ``CHUNK_SIZE_MULTIPLIER`` (1.2) times the chunk size, as in FastGPT.
-5. Adjacent small chunks are merged while the result stays within 1.2 × ``chunk_size``; repeated
-   leading parent headings are removed from the merged part, and a copied overlap is not repeated.
+5. Adjacent small chunks of one heading section are merged while the result stays within
+   1.2 × ``chunk_size``, and a copied overlap is not repeated. Heading sections are never merged with
+   each other: each keeps its own chunks, however small (FastGPT's ``textSplitter.test.ts`` cases 1, 2).
 
 Guarantee: every chunk has at most ``floor(1.2 * chunk_size)`` non-whitespace characters, unless its
 heading path alone leaves less than a quarter of the chunk size for text (an unsplittable unit).
@@ -194,8 +195,7 @@ def split_text_to_chunks(text: str, options: SplitOptions) -> list[str]:
         segment = normalize_text(segment)
         if not segment:
             continue
-        pieces: list[_Piece] = []
         for section in parse_sections(segment, options.paragraph_chunk_deep):
-            pieces.extend(_section_pieces(section, options))
-        chunks.extend(c for c in (chunk.strip() for chunk in _merge_small(pieces, options.hard_limit)) if c)
+            merged = _merge_small(_section_pieces(section, options), options.hard_limit)
+            chunks.extend(c for c in (chunk.strip() for chunk in merged) if c)
     return chunks
