@@ -105,7 +105,12 @@ def _load_models(settings: Settings) -> Any:
 
 
 def _check_port(host: str, port: int) -> None:
+    """Refuse, in one line, exactly what uvicorn would fail to bind: it sets ``SO_REUSEADDR``, so the
+    TIME-WAIT sockets a killed server leaves behind do not block it (a supervisor restarts at once), while
+    a process still listening on the port does."""
     with socket.socket(socket.AF_INET6 if ":" in host else socket.AF_INET) as sock:
+        if sys.platform != "win32":  # as uvicorn (and asyncio's create_server) do
+            sock.setsockopt(socket.SOL_SOCKET, socket.SO_REUSEADDR, 1)
         try:
             sock.bind((host, port))
         except OSError as exc:
