@@ -186,10 +186,13 @@ class Platform:
 
     async def prepare(self, *, seed_demo: bool = False) -> Bootstrap:
         """Connect, migrate to the newest schema, and create the root team and admin key on first start
-        (with ``seed_demo``, also the demo knowledge base and app: :mod:`fathom.demo`)."""
+        (with ``seed_demo``, also the demo knowledge base and app: :mod:`fathom.demo`). Processes started
+        together take turns (:func:`fathom.store.migrate.schema_lock`): one migrates and creates the admin
+        key, the others find both done."""
         await self.check_database()
-        await migrate.upgrade(self.db)
-        return await self.bootstrap(seed_demo=seed_demo)
+        async with migrate.schema_lock(self.db):
+            await migrate.upgrade(self.db, locked=True)
+            return await self.bootstrap(seed_demo=seed_demo)
 
     async def bootstrap(self, *, seed_demo: bool = False) -> Bootstrap:
         """First start: the root team, its owner and admin key (and the demo). Every start: the root
