@@ -213,11 +213,20 @@ def test_doctor_reports_a_model_endpoint_that_does_not_answer(tmp_path: Path) ->
     assert "FAIL model down-model" in " ".join(result.stdout.split())
 
 
-def test_doctor_fails_on_an_unmigrated_database(tmp_path: Path) -> None:
+def test_doctor_on_an_empty_database_says_serve_migrates_it(tmp_path: Path) -> None:
     result = run_cli("doctor", env=_env(tmp_path))
-    assert result.returncode == 1
-    assert "FAIL database reachable and migrated" in " ".join(result.stdout.split())
-    assert "fathom db upgrade" in result.stdout
+    words = " ".join(result.stdout.split())
+    assert "ok database reachable: " in words and "empty: `fathom serve` migrates it when it starts" in words
+    assert "FAIL database" not in words and result.returncode == 0, result.stdout
+
+
+def test_doctor_reports_a_redis_that_does_not_answer_without_its_address(tmp_path: Path) -> None:
+    port = _free_port()
+    env = _env(tmp_path, FATHOM_REDIS_URL=f"redis://:hunter2secret@127.0.0.1:{port}/0")
+    result = run_cli("doctor", env=env)
+    words = " ".join(result.stdout.split())
+    assert "FAIL redis: unreachable" in words and result.returncode == 1
+    assert "hunter2secret" not in result.stdout and f"unreachable: {port}" not in words
 
 
 def test_worker_once_claims_and_runs_jobs_from_the_table(tmp_path: Path) -> None:

@@ -185,6 +185,27 @@ def _tune_garbage_collector() -> None:
     gc.set_threshold(GC_YOUNG_THRESHOLD, 50, 100)
 
 
+SCHEMA_WAIT_S = 120.0
+
+
+async def _wait_for_schema(db: Any) -> None:
+    """A worker started with (or before) the replicas that migrate the database waits for them, up to
+    ``SCHEMA_WAIT_S``, instead of failing: a compose file or supervisor can start every role at once."""
+    from fathom.store import migrate
+
+    deadline = asyncio.get_running_loop().time() + SCHEMA_WAIT_S
+    if await migrate.is_current(db):
+        return
+    out.print("waiting for the database schema (`fathom serve` or `fathom db upgrade` migrates it)")
+    while not await migrate.is_current(db):
+        if asyncio.get_running_loop().time() > deadline:
+            raise ConfigError(
+                f"the database schema is not current after {SCHEMA_WAIT_S:.0f} s; "
+                "run `fathom db upgrade` (or start `fathom serve`) first."
+            )
+        await asyncio.sleep(1.0)
+
+
 @app.command()
 def worker(
     once: bool = typer.Option(False, "--once", help="Run the jobs that are ready now, then exit."),
@@ -197,10 +218,7 @@ def worker(
 
     async def main() -> int:
         await platform.check_database()
-        from fathom.store import migrate
-
-        if not await migrate.is_current(platform.db):
-            raise ConfigError("the database schema is not current; run `fathom db upgrade` first.")
+        await _wait_for_schema(platform.db)
         _tune_garbage_collector()
         try:
             if once:
@@ -224,6 +242,21 @@ def worker(
     out.print(f"ran {ran} job(s)")
 
 
+def _without_password(url: str) -> str:
+    """``scheme://user:********@host/…`` for a URL that carries a password (a database's, Redis's)."""
+    from urllib.parse import urlsplit, urlunsplit
+
+    try:
+        parts = urlsplit(url)
+        if parts.password is None:
+            return url
+        user = parts.username or ""
+        host = parts.netloc.rpartition("@")[2]
+        return urlunsplit(parts._replace(netloc=f"{user}:********@{host}"))
+    except ValueError:
+        return "********"
+
+
 @app.command()
 def doctor() -> None:
     """Print the effective settings (secrets masked), then one line per check."""
@@ -231,6 +264,8 @@ def doctor() -> None:
     out.print("[bold]Settings[/]")
     for name, value in settings.model_dump().items():
         shown = "********" if value is not None and ("key" in name or "secret" in name) else value
+        if name.endswith("_url") and isinstance(shown, str):
+            shown = _without_password(shown)
         out.print(f"  FATHOM_{name.upper()} = {shown}", highlight=False)
     if settings.database_url:
         from fathom.store.db import Database
@@ -264,8 +299,12 @@ def doctor() -> None:
         try:
             await platform.check_database()
             current, head = await migrate.current_revision(db), migrate.head_revision()
-            if current != head:
-                return False, f"reachable, schema at {current} but {head} is current: run `fathom db upgrade`"
+            if current != head:  # not a failure: the first `fathom serve` (or a newer one) migrates it
+                state = "empty" if current is None else f"schema at {current}, {head} is current"
+                return True, (
+                    f"{db.describe()} reachable, {state}: `fathom serve` migrates it when it starts "
+                    "(or run `fathom db upgrade`); `fathom worker`s wait for that"
+                )
             return True, f"{db.describe()} reachable, schema current ({head})"
         except ConfigError as exc:
             return False, str(exc)
@@ -273,7 +312,7 @@ def doctor() -> None:
             await db.close()
 
     ok, detail = asyncio.run(database_check())
-    line(ok, "database reachable and migrated", detail)
+    line(ok, "database reachable" if "migrates it" in detail else "database reachable and migrated", detail)
 
     try:
         from fathom.llm import check_model_endpoint, load_model_registry
@@ -293,6 +332,11 @@ def doctor() -> None:
         line(
             True, f"agent provider {provider}", "complete" if not gaps else "gaps: " + ", ".join(sorted(gaps))
         )
+    if settings.redis_url:
+        from fathom.chat.fanout import check_redis
+
+        reachable, detail = asyncio.run(check_redis(settings.redis_url))
+        line(reachable, "redis", detail)
     if failures:
         raise typer.Exit(code=1)
 
