@@ -90,30 +90,58 @@ def fathom_env(**settings: str) -> dict[str, str]:
     return env
 
 
-@contextmanager
-def redis_server(workdir: Path) -> Iterator[str]:
-    """A loopback redis-server without persistence; skips when it is not installed."""
-    binary = shutil.which("redis-server")
-    if binary is None:
-        pytest.skip("redis-server is not installed (apt-get install redis-server)")
-    port = free_port()
-    args = ["--port", str(port), "--bind", "127.0.0.1", "--save", "", "--appendonly", "no"]
-    process = subprocess.Popen(
-        [binary, *args, "--dir", str(workdir)], stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL
-    )
-    try:
+class RedisServer:
+    """A loopback redis-server without persistence that a test can stop and start again on its port."""
+
+    def __init__(self, binary: str, workdir: Path) -> None:
+        self.binary = binary
+        self.workdir = workdir
+        self.port = free_port()
+        self.url = f"redis://127.0.0.1:{self.port}/0"
+        self.process: subprocess.Popen[bytes] | None = None
+
+    def start(self) -> None:
+        args = ["--port", str(self.port), "--bind", "127.0.0.1", "--save", "", "--appendonly", "no"]
+        self.process = subprocess.Popen(
+            [self.binary, *args, "--dir", str(self.workdir)],
+            stdout=subprocess.DEVNULL,
+            stderr=subprocess.DEVNULL,
+        )
         deadline = time.monotonic() + 10
         while True:
             try:
-                socket.create_connection(("127.0.0.1", port), timeout=0.2).close()
-                break
+                socket.create_connection(("127.0.0.1", self.port), timeout=0.2).close()
+                return
             except OSError:
                 assert time.monotonic() < deadline, "redis-server did not start"
                 time.sleep(0.05)
-        yield f"redis://127.0.0.1:{port}/0"
+
+    def stop(self) -> None:
+        if self.process is not None:
+            self.process.terminate()
+            self.process.wait(timeout=10)
+            self.process = None
+
+
+@contextmanager
+def redis_process(workdir: Path) -> Iterator[RedisServer]:
+    """A started :class:`RedisServer`; skips when redis-server is not installed."""
+    binary = shutil.which("redis-server")
+    if binary is None:
+        pytest.skip("redis-server is not installed (apt-get install redis-server)")
+    server = RedisServer(binary, workdir)
+    server.start()
+    try:
+        yield server
     finally:
-        process.terminate()
-        process.wait(timeout=10)
+        server.stop()
+
+
+@contextmanager
+def redis_server(workdir: Path) -> Iterator[str]:
+    """A loopback redis-server without persistence (its URL); skips when it is not installed."""
+    with redis_process(workdir) as server:
+        yield server.url
 
 
 def sse_frames(text: str) -> list[tuple[str | None, str]]:

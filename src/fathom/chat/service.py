@@ -250,6 +250,10 @@ class ChatService:
             return True
         return await self.fanout.publish_stop(key) if self.fanout is not None else False
 
+    async def redis_status(self) -> str | None:
+        """``ok`` or ``unavailable`` for the Redis shared with other replicas; None when there is none."""
+        return await self.fanout.status() if self.fanout is not None else None
+
     async def channel(
         self, team_id: str, app_id: str, chat_id: str, *, detail: bool = True
     ) -> RunChannel | RemoteChannel | None:

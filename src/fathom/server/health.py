@@ -1,4 +1,5 @@
-"""``GET /api/health``: version, database status and whether migrations are current."""
+"""``GET /api/health``: version, database status, whether migrations are current, and (when configured)
+whether the Redis shared by replicas answers."""
 
 from __future__ import annotations
 
@@ -29,10 +30,18 @@ class Migrations(BaseModel):
     upToDate: bool
 
 
+class RedisStatus(BaseModel):
+    status: str = Field(
+        examples=["ok", "unavailable"],
+        description="Redis down fails no chat (status stays ok): stop and resume across replicas wait for it",
+    )
+
+
 class Health(BaseModel):
     version: str
     database: DatabaseStatus
     migrations: Migrations | None = None
+    redis: RedisStatus | None = Field(default=None, description="Present when FATHOM_REDIS_URL is set")
     status: str = Field(examples=["ok", "degraded"])
 
 
@@ -56,5 +65,8 @@ async def health(request: Request, _: NoParams = parsed(NoParams)) -> JSONRespon
         data["database"]["status"] = "error"
         data["database"]["error"] = str(exc).splitlines()[0] if str(exc) else type(exc).__name__
         healthy = False
+    redis = await platform.chat.runs.redis_status()
+    if redis is not None:
+        data["redis"] = {"status": redis}
     data["status"] = "ok" if healthy else "degraded"
     return JSONResponse(envelope(data), status_code=200 if healthy else 503)
