@@ -23,6 +23,7 @@ from fathom.chat.run_files import RunFilePolicy, prepare_run_files
 from fathom.chat.run_state import ChatOutcome, ChatRequest, PreparedRun
 from fathom.chat.secret_variables import seal_password_variables, without_password_variables
 from fathom.chat.services import NO_MODEL_HINT, RunServicesFactory
+from fathom.store.db import database_unavailable
 from fathom.store.protocols import (
     ApiKeyRepository,
     ChatItemRecord,
@@ -48,6 +49,8 @@ log = logging.getLogger("fathom.chat")
 PLUGIN_TYPES = ("plugin", "tool")
 TITLE_LENGTH = 20
 MAX_CHAT_ID_LENGTH = 1024
+# a run that lost the database (its text names the host and port: logs only)
+RUN_NOT_SAVED = "Database unavailable: this answer was not saved; retry in a few seconds"
 
 
 def history_load_limit(workflow: dict[str, Any]) -> int:
@@ -319,7 +322,7 @@ class ChatService:
             outcome.error = exc.message
         except Exception as exc:  # the run crashed: the client gets the error, the server the trace
             log.exception("chat run failed (app %s, chat %s)", request.app_id, prepared.chat_id)
-            outcome.error = str(exc) or type(exc).__name__
+            outcome.error = RUN_NOT_SAVED if database_unavailable(exc) else str(exc) or type(exc).__name__
         if outcome.error is not None:
             channel.push("error", {"message": outcome.error})
         else:

@@ -26,11 +26,14 @@ from fastapi.responses import JSONResponse
 from starlette.exceptions import HTTPException as StarletteHTTPException
 from starlette.types import ASGIApp, Receive, Scope, Send
 
+from fathom.store.db import database_errors, database_unavailable
 from fathom.store.protocols import Conflict, NotFound
 
 log = logging.getLogger("fathom.server")
 
 GENERIC_CODE = 500
+DATABASE_UNAVAILABLE_MESSAGE = "Database unavailable; retry in a few seconds"
+DATABASE_RETRY_AFTER_S = 5
 
 FASTGPT_ERRORS: dict[str, tuple[int, str]] = {
     # errorCode.ts
@@ -315,6 +318,21 @@ def install_error_handlers(app: FastAPI) -> None:
     async def _http(_: Request, exc: StarletteHTTPException) -> JSONResponse:
         text = "notFound" if exc.status_code == 404 else ""
         return ApiError(exc.status_code, text, str(exc.detail)).response()
+
+    async def _database(request: Request, exc: Exception) -> JSONResponse:
+        if not database_unavailable(exc):
+            return await _unexpected(request, exc)
+        # an outage, not a bug: say so (the driver's text names the host and port: logs only) and when
+        # to retry; handled here, the connection stays usable
+        log.warning("database unavailable on %s %s: %s", request.method, request.url.path, exc)
+        return JSONResponse(
+            envelope(code=503, message=DATABASE_UNAVAILABLE_MESSAGE),
+            status_code=503,
+            headers={"Retry-After": str(DATABASE_RETRY_AFTER_S)},
+        )
+
+    for error in database_errors():
+        app.add_exception_handler(error, _database)
 
     @app.exception_handler(Exception)
     async def _unexpected(request: Request, exc: Exception) -> JSONResponse:

@@ -3,6 +3,7 @@ whether the Redis shared by replicas answers."""
 
 from __future__ import annotations
 
+import logging
 from typing import Any
 
 from fastapi import APIRouter, Request
@@ -14,7 +15,9 @@ from fathom.platform import Platform
 from fathom.server.errors import envelope
 from fathom.server.typed import Envelope, NoParams, answers, parsed
 from fathom.store import migrate
+from fathom.store.db import DATABASE_UNAVAILABLE, database_unavailable
 
+log = logging.getLogger("fathom.server")
 router = APIRouter(tags=["health"])
 
 
@@ -61,9 +64,10 @@ async def health(request: Request, _: NoParams = parsed(NoParams)) -> JSONRespon
         data["database"]["status"] = "ok"
         data["migrations"] = {"current": current, "head": head, "upToDate": current == head}
         healthy = current == head
-    except Exception as exc:
+    except Exception as exc:  # unauthenticated: the kind of failure, never the driver's text (host, port)
+        log.warning("health: the database check failed: %s", exc)
         data["database"]["status"] = "error"
-        data["database"]["error"] = str(exc).splitlines()[0] if str(exc) else type(exc).__name__
+        data["database"]["error"] = DATABASE_UNAVAILABLE if database_unavailable(exc) else type(exc).__name__
         healthy = False
     redis = await platform.chat.runs.redis_status()
     if redis is not None:

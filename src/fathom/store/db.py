@@ -11,7 +11,8 @@ from typing import TYPE_CHECKING, Any, TypeVar
 
 from sqlalchemy import Connection, Engine, create_engine, event, text
 from sqlalchemy.engine import make_url
-from sqlalchemy.exc import ArgumentError, OperationalError
+from sqlalchemy.exc import ArgumentError, DBAPIError, OperationalError
+from sqlalchemy.exc import TimeoutError as SqlAlchemyTimeout
 from sqlalchemy.ext.asyncio import AsyncEngine, AsyncSession, async_sessionmaker, create_async_engine
 
 from fathom.config import ConfigError
@@ -69,6 +70,37 @@ _MISS = object()
 def _busy(exc: OperationalError | sqlite3.OperationalError) -> bool:
     error = exc.orig if isinstance(exc, OperationalError) else exc
     return getattr(error, "sqlite_errorcode", None) in _SQLITE_BUSY_CODES
+
+
+DATABASE_UNAVAILABLE = "database unavailable"
+
+
+def database_errors() -> tuple[type[Exception], ...]:
+    """The exception classes a database call may raise (SQLAlchemy's and the drivers'), for a handler
+    that sorts them with :func:`database_unavailable`."""
+    errors: tuple[type[Exception], ...] = (DBAPIError, SqlAlchemyTimeout, sqlite3.Error)
+    try:
+        import psycopg
+    except ImportError:  # pragma: no cover - psycopg is a default dependency
+        return errors
+    return (*errors, psycopg.Error)
+
+
+def database_unavailable(exc: BaseException) -> bool:
+    """Whether ``exc`` says the database cannot be reached or used right now, so the same request may
+    succeed in a few seconds: PostgreSQL's operational errors (connection refused or lost, the server
+    shutting down or restarting), a connection pool exhausted, SQLite busy past its timeout. Not a bad
+    statement, a missing table or a constraint. Its text (which names the host and port) is for logs only."""
+    if isinstance(exc, SqlAlchemyTimeout):
+        return True
+    error = exc.orig if isinstance(exc, DBAPIError) else exc
+    if isinstance(error, sqlite3.OperationalError):
+        return getattr(error, "sqlite_errorcode", None) in _SQLITE_BUSY_CODES
+    try:
+        import psycopg
+    except ImportError:  # pragma: no cover - psycopg is a default dependency
+        return False
+    return isinstance(error, psycopg.OperationalError)
 
 
 class Database:
