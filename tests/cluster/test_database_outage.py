@@ -120,6 +120,9 @@ def test_a_database_outage_answers_503_and_no_driver_text(
             print(f"healthy {time.monotonic() - up_at:.2f} s after a {up_at - down_at:.1f} s outage ended")
             again = client.post("/api/v1/chat/completions", json=chat)
             assert again.status_code == 200, again.text
+        proxy.down()  # stopped while the database is away (usage counters may still be held behind)
+        server.stop()
+        assert "Application shutdown failed" not in server.log.read_text()
     finally:
         server.stop()
         proxy.down()

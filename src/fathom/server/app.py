@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import logging
 from collections.abc import AsyncIterator
 from contextlib import asynccontextmanager
 
@@ -82,7 +83,12 @@ def create_app(platform: Platform, *, run_workers: bool = True) -> FastAPI:
             yield
         finally:
             await platform.stop_workers()
-            await platform.api_keys.aclose()  # write the usage counters still held behind
+            try:
+                await platform.api_keys.aclose()  # write the usage counters still held behind
+            except Exception as exc:  # a database down at shutdown: the server still stops cleanly
+                logging.getLogger("fathom.server").warning(
+                    "API key usage counters of the last second were not written (%s)", type(exc).__name__
+                )
 
     app = FastAPI(
         title="Fathom",

@@ -87,9 +87,8 @@ async def upgrade(db: Database, target: str = "head", *, locked: bool = False) -
     def run(sync_conn: Any) -> None:
         command.upgrade(_config(sync_conn), target)
 
-    async with contextlib.nullcontext() if locked else schema_lock(db):
-        async with db.engine.begin() as conn:
-            await conn.run_sync(run)
+    async with contextlib.nullcontext() if locked else schema_lock(db), db.engine.begin() as conn:
+        await conn.run_sync(run)
     return await current_revision(db)
 
 

@@ -29,7 +29,7 @@ from typing import Any, cast
 
 from sqlalchemy import Connection, Table, bindparam, select, update
 
-from fathom.store.db import Database
+from fathom.store.db import Database, database_unavailable
 from fathom.store.models import ApiKey, Member, utcnow
 from fathom.store.protocols import ApiKeyRecord, NotFound, Role
 
@@ -89,6 +89,7 @@ class SqlApiKeyRepository:
         self._identities: dict[str, tuple[float, Identity]] = {}
         self._uses: dict[str, tuple[float, datetime]] = {}
         self._flusher: asyncio.Task[None] | None = None
+        self._outage_logged = False
 
     async def find_identity(self, plain_key: str) -> Identity | None:
         """The live key with this value and its member's role (None when the member is gone), from
@@ -192,8 +193,14 @@ class SqlApiKeyRepository:
             await asyncio.sleep(USE_FLUSH_SECONDS)
             try:
                 await self.flush()
-            except Exception:  # the counters stay queued for the next round
-                log.exception("writing API key usage counters failed; retrying in a second")
+            except Exception as exc:  # the counters stay queued for the next round
+                if not database_unavailable(exc):
+                    log.exception("writing API key usage counters failed; retrying in a second")
+                elif not self._outage_logged:  # an outage: one line, not a trace a second
+                    self._outage_logged = True
+                    log.warning("API key usage counters wait for the database (%s)", type(exc).__name__)
+            else:
+                self._outage_logged = False
 
     async def flush(self) -> None:
         """Write every queued use now, all keys in one statement batch."""
