@@ -137,7 +137,7 @@ class _Mirror:
         client, channel = self.fanout.client, self.channel
         written, rewrite, first, failures = 0, True, True, 0
         while True:
-            done, frames = channel.done, list(channel.frames)
+            done, total = channel.done, len(channel.frames)  # frames are only ever appended
             pipe = client.pipeline(transaction=True)
             if first:
                 pipe.delete(self.stream, self.stop_key)  # a previous run's frames and stop request
@@ -145,11 +145,11 @@ class _Mirror:
                 pipe.delete(self.stream)
             pipe.set(self.running, "1", ex=self.fanout.running_ttl_s, get=True)
             pipe.exists(self.stop_key)
-            for frame in frames[0 if rewrite else written :]:
+            for frame in channel.frames[0 if rewrite else written : total]:
                 data = json.dumps(frame.data, ensure_ascii=False)
                 pipe.xadd(self.stream, {"e": frame.event, "d": data}, id=f"{frame.seq}-1")
             if done:
-                pipe.xadd(self.stream, {"e": END_EVENT, "d": "null"}, id=f"{len(frames) + 1}-1")
+                pipe.xadd(self.stream, {"e": END_EVENT, "d": "null"}, id=f"{total + 1}-1")
                 pipe.expire(self.stream, int(self.fanout.keep_s))
                 pipe.delete(self.running, self.stop_key)
             try:
@@ -174,7 +174,7 @@ class _Mirror:
                 rewrite = True  # the run's key vanished: Redis restarted and lost the stream too
                 continue
             first = rewrite = False
-            written = len(frames)
+            written = total
             if stop_asked and not done:
                 channel.stop.set()
             if done:
