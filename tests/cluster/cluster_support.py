@@ -71,6 +71,15 @@ class FathomProcess:
         self._log_handle.close()
 
 
+def printed_admin_key(process: FathomProcess) -> str | None:
+    """The admin API key ``fathom serve`` printed on the first start (None when this one printed none)."""
+    for line in process.lines:
+        for word in line.split():
+            if word.startswith("fathom-"):
+                return word
+    return None
+
+
 def wait_healthy(base_url: str, process: FathomProcess, timeout: float = 60) -> None:
     deadline = time.monotonic() + timeout
     while True:

@@ -10,7 +10,7 @@ from pathlib import Path
 from typing import Any
 
 import httpx
-from cluster_support import FathomProcess, TcpProxy, fathom_env, free_port, wait_healthy
+from cluster_support import FathomProcess, TcpProxy, fathom_env, free_port, printed_admin_key, wait_healthy
 
 from fathom.store.pg_embedded import EmbeddedPostgres
 
@@ -78,8 +78,9 @@ def test_a_database_outage_answers_503_and_no_driver_text(
     server = FathomProcess("serve", ["serve"], env, tmp_path)
     try:
         wait_healthy(base, server, timeout=90)
-        lines = server.lines
-        key = lines[lines.index(next(x for x in lines if "admin API key" in x)) + 1].strip()
+        server.wait_for_line("Fathom ")  # printed after the credentials
+        key = printed_admin_key(server)
+        assert key is not None
         client = httpx.Client(base_url=base, headers={"Authorization": f"Bearer {key}"}, timeout=30)
         with client:
             app_id = client.post("/api/core/app/create", json=_echo_app()).json()["data"]

@@ -16,6 +16,7 @@ from cluster_support import (
     FathomProcess,
     fathom_env,
     free_port,
+    printed_admin_key,
     redis_process,
     sse_frames,
     streamed_text,
@@ -68,8 +69,8 @@ def test_after_a_redis_restart_a_stop_on_a_stops_the_run_on_b(
             a, b = (f"http://127.0.0.1:{ports[name]}" for name in ("a", "b"))
             wait_healthy(a, processes["a"])
             wait_healthy(b, processes["b"])
-            lines = processes["a"].lines
-            key = lines[lines.index(next(x for x in lines if "admin API key" in x)) + 1].strip()
+            key = printed_admin_key(processes["a"])
+            assert key is not None
             headers = {"Authorization": f"Bearer {key}"}
             assert _redis_state(a) == "ok"
 

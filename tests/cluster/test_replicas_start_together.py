@@ -7,7 +7,7 @@ from __future__ import annotations
 from pathlib import Path
 
 import httpx
-from cluster_support import FathomProcess, fathom_env, free_port, wait_healthy
+from cluster_support import FathomProcess, fathom_env, free_port, printed_admin_key, wait_healthy
 
 from fathom.store.pg_embedded import EmbeddedPostgres
 
@@ -34,10 +34,10 @@ def test_two_replicas_started_together_on_an_empty_database_both_come_up(
             processes.append(FathomProcess(f"serve-{index}", ["serve"], env, tmp_path))
         for process, port in zip(processes, ports, strict=True):
             wait_healthy(f"http://127.0.0.1:{port}", process, timeout=90)
-        creators = [p for p in processes if any("admin API key" in line for line in p.lines)]
-        assert len(creators) == 1, [p.lines for p in processes]
-        lines = creators[0].lines
-        admin_key = lines[lines.index(next(x for x in lines if "admin API key" in x)) + 1].strip()
+            process.wait_for_line("Fathom ")  # printed after the credentials
+        keys = [key for key in map(printed_admin_key, processes) if key is not None]
+        assert len(keys) == 1, [p.lines for p in processes]  # printed by the one that created it
+        admin_key = keys[0]
         for port in ports:
             reply = httpx.get(
                 f"http://127.0.0.1:{port}/api/v1/whoami",

@@ -9,7 +9,7 @@ from dataclasses import dataclass
 
 import httpx
 import pytest
-from cluster_support import FathomProcess, fathom_env, free_port, wait_healthy
+from cluster_support import FathomProcess, fathom_env, free_port, printed_admin_key, wait_healthy
 
 from fathom.store.pg_embedded import EmbeddedPostgres
 from fathom.testing import ScriptedOpenAIServer, text_turn
@@ -53,7 +53,8 @@ def replicas(
             a = FathomProcess("serve-a", ["serve"], env("a", ports["a"]), root)
             processes.append(a)
             a.wait_for_line("Fathom ", timeout=180)
-            admin_key = a.lines[a.lines.index(next(x for x in a.lines if "admin API key" in x)) + 1].strip()
+            admin_key = printed_admin_key(a)
+            assert admin_key is not None
             b = FathomProcess("serve-b", ["serve"], env("b", ports["b"]), root)
             processes.append(b)
             b.wait_for_line("Fathom ", timeout=180)  # a shared machine can be slow to start two

@@ -20,6 +20,7 @@ from cluster_support import (
     FathomProcess,
     fathom_env,
     free_port,
+    printed_admin_key,
     redis_server,
     sse_frames,
     streamed_text,
@@ -80,7 +81,7 @@ def cluster(tmp_path_factory: pytest.TempPathFactory, postgres_server: EmbeddedP
             a = FathomProcess("serve-a", ["serve"], env("a", port=str(ports["a"])), root)
             processes.append(a)
             a.wait_for_line("Fathom ")
-            admin_key = a.lines[a.lines.index(next(x for x in a.lines if "admin API key" in x)) + 1].strip()
+            admin_key = printed_admin_key(a)
             b = FathomProcess("serve-b", ["serve"], env("b", port=str(ports["b"])), root)
             workers = [FathomProcess(f"worker-{i}", ["worker"], env(f"w{i}"), root) for i in (1, 2)]
             processes += [b, *workers]
@@ -89,7 +90,7 @@ def cluster(tmp_path_factory: pytest.TempPathFactory, postgres_server: EmbeddedP
             urls = {name: f"http://127.0.0.1:{port}" for name, port in ports.items()}
             wait_healthy(urls["a"], a)
             wait_healthy(urls["b"], b)
-            assert not any("admin API key" in line for line in b.lines)  # one root team for both
+            assert admin_key is not None and printed_admin_key(b) is None  # one root team for both
             yield Cluster(urls["a"], urls["b"], admin_key, database_url, workers, model, root)
         finally:
             for process in reversed(processes):
