@@ -6,13 +6,15 @@ No module reads the environment on its own; everything that needs a setting rece
 
 from __future__ import annotations
 
+import ipaddress
+import json
 import os
 import secrets
 from pathlib import Path
-from typing import Literal
+from typing import Annotated, Literal
 
 from pydantic import Field, SecretStr, field_validator
-from pydantic_settings import BaseSettings, SettingsConfigDict
+from pydantic_settings import BaseSettings, NoDecode, SettingsConfigDict
 
 SECRET_KEY_FILE = "secret_key"
 
@@ -66,6 +68,11 @@ class Settings(BaseSettings):
     signin_max_failures_per_user: int = Field(default=5, ge=1)
     signin_max_failures_per_ip: int = Field(default=20, ge=1)
     signin_window_seconds: float = Field(default=900.0, gt=0)
+    trusted_proxies: Annotated[list[str], NoDecode] = Field(
+        default_factory=list,
+        description="Addresses (IPs or CIDRs, comma-separated) of the reverse proxies whose "
+        "X-Forwarded-For / X-Forwarded-Proto are believed; none by default.",
+    )
 
     # Model shortcuts for the common case (one OpenAI-compatible endpoint).
     openai_base_url: str | None = None
@@ -92,6 +99,25 @@ class Settings(BaseSettings):
     @classmethod
     def _lower_level(cls, value: object) -> object:
         return value.lower() if isinstance(value, str) else value
+
+    @field_validator("trusted_proxies", mode="before")
+    @classmethod
+    def _proxy_list(cls, value: object) -> object:
+        """A comma-separated list (or a JSON list) of IPs and CIDRs, each checked."""
+        if isinstance(value, str):
+            text = value.strip()
+            value = json.loads(text) if text.startswith("[") else text.split(",")
+        if not isinstance(value, list):
+            return value
+        entries = [str(entry).strip() for entry in value if str(entry).strip()]
+        for entry in entries:
+            try:
+                ipaddress.ip_network(entry, strict=False)
+            except ValueError:
+                raise ValueError(
+                    f"{entry!r} is not an IP address or CIDR (e.g. 10.0.0.5 or 10.0.0.0/24)"
+                ) from None
+        return entries
 
     @property
     def resolved_database_url(self) -> str:

@@ -27,9 +27,10 @@ async def test_private_name_message_offers_host_and_cidr_settings() -> None:
     with pytest.raises(EgressDenied) as info:
         await guard({"wiki.corp": ["192.168.7.9"]}).check_url("https://wiki.corp/page")
     message = str(info.value)
-    assert "wiki.corp resolves to 192.168.7.9" in message
-    assert f"add wiki.corp to {ALLOW_HOSTS_SETTING}" in message
-    assert f"192.168.7.9/32 to {ALLOW_CIDRS_SETTING}" in message
+    assert "wiki.corp resolves to a blocked address" in message
+    assert f"add wiki.corp to {ALLOW_HOSTS_SETTING}" in message and ALLOW_CIDRS_SETTING in message
+    assert "192.168.7.9" not in message  # what an internal name resolves to is not the caller's to know
+    assert info.value.address == "192.168.7.9"
 
 
 async def test_allow_listed_cidr_permits_private_and_loopback_addresses() -> None:
@@ -51,7 +52,7 @@ async def test_allow_listed_host_permits_whatever_it_resolves_to_except_metadata
     )
     assert await g.check_url("http://API.internal./x") == ["10.0.0.5", "fd00::5"]
     assert await g.check_url("http://a.svc.corp/") == ["172.16.0.1"]
-    with pytest.raises(EgressDenied, match="cloud metadata address; it is never allowed"):
+    with pytest.raises(EgressDenied, match="bad.internal resolves to a blocked address; it is never allowed"):
         await g.check_url("http://bad.internal/")
 
 

@@ -16,7 +16,7 @@ import uvicorn
 
 from fathom.config import Settings
 from fathom.platform import Bootstrap, Platform
-from fathom.server.app import create_app
+from fathom.server.app import create_app, server_config
 
 
 @dataclass
@@ -51,9 +51,7 @@ def start_live_server(settings: Settings, *, replica: bool = False) -> Iterator[
 
     boot = asyncio.run(prepare())
     assert replica or boot.admin_key is not None
-    config = uvicorn.Config(
-        create_app(platform), host="127.0.0.1", port=settings.port, log_level="warning", log_config=None
-    )
+    config = server_config(create_app(platform), "127.0.0.1", settings.port, log_level="warning")
     server = uvicorn.Server(config)
     thread = threading.Thread(target=server.run, daemon=True)
     thread.start()

@@ -135,10 +135,8 @@ def serve(
     workers: int | None = typer.Option(None, help="In-process job workers (FATHOM_WORKERS)."),
 ) -> None:
     """Start the HTTP server (migrates the database first; creates the admin key on first start)."""
-    import uvicorn
-
     from fathom.cli.start_banner import AnnouncingServer, print_ready
-    from fathom.server.app import create_app
+    from fathom.server.app import create_app, server_config
 
     settings = _settings()
     updates = {k: v for k, v in {"host": host, "port": port, "workers": workers}.items() if v is not None}
@@ -156,13 +154,8 @@ def serve(
             await platform.db.close()  # the server's event loop opens its own connections
 
     boot = _run(prepare)
-    config = uvicorn.Config(
-        create_app(platform),
-        host=settings.host,
-        port=settings.port,
-        log_level=settings.log_level,
-        lifespan="on",
-        log_config=None,
+    config = server_config(
+        create_app(platform), settings.host, settings.port, log_level=settings.log_level, lifespan="on"
     )
     _tune_garbage_collector()
     # the address and the first start's credentials, boxed, once every start-up log line is out

@@ -4,9 +4,12 @@
   Only an argon2id hash is kept; hashing runs in a worker thread so it never stalls the event loop.
 - A session is a random token (the cookie) stored as its SHA-256 hash, with its own CSRF token and an
   expiry. Signing out deletes the row; changing the password deletes every other session of the user.
-- Failed sign-ins are counted per username and per client IP in the database (so the limit holds across
-  replicas); past the limit within the window every attempt, right or wrong, is refused until the oldest
-  failure leaves the window.
+- Sign-in attempts are counted per username and per client IP in the database (so the limit holds across
+  replicas), *before* the password is checked, by one statement that increments the counter and answers
+  its new value: of N concurrent guesses at most the limit get a password check, whatever the timing.
+  An attempt past the limit is refused (429, right password or wrong) and uncounted, until the window
+  that began with the first counted attempt ends. A successful sign-in starts its username's count over
+  and does not count against its address.
 - An invitation is a one-use link for a role that expires; accepting it creates the member and the user.
 """
 
@@ -25,7 +28,15 @@ from typing import Literal, Protocol
 from argon2 import PasswordHasher
 from argon2.exceptions import InvalidHashError, VerificationError
 
-from fathom.store.protocols import ROLES, Conflict, InvitationRecord, Role, SessionRecord, UserRecord
+from fathom.store.protocols import (
+    ROLES,
+    AttemptCount,
+    Conflict,
+    InvitationRecord,
+    Role,
+    SessionRecord,
+    UserRecord,
+)
 
 ROOT_USERNAME = "root"
 PASSWORD_MIN = 8
@@ -69,9 +80,11 @@ class AccountStore(Protocol):
         self, token_hash: str, now: datetime
     ) -> tuple[SessionRecord, UserRecord] | None: ...
     async def delete_session(self, session_id: str) -> None: ...
-    async def record_failure(self, keys: dict[str, str], now: datetime, prune_before: datetime) -> None: ...
-    async def failures_since(self, scope: str, key: str, since: datetime) -> list[datetime]: ...
-    async def clear_failures(self, scope: str, key: str) -> None: ...
+    async def count_attempts(
+        self, keys: dict[str, str], now: datetime, window_start: datetime
+    ) -> dict[str, AttemptCount]: ...
+    async def give_back_attempts(self, keys: dict[str, str]) -> None: ...
+    async def forget_attempts(self, scope: str, key: str) -> None: ...
     async def create_invitation(
         self, team_id: str, role: Role, token_hash: str, created_by: str | None, expires_at: datetime
     ) -> InvitationRecord: ...
@@ -85,7 +98,8 @@ class AccountStore(Protocol):
 
 @dataclass(frozen=True)
 class SignInLimits:
-    """At most ``per_user`` failures for one username and ``per_ip`` for one client IP per window."""
+    """At most ``per_user`` attempts for one username and ``per_ip`` for one client IP get a password
+    check per window (a successful one is not counted)."""
 
     per_user: int = 5
     per_ip: int = 20
@@ -181,13 +195,25 @@ class AccountService:
 
     # sign-in, sessions
 
-    async def _retry_after(self, scope: str, key: str, limit: int, now: datetime) -> int | None:
+    async def _admit(self, name: str, client_ip: str) -> dict[str, str]:
+        """Count this attempt under the username and the address, or refuse it (uncounted) when either
+        count is past its limit. Answers the counters it holds."""
+        now = self.clock()
         window = timedelta(seconds=self.limits.window_seconds)
-        failures = await self.store.failures_since(scope, key, now - window)
-        if len(failures) < limit:
-            return None
-        frees_at = failures[len(failures) - limit] + window
-        return max(1, math.ceil((frees_at - now).total_seconds()))
+        keys = {"user": name, "ip": client_ip}
+        counts = await self.store.count_attempts(keys, now, now - window)
+        for scope, limit in (("user", self.limits.per_user), ("ip", self.limits.per_ip)):
+            counted = counts[scope]
+            if counted.count > limit:
+                await self.store.give_back_attempts(keys)
+                wait = max(1, math.ceil((counted.window_started_at + window - now).total_seconds()))
+                who = "this username" if scope == "user" else "this address"
+                raise AccountError(
+                    "rate_limited",
+                    f"too many failed sign-ins for {who}; try again in {wait} s",
+                    retry_after=wait,
+                )
+        return keys
 
     async def sign_in(self, username: object, password: object, client_ip: str) -> SignedIn:
         name = str(username or "").strip().lower()
@@ -195,19 +221,7 @@ class AccountService:
             raise AccountError("invalid", "required", field="username")
         if not isinstance(password, str) or not password:
             raise AccountError("invalid", "required", field="password")
-        now = self.clock()
-        for scope, key, limit in (
-            ("user", name, self.limits.per_user),
-            ("ip", client_ip, self.limits.per_ip),
-        ):
-            wait = await self._retry_after(scope, key, limit, now)
-            if wait is not None:
-                who = "this username" if scope == "user" else "this address"
-                raise AccountError(
-                    "rate_limited",
-                    f"too many failed sign-ins for {who}; try again in {wait} s",
-                    retry_after=wait,
-                )
+        counted = await self._admit(name, client_ip)
         user = await self.store.user_by_username(name)
         if user is None:
             if self._dummy_hash is None:
@@ -217,10 +231,9 @@ class AccountService:
         else:
             valid = await self._verify(user.password_hash, password)
         if user is None or not valid:
-            prune = now - timedelta(seconds=self.limits.window_seconds)
-            await self.store.record_failure({"user": name, "ip": client_ip}, now, prune)
-            raise AccountError("credentials", "wrong username or password")
-        await self.store.clear_failures("user", name)
+            raise AccountError("credentials", "wrong username or password")  # the attempt stays counted
+        await self.store.forget_attempts("user", name)
+        await self.store.give_back_attempts({"ip": counted["ip"]})
         if self.hasher.check_needs_rehash(user.password_hash):
             await self.store.set_password(user.id, await self.hash_password(password), keep_session_id=None)
         return await self._open_session(user, client_ip)
@@ -283,7 +296,7 @@ class AccountService:
         user = await self.user_named(username)
         plain = check_password(password) if password is not None else secrets.token_urlsafe(12)
         await self.store.set_password(user.id, await self.hash_password(plain), keep_session_id=None)
-        await self.store.clear_failures("user", user.username)
+        await self.store.forget_attempts("user", user.username)
         return plain
 
     async def disable_user(self, username: object) -> UserRecord:

@@ -5,10 +5,13 @@ from __future__ import annotations
 import logging
 from collections.abc import AsyncIterator
 from contextlib import asynccontextmanager
+from typing import Any
 
+import uvicorn
 from fastapi import APIRouter, Depends, FastAPI
 from fastapi.middleware.cors import CORSMiddleware
 from pydantic import BaseModel
+from uvicorn.middleware.proxy_headers import ProxyHeadersMiddleware
 
 from fathom import __version__
 from fathom.platform import Platform
@@ -105,6 +108,10 @@ def create_app(platform: Platform, *, run_workers: bool = True) -> FastAPI:
     install_error_handlers(app)
     app.add_middleware(CORSMiddleware, allow_origins=["*"], allow_methods=["*"], allow_headers=["*"])
     app.add_middleware(BodySizeLimitMiddleware, max_bytes=platform.settings.max_body_bytes)
+    if platform.settings.trusted_proxies:
+        # the client address and scheme from X-Forwarded-For / -Proto, only when the connection comes
+        # from a listed proxy (the server itself believes no one: see server_config)
+        app.add_middleware(ProxyHeadersMiddleware, trusted_hosts=platform.settings.trusted_proxies)
     app.include_router(health.router)
     # the chat routes first: routes are matched in order, and chat requests are the hot path
     for module in (
@@ -133,3 +140,11 @@ def create_app(platform: Platform, *, run_workers: bool = True) -> FastAPI:
         app.include_router(module.router)
     app.include_router(identity)
     return app
+
+
+def server_config(app: FastAPI, host: str, port: int, **options: Any) -> uvicorn.Config:
+    """uvicorn's settings for serving ``app``: forwarded headers are never read by uvicorn itself (it
+    would believe any loopback client's X-Forwarded-For); the app reads them from
+    ``FATHOM_TRUSTED_PROXIES`` only."""
+    options.setdefault("log_config", None)
+    return uvicorn.Config(app, host=host, port=port, proxy_headers=False, **options)

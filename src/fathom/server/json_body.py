@@ -1,9 +1,11 @@
-"""Reading request JSON that every backend can store: strict UTF-8, bounded nesting, no NUL or lone
-surrogates in strings. Each refusal is a 400 naming the problem and where it is (``body.messages[0]``)."""
+"""Reading request JSON that every backend can store: strict UTF-8, bounded nesting, integers of at most
+:data:`MAX_INT_DIGITS` digits, finite numbers, no NUL or lone surrogates in strings. Each refusal is a
+400 naming the problem and where it is (``body.messages[0]``)."""
 
 from __future__ import annotations
 
 import json
+import math
 import re
 from typing import Any
 
@@ -11,6 +13,8 @@ from fathom.server.errors import ApiError
 
 #: deepest nesting of objects and arrays a request may carry (FastGPT workflows need about 10)
 MAX_DEPTH = 64
+#: Python's own limit on converting a decimal string to an int (``sys.get_int_max_str_digits``)
+MAX_INT_DIGITS = 4300
 _UNSTORABLE = re.compile("[\x00\ud800-\udfff]")
 #: a JSON escape that may decode to NUL or a surrogate (pairs are fine, but need a closer look)
 _RISKY_ESCAPE = re.compile(r"\\u(?:0000|[dD][89abcdefABCDEF])")
@@ -28,15 +32,36 @@ def decode_utf8(raw: bytes, where: str) -> str:
         raise _invalid(f"{where}: not valid UTF-8 (byte 0x{byte} at position {exc.start})") from None
 
 
+def _finite(text: str) -> float:
+    value = float(text)
+    if not math.isfinite(value):
+        raise _NotJson(f"the number {text[:32]} is too large for a 64-bit float")
+    return value
+
+
+def _no_constant(name: str) -> float:
+    raise _NotJson(f"{name} is not a JSON number; send null or a string")
+
+
+class _NotJson(ValueError):
+    """A value JSON's grammar admits but Fathom cannot take (said as the message)."""
+
+
 def parse_json(raw: bytes | str, where: str = "body") -> Any:
     """The JSON value of ``raw``, or a 400 saying why it cannot be taken."""
     text = decode_utf8(raw, where) if isinstance(raw, bytes) else raw
     try:
-        value = json.loads(text)
+        value = json.loads(text, parse_float=_finite, parse_constant=_no_constant)
     except json.JSONDecodeError as exc:
         raise _invalid(f"{where}: not valid JSON ({exc.msg} at position {exc.pos})") from None
     except RecursionError:
         raise _invalid(f"{where}: nested deeper than {MAX_DEPTH} levels") from None
+    except _NotJson as exc:
+        raise _invalid(f"{where}: {exc}") from None
+    except ValueError:  # int(): more digits than Python converts
+        raise _invalid(
+            f"{where}: an integer has more than {MAX_INT_DIGITS} digits; send it as a string"
+        ) from None
     # strict UTF-8 and strict JSON let NUL and lone surrogates in only as \u escapes
     check_storable(value, where, strings=_RISKY_ESCAPE.search(text) is not None)
     return value

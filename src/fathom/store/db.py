@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import asyncio
+import logging
 import sqlite3
 import threading
 from collections.abc import AsyncIterator, Callable, Mapping, Sequence
@@ -103,13 +104,23 @@ def database_unavailable(exc: BaseException) -> bool:
     return isinstance(error, psycopg.OperationalError)
 
 
+def quiet_driver_debug() -> None:
+    """aiosqlite's DEBUG lines print each call with its arguments (the SQL parameters: password and
+    token hashes); keep its logger at INFO or above whatever the root level is."""
+    driver = logging.getLogger("aiosqlite")
+    if driver.getEffectiveLevel() < logging.INFO:
+        driver.setLevel(logging.INFO)
+
+
 class Database:
     """Owns the engine and the session factory. One per process, built from settings and passed down."""
 
     def __init__(self, url: str, *, echo: bool = False) -> None:
         self.url = normalize_database_url(url)
         self.dialect = make_url(self.url).get_backend_name()
-        kwargs: dict[str, Any] = {"echo": echo}
+        # SQL parameters carry password and token hashes: never in a log line, whatever the log level
+        # (with the root logger at DEBUG, SQLAlchemy logs every statement even without ``echo``)
+        kwargs: dict[str, Any] = {"echo": echo, "hide_parameters": True}
         if self.dialect == "sqlite":
             kwargs["connect_args"] = {"timeout": 30}
         else:
@@ -124,6 +135,7 @@ class Database:
             ) from None
         if self.dialect == "sqlite":
             event.listen(self.engine.sync_engine, "connect", _sqlite_pragmas)
+            quiet_driver_debug()
         # PostgreSQL's hot read path: plain autocommit psycopg connections (``fathom.store.pg_reads``)
         self._pg_reader: PostgresReader | None = None
         if self.is_postgres:
@@ -150,6 +162,7 @@ class Database:
             self._sync_engine = create_engine(
                 f"sqlite:///{database}",
                 echo=echo,
+                hide_parameters=True,
                 connect_args={"timeout": 30, "check_same_thread": False, "isolation_level": None},
             )
             event.listen(self._sync_engine, "connect", _sqlite_pragmas)
@@ -157,6 +170,7 @@ class Database:
             self._inline_engine = create_engine(
                 f"sqlite:///{database}",
                 echo=echo,
+                hide_parameters=True,
                 connect_args={"timeout": 0, "check_same_thread": False, "isolation_level": None},
             )
             event.listen(self._inline_engine, "connect", _inline_pragmas)

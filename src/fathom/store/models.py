@@ -178,15 +178,17 @@ class Invitation(Base):
     created_at: Mapped[datetime] = _created()
 
 
-class SignInFailure(Base):
-    """One failed sign-in, counted per username and per client IP (``scope``) to rate-limit guessing."""
+class SignInAttempts(Base):
+    """Sign-in attempts counted per username and per client IP (``scope``) in a fixed window that starts
+    at the first one: one row per counter, incremented and read back in one statement, so concurrent
+    guesses cannot all pass the check (issue 28)."""
 
-    __tablename__ = "sign_in_failures"
-    __table_args__ = (Index("ix_sign_in_failures_scope_key_at", "scope", "key", "created_at"),)
-    id: Mapped[str] = _id()
-    scope: Mapped[str] = mapped_column(String(8), nullable=False)
-    key: Mapped[str] = mapped_column(String(128), nullable=False)
-    created_at: Mapped[datetime] = _created()
+    __tablename__ = "sign_in_attempts"
+    __table_args__ = (Index("ix_sign_in_attempts_window_started_at", "window_started_at"),)
+    scope: Mapped[str] = mapped_column(String(8), primary_key=True)
+    key: Mapped[str] = mapped_column(String(128), primary_key=True)
+    count: Mapped[int] = mapped_column(Integer, nullable=False)
+    window_started_at: Mapped[datetime] = mapped_column(UTCDateTime(), nullable=False)
 
 
 class App(Base):

@@ -70,6 +70,14 @@ class SessionRecord:
 
 
 @dataclass(frozen=True)
+class AttemptCount:
+    """A sign-in attempt counter after an attempt was counted: how many in its window, since when."""
+
+    count: int
+    window_started_at: datetime
+
+
+@dataclass(frozen=True)
 class InvitationRecord:
     id: str
     team_id: str

@@ -170,7 +170,19 @@ class EgressGuard:
         kind = classify(ip)
         if kind is AddressKind.PUBLIC:
             return
-        where = f"{name} resolves to {_describe(ip)}, which is" if name else f"{_describe(ip)} is"
+        # A name's refusal never says what it resolved to: the message reaches the caller (a tool's
+        # error, a node's response), and this server's view of internal DNS is not theirs to map. The
+        # address stays on the exception (``address``) for the code that handles it.
+        if name:
+            if kind in (AddressKind.METADATA, AddressKind.UNSPECIFIED):
+                message = f"{PRIVATE_URL_TEXT}: {name} resolves to a blocked address; {_NEVER}"
+                raise EgressDenied(message, url=url, host=host, address=str(ip))
+            if name_allowed or self._policy.allows_address(ip):
+                return
+            fix = f"add {name} to {ALLOW_HOSTS_SETTING} (or its addresses to {ALLOW_CIDRS_SETTING})"
+            message = f"{PRIVATE_URL_TEXT}: {name} resolves to a blocked address. To allow it, {fix}."
+            raise EgressDenied(message, url=url, host=host, address=str(ip), setting=ALLOW_HOSTS_SETTING)
+        where = f"{_describe(ip)} is"  # the caller wrote this address: naming it tells them nothing new
         if kind is AddressKind.METADATA:
             message = f"{PRIVATE_URL_TEXT}: {where} a cloud metadata address; {_NEVER}"
             raise EgressDenied(message, url=url, host=host, address=str(ip))
@@ -182,14 +194,9 @@ class EgressGuard:
             raise EgressDenied(message, url=url, host=host, address=str(ip))
         if name_allowed or self._policy.allows_address(ip):
             return
-        if name:
-            fix = f"add {name} to {ALLOW_HOSTS_SETTING} or {_host_cidr(ip)} to {ALLOW_CIDRS_SETTING}"
-            setting = ALLOW_HOSTS_SETTING
-        else:
-            fix = f"add {_host_cidr(ip)} to {ALLOW_CIDRS_SETTING}"
-            setting = ALLOW_CIDRS_SETTING
+        fix = f"add {_host_cidr(ip)} to {ALLOW_CIDRS_SETTING}"
         message = f"{PRIVATE_URL_TEXT}: {where} a {kind.value} address. To allow it, {fix}."
-        raise EgressDenied(message, url=url, host=host, address=str(ip), setting=setting)
+        raise EgressDenied(message, url=url, host=host, address=str(ip), setting=ALLOW_CIDRS_SETTING)
 
     def client(
         self,

@@ -62,7 +62,9 @@ class PreviewUrlSigner:
             signature = query["sign"][0]
         except (KeyError, IndexError, ValueError):
             raise PreviewUrlError("Preview URL is malformed") from None
-        if not hmac.compare_digest(self._sign(key, expires), signature):
+        expected = self._sign(key, expires).encode()
+        # bytes: compare_digest refuses str with non-ASCII characters (a TypeError, not a refusal)
+        if not hmac.compare_digest(expected, signature.encode("utf-8", "surrogateescape")):
             raise PreviewUrlError("Preview URL signature is invalid")
         if self._clock() > expires:
             raise PreviewUrlError("Preview URL has expired")

@@ -11,7 +11,6 @@ sign-out, password change, members and invitation links.
 
 from __future__ import annotations
 
-import json
 from typing import Annotated, Any
 
 from fastapi import APIRouter, Depends, Request
@@ -22,7 +21,7 @@ from fathom.security.accounts import PASSWORD_MAX, AccountError, SignedIn
 from fathom.server.auth import SESSION_COOKIE, AuthContext, authenticate, authenticate_identity
 from fathom.server.errors import ApiError, envelope, forbidden_error
 from fathom.server.permissions import forbidden, require_team_key
-from fathom.server.routes.common import iso, platform_of
+from fathom.server.routes.common import iso, json_object, platform_of
 from fathom.server.typed import ApiModel, NoParams, ObjectId, answers, parsed
 from fathom.store.protocols import InvitationRecord, NotFound, UserRecord
 
@@ -146,14 +145,7 @@ async def body_params(request: Request) -> dict[str, Any]:
     """The JSON body's fields (a password in the query string is refused)."""
     if "password" in request.query_params or "newPsw" in request.query_params:
         raise ApiError(400, "invalidParams", "password: send it in the JSON body, never in the URL")
-    raw = await request.body()
-    try:
-        body = json.loads(raw) if raw.strip() else {}
-    except json.JSONDecodeError as exc:
-        raise ApiError(400, "invalidParams", f"body: not valid JSON ({exc.msg})") from None
-    if not isinstance(body, dict):
-        raise ApiError(400, "invalidParams", "body: must be a JSON object")
-    return body
+    return await json_object(request)
 
 
 def client_ip(request: Request) -> str:

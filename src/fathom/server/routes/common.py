@@ -26,13 +26,20 @@ async def params(request: Request) -> dict[str, Any]:
     are not UTF-8 JSON objects, nest too deep or carry unstorable text are a 400 naming the problem."""
     merged: dict[str, Any] = dict(request.query_params)
     check_storable(merged, "query")
-    raw = await request.body()
-    if raw.strip():
-        body = parse_json(raw)
-        if not isinstance(body, dict):
-            raise ApiError(400, "invalidParams", "body: must be a JSON object")
-        merged.update(body)
+    merged.update(await json_object(request))
     return merged
+
+
+async def json_object(request: Request) -> dict[str, Any]:
+    """The JSON object the body carries ({} for an empty body): the one place a route's body is read,
+    so every route refuses the same bad bodies with the same 400 (see :mod:`fathom.server.json_body`)."""
+    raw = await request.body()
+    if not raw.strip():
+        return {}
+    body = parse_json(raw)
+    if not isinstance(body, dict):
+        raise ApiError(400, "invalidParams", "body: must be a JSON object")
+    return body
 
 
 def required(values: dict[str, Any], field: str) -> Any:

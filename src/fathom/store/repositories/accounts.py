@@ -1,19 +1,34 @@
-"""Accounts: users (a password hash per member), console sessions, invitations, sign-in failures.
+"""Accounts: users (a password hash per member), console sessions, invitations, sign-in attempts.
 
 Tokens (session cookies, invitation links) are stored only as SHA-256 hashes; the caller hashes them.
+A sign-in attempt counter is incremented and read back in one statement (``INSERT … ON CONFLICT DO
+UPDATE … RETURNING``, on SQLite and PostgreSQL alike): the row is locked while it changes, so of N
+concurrent attempts each reads a different count and no two can both see the last one allowed.
 """
 
 from __future__ import annotations
 
 from datetime import datetime
 
-from sqlalchemy import delete, func, select, update
+from sqlalchemy import case, delete, func, literal, select, update
+from sqlalchemy.dialects.postgresql import insert as pg_insert
+from sqlalchemy.dialects.sqlite import insert as sqlite_insert
 from sqlalchemy.exc import IntegrityError
 from sqlalchemy.ext.asyncio import AsyncSession
 
 from fathom.store.db import Database
-from fathom.store.models import Invitation, Member, SignInFailure, Team, User, UserSession, utcnow
+from fathom.store.models import (
+    Invitation,
+    Member,
+    SignInAttempts,
+    Team,
+    User,
+    UserSession,
+    UTCDateTime,
+    utcnow,
+)
 from fathom.store.protocols import (
+    AttemptCount,
     Conflict,
     InvitationRecord,
     NotFound,
@@ -202,33 +217,56 @@ class SqlAccountRepository:
             )
             return int(value or 0)
 
-    # sign-in failures (the rate limit)
+    # sign-in attempts (the lock-out)
 
-    async def record_failure(self, keys: dict[str, str], now: datetime, prune_before: datetime) -> None:
-        """One failed sign-in under each ``scope: key``; failures older than ``prune_before`` go."""
-        async with self.db.transaction() as session:
-            await session.execute(delete(SignInFailure).where(SignInFailure.created_at < prune_before))
-            for scope, key in keys.items():
-                session.add(SignInFailure(scope=scope, key=key[:128], created_at=now))
-
-    async def failures_since(self, scope: str, key: str, since: datetime) -> list[datetime]:
-        """When each failure of ``scope: key`` since ``since`` happened, oldest first."""
-        async with self.db.sessions() as session:
-            rows = await session.scalars(
-                select(SignInFailure.created_at)
-                .where(
-                    SignInFailure.scope == scope,
-                    SignInFailure.key == key[:128],
-                    SignInFailure.created_at >= since,
-                )
-                .order_by(SignInFailure.created_at)
-            )
-            return list(rows)
-
-    async def clear_failures(self, scope: str, key: str) -> None:
+    async def count_attempts(
+        self, keys: dict[str, str], now: datetime, window_start: datetime
+    ) -> dict[str, AttemptCount]:
+        """Count one attempt under each ``scope: key`` (in the order given) and answer each count with
+        the start of its window; a window that started at or before ``window_start`` starts again at
+        ``now`` with this attempt. Counters whose window ended go first."""
+        table = SignInAttempts.__table__
+        maker = pg_insert if self.db.dialect == "postgresql" else sqlite_insert
+        counts: dict[str, AttemptCount] = {}
         async with self.db.transaction() as session:
             await session.execute(
-                delete(SignInFailure).where(SignInFailure.scope == scope, SignInFailure.key == key[:128])
+                delete(SignInAttempts).where(SignInAttempts.window_started_at <= window_start)
+            )
+            for scope, key in keys.items():
+                statement = maker(table).values(scope=scope, key=key[:128], count=1, window_started_at=now)
+                ended = table.c.window_started_at <= window_start
+                statement = statement.on_conflict_do_update(
+                    index_elements=["scope", "key"],
+                    set_={
+                        "count": case((ended, 1), else_=table.c.count + 1),
+                        "window_started_at": case(
+                            (ended, literal(now, UTCDateTime())), else_=table.c.window_started_at
+                        ),
+                    },
+                ).returning(table.c.count, table.c.window_started_at)
+                count, started = (await session.execute(statement)).one()
+                counts[scope] = AttemptCount(int(count), started)
+        return counts
+
+    async def give_back_attempts(self, keys: dict[str, str]) -> None:
+        """Uncount one attempt under each ``scope: key`` (an attempt that was refused or succeeded)."""
+        async with self.db.transaction() as session:
+            for scope, key in keys.items():
+                await session.execute(
+                    update(SignInAttempts)
+                    .where(
+                        SignInAttempts.scope == scope,
+                        SignInAttempts.key == key[:128],
+                        SignInAttempts.count > 0,
+                    )
+                    .values(count=SignInAttempts.count - 1)
+                )
+
+    async def forget_attempts(self, scope: str, key: str) -> None:
+        """Start ``scope: key`` over (a username after a successful sign-in)."""
+        async with self.db.transaction() as session:
+            await session.execute(
+                delete(SignInAttempts).where(SignInAttempts.scope == scope, SignInAttempts.key == key[:128])
             )
 
     # invitations
