@@ -38,9 +38,11 @@ def free_port() -> int:
         return int(sock.getsockname()[1])
 
 
-def start_live_server(settings: Settings, *, replica: bool = False) -> Iterator[LiveServer]:
+def start_live_server(
+    settings: Settings, *, replica: bool = False, log_level: str = "warning"
+) -> Iterator[LiveServer]:
     """A server on ``settings.port``; with ``replica``, one more server on a database another has
-    already prepared (its admin key is then the empty string)."""
+    already prepared (its admin key is then the empty string). ``log_level``: uvicorn's loggers'."""
     platform = Platform.build(settings)
 
     async def prepare() -> Bootstrap:
@@ -51,7 +53,7 @@ def start_live_server(settings: Settings, *, replica: bool = False) -> Iterator[
 
     boot = asyncio.run(prepare())
     assert replica or boot.admin_key is not None
-    config = server_config(create_app(platform), "127.0.0.1", settings.port, log_level="warning")
+    config = server_config(create_app(platform), "127.0.0.1", settings.port, log_level=log_level)
     server = uvicorn.Server(config)
     thread = threading.Thread(target=server.run, daemon=True)
     thread.start()

@@ -65,6 +65,12 @@ def configure_logging(settings: Settings) -> None:
     root = logging.getLogger()
     root.handlers[:] = [handler]
     root.setLevel(level)
+    for name in RAW_DEBUG_LOGGERS:  # FATHOM_LOG_LEVEL=debug is Fathom's detail, never their raw data
+        logging.getLogger(name).setLevel(max(level, logging.INFO))
+
+
+#: libraries whose DEBUG lines print raw data: HTTP headers (cookies, tokens) and SQL call arguments
+RAW_DEBUG_LOGGERS = ("httpcore", "hpack", "aiosqlite", "multipart", "python_multipart")
 
 
 def _settings() -> Settings:
