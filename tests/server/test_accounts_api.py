@@ -252,6 +252,32 @@ def test_a_key_made_in_a_session_belongs_to_the_signed_in_member(replicas: Repli
         assert program.post("/api/support/user/account/loginout").status_code == 400
 
 
+def test_an_admin_revokes_only_their_own_keys_and_an_owner_any(replicas: Replicas) -> None:
+    join(replicas, "erin", "erin's secret", role="admin")
+    owner, owner_csrf = sign_in(replicas.a, "root", replicas.root_password)
+    admin, admin_csrf = sign_in(replicas.b, "erin", "erin's secret")
+    with closing(owner), closing(admin):
+        owners = ok(
+            owner.post("/api/support/openapi/create", json={"name": "root's"}, headers=csrf(owner_csrf))
+        )
+        listed = ok(owner.get("/api/support/openapi/list", headers=csrf(owner_csrf)))
+        owners_id = next(k["_id"] for k in listed if k["name"] == "root's")
+        refused = admin.delete(
+            "/api/support/openapi/delete", params={"id": owners_id}, headers=csrf(admin_csrf)
+        )
+        assert refused.status_code == 403, refused.text
+        assert "only an owner or the key's maker" in refused.json()["message"]
+        with replicas.a.client(owners) as still:
+            assert still.get("/api/v1/whoami").status_code == 200
+        for name in ("erin's first", "erin's second"):
+            ok(admin.post("/api/support/openapi/create", json={"name": name}, headers=csrf(admin_csrf)))
+        listed = ok(admin.get("/api/support/openapi/list", headers=csrf(admin_csrf)))
+        mine = [k["_id"] for k in listed if k["name"].startswith("erin's")]
+        ok(admin.delete("/api/support/openapi/delete", params={"id": mine[0]}, headers=csrf(admin_csrf)))
+        ok(owner.delete("/api/support/openapi/delete", params={"id": mine[1]}, headers=csrf(owner_csrf)))
+        ok(owner.delete("/api/support/openapi/delete", params={"id": owners_id}, headers=csrf(owner_csrf)))
+
+
 def test_sign_in_is_rate_limited_per_client_address(replicas: Replicas) -> None:
     """Loopback is one address: PER_IP failures over many names lock every name from it (last in the
     module: it locks the address for the rest of the window)."""

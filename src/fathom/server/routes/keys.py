@@ -1,6 +1,7 @@
 """API keys on FastGPT's ``/api/support/openapi/*`` paths: create (plain key shown once), list, revoke.
 
 Only owners and admins manage keys, and only with a team-wide key: a key limited to one app is refused.
+An owner revokes any key of the team, an admin only the keys they made.
 Listings never carry the secret; they show the key's prefix so a user can tell keys apart.
 """
 
@@ -115,11 +116,16 @@ async def list_keys(
 async def revoke_key(
     request: Request, auth: AuthContext = Depends(key_admin), payload: RevokeKey = parsed(RevokeKey)
 ) -> dict[str, Any]:
+    """An owner revokes any key of the team; an admin only the keys they made."""
     key_id = payload.id
     if key_id == auth.api_key_id:
         raise ApiError(400, "invalidParams", "id: a key cannot revoke itself; use another owner/admin key")
+    keys = platform_of(request).api_keys
+    record = next((r for r in await keys.list_keys(auth.team_id) if r.id == key_id), None)
+    if record is not None and auth.role != "owner" and record.member_id != auth.member_id:
+        raise forbidden("revoke a key another member made (only an owner or the key's maker may)", "api key")
     try:
-        await platform_of(request).api_keys.revoke_key(auth.team_id, key_id)
+        await keys.revoke_key(auth.team_id, key_id)
     except NotFound:
         raise not_found("api key", f"id: no API key {key_id!r} in this team") from None
     return envelope(None)
