@@ -40,6 +40,10 @@ def test_storable_json_is_taken(raw: bytes, value: object) -> None:
         ),
         (b"[" * (MAX_DEPTH + 1) + b"]" * (MAX_DEPTH + 1), f"body: nested deeper than {MAX_DEPTH} levels"),
         (b"[" * 100_000, f"body: nested deeper than {MAX_DEPTH} levels"),
+        (b'{"a": ' + b"7" * 4301 + b"}", "body: an integer has more than 4300 digits; send it as a string"),
+        (b'{"a": [NaN]}', "body: NaN is not a JSON number"),
+        (b'{"a": -Infinity}', "body: -Infinity is not a JSON number"),
+        (b'{"a": 1e999}', "body: the number 1e999 is too large for a 64-bit float"),
     ],
     ids=[
         "latin-1 byte",
@@ -49,6 +53,10 @@ def test_storable_json_is_taken(raw: bytes, value: object) -> None:
         "surrogate key",
         "one too deep",
         "very deep",
+        "huge integer",
+        "NaN",
+        "infinity",
+        "float overflow",
     ],
 )
 def test_unstorable_json_is_refused_naming_where(raw: bytes, message: str) -> None:

@@ -9,8 +9,9 @@ concurrent attempts each reads a different count and no two can both see the las
 from __future__ import annotations
 
 from datetime import datetime
+from typing import cast
 
-from sqlalchemy import case, delete, func, literal, select, update
+from sqlalchemy import Table, case, delete, func, literal, select, update
 from sqlalchemy.dialects.postgresql import insert as pg_insert
 from sqlalchemy.dialects.sqlite import insert as sqlite_insert
 from sqlalchemy.exc import IntegrityError
@@ -225,7 +226,7 @@ class SqlAccountRepository:
         """Count one attempt under each ``scope: key`` (in the order given) and answer each count with
         the start of its window; a window that started at or before ``window_start`` starts again at
         ``now`` with this attempt. Counters whose window ended go first."""
-        table = SignInAttempts.__table__
+        table = cast(Table, SignInAttempts.__table__)
         maker = pg_insert if self.db.dialect == "postgresql" else sqlite_insert
         counts: dict[str, AttemptCount] = {}
         async with self.db.transaction() as session:
@@ -233,9 +234,9 @@ class SqlAccountRepository:
                 delete(SignInAttempts).where(SignInAttempts.window_started_at <= window_start)
             )
             for scope, key in keys.items():
-                statement = maker(table).values(scope=scope, key=key[:128], count=1, window_started_at=now)
+                insert = maker(table).values(scope=scope, key=key[:128], count=1, window_started_at=now)
                 ended = table.c.window_started_at <= window_start
-                statement = statement.on_conflict_do_update(
+                statement = insert.on_conflict_do_update(
                     index_elements=["scope", "key"],
                     set_={
                         "count": case((ended, 1), else_=table.c.count + 1),
