@@ -202,3 +202,26 @@ def test_a_preview_link_with_a_strange_signature_is_refused_not_a_500(server: Li
     with httpx.Client(base_url=server.base_url, timeout=60) as client:
         response = client.get(f"/api/files/preview?{query}")
     assert 400 <= response.status_code < 500, response.text
+
+
+@pytest.mark.parametrize(
+    ("data", "named"),
+    [
+        ('{"appId":' + "[" * 5000 + "]" * 5000 + "}", "data: nested deeper"),
+        ('{"chatId":' + "1" * 5000 + "}", "data: an integer has more than"),
+        ('{"chatId":"a\\u0000"}', "data.chatId: contains a NUL"),
+        ("[1]", "data: must be a JSON object"),
+    ],
+    ids=["deep", "huge integer", "NUL", "not an object"],
+)
+def test_an_upload_s_json_form_field_is_read_by_the_same_rules(
+    server: LiveServer, data: str, named: str
+) -> None:
+    with server.client(server.admin_key) as client:
+        response = client.post(
+            "/api/core/chat/file/upload",
+            files={"file": ("a.txt", b"hello", "text/plain")},
+            data={"data": data},
+        )
+    assert response.status_code == 400, response.text
+    assert named in response.json()["message"], response.text

@@ -10,7 +10,6 @@ server (missing, another kind of file, made up) a 404 with the same answer.
 
 from __future__ import annotations
 
-import json
 import mimetypes
 from pathlib import PurePosixPath
 from typing import Annotated, Any
@@ -28,6 +27,7 @@ from fathom.knowledge.parse import SUPPORTED_FORMATS
 from fathom.security.files import PreviewUrlError
 from fathom.server.auth import AuthContext, authenticate
 from fathom.server.errors import ApiError, envelope
+from fathom.server.json_body import parse_json
 from fathom.server.routes.app_access import chat_caller, chat_of, load_app_and_owner
 from fathom.server.routes.common import platform_of
 from fathom.server.typed import ApiModel, ObjectId, answers, documents, validate
@@ -87,10 +87,7 @@ async def _form(request: Request) -> tuple[dict[str, Any], UploadFile]:
     values: dict[str, Any] = {k: v for k, v in form.items() if isinstance(v, str) and k != "data"}
     raw = form.get("data")
     if isinstance(raw, str) and raw.strip():
-        try:
-            extra = json.loads(raw)
-        except ValueError:
-            raise ApiError(400, "invalidParams", "data: is not valid JSON") from None
+        extra = parse_json(raw, "data")  # the body reader's rules (depth, huge integers, NUL …)
         if not isinstance(extra, dict):
             raise ApiError(400, "invalidParams", "data: must be a JSON object")
         values.update(extra)
