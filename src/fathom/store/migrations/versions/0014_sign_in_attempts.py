@@ -4,7 +4,7 @@ failure, counted before the next was recorded, so parallel guesses all passed th
 only throttled guessing for 15 minutes; they are dropped, not carried over.
 
 Revision ID: 0014
-Revises: 0012
+Revises: 0013
 Create Date: 2026-12-03
 """
 
@@ -14,7 +14,7 @@ import sqlalchemy as sa
 from alembic import op
 
 revision = "0014"
-down_revision = "0012"
+down_revision = "0013"
 branch_labels = None
 depends_on = None
 
