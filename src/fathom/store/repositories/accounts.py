@@ -11,7 +11,7 @@ from __future__ import annotations
 from datetime import datetime
 from typing import cast
 
-from sqlalchemy import Table, case, delete, func, literal, select, update
+from sqlalchemy import Table, case, delete, func, literal, select, tuple_, update
 from sqlalchemy.dialects.postgresql import insert as pg_insert
 from sqlalchemy.dialects.sqlite import insert as sqlite_insert
 from sqlalchemy.exc import IntegrityError
@@ -229,10 +229,8 @@ class SqlAccountRepository:
         table = cast(Table, SignInAttempts.__table__)
         maker = pg_insert if self.db.dialect == "postgresql" else sqlite_insert
         counts: dict[str, AttemptCount] = {}
-        async with self.db.transaction() as session:
-            await session.execute(
-                delete(SignInAttempts).where(SignInAttempts.window_started_at <= window_start)
-            )
+        await self._prune_attempts(window_start)
+        async with self.db.transaction() as session:  # user row, then ip row: one lock order for all
             for scope, key in keys.items():
                 insert = maker(table).values(scope=scope, key=key[:128], count=1, window_started_at=now)
                 ended = table.c.window_started_at <= window_start
@@ -248,6 +246,24 @@ class SqlAccountRepository:
                 count, started = (await session.execute(statement)).one()
                 counts[scope] = AttemptCount(int(count), started)
         return counts
+
+    async def _prune_attempts(self, window_start: datetime) -> None:
+        """Delete counters whose window ended, in a transaction of their own that never waits: on
+        PostgreSQL a row another sign-in holds is skipped (a later prune takes it), so pruning can never
+        be part of a lock cycle with the counting transactions."""
+        stale = SignInAttempts.window_started_at <= window_start
+        async with self.db.transaction() as session:
+            if self.db.is_postgres:
+                held_elsewhere = (
+                    select(SignInAttempts.scope, SignInAttempts.key)
+                    .where(stale)
+                    .limit(1000)
+                    .with_for_update(skip_locked=True)
+                )
+                key = tuple_(SignInAttempts.scope, SignInAttempts.key)
+                await session.execute(delete(SignInAttempts).where(key.in_(held_elsewhere)))
+            else:  # one writer at a time: nothing to wait for
+                await session.execute(delete(SignInAttempts).where(stale))
 
     async def give_back_attempts(self, keys: dict[str, str]) -> None:
         """Uncount one attempt under each ``scope: key`` (an attempt that was refused or succeeded)."""
