@@ -74,6 +74,16 @@ class Settings(BaseSettings):
         "X-Forwarded-For / X-Forwarded-Proto are believed; none by default.",
     )
 
+    # Uploads (chat files, knowledge-base files, file previews): each caller (a member's session, an API
+    # key, a share-link visitor) may send this many a minute (0: no limit), and a team may keep this many
+    # bytes of stored files (0: no limit). Counted in the database, so both hold across replicas.
+    upload_rate_per_minute: int = Field(
+        default=30, ge=0, description="Uploads a minute per caller (member, API key, visitor); 0 = no limit."
+    )
+    team_storage_quota_bytes: int = Field(
+        default=5 * 1024**3, ge=0, description="Bytes of stored files per team; 0 = no limit."
+    )
+
     # Model shortcuts for the common case (one OpenAI-compatible endpoint).
     openai_base_url: str | None = None
     openai_api_key: SecretStr | None = None

@@ -43,6 +43,7 @@ from fathom.store.repositories import (
     SqlTeamRepository,
     SqlUsageRepository,
 )
+from fathom.store.repositories.rate_hits import SqlUploadHits
 from fathom.worker import JobHandler, JobWorker
 
 log = logging.getLogger("fathom")
@@ -75,6 +76,7 @@ class Platform:
     datasets: SqlDatasetRepository = field(init=False)
     chunks: SqlChunkRepository = field(init=False)
     files: LocalFileStore = field(init=False)
+    upload_hits: SqlUploadHits = field(init=False)
     chat_files: ChatFiles = field(init=False)
     egress: EgressGuard = field(init=False)
     secrets: SecretBox = field(init=False)
@@ -96,7 +98,10 @@ class Platform:
         self.usage = SqlUsageRepository(self.db)
         self.datasets = SqlDatasetRepository(self.db)
         self.chunks = SqlChunkRepository(self.db, segment_for_index)
-        self.files = LocalFileStore(self.db, self.settings.data_dir / "files")
+        self.files = LocalFileStore(
+            self.db, self.settings.data_dir / "files", team_quota_bytes=self.settings.team_storage_quota_bytes
+        )
+        self.upload_hits = SqlUploadHits(self.db)
         self.egress = EgressGuard(EgressPolicy.from_settings(self.settings))
         self.secrets = SecretBox(self.secret_key or "fathom-unconfigured-secret-key")
         self.accounts = AccountService(

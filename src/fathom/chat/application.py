@@ -46,6 +46,7 @@ class ChatApplication:
     tool_sets: ToolSetService
     share_links: ShareLinkService
     logs: ChatLogService
+    chat_files: ChatFiles | None = None
 
     @classmethod
     def build(
@@ -100,12 +101,19 @@ class ChatApplication:
             app_owners=owners,
             file_policy=file_policy,
         )
-        history = HistoryService(chats, chat_list)
+        history = HistoryService(chats, chat_list, chat_files)
         share_links = ShareLinkService(
             SqlShareLinkRepository(db), egress.client if egress is not None else None
         )
         logs = ChatLogService(ChatLogStore(db), chats)
-        return cls(app_service, runs, history, owners, ToolSetService(apps, tool_runtime), share_links, logs)
+        tool_sets = ToolSetService(apps, tool_runtime)
+        return cls(app_service, runs, history, owners, tool_sets, share_links, logs, chat_files)
+
+    async def delete_app(self, team_id: str, app_id: str) -> None:
+        """Delete the app (its versions, chats and links go with it in the database) and its chat files."""
+        await self.apps.apps.delete_app(team_id, app_id)
+        if self.chat_files is not None:
+            await self.chat_files.delete_chats(team_id, app_id)
 
     def chat_model(self, model_id: str = "") -> Any:
         """The shared client of a chat model (empty: the default); unknown ids raise ``LookupError``, no

@@ -3,11 +3,13 @@
 
 The key names the stored row (``fileId``) and the row keeps the whole key as its name, so a signed link
 reads only the file it was made for; a key of another team's file, a made-up key and a missing file
-are all :class:`~fathom.store.protocols.NotFound`.
+are all :class:`~fathom.store.protocols.NotFound`. The row also records its app and chat: a chat's files
+are deleted with the chat, an app's with the app.
 """
 
 from __future__ import annotations
 
+from collections.abc import Iterable, Sequence
 from dataclasses import dataclass
 from urllib.parse import urlsplit
 
@@ -50,7 +52,14 @@ class ChatFiles:
         """Store ``data`` for this app, user and chat; its key and a preview link signed now."""
         prefix = f"chat/app/{app_id}/{uid}/{chat_id}"
         record = await self.store.save(
-            team_id, prefix, data, content_type=content_type, bucket=CHAT_BUCKET, member_id=member_id
+            team_id,
+            prefix,
+            data,
+            content_type=content_type,
+            bucket=CHAT_BUCKET,
+            member_id=member_id,
+            app_id=app_id,
+            chat_id=chat_id,
         )
         key = f"{prefix}/{record.id}-{filename}"
         await self.store.rename(record.id, key)
@@ -68,6 +77,19 @@ class ChatFiles:
         if record.bucket != CHAT_BUCKET or record.name != key:
             raise NotFound("file not found")
         return record, data
+
+    async def delete_chats(self, team_id: str, app_id: str, chat_ids: Sequence[str] | None = None) -> int:
+        """Delete the files of these chats of the app (None: of every chat of the app); how many."""
+        return await self.store.delete_files(team_id, bucket=CHAT_BUCKET, app_id=app_id, chat_ids=chat_ids)
+
+    async def delete_keys(self, team_id: str, app_id: str, chat_id: str, keys: Iterable[str]) -> int:
+        """Delete the chat's files named by ``keys`` (keys of other chats or apps name none); how many."""
+        names = [key for key in keys if key.startswith("chat/")]
+        if not names:
+            return 0
+        return await self.store.delete_files(
+            team_id, bucket=CHAT_BUCKET, app_id=app_id, chat_ids=[chat_id], names=names
+        )
 
     def is_preview_url(self, url: str) -> bool:
         """True when ``url`` is one of this server's preview links (the run reads it from the store)."""
@@ -88,4 +110,15 @@ def filename_of(key: str, record: StoredFileRecord) -> str:
     return key.rsplit("/", 1)[-1].removeprefix(f"{record.id}-")
 
 
-__all__ = ["CHAT_BUCKET", "MAX_CHAT_FILE_BYTES", "ChatFiles", "UploadedChatFile", "filename_of"]
+def file_keys(values: Iterable[object]) -> set[str]:
+    """The stored chat files a chat item's value names (its ``file`` parts' keys)."""
+    keys = set()
+    for value in values:
+        file = value.get("file") if isinstance(value, dict) else None
+        key = file.get("key") if isinstance(file, dict) else None
+        if isinstance(key, str) and key:
+            keys.add(key)
+    return keys
+
+
+__all__ = ["CHAT_BUCKET", "MAX_CHAT_FILE_BYTES", "ChatFiles", "UploadedChatFile", "file_keys", "filename_of"]

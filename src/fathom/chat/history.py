@@ -5,6 +5,7 @@ from __future__ import annotations
 from datetime import UTC, datetime, timedelta
 from typing import Any
 
+from fathom.chat.chat_files import ChatFiles, file_keys
 from fathom.chat.errors import DATA_ID_REQUIRED, ChatError
 from fathom.chat.history_store import ChatListStore
 from fathom.chat.ownership import ChatAction, ChatCaller
@@ -33,9 +34,10 @@ class HistoryService:
     takes the caller and applies :meth:`ChatCaller.may`: a chat the caller may not touch is answered
     exactly as a chat that does not exist."""
 
-    def __init__(self, chats: ChatRepository, store: ChatListStore) -> None:
+    def __init__(self, chats: ChatRepository, store: ChatListStore, files: ChatFiles | None = None) -> None:
         self.chats = chats
         self.store = store
+        self.files = files  # a chat's uploaded files go with it
 
     async def list_histories(
         self, team_id: str, app_id: str, caller: ChatCaller, *, source: str | None, offset: int, limit: int
@@ -91,15 +93,21 @@ class HistoryService:
         await self.store.update_chat(team_id, app_id, chat_id, **changes)
 
     async def delete_history(self, team_id: str, app_id: str, chat_id: str, caller: ChatCaller) -> bool:
-        """Delete the chat and its items; False (and nothing done) when there is none for the caller."""
+        """Delete the chat, its items and its uploaded files; False (and nothing done) when there is none
+        for the caller."""
         if await self.get_chat(team_id, app_id, chat_id, caller, "delete") is None:
             return False
         await self.chats.delete_chat(team_id, app_id, chat_id)
+        if self.files is not None:
+            await self.files.delete_chats(team_id, app_id, [chat_id])
         return True
 
     async def clear_histories(self, team_id: str, app_id: str, caller: ChatCaller, *, source: str) -> int:
-        """Delete the caller's own chats of the app made from ``source``."""
-        return await self.store.clear_chats(team_id, app_id, source=source, owner=caller)
+        """Delete the caller's own chats of the app made from ``source``, with their uploaded files."""
+        chat_ids = await self.store.clear_chats(team_id, app_id, source=source, owner=caller)
+        if chat_ids and self.files is not None:
+            await self.files.delete_chats(team_id, app_id, chat_ids)
+        return len(chat_ids)
 
     async def records(
         self, team_id: str, app_id: str, chat_id: str, caller: ChatCaller, *, offset: int, limit: int
@@ -131,9 +139,17 @@ class HistoryService:
     async def delete_item(
         self, team_id: str, app_id: str, chat_id: str, data_id: str, caller: ChatCaller
     ) -> None:
+        """Delete one item, and the uploaded files it names that no other item of the chat names."""
         if await self.get_chat(team_id, app_id, chat_id, caller, "delete") is None:
             raise NotFound(f"chat item {data_id} not found")
+        _, total = await self.chats.list_items(team_id, app_id, chat_id, limit=1)
+        items, _ = await self.chats.list_items(team_id, app_id, chat_id, limit=max(total, 1))
         await self.chats.delete_item(team_id, app_id, chat_id, data_id)
+        gone = [value for item in items if item.data_id == data_id for value in item.value]
+        rest = [value for item in items if item.data_id != data_id for value in item.value]
+        keys = file_keys(gone) - file_keys(rest)
+        if keys and self.files is not None:
+            await self.files.delete_keys(team_id, app_id, chat_id, keys)
 
     async def update_feedback(
         self,

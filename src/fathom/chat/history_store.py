@@ -82,8 +82,9 @@ class ChatListStore:
             if result.rowcount == 0:  # type: ignore[attr-defined]
                 raise NotFound(f"chat {chat_id} not found")
 
-    async def clear_chats(self, team_id: str, app_id: str, *, source: str, owner: ChatCaller) -> int:
-        """Delete ``owner``'s chats of the app created from ``source``, and their items; returns how many."""
+    async def clear_chats(self, team_id: str, app_id: str, *, source: str, owner: ChatCaller) -> list[str]:
+        """Delete ``owner``'s chats of the app created from ``source``, and their items; returns their chat
+        ids."""
         where: list[Any] = [Chat.team_id == team_id, Chat.app_id == app_id, Chat.source == source]
         where += owned_by(owner)
         async with self.db.transaction() as session:
@@ -97,4 +98,4 @@ class ChatListStore:
                 await session.execute(
                     delete(Chat).where(Chat.team_id == team_id, Chat.app_id == app_id, Chat.chat_id.in_(ids))
                 )
-            return len(ids)
+            return ids

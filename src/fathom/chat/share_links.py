@@ -58,10 +58,25 @@ class ShareVisit:
 
 
 def check_uid(uid: str) -> str:
-    """FastGPT's rule for a visitor id: at most 255 bytes, none of ``| / " \\``."""
-    if len(uid.encode()) > MAX_UID_BYTES or any(c in _UID_FORBIDDEN for c in uid):
-        raise _refused("invalidParams", 400, 'outLinkUid: at most 255 bytes, without | / " or \\')
+    """FastGPT's rule for a visitor id: at most 255 bytes, none of ``| / " \\``; and, as it names a
+    folder of the visitor's chat file keys, neither ``.`` nor ``..`` and no control character."""
+    if (
+        len(uid.encode()) > MAX_UID_BYTES
+        or any(c in _UID_FORBIDDEN or ord(c) < 32 or ord(c) == 127 for c in uid)
+        or uid in (".", "..")
+    ):
+        raise _refused(
+            "invalidParams",
+            400,
+            'outLinkUid: at most 255 bytes, not "." or "..", without | / " \\ or control characters',
+        )
     return uid
+
+
+def _check_expiry(link: ShareLinkRecord) -> None:
+    if link.expired_time is not None and link.expired_time <= datetime.now(UTC):
+        expired = link.expired_time.isoformat().replace("+00:00", "Z")
+        raise _refused("linkExpired", 403, f"the link expired at {expired} (limit.expiredTime)")
 
 
 class ShareLinkService:
@@ -113,13 +128,17 @@ class ShareLinkService:
         uid = await self._hook(link, "init", {"token": out_link_uid}) if link.hook_url else out_link_uid
         return ShareVisit(link, uid)
 
+    async def admit_upload(self, share_id: str | None, out_link_uid: str | None) -> ShareVisit:
+        """A visitor uploading a chat file: a link that has not expired, and its hook's ``init``."""
+        visit = await self.admit_visit(share_id, out_link_uid)
+        _check_expiry(visit.link)
+        return visit
+
     async def admit_chat(self, share_id: str | None, out_link_uid: str | None, question: str) -> ShareVisit:
         """A visitor about to chat: every limit of the link, then its hook (see the module doc)."""
         link = await self._valid_link(share_id, out_link_uid)
         assert out_link_uid is not None
-        if link.expired_time is not None and link.expired_time <= datetime.now(UTC):
-            expired = link.expired_time.isoformat().replace("+00:00", "Z")
-            raise _refused("linkExpired", 403, f"the link expired at {expired} (limit.expiredTime)")
+        _check_expiry(link)
         if link.max_usage_points >= 0 and link.usage_points >= link.max_usage_points:
             raise _refused(
                 "outLinkUsedPointsExceed",

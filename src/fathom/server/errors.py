@@ -27,6 +27,7 @@ from starlette.exceptions import HTTPException as StarletteHTTPException
 from starlette.types import ASGIApp, Receive, Scope, Send
 
 from fathom.store.db import database_errors, database_unavailable
+from fathom.store.files import StorageQuotaExceeded
 from fathom.store.protocols import Conflict, NotFound
 
 log = logging.getLogger("fathom.server")
@@ -87,6 +88,8 @@ FASTGPT_ERRORS: dict[str, tuple[int, str]] = {
     # accounts (issue 19)
     "csrfTokenInvalid": (403, "CSRF token missing or wrong"),
     "tooManyRequests": (429, "Too many requests"),
+    # uploads (issue 28)
+    "teamStorageExceeded": (413, "Team file storage is full"),
     "invitationInvalid": (410, "Invitation link invalid"),
 }
 #: statusText → the message prefix in English and in Chinese (FastGPT's own text where it has one); the
@@ -313,6 +316,10 @@ def install_error_handlers(app: FastAPI) -> None:
     @app.exception_handler(Conflict)
     async def _conflict(_: Request, exc: Conflict) -> JSONResponse:
         return ApiError(409, "conflict", str(exc)).response()
+
+    @app.exception_handler(StorageQuotaExceeded)
+    async def _quota(_: Request, exc: StorageQuotaExceeded) -> JSONResponse:
+        return ApiError(413, "teamStorageExceeded", f"file: {exc}").response()
 
     @app.exception_handler(StarletteHTTPException)
     async def _http(_: Request, exc: StarletteHTTPException) -> JSONResponse:

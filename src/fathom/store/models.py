@@ -451,10 +451,26 @@ class UsageRecord(Base):
     created_at: Mapped[datetime] = _created()
 
 
+class UploadHit(Base):
+    """One upload of a caller (``member:<id>``, ``key:<id>`` or ``visitor:<link>:<uid>``), kept a minute:
+    the per-caller upload limit counts them in the database, so it holds across replicas."""
+
+    __tablename__ = "upload_hits"
+    __table_args__ = (Index("ix_upload_hits_caller_at", "caller", "created_at"),)
+    id: Mapped[str] = _id()
+    caller: Mapped[str] = mapped_column(String(320), nullable=False)
+    created_at: Mapped[datetime] = _created()
+
+
 class StoredFile(Base):
-    """An uploaded file's metadata; the bytes live in the file store (a directory or object storage)."""
+    """An uploaded file's metadata; the bytes live in the file store (a directory or object storage).
+    A chat file records its app and chat, so it goes with them."""
 
     __tablename__ = "stored_files"
+    __table_args__ = (
+        Index("ix_stored_files_chat", "team_id", "app_id", "chat_id"),
+        Index("ix_stored_files_sha256", "sha256"),
+    )
     id: Mapped[str] = _id()
     team_id: Mapped[str] = _team_fk()
     member_id: Mapped[str | None] = mapped_column(String(24), nullable=True)

@@ -221,7 +221,7 @@ async def delete_app(
 ) -> dict[str, Any]:
     require_team_key(auth, "delete apps")
     app = await load_app(request, auth, payload.app_id, "manage")
-    await chat_of(request).apps.apps.delete_app(auth.team_id, app.id)
+    await chat_of(request).delete_app(auth.team_id, app.id)
     return envelope(None)
 
 

@@ -29,6 +29,7 @@ from fathom.server.routes.common import platform_of
 from fathom.server.routes.dataset_models import ChunkSettings, PreviewResult
 from fathom.server.routes.datasets import kb_caller, load_dataset
 from fathom.server.typed import BLANK_IS_NONE, ObjectId, answers, parsed
+from fathom.server.uploads import admit_upload, check_file_name, member_or_key
 
 router = APIRouter(tags=["collections"])
 
@@ -44,14 +45,16 @@ class PreviewChunks(ChunkSettings):
     limit: Annotated[Annotated[int, Field(ge=1, le=PREVIEW_MAX)] | None, BLANK_IS_NONE] = None
 
 
-async def _file_text(request: Request, qa_pairs: bool) -> str | None:
-    """The text of the uploaded file (None for a JSON request)."""
+async def _file_text(request: Request, auth: AuthContext, qa_pairs: bool) -> str | None:
+    """The text of the uploaded file (None for a JSON request); an upload counts against the caller's
+    uploads a minute."""
     if not request.headers.get("content-type", "").startswith("multipart/form-data"):
         return None
     upload = (await request.form()).get("file")
     if not isinstance(upload, UploadFile):
         raise ApiError(400, "missingParams", "file: is required in a multipart preview")
-    name = upload.filename or "upload"
+    await admit_upload(request, member_or_key(auth))
+    name = check_file_name(upload.filename or "upload", "file")
     if detect_format(name) not in SUPPORTED_FORMATS:
         raise ApiError(
             400,
@@ -82,7 +85,7 @@ async def preview_chunks(
     payload: PreviewChunks = parsed(PreviewChunks, form_field="data"),
 ) -> dict[str, Any]:
     """``chunks`` (the first ``limit``, each ``{q, a, chars}``), ``total`` and the resolved settings."""
-    file_text = await _file_text(request, payload.qaPairs is True)
+    file_text = await _file_text(request, auth, payload.qaPairs is True)
     if file_text is None:
         text = payload.text
         if text is None or not text.strip():

@@ -26,6 +26,7 @@ from fathom.server.routes.dataset_models import (
 )
 from fathom.server.routes.datasets import kb_caller, load_dataset
 from fathom.server.typed import BLANK_IS_NONE, ApiModel, ObjectId, answers, parsed
+from fathom.server.uploads import admit_upload, check_file_name, member_or_key
 from fathom.store.protocols import CollectionRecord
 
 router = APIRouter(tags=["collections"])
@@ -254,7 +255,7 @@ async def create_local_file(
         raise ApiError(400, "", "file is empty")
     from fathom.knowledge.parse import SUPPORTED_FORMATS, detect_format
 
-    name = file.filename or "upload"
+    name = check_file_name(file.filename or "upload", "file.filename")
     check_storable(name, "file.filename")
     if len(name) > COLLECTION_NAME_MAX:
         raise ApiError(
@@ -267,6 +268,7 @@ async def create_local_file(
             f"file: {name!r} has an unsupported type; supported: {', '.join(SUPPORTED_FORMATS)}",
         )
     dataset, _ = await load_dataset(request, auth, payload.datasetId, "write")
+    await admit_upload(request, member_or_key(auth))
     stored = await platform_of(request).files.save(
         auth.team_id,
         name,

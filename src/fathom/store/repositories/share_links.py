@@ -1,23 +1,18 @@
 """Share links (FastGPT's outLink) and the per-visitor request counts behind their QPM limit.
 
-The QPM count lives in the database, so it holds for a visitor whose requests reach different replicas:
-each request first commits its own hit, then counts the visitor's hits of the last minute and, when
-they are more than the limit, takes its hit back and is refused. A request that passes has therefore
-seen every hit that passed before it, so no minute ever answers more than ``qpm`` of a visitor's
-requests, however the requests race.
+The QPM count lives in the database, so it holds for a visitor whose requests reach different replicas
+(see :mod:`fathom.store.repositories.rate_hits`: no minute ever answers more than ``qpm`` of a visitor's
+requests, however the requests race).
 """
 
 from __future__ import annotations
 
-from datetime import timedelta
-
-from sqlalchemy import delete, func, select
+from sqlalchemy import delete, select
 
 from fathom.store.db import Database
 from fathom.store.models import ShareLink, ShareLinkHit, new_id, utcnow
 from fathom.store.protocols import NotFound, ShareLinkRecord, ShareLinkSettings
-
-QPM_WINDOW = timedelta(seconds=60)
+from fathom.store.repositories.rate_hits import admit_hit
 
 
 def share_link_record(row: ShareLink) -> ShareLinkRecord:
@@ -129,18 +124,6 @@ class SqlShareLinkRepository:
     async def count_hit(self, link_id: str, out_link_uid: str, qpm: int) -> bool:
         """Count one request of the visitor; False (and not counted) when it would be more than ``qpm``
         in the last minute."""
-        now = utcnow()
-        since = now - QPM_WINDOW
         mine = (ShareLinkHit.link_id == link_id, ShareLinkHit.out_link_uid == out_link_uid)
-        hit_id = new_id()
-        async with self.db.transaction() as session:  # committed before counting: see the module doc
-            await session.execute(delete(ShareLinkHit).where(*mine, ShareLinkHit.created_at <= since))
-            session.add(ShareLinkHit(id=hit_id, link_id=link_id, out_link_uid=out_link_uid, created_at=now))
-        async with self.db.transaction() as session:
-            count = await session.scalar(
-                select(func.count()).select_from(ShareLinkHit).where(*mine, ShareLinkHit.created_at > since)
-            )
-            if int(count or 0) <= qpm:
-                return True
-            await session.execute(delete(ShareLinkHit).where(ShareLinkHit.id == hit_id))
-            return False
+        columns = {"link_id": link_id, "out_link_uid": out_link_uid}
+        return await admit_hit(self.db, ShareLinkHit, mine, columns, qpm)
