@@ -26,6 +26,7 @@ from workflow_json import START, edge, field
 RATE = 4  # uploads a minute per caller
 QUOTA = 256 * 1024  # bytes per team
 _names = itertools.count()
+LOCAL_FILE = "/api/core/dataset/collection/create/localFile"
 
 
 @pytest.fixture(scope="module", params=["sqlite", "postgres"])
@@ -150,8 +151,8 @@ def test_chat_files_knowledge_base_files_and_previews_share_one_count(server: Ch
         doc = ("a.txt", b"First paragraph.\n\nSecond one.", "text/plain")
         preview = client.post("/api/core/dataset/file/getPreviewChunks", files={"file": doc}, data=form)
         _ok(preview)
-        _ok(client.post("/api/core/dataset/collection/create/localFile", files={"file": doc}, data=form))
-        late = client.post("/api/core/dataset/collection/create/localFile", files={"file": doc}, data=form)
+        _ok(client.post(LOCAL_FILE, files={"file": doc}, data=form))
+        late = client.post(LOCAL_FILE, files={"file": doc}, data=form)
         _refused(late, 429, "tooManyRequests", 429)
         _refused(
             client.post("/api/core/dataset/file/getPreviewChunks", files={"file": doc}, data=form),
@@ -219,9 +220,7 @@ def test_a_knowledge_base_file_named_with_a_path_is_a_400(server: ChatServer) ->
         dataset_id = _ok(client.post("/api/core/dataset/create", json={"name": f"kb {next(_names)}"}))
         doc = ("../../etc/a.txt", b"text", "text/plain")
         form = {"data": f'{{"datasetId": "{dataset_id}"}}'}
-        response = client.post(
-            "/api/core/dataset/collection/create/localFile", files={"file": doc}, data=form
-        )
+        response = client.post(LOCAL_FILE, files={"file": doc}, data=form)
     message = _refused(response, 400, "invalidParams", 507000)
     assert message.startswith("file.filename: the file name may not hold '/'")
 
@@ -278,6 +277,22 @@ def test_deleting_the_chat_item_that_names_a_file_takes_the_file(
     assert not _blob(server, data).exists()
 
 
+def test_knowledge_base_files_go_from_disk_with_their_collection_and_dataset(server: ChatServer) -> None:
+    one, two = os.urandom(200).hex().encode(), os.urandom(200).hex().encode()
+    with server.client(_team_key(server)) as client:
+        dataset_id = _ok(client.post("/api/core/dataset/create", json={"name": f"kb {next(_names)}"}))
+        form = {"data": json.dumps({"datasetId": dataset_id})}
+        created = [
+            _ok(client.post(LOCAL_FILE, files={"file": ("a.txt", data, "text/plain")}, data=form))
+            for data in (one, two)
+        ]
+        assert _blob(server, one).exists() and _blob(server, two).exists()
+        _ok(client.post("/api/core/dataset/collection/delete", json={"id": created[0]["collectionId"]}))
+        assert not _blob(server, one).exists() and _blob(server, two).exists()
+        _ok(client.post("/api/core/dataset/delete", json={"id": dataset_id}))
+    assert not _blob(server, two).exists()
+
+
 def test_over_the_team_quota_is_a_413_until_files_are_deleted(
     server: ChatServer, scripted: ScriptedOpenAIServer
 ) -> None:
@@ -295,7 +310,7 @@ def test_over_the_team_quota_is_a_413_until_files_are_deleted(
         dataset_id = _ok(team.post("/api/core/dataset/create", json={"name": f"kb {next(_names)}"}))
         doc = ("big.txt", b"x" * 200, "text/plain")
         form = {"data": f'{{"datasetId": "{dataset_id}"}}'}
-        kb = team.post("/api/core/dataset/collection/create/localFile", files={"file": doc}, data=form)
+        kb = team.post(LOCAL_FILE, files={"file": doc}, data=form)
         _refused(kb, 413, "teamStorageExceeded", 413)
         _chat(client, scripted, app_id, "q1")
         _ok(client.post("/api/core/chat/delHistory", json={"appId": app_id, "chatId": "q1"}))

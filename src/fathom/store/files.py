@@ -26,10 +26,11 @@ from typing import Any
 from sqlalchemy import delete, func, select
 
 from fathom.store.db import Database
-from fathom.store.models import StoredFile
+from fathom.store.models import Collection, StoredFile
 from fathom.store.protocols import NotFound
 
 _STORAGE_KEY = re.compile(r"[0-9a-f]{2}/[0-9a-f]{64}")
+DATASET_BUCKET = "dataset"
 
 
 @dataclass(frozen=True)
@@ -95,7 +96,7 @@ class LocalFileStore:
         data: bytes,
         *,
         content_type: str = "application/octet-stream",
-        bucket: str = "dataset",
+        bucket: str = DATASET_BUCKET,
         member_id: str | None = None,
         app_id: str | None = None,
         chat_id: str | None = None,
@@ -171,6 +172,21 @@ class LocalFileStore:
         if names is not None:
             where.append(StoredFile.name.in_(list(names)))
         return await self._delete_rows(where)
+
+    async def delete_unused(self, team_id: str, file_ids: Sequence[str]) -> int:
+        """Delete these knowledge-base files of the team that no collection is imported from any more
+        (their collections were deleted); how many."""
+        if not file_ids:
+            return 0
+        used = select(Collection.file_id).where(Collection.file_id.in_(list(file_ids)))
+        return await self._delete_rows(
+            [
+                StoredFile.team_id == team_id,
+                StoredFile.bucket == DATASET_BUCKET,
+                StoredFile.id.in_(list(file_ids)),
+                StoredFile.id.not_in(used),
+            ]
+        )
 
     async def _delete_rows(self, where: list[Any]) -> int:
         async with self.db.transaction() as session:

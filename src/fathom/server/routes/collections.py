@@ -360,7 +360,10 @@ async def delete_collection(
     request: Request, auth: AuthContext = Depends(kb_caller), payload: CollectionId = parsed(CollectionId)
 ) -> dict[str, Any]:
     collection = await load_collection(request, auth, payload.id, "write")
-    await platform_of(request).datasets.delete_collection(auth.team_id, collection.id)
+    platform = platform_of(request)
+    await platform.datasets.delete_collection(auth.team_id, collection.id)
+    if collection.file_id:  # the file it was imported from goes too (the team's storage quota goes down)
+        await platform.files.delete_unused(auth.team_id, [collection.file_id])
     return envelope(None)
 
 

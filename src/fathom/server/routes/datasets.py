@@ -203,7 +203,10 @@ async def delete_dataset(
     request: Request, auth: AuthContext = Depends(kb_caller), payload: DatasetId = parsed(DatasetId)
 ) -> dict[str, Any]:
     dataset, _ = await load_dataset(request, auth, payload.id, "manage")
-    await platform_of(request).datasets.delete_dataset(auth.team_id, dataset.id)
+    platform = platform_of(request)
+    file_ids = await platform.datasets.file_ids(auth.team_id, dataset.id)
+    await platform.datasets.delete_dataset(auth.team_id, dataset.id)
+    await platform.files.delete_unused(auth.team_id, file_ids)  # the team's storage quota goes down
     return envelope(None)
 
 

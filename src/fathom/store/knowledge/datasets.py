@@ -259,6 +259,18 @@ class SqlDatasetRepository:
         async with self.db.sessions() as session:
             return collection_record(await self._collection(session, team_id, collection_id))
 
+    async def file_ids(self, team_id: str, dataset_id: str) -> list[str]:
+        """The stored files the dataset's collections were imported from."""
+        async with self.db.sessions() as session:
+            rows = await session.scalars(
+                select(Collection.file_id).where(
+                    Collection.team_id == team_id,
+                    Collection.dataset_id == dataset_id,
+                    Collection.file_id.is_not(None),
+                )
+            )
+            return [str(file_id) for file_id in rows]
+
     async def get_collection_source(self, collection_id: str) -> tuple[str | None, str | None, str | None]:
         """(raw_text, raw_link, file_id) for the ingestion job."""
         async with self.db.sessions() as session:
