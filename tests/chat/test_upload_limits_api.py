@@ -11,6 +11,7 @@ import itertools
 import json
 import os
 from collections.abc import Iterator
+from concurrent.futures import ThreadPoolExecutor
 from pathlib import Path
 from typing import Any
 
@@ -139,6 +140,20 @@ def test_one_upload_more_than_the_rate_is_a_429_per_caller(server: ChatServer) -
         assert "at most 4 a minute" in message and "FATHOM_UPLOAD_RATE_PER_MINUTE" in message
         assert late.headers["retry-after"] == "60"
         _ok(_upload(other, {"appId": app_id, "chatId": "r0"}))  # another key of the same app: its own count
+
+
+def test_racing_uploads_of_one_caller_never_pass_the_rate(server: ChatServer) -> None:
+    app_id = _file_app(server)
+    key = server.app_key(app_id)
+
+    def one(n: int) -> int:
+        with server.client(key) as client:
+            return _upload(client, {"appId": app_id, "chatId": f"race{n}"}).status_code
+
+    with ThreadPoolExecutor(max_workers=12) as pool:
+        statuses = list(pool.map(one, range(12)))
+    assert statuses.count(200) <= RATE
+    assert set(statuses) <= {200, 429}
 
 
 def test_chat_files_knowledge_base_files_and_previews_share_one_count(server: ChatServer) -> None:
