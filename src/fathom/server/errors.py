@@ -136,6 +136,7 @@ LABELS: dict[str, tuple[str, str]] = {
     "conflict": ("Conflict", "冲突"),
     "csrfTokenInvalid": ("CSRF token missing or wrong", "CSRF 令牌缺失或错误"),
     "tooManyRequests": ("Too many requests", "请求过于频繁"),
+    "teamStorageExceeded": ("Team file storage is full", "团队文件存储空间已满"),
     "invitationInvalid": ("Invitation link invalid", "邀请链接无效"),
 }
 #: errors whose message names the field (FastGPT's schema errors do the same), not FastGPT's fixed text
