@@ -4,7 +4,7 @@ sha256: a shared copy goes with its last row), and the app and chat of every cha
 (read from its key ``chat/app/{appId}/{uid}/{chatId}/{fileId}-{name}``)
 
 Revision ID: 0015
-Revises: 0013
+Revises: 0014
 Create Date: 2026-12-03
 """
 
@@ -14,7 +14,7 @@ import sqlalchemy as sa
 from alembic import op
 
 revision = "0015"
-down_revision = "0013"
+down_revision = "0014"
 branch_labels = None
 depends_on = None
 
