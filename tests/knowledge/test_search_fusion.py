@@ -60,8 +60,8 @@ def test_hand_computed_example(normalization: str, weight: float, expected: dict
     fused = convex_combination(_legs(EMBEDDING, FULL_TEXT, weight), normalization=normalization)  # type: ignore[arg-type]
     assert [item.id for item in fused] == list(expected)
     for position, item in enumerate(fused):
-        assert item.score_of("convex") == pytest.approx(expected[item.id])
-        convex = next(s for s in item.score if s.type == "convex")
+        assert item.score_of("rrf") == pytest.approx(expected[item.id])
+        convex = next(s for s in item.score if s.type == "rrf")
         assert convex.index == position
         entry = item.trace.stages[-1]
         assert (entry.stage, entry.rank) == ("convex", position)
@@ -73,12 +73,12 @@ def test_raw_scores_merge_and_trace_names_both_legs() -> None:
     b = fused[0]
     assert b.id == "b"
     assert b.score_of("embedding") == 0.6 and b.score_of("fullText") == 10.0
-    assert [s.type for s in b.score] == ["embedding", "fullText", "convex"]
+    assert [s.type for s in b.score] == ["embedding", "fullText", "rrf"]
     detail = b.trace.stages[-1].detail or ""
     assert "embedding#2 0.6→0.8889×0.5" in detail and "fullText#1 10→1.0000×0.5" in detail
     a = fused[1]
     assert "fullText missing→0" in (a.trace.stages[-1].detail or "")
-    assert a.score_of("rrf") is None
+    assert a.score_of("fullText") is None and [s.type for s in a.score] == ["embedding", "rrf"]
 
 
 def test_normalize_scores_edges() -> None:
@@ -105,7 +105,7 @@ def test_an_id_repeated_within_a_list_counts_once_at_its_best_rank() -> None:
     ]
     fused = convex_combination(legs, normalization="minmax")
     assert [item.id for item in fused] == ["a", "b"]
-    assert fused[0].score_of("convex") == pytest.approx(0.5)
+    assert fused[0].score_of("rrf") == pytest.approx(0.5)
 
 
 # ---- properties -------------------------------------------------------------------------------------
@@ -134,10 +134,10 @@ def test_output_is_a_permutation_of_the_union_with_scores_in_unit_range(
     fused = convex_combination(_legs(embedding, full_text, weight), normalization=norm)  # type: ignore[arg-type]
     ids = [item.id for item in fused]
     assert sorted(ids) == sorted({i for i, _ in embedding} | {i for i, _ in full_text})
-    values = [item.score_of("convex") for item in fused]
+    values = [item.score_of("rrf") for item in fused]
     assert all(value is not None and 0.0 <= value <= 1.0 for value in values)
     assert values == sorted(values, reverse=True)  # type: ignore[type-var]
-    assert [entry.index for item in fused for entry in item.score if entry.type == "convex"] == list(
+    assert [entry.index for item in fused for entry in item.score if entry.type == "rrf"] == list(
         range(len(fused))
     )
 
@@ -158,7 +158,7 @@ def test_weight_one_keeps_embedding_order_and_weight_zero_full_text_order(
 
 
 def _fused_score(fused: list[SearchDataItem], data_id: str) -> float:
-    value = next(item for item in fused if item.id == data_id).score_of("convex")
+    value = next(item for item in fused if item.id == data_id).score_of("rrf")
     assert value is not None
     return value
 
@@ -169,8 +169,8 @@ def _above(fused: list[SearchDataItem], data_id: str) -> set[str]:
     return {
         item.id
         for item in fused
-        if (item.score_of("convex") or 0.0) > mine
-        and not math.isclose(item.score_of("convex") or 0.0, mine, abs_tol=1e-12)
+        if (item.score_of("rrf") or 0.0) > mine
+        and not math.isclose(item.score_of("rrf") or 0.0, mine, abs_tol=1e-12)
     }
 
 

@@ -89,7 +89,7 @@ def test_full_coverage_default_is_plain_convex_and_rrf_is_fastgpt(
     )
     assert DEFAULT_FUSION == "convex"
     assert [i.id for i in default] == [i.id for i in convex]
-    assert [i.score_of("convex") for i in default] == [i.score_of("convex") for i in convex]
+    assert [i.score_of("rrf") for i in default] == [i.score_of("rrf") for i in convex]
     # ``fusion: "rrf"`` is FastGPT's formula with the weights as sent, whatever the coverage
     rrf = fuse_legs(embedding, full_text, weight=weight, fusion="rrf", coverage=0.1)
     fastgpt = dataset_search_result_concat(
@@ -138,7 +138,8 @@ def test_a_single_leg_is_returned_unchanged_by_default() -> None:
     only = fuse_legs(embedding, [], weight=0.5, fusion=None, coverage=1.0)
     assert [(i.id, [s.type for s in i.score]) for i in only] == [("a", ["embedding"]), ("b", ["embedding"])]
     scored = fuse_legs(embedding, [], weight=0.5, fusion="convex", coverage=1.0)
-    assert all(i.score_of("convex") is not None for i in scored)  # explicit convex scores one list
+    assert all(i.score_of("rrf") is not None for i in scored)  # explicit convex scores one list
+    assert all(i.trace.stages[-1].stage == "convex" for i in scored)
 
 
 class _Measured:

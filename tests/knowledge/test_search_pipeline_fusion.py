@@ -71,17 +71,18 @@ def test_fusion_is_optional_on_the_wire() -> None:
 async def test_convex_fusion_scores_and_traces_every_item(backend: Backend) -> None:
     res = await backend.search(fusion="convex")
     assert res.search_res
-    values = [item.score_of("convex") for item in res.search_res]
+    # the fused score keeps FastGPT's type (rrf); the trace's stage says the convex formula made it
+    values = [item.score_of("rrf") for item in res.search_res]
     assert all(v is not None and 0 <= v <= 1 for v in values)
     assert values == sorted(values, reverse=True)  # type: ignore[type-var]
     for position, item in enumerate(res.search_res):
-        assert item.score_of("rrf") is None
+        assert [s.type for s in item.score].count("rrf") == 1
         (entry,) = [e for e in item.trace.stages if e.stage == "convex"]
-        assert entry.rank == position and entry.score == item.score_of("convex")
+        assert entry.rank == position and entry.score == item.score_of("rrf")
         assert "embedding#" in (entry.detail or "") or "fullText#" in (entry.detail or "")
     top = res.search_res[0]
     assert top.id == "d0"
-    assert {s.type for s in top.score} == {"embedding", "fullText", "convex"}
+    assert {s.type for s in top.score} == {"embedding", "fullText", "rrf"}
     assert [e.stage for e in top.trace.stages][:3] == ["embeddingRecall", "fullTextRecall", "convex"]
 
 
@@ -92,9 +93,13 @@ async def test_no_fusion_or_an_unknown_one_is_the_default_and_rrf_is_fastgpts(ba
     # an English query is read whole by MiniLM: the default is plain convex min-max at the sent weight
     assert [i.id for i in default.search_res] == [i.id for i in unknown.search_res]
     assert [i.id for i in default.search_res] == [i.id for i in convex.search_res]
-    assert all(i.score_of("convex") is not None and i.score_of("rrf") is None for i in default.search_res)
+    stages = [{e.stage for e in i.trace.stages} for i in default.search_res]
+    assert all("convex" in s and "rrf" not in s for s in stages)
     rrf = await backend.search(fusion="rrf")
-    assert all(i.score_of("rrf") is not None and i.score_of("convex") is None for i in rrf.search_res)
+    stages = [{e.stage for e in i.trace.stages} for i in rrf.search_res]
+    assert all("rrf" in s and "convex" not in s for s in stages)
+    # either way the fused score is typed as FastGPT types it
+    assert all(i.score_of("rrf") is not None for i in [*default.search_res, *rrf.search_res])
 
 
 async def test_convex_weights_at_the_ends_follow_one_leg(backend: Backend) -> None:
@@ -102,9 +107,7 @@ async def test_convex_weights_at_the_ends_follow_one_leg(backend: Backend) -> No
     vectors = await backend.search(fusion="convex", embeddingWeight=1.0)
     # weight 1 drops the full-text leg as RRF does; the embedding leg keeps its order and gets scored
     assert [i.id for i in vectors.search_res] == [i.id for i in embedding_only.search_res][:80]
-    assert all(
-        i.score_of("fullText") is None and i.score_of("convex") is not None for i in vectors.search_res
-    )
+    assert all(i.score_of("fullText") is None and i.score_of("rrf") is not None for i in vectors.search_res)
     full_text_only = await backend.search(searchMode="fullTextRecall")
     full_text = await backend.search(fusion="convex", embeddingWeight=0.0)
     assert [i.id for i in full_text.search_res] == [i.id for i in full_text_only.search_res][:60]
@@ -126,4 +129,4 @@ async def test_convex_value_is_the_weighted_sum_of_normalised_leg_scores(
     for item in items:
         e = (cosines[item.id] - low_e) / (high_e - low_e)  # type: ignore[operator]
         f = (bm25[item.id] - low_f) / (high_f - low_f) if item.id in bm25 else 0.0  # type: ignore[operator]
-        assert item.score_of("convex") == pytest.approx(0.7 * e + 0.3 * f)
+        assert item.score_of("rrf") == pytest.approx(0.7 * e + 0.3 * f)

@@ -21,14 +21,16 @@ heaviest leg, then in the next one, then by first appearance, so weight 1 reprod
 and weight 0 the second's. Unlike RRF, a leg is kept even at weight 0 (its items rank after the others);
 the pipeline drops legs whose weight is <= 0, as it does for RRF.
 
-Every fused item gets a ``convex`` score (value, final position) and a ``convex`` trace entry whose detail
-names each leg's raw and normalised value; an ``rrf`` score a leg carried (several queries fused per leg)
-is removed, since it no longer describes the order. With several queries a leg's raw score is the best
-one over the queries (score arrays merge by maximum). The fused value has its own score type rather than
-``rrf``: nothing downstream reads ``rrf`` values (the similarity filter reads ``embedding``/``reRank``;
-rerank fusion and the concat node fuse by rank and set a new ``rrf``), and a convex value is not an RRF
-sum, so the type says which formula made it. Repeated ids merge like RRF's: score arrays per type keep the
-larger value, trace stages are united, other fields come from the first occurrence.
+Every fused item gets a fused score typed ``rrf`` (value, final position) and a ``convex`` trace entry
+whose detail names each leg's raw and normalised value. The score keeps FastGPT's type for "the fused
+score" because the API's ``score[].type`` is FastGPT's vocabulary (``embedding``, ``fullText``,
+``reRank``, ``rrf``), which every FastGPT client knows; which formula made the value is Fathom's detail,
+told by the trace's stage (``convex`` or ``rrf``). Nothing downstream reads an ``rrf`` value as an RRF
+sum (the similarity filter reads ``embedding``/``reRank``; rerank fusion and the concat node fuse by rank
+and set a fresh ``rrf``). An ``rrf`` score a leg carried (several queries fused per leg) is replaced. With
+several queries a leg's raw score is the best one over the queries (score arrays merge by maximum).
+Repeated ids merge like RRF's: score arrays per type keep the larger value, trace stages are united,
+other fields come from the first occurrence.
 """
 
 from __future__ import annotations
@@ -128,8 +130,8 @@ def convex_combination(
     for position, data_id in enumerate(order):
         item = fused[data_id]
         value = max(0.0, min(sums[data_id], cap))
-        scores = [s for s in item.score if s.type not in ("convex", "rrf")]
-        scores.append(SearchScore(type="convex", value=value, index=position))
+        scores = [s for s in item.score if s.type != "rrf"]
+        scores.append(SearchScore(type="rrf", value=value, index=position))
         missing = [names[i] for i, leg_rank in enumerate(ranks[data_id]) if leg_rank == math.inf]
         detail = " + ".join(details[data_id]) + "".join(f" + {name} missing→0" for name in missing)
         entry = TraceEntry(stage=stage, score=value, rank=position, detail=detail)

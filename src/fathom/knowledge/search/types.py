@@ -16,8 +16,9 @@ from typing import Any, Literal, Self
 
 from pydantic import BaseModel, ConfigDict, Field
 
-# ``convex`` is Fathom's: the fused value of ``fusion: "convex"`` (FastGPT clients never request it)
-ScoreType = Literal["embedding", "fullText", "reRank", "rrf", "convex"]
+# FastGPT's score types: ``rrf`` is the fused score of a mixed search, whichever fusion made it (the trace
+# stage, ``rrf`` or ``convex``, says which)
+ScoreType = Literal["embedding", "fullText", "reRank", "rrf"]
 SearchMode = Literal["embedding", "fullTextRecall", "mixedRecall"]
 SEARCH_MODES: tuple[SearchMode, ...] = ("embedding", "fullTextRecall", "mixedRecall")
 
