@@ -211,6 +211,12 @@ def test_detail_non_stream_has_response_data_and_new_variables(
     reply = post(chat_server, app_key, body).json()
     assert reply["choices"][0]["message"]["content"] == "Detailed."
     assert [r["moduleType"] for r in reply["responseData"]] == ["workflowStart", "chatNode"]
+    # FastGPT's getHistoryPreview: roles as chat items name them, the answer last
+    assert reply["responseData"][1]["historyPreview"] == [
+        {"obj": "System", "value": "Be brief."},
+        {"obj": "Human", "value": "q"},
+        {"obj": "AI", "value": "Detailed."},
+    ]
     assert reply["newVariables"]["lang"] == "en"
     plain = post(chat_server, app_key, {"messages": [{"role": "user", "content": "q"}]}).json()
     assert "responseData" not in plain and "newVariables" not in plain

@@ -25,6 +25,43 @@ from fathom.workflow.prompts import (
 from fathom.workflow.variables import chat_value_to_text, get_histories, replace_variable
 
 DEFAULT_QUOTE_BUDGET = 13000
+#: FastGPT's chat node keeps this many characters at each end of the first system prompt and of the last
+#: two messages in ``historyPreview``; every other message keeps 50 at each end (``getHistoryPreview``)
+PREVIEW_EDGE, PREVIEW_MIDDLE = 10000, 50
+_PREVIEW_ROLES = {"system": "System", "user": "Human", "assistant": "AI"}
+
+
+def _slice_start_end(text: str, start: int, end: int) -> str:
+    """FastGPT's ``sliceStrStartEnd``: the first ``start`` and last ``end`` characters of a long text."""
+    if len(text) <= start + end:
+        return text
+    return f"{text[:start]}\n\n...[hide {len(text) - start - end} chars]...\n\n{text[-end:]}"
+
+
+def _preview_text(message: dict[str, Any]) -> str:
+    content = message.get("content")
+    if isinstance(content, list):
+        content = "\n".join(
+            str(part.get("text") or "") for part in content if isinstance(part, dict) and part.get("text")
+        )
+    text = str(content or "").strip() if message.get("role") == "assistant" else str(content or "")
+    if not text and message.get("role") == "assistant":
+        calls = message.get("tool_calls") or []
+        text = ",".join(str((call.get("function") or {}).get("name") or "") for call in calls)
+    return text
+
+
+def history_preview(messages: list[dict[str, Any]]) -> list[dict[str, str]]:
+    """FastGPT's ``historyPreview`` of a chat node: every message of the completion (the answer too) as
+    ``{obj: System | Human | AI, value}``, tool messages left out, long texts cut in the middle."""
+    kept = [m for m in messages if m.get("role") in _PREVIEW_ROLES]
+    preview = []
+    for position, message in enumerate(kept):
+        obj = _PREVIEW_ROLES[str(message["role"])]
+        edge = (obj == "System" and position == 0) or position >= len(kept) - 2
+        size = PREVIEW_EDGE if edge else PREVIEW_MIDDLE
+        preview.append({"obj": obj, "value": _slice_start_end(_preview_text(message), size, size)})
+    return preview
 
 
 def node_error(message: str) -> DispatchResponse:
@@ -179,7 +216,7 @@ async def dispatch_chat_completion(ctx: NodeContext) -> DispatchResponse:
             "query": question,
             "maxToken": request.get("max_tokens"),
             "reasoningText": result.reasoning,
-            "historyPreview": [{"obj": m["role"], "value": m["content"][:1000]} for m in messages[-10:]],
+            "historyPreview": history_preview([*messages, {"role": "assistant", "content": answer}]),
             "contextTotalLen": len(messages) + 1,
             "finishReason": result.finish_reason,
             "quoteList": [item.model_dump(by_alias=True, mode="json", exclude={"trace"}) for item in kept],
