@@ -123,6 +123,7 @@ class Platform:
             self.files,
             self.egress.client,
             max_attempts=self.settings.job_max_attempts,
+            usage=self.usage,
         )
         self.search = DatasetSearchService(
             self.datasets,

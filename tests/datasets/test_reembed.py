@@ -16,7 +16,7 @@ from sqlalchemy import func, select
 from fathom.config import Settings
 from fathom.datasets import REEMBED_JOB_KIND, EmbedderResolver, ReembedService
 from fathom.datasets.embedders import UnknownEmbeddingModel
-from fathom.datasets.ingest import PushRow
+from fathom.datasets.ingest import PushIndex, PushRow
 from fathom.llm import ModelRegistry
 from fathom.llm.model_config import ModelConfig
 from fathom.platform import Bootstrap, Platform
@@ -26,7 +26,9 @@ from fathom.store.models import DataIndex
 from fathom.testing import ScriptedOpenAIServer
 
 ROWS = [
-    PushRow("Refunds reach the original card within five working days.", indexes=("money back timing",)),
+    PushRow(
+        "Refunds reach the original card within five working days.", indexes=(PushIndex("money back timing"),)
+    ),
     PushRow("Parcels ship from Rotterdam and arrive within three days."),
     PushRow("Every device carries a two year warranty against faults.", "Warranty answer."),
     PushRow("Support answers email within one business day."),

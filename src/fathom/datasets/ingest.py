@@ -22,6 +22,7 @@ import httpx
 from fathom.datasets.auto_model import choose_model
 from fathom.datasets.chunking import collection_chunk_settings, split_collection_text
 from fathom.datasets.embedders import EmbedderResolver
+from fathom.datasets.training_usage import UsageSink, embedding_tokens, training_usage
 from fathom.knowledge.chunk_settings import ChunkSettings, split_chunk_indexes
 from fathom.knowledge.parse import DocumentParseError, decode_text, parse_document
 from fathom.llm import count_tokens
@@ -60,12 +61,20 @@ def is_permanent(exc: BaseException) -> bool:
 
 
 @dataclass(frozen=True)
+class PushIndex:
+    """An extra index text of a pushed row and its FastGPT type (``custom``, ``summary``, ``question``…)."""
+
+    text: str
+    type: str = "custom"
+
+
+@dataclass(frozen=True)
 class PushRow:
     """A ready-made row: main text, auxiliary text, and extra (custom) index texts."""
 
     q: str
     a: str = ""
-    indexes: tuple[str, ...] = ()
+    indexes: tuple[PushIndex, ...] = ()
 
 
 @dataclass(frozen=True)
@@ -85,7 +94,9 @@ class IngestionService:
         http_client: HttpClientFactory | None = None,
         *,
         max_attempts: int = 3,
+        usage: UsageSink | None = None,
     ) -> None:
+        self.usage = usage
         self.datasets = datasets
         self.chunks = chunks
         self.jobs = jobs
@@ -94,11 +105,13 @@ class IngestionService:
         self.http_client = http_client
         self.max_attempts = max_attempts
 
-    async def enqueue(self, collection: CollectionRecord) -> JobRecord:
-        """Queue the ingestion of a collection (its status stays ``waiting`` until a worker claims it)."""
+    async def enqueue(self, collection: CollectionRecord, *, bill_id: str | None = None) -> JobRecord:
+        """Queue the ingestion of a collection (its status stays ``waiting`` until a worker claims it);
+        its embedding usage is recorded under ``bill_id`` (a training bill) when given."""
+        payload = {"collectionId": collection.id, **({"billId": bill_id} if bill_id else {})}
         return await self.jobs.enqueue(
             INGEST_JOB_KIND,
-            {"collectionId": collection.id},
+            payload,
             team_id=collection.team_id,
             max_attempts=self.max_attempts,
             lane=collection.dataset_id,  # workers take knowledge bases round-robin
@@ -154,8 +167,9 @@ class IngestionService:
         collection_id = str(job.payload["collectionId"])
         collection = await self.datasets.get_collection(None, collection_id)
         final_attempt = job.attempts >= job.max_attempts
+        bill_id = job.payload.get("billId")
         try:
-            outcome = await self._ingest(collection)
+            outcome = await self._ingest(collection, bill_id if isinstance(bill_id, str) else None)
         except Exception as exc:
             message = f"{type(exc).__name__}: {exc}"
             if is_permanent(exc):
@@ -170,19 +184,31 @@ class IngestionService:
             raise
         return {"chunks": outcome.chunks, "skipped": outcome.skipped}
 
-    async def push_rows(self, collection: CollectionRecord, rows: Sequence[PushRow]) -> list[str]:
+    async def _record_usage(
+        self, collection: CollectionRecord, embedder: Any, tokens: int, bill_id: str | None
+    ) -> None:
+        if self.usage is not None and tokens > 0:
+            await self.usage.record(training_usage(collection, embedder, tokens, bill_id))
+
+    async def push_rows(
+        self, collection: CollectionRecord, rows: Sequence[PushRow], *, bill_id: str | None = None
+    ) -> list[str]:
         """Embed and write ready-made rows (FastGPT ``pushData``): each row's default indexes (q and a split
-        to the index size) plus its custom index texts. One transaction for the whole batch."""
+        to the index size) plus its custom index texts (typed as sent). One transaction for the whole
+        batch; the embedding usage is recorded under ``bill_id`` when given."""
         dataset = await self.datasets.get_dataset(collection.team_id, collection.dataset_id)
         dataset = await self._settled(dataset, "\n".join(f"{row.q}\n{row.a}" for row in rows))
         embedder = self.embedders.get(dataset.vector_model)
         settings = self.embedders.chunk_settings(dataset.vector_model)
         start = max(await self.chunks.written_chunk_indexes(collection.id), default=-1) + 1
-        texts = [(split_chunk_indexes(row.q, row.a, settings) or [row.q]) + list(row.indexes) for row in rows]
+        defaults = [split_chunk_indexes(row.q, row.a, settings) or [row.q] for row in rows]
+        texts = [
+            group + [index.text for index in row.indexes] for row, group in zip(rows, defaults, strict=True)
+        ]
         flat = [text for group in texts for text in group]
         vectors = await embedder.embed(flat) if flat else []
         writes, cursor = [], 0
-        for offset, (row, group) in enumerate(zip(rows, texts, strict=True)):
+        for offset, (row, group, default) in enumerate(zip(rows, texts, defaults, strict=True)):
             writes.append(
                 ChunkToWrite(
                     row.q,
@@ -190,12 +216,14 @@ class IngestionService:
                     start + offset,
                     group,
                     vectors[cursor : cursor + len(group)],
+                    index_types=["default"] * len(default) + [index.type for index in row.indexes],
                     tokens=count_tokens(row.q + row.a),
                 )
             )
             cursor += len(group)
         if not writes:
             return []
+        await self._record_usage(collection, embedder, embedding_tokens(flat), bill_id)
         ids = await self.chunks.write_chunks(
             collection.team_id, collection.dataset_id, collection.id, writes, model=embedder.model_id
         )
@@ -213,7 +241,7 @@ class IngestionService:
         settings = self._settings(collection, dataset.vector_model, dataset.chunk_settings)
         return len(split_collection_text(text, settings, qa_pairs=qa_pairs))
 
-    async def _ingest(self, collection: CollectionRecord) -> IngestionOutcome:
+    async def _ingest(self, collection: CollectionRecord, bill_id: str | None = None) -> IngestionOutcome:
         dataset = await self.datasets.get_dataset(collection.team_id, collection.dataset_id)
         await self.datasets.set_collection_state(collection.id, "parsing")
         qa_pairs = bool({**dataset.chunk_settings, **collection.chunk_settings}.get("qaPairs"))
@@ -227,28 +255,45 @@ class IngestionService:
         )
         embedder = self.embedders.get(dataset.vector_model)
         todo = [(i, piece) for i, piece in enumerate(pieces) if i not in done]
-        for start in range(0, len(todo), EMBED_BATCH_SIZE):
-            batch = todo[start : start + EMBED_BATCH_SIZE]
-            index_texts = [split_chunk_indexes(q, a, settings) or [q] for _, (q, a) in batch]
-            flat = [t for texts in index_texts for t in texts]
-            vectors = await embedder.embed(flat)
-            writes, cursor = [], 0
-            for (position, (q, a)), texts in zip(batch, index_texts, strict=True):
-                writes.append(
-                    ChunkToWrite(
-                        q=q,
-                        a=a,
-                        chunk_index=position,
-                        index_texts=texts,
-                        vectors=vectors[cursor : cursor + len(texts)],
-                        tokens=count_tokens(q + a),
-                    )
-                )
-                cursor += len(texts)
-            await self.chunks.write_chunks(
-                collection.team_id, collection.dataset_id, collection.id, writes, model=embedder.model_id
-            )
+        await self._embed_and_write(collection, settings, embedder, todo, bill_id)
         await self.datasets.set_collection_state(
             collection.id, "ready", chunks_total=len(pieces), chunks_done=len(pieces)
         )
         return IngestionOutcome(chunks=len(todo), skipped=len(done))
+
+    async def _embed_and_write(
+        self,
+        collection: CollectionRecord,
+        settings: ChunkSettings,
+        embedder: Any,
+        todo: list[tuple[int, tuple[str, str]]],
+        bill_id: str | None,
+    ) -> None:
+        """Embed and write the chunks not written yet, a batch per transaction; then record the tokens
+        embedded (also when the run failed part-way: the batches written stay, and were paid for)."""
+        tokens = 0
+        try:
+            for start in range(0, len(todo), EMBED_BATCH_SIZE):
+                batch = todo[start : start + EMBED_BATCH_SIZE]
+                index_texts = [split_chunk_indexes(q, a, settings) or [q] for _, (q, a) in batch]
+                flat = [t for texts in index_texts for t in texts]
+                vectors = await embedder.embed(flat)
+                tokens += embedding_tokens(flat)
+                writes, cursor = [], 0
+                for (position, (q, a)), texts in zip(batch, index_texts, strict=True):
+                    writes.append(
+                        ChunkToWrite(
+                            q=q,
+                            a=a,
+                            chunk_index=position,
+                            index_texts=texts,
+                            vectors=vectors[cursor : cursor + len(texts)],
+                            tokens=count_tokens(q + a),
+                        )
+                    )
+                    cursor += len(texts)
+                await self.chunks.write_chunks(
+                    collection.team_id, collection.dataset_id, collection.id, writes, model=embedder.model_id
+                )
+        finally:
+            await self._record_usage(collection, embedder, tokens, bill_id)

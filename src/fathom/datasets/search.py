@@ -64,7 +64,8 @@ class DatasetSearchService:
         self.count_tokens = count_tokens
 
     async def search(self, team_id: str, params: SearchDatasetDataParams | Mapping[str, Any]) -> Any:
-        """Run the pipeline over the team's datasets (another team's dataset id is NotFound).
+        """Run the pipeline over the team's datasets (another team's dataset id is NotFound), leaving out
+        their forbidden collections (``collection/update`` with ``forbid: true``).
 
         With ``usingReRank`` the reranker is the one given at construction, else the params' ``rerankModel``
         (a model of type ``rerank``; an unknown one raises ``UnknownRerankModel``), else the default rerank
@@ -81,6 +82,9 @@ class DatasetSearchService:
                 f"({', '.join(sorted(models))}); search them separately"
             )
         model_id = next(iter(models)) if models else self.embedders.default_model_id
+        forbidden = await self.datasets.forbidden_collection_ids(team_id, p.dataset_ids)
+        if forbidden:  # FastGPT leaves forbidden collections out of every search
+            p = p.copy_with({"forbid_collection_ids": sorted({*p.forbid_collection_ids, *forbidden})})
         return await search_dataset_data(
             p,
             embedder=self.embedders.query_embedder(model_id),

@@ -28,6 +28,7 @@ from fathom.server.routes import (
     chat_files,
     chat_logs,
     chunk_preview,
+    collection_edit,
     collections,
     console,
     data,
@@ -41,6 +42,7 @@ from fathom.server.routes import (
     share_links,
     team_access,
     tool_sets,
+    training_usage,
     usage,
 )
 from fathom.server.typed import NoParams, answers, parsed
@@ -119,6 +121,7 @@ def create_app(platform: Platform, *, run_workers: bool = True) -> FastAPI:
         datasets,
         dataset_update,
         collections,
+        collection_edit,
         chunk_preview,
         data,
         keys,
@@ -127,6 +130,7 @@ def create_app(platform: Platform, *, run_workers: bool = True) -> FastAPI:
         share_links,
         share_chat,
         usage,
+        training_usage,
         models,
         embed,
         api_docs,

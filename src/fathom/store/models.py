@@ -25,6 +25,7 @@ from sqlalchemy import (
     String,
     Text,
     UniqueConstraint,
+    false,
 )
 from sqlalchemy.engine import Dialect
 from sqlalchemy.orm import DeclarativeBase, Mapped, mapped_column
@@ -341,6 +342,7 @@ class Collection(Base):
     """A source inside a dataset (a file, a URL, pasted text) and its ingestion state."""
 
     __tablename__ = "collections"
+    __table_args__ = (Index("ix_collections_external_file", "dataset_id", "external_file_id"),)
     id: Mapped[str] = _id()
     team_id: Mapped[str] = _team_fk()
     dataset_id: Mapped[str] = mapped_column(
@@ -359,6 +361,10 @@ class Collection(Base):
     error: Mapped[str | None] = mapped_column(Text, nullable=True)
     chunks_total: Mapped[int] = mapped_column(Integer, nullable=False, default=0)
     chunks_done: Mapped[int] = mapped_column(Integer, nullable=False, default=0)
+    # FastGPT's externalFileId (a client's own id for the file), tag names, and forbid (left out of search)
+    external_file_id: Mapped[str | None] = mapped_column(String(200), nullable=True)
+    tags: Mapped[list[Any]] = mapped_column(JSON, nullable=False, default=list, server_default="[]")
+    forbid: Mapped[bool] = mapped_column(Boolean, nullable=False, default=False, server_default=false())
     created_at: Mapped[datetime] = _created()
     updated_at: Mapped[datetime] = mapped_column(UTCDateTime(), default=utcnow, onupdate=utcnow)
 
@@ -448,6 +454,22 @@ class UsageRecord(Base):
     input_tokens: Mapped[int] = mapped_column(Integer, nullable=False, default=0)
     output_tokens: Mapped[int] = mapped_column(Integer, nullable=False, default=0)
     total_points: Mapped[float] = mapped_column(Float, nullable=False, default=0.0)
+    # the training bill (``TrainingBill``) a training's record belongs to
+    bill_id: Mapped[str | None] = mapped_column(String(24), nullable=True, index=True)
+    created_at: Mapped[datetime] = _created()
+
+
+class TrainingBill(Base):
+    """FastGPT's training usage (``createTrainingUsage``): a name under which the usage records of the
+    trainings that name its id (``billId``) are grouped."""
+
+    __tablename__ = "training_bills"
+    id: Mapped[str] = _id()
+    team_id: Mapped[str] = _team_fk()
+    dataset_id: Mapped[str] = mapped_column(String(24), nullable=False)
+    name: Mapped[str] = mapped_column(String(200), nullable=False)
+    member_id: Mapped[str | None] = mapped_column(String(24), nullable=True)
+    api_key_id: Mapped[str | None] = mapped_column(String(24), nullable=True)
     created_at: Mapped[datetime] = _created()
 
 

@@ -197,6 +197,7 @@ class UsageRecord:
     total_points: float
     api_key_id: str | None = None
     created_at: datetime | None = None
+    bill_id: str | None = None  # the training bill (``createTrainingUsage``) it belongs to
 
 
 @dataclass(frozen=True)
@@ -307,6 +308,29 @@ class UsageSummaryRow:
     app_id: str | None
     input_tokens: int
     output_tokens: int
+    total_points: float
+    records: int
+
+
+@dataclass(frozen=True)
+class TrainingBillRecord:
+    """A training bill: ``createTrainingUsage``'s answer is its id (FastGPT's ``billId``)."""
+
+    id: str
+    team_id: str
+    dataset_id: str
+    name: str
+    created_at: datetime
+
+
+@dataclass(frozen=True)
+class BillTotals:
+    """The usage records of one training bill, summed."""
+
+    bill_id: str
+    name: str
+    dataset_id: str
+    input_tokens: int
     total_points: float
     records: int
 
@@ -483,6 +507,10 @@ class CollectionRecord:
     chunks_done: int
     created_at: datetime
     updated_at: datetime
+    parent_id: str | None = None
+    external_file_id: str | None = None
+    tags: tuple[str, ...] = ()  # tag names, in the order set
+    forbid: bool = False  # a forbidden collection is left out of every search
 
 
 @dataclass(frozen=True)

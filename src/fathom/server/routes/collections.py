@@ -12,6 +12,14 @@ from fathom.server.auth import AuthContext
 from fathom.server.errors import ApiError, envelope
 from fathom.server.json_body import check_storable
 from fathom.server.permissions import Need, permission_view, require_team_key
+from fathom.server.routes.collection_fields import (
+    BillId,
+    CollectionTags,
+    CreateTime,
+    ExternalFileId,
+    stored_fields,
+    training_bill,
+)
 from fathom.server.routes.common import ANY_METHOD, iso, platform_of
 from fathom.server.routes.dataset_models import (
     COLLECTION_NAME_MAX,
@@ -42,8 +50,17 @@ def _no_folder(value: Any) -> None:
         raise ValueError("collection folders are not supported; leave it out")
 
 
-class NewCollection(ChunkSettings):
-    """What every collection import reads: the knowledge base, how to train, the chunk settings."""
+class CollectionFields(ApiModel):
+    """What FastGPT keeps of a collection beyond its source: tags, its file's id and creation time."""
+
+    tags: CollectionTags = None
+    createTime: CreateTime = None
+    externalFileId: ExternalFileId = None
+
+
+class NewCollection(ChunkSettings, CollectionFields):
+    """What every collection import reads: the knowledge base, how to train, the chunk settings, and the
+    training bill (``createTrainingUsage``) its embedding usage is recorded under."""
 
     datasetId: ObjectId
     trainingType: Annotated[Literal["chunk", "qa", "auto"] | None, BLANK_IS_NONE] = Field(
@@ -51,6 +68,7 @@ class NewCollection(ChunkSettings):
     )
     metadata: Annotated[dict[str, Any] | None, BeforeValidator(_empty_as_none)] = None
     parentId: Annotated[None, BeforeValidator(_no_folder)] = None
+    billId: BillId = None
 
 
 class CreateEmpty(NewCollection):
@@ -106,18 +124,19 @@ def training_amount(collection: CollectionRecord) -> int:
 def collection_view(collection: CollectionRecord, queue_position: int | None = None) -> dict[str, Any]:
     return {
         "_id": collection.id,
-        "parentId": None,
+        "parentId": collection.parent_id,
         "datasetId": collection.dataset_id,
         "teamId": collection.team_id,
         "name": collection.name,
         "type": collection.type,
-        "forbid": False,
+        "forbid": collection.forbid,
         "createTime": iso(collection.created_at),
         "updateTime": iso(collection.updated_at),
         "trainingType": collection.training_type,
         "fileId": collection.file_id,
         "rawLink": collection.raw_link,
-        "tags": [],
+        "tags": list(collection.tags),
+        "externalFileId": collection.external_file_id,
         "metadata": collection.metadata,
         "sourceName": collection.name,
         "sourceId": collection.file_id or collection.raw_link or collection.id,
@@ -138,12 +157,11 @@ def owned_view(
     collection: CollectionRecord, auth: AuthContext, owner: str | None, queue_position: int | None = None
 ) -> dict[str, Any]:
     """:func:`collection_view` plus FastGPT's ``tmbId`` and ``permission`` (both the knowledge base's:
-    a collection inherits its dataset's permission) and ``externalFileId`` (Fathom has no external files)."""
+    a collection inherits its dataset's permission)."""
     return {
         **collection_view(collection, queue_position),
         "tmbId": owner,
         "permission": permission_view(auth, owner),
-        "externalFileId": None,
     }
 
 
@@ -171,6 +189,7 @@ async def _create(
     when the text is at hand (a text import), else 0 (a link or file is parsed by the job)."""
     platform = platform_of(request)
     dataset, _ = await load_dataset(request, auth, payload.datasetId, "write")
+    bill_id = await training_bill(request, auth, payload.billId)
     training_type = payload.trainingType or "chunk"
     collection = await platform.datasets.create_collection(
         auth.team_id,
@@ -180,11 +199,12 @@ async def _create(
         training_type="chunk" if training_type == "auto" else training_type,
         chunk_settings=payload.chunk_settings(),
         metadata=payload.metadata or {},
+        **stored_fields(payload),
         **source,
     )
     raw_text = source.get("raw_text")
     insert_len = await platform.ingestion.count_chunks(collection, raw_text) if raw_text else 0
-    await platform.ingestion.enqueue(collection)
+    await platform.ingestion.enqueue(collection, bill_id=bill_id)
     return envelope(
         {
             "collectionId": collection.id,
@@ -205,12 +225,17 @@ CREATED = answers(CollectionCreated, description="The new collection, its ingest
 async def create_empty(
     request: Request, auth: AuthContext = Depends(kb_caller), payload: CreateEmpty = parsed(CreateEmpty)
 ) -> dict[str, Any]:
-    """FastGPT's ``{datasetId, name, type: "virtual", metadata?}`` → the new collection's id. The
+    """FastGPT's ``{datasetId, name, type: "virtual", metadata?, tags?}`` → the new collection's id. The
     collection is ready at once and holds the rows pushed into it."""
     platform = platform_of(request)
     dataset, _ = await load_dataset(request, auth, payload.datasetId, "write")
     collection = await platform.datasets.create_collection(
-        auth.team_id, dataset.id, payload.name, type="virtual", metadata=payload.metadata or {}
+        auth.team_id,
+        dataset.id,
+        payload.name,
+        type="virtual",
+        metadata=payload.metadata or {},
+        **stored_fields(payload),
     )
     await platform.datasets.set_collection_state(collection.id, "ready")
     return envelope(collection.id)
@@ -348,23 +373,6 @@ async def training_detail(
             "errorMsg": collection.error,
         }
     )
-
-
-@router.api_route(
-    "/api/core/dataset/collection/delete",
-    methods=ANY_METHOD,
-    summary="Delete a collection",
-    responses=answers(None),
-)
-async def delete_collection(
-    request: Request, auth: AuthContext = Depends(kb_caller), payload: CollectionId = parsed(CollectionId)
-) -> dict[str, Any]:
-    collection = await load_collection(request, auth, payload.id, "write")
-    platform = platform_of(request)
-    await platform.datasets.delete_collection(auth.team_id, collection.id)
-    if collection.file_id:  # the file it was imported from goes too (the team's storage quota goes down)
-        await platform.files.delete_unused(auth.team_id, [collection.file_id])
-    return envelope(None)
 
 
 @router.api_route(

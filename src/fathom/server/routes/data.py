@@ -2,17 +2,18 @@
 
 from __future__ import annotations
 
-from typing import Annotated, Any, ClassVar
+from typing import Annotated, Any, ClassVar, Literal
 
 from fastapi import APIRouter, Depends, Request
 from pydantic import AfterValidator, Field, model_validator
 
-from fathom.datasets.ingest import PushRow
+from fathom.datasets.ingest import PushIndex, PushRow
 from fathom.knowledge.chunk_settings import split_chunk_indexes
 from fathom.llm import count_tokens
 from fathom.server.auth import AuthContext
 from fathom.server.errors import ApiError, envelope, not_found
 from fathom.server.permissions import Need, require_team_key
+from fathom.server.routes.collection_fields import BillId, training_bill
 from fathom.server.routes.collections import load_collection
 from fathom.server.routes.common import ANY_METHOD, iso, platform_of
 from fathom.server.routes.dataset_models import DataList, DataView, InsertResults, NonBlank, Page
@@ -26,11 +27,15 @@ PUSH_MAX = 200
 MAX_CUSTOM_INDEXES = 5
 
 
+IndexType = Literal["default", "custom", "summary", "question", "image"]
+
+
 class Index(ApiModel):
-    """An index text of a row; ``type: "default"`` entries are regenerated from q and a."""
+    """An index text of a row; ``type: "default"`` entries are regenerated from q and a, any other
+    entry is kept with its type (absent: ``custom``, as FastGPT)."""
 
     text: NonBlank
-    type: Annotated[str | None, BLANK_IS_NONE] = Field(None, examples=["custom"])
+    type: Annotated[IndexType | None, BLANK_IS_NONE] = Field(None, examples=["custom"])
 
 
 def _few_custom(indexes: list[Index] | None) -> list[Index] | None:
@@ -54,10 +59,12 @@ class Row(ApiModel):
 
 
 class PushData(ApiModel):
-    """FastGPT's ``{collectionId, data: [{q, a?, indexes?}]}`` (rows with an empty q are dropped)."""
+    """FastGPT's ``{collectionId, data: [{q, a?, indexes?}], billId?}`` (rows with an empty q are
+    dropped; ``trainingType`` and ``prompt`` are accepted: the rows are stored as sent)."""
 
     collectionId: ObjectId
     data: list[Row] = Field(min_length=1, max_length=PUSH_MAX)
+    billId: BillId = None
 
     @model_validator(mode="before")
     @classmethod
@@ -117,9 +124,12 @@ def data_view(row: ChunkRow, team_id: str) -> dict[str, Any]:
     }
 
 
-def _custom_indexes(indexes: list[Index] | None) -> tuple[str, ...]:
-    """The custom index texts (entries typed ``default`` are regenerated from q and a)."""
-    return tuple(entry.text for entry in indexes or () if entry.type != "default")
+def _custom_indexes(indexes: list[Index] | None) -> tuple[PushIndex, ...]:
+    """The index texts kept as sent, with their types (entries typed ``default`` are regenerated from
+    q and a; an entry without a type is ``custom``)."""
+    return tuple(
+        PushIndex(entry.text, entry.type or "custom") for entry in indexes or () if entry.type != "default"
+    )
 
 
 @router.api_route(
@@ -132,12 +142,13 @@ async def push_data(
     request: Request, auth: AuthContext = Depends(kb_caller), payload: PushData = parsed(PushData)
 ) -> dict[str, Any]:
     collection = await load_collection(request, auth, payload.collectionId, "write")
+    bill_id = await training_bill(request, auth, payload.billId)
     rows = [
         PushRow(_text(item.q), _text(item.a), _custom_indexes(item.indexes))
         for item in payload.data
         if _text(item.q)  # FastGPT drops rows with an empty q
     ]
-    ready = await platform_of(request).ingestion.push_rows(collection, rows)
+    ready = await platform_of(request).ingestion.push_rows(collection, rows, bill_id=bill_id)
     return envelope({"insertLen": len(ready), "overToken": [], "repeat": [], "error": []})
 
 
@@ -219,7 +230,9 @@ async def update_data(
     platform = platform_of(request)
     dataset = await platform.datasets.get_dataset(auth.team_id, row.dataset_id)
     settings = platform.embedders.chunk_settings(dataset.vector_model)
-    texts = (split_chunk_indexes(q, a, settings) or [q]) + list(_custom_indexes(payload.indexes))
+    defaults = split_chunk_indexes(q, a, settings) or [q]
+    kept = _custom_indexes(payload.indexes)
+    texts = defaults + [index.text for index in kept]
     embedder = platform.embedders.get(dataset.vector_model)
     vectors = await embedder.embed(texts)
     await platform.chunks.update_chunk(
@@ -231,6 +244,7 @@ async def update_data(
         vectors=vectors,
         model=embedder.model_id,
         tokens=count_tokens(q + a),
+        index_types=["default"] * len(defaults) + [index.type for index in kept],
     )
     return envelope(None)
 

@@ -148,20 +148,20 @@ class CollectionView(BaseModel):
     ``chunksTotal``, ``chunksDone``, ``queuePosition``: 1 is next, null when not queued)."""
 
     id_: str = Field(alias="_id")
-    parentId: None
+    parentId: str | None = Field(description="Its folder (null: the knowledge base's root)")
     datasetId: str
     teamId: str
     tmbId: str | None
     name: str
     type: str
-    forbid: bool
+    forbid: bool = Field(description="A forbidden collection is left out of every search")
     createTime: str | None
     updateTime: str | None
     trainingType: str
     fileId: str | None
     rawLink: str | None
-    externalFileId: None
-    tags: list[str]
+    externalFileId: str | None = Field(description="The client's own id for the file, as sent")
+    tags: list[str] = Field(description="Tag names, in the order set")
     metadata: dict[str, Any]
     sourceName: str
     sourceId: str

@@ -46,11 +46,23 @@ class DayTotals(Totals):
     day: str
 
 
+class BillTotals(BaseModel):
+    """A training bill (``createTrainingUsage``) and the usage of the trainings that named it."""
+
+    billId: str
+    name: str
+    datasetId: str
+    inputTokens: int
+    totalPoints: float
+    records: int
+
+
 class UsageSummary(BaseModel):
     days: int
     rows: list[UsageRow]
     byApp: list[AppTotals]
     byDay: list[DayTotals]
+    byBill: list[BillTotals] = Field(description="Training bills made in these days, newest first")
     total: Totals
 
 
@@ -69,9 +81,12 @@ def _totals(rows: list[UsageSummaryRow]) -> dict[str, Any]:
 async def usage_summary(
     request: Request, auth: AuthContext = Depends(key_admin), payload: UsageQuery = parsed(UsageQuery)
 ) -> dict[str, Any]:
-    """``rows`` per (day, app), newest day first; ``byApp`` and ``byDay`` totals; ``total`` over all."""
+    """``rows`` per (day, app), newest day first; ``byApp`` and ``byDay`` totals; ``byBill``: each
+    training bill's totals (none when ``appId`` is given); ``total`` over all. Training (embedding an
+    import or a push) is recorded without an app: its rows have ``appId`` null."""
     days, app_id = payload.days, payload.appId
     rows = await platform_of(request).usage.summarize(auth.team_id, app_id=app_id, days=days)
+    bills = [] if app_id else await platform_of(request).usage.bill_totals(auth.team_id, days=days)
     names = {app.id: app.name for app in await platform_of(request).apps.list_apps(auth.team_id)}
     by_app: dict[str, list[UsageSummaryRow]] = {}
     by_day: dict[str, list[UsageSummaryRow]] = {}
@@ -98,6 +113,17 @@ async def usage_summary(
                 for key, group in sorted(by_app.items())
             ],
             "byDay": [{"day": day, **_totals(group)} for day, group in sorted(by_day.items())],
+            "byBill": [
+                {
+                    "billId": bill.bill_id,
+                    "name": bill.name,
+                    "datasetId": bill.dataset_id,
+                    "inputTokens": bill.input_tokens,
+                    "totalPoints": round(bill.total_points, 6),
+                    "records": bill.records,
+                }
+                for bill in bills
+            ],
             "total": _totals(rows),
         }
     )

@@ -51,7 +51,9 @@ class SqlChunkRepository:
         texts: Sequence[str],
         vectors: Sequence[Sequence[float]],
         model: str,
+        types: Sequence[str] = (),
     ) -> None:
+        """``types``: each text's index type (FastGPT's ``default``, ``custom``…); missing: default."""
         if len(texts) != len(vectors):
             raise ValueError(f"chunk {row.chunk_index}: {len(texts)} index texts but {len(vectors)} vectors")
         rows = [
@@ -64,8 +66,9 @@ class SqlChunkRepository:
                 model=model,
                 vector=vector,
                 is_postgres=self.db.is_postgres,
+                type_=types[position] if position < len(types) else "default",
             )
-            for index_text, vector in zip(texts, vectors, strict=True)
+            for position, (index_text, vector) in enumerate(zip(texts, vectors, strict=True))
         ]
         await insert_index_rows(session, self.db.is_postgres, rows, self._hnsw_dims)
 
@@ -148,15 +151,17 @@ class SqlChunkRepository:
         vectors: Sequence[Sequence[float]],
         model: str,
         tokens: int | None = None,
+        index_types: Sequence[str] = (),
     ) -> None:
-        """Replace a chunk's text (and its token count), index rows and full-text row in one transaction."""
+        """Replace a chunk's text (and its token count), index rows (typed by ``index_types``, default
+        when left out) and full-text row in one transaction."""
         async with self.db.transaction() as session:
             row = await session.get(DataChunk, data_id)
             if row is None or row.team_id != team_id:
                 raise NotFound(f"data {data_id} not found")
             row.q, row.a, row.tokens, row.updated_at = q, a, tokens, utcnow()
             await session.execute(delete(DataIndex).where(DataIndex.data_id == data_id))
-            await self._write_indexes(session, row, index_texts, vectors, model)
+            await self._write_indexes(session, row, index_texts, vectors, model, index_types)
             await self._write_fulltext(session, row.id, row.dataset_id, row.collection_id, f"{q}\n{a}")
             await bump_index_version(session, [row.dataset_id])
 

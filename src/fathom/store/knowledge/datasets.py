@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 from collections.abc import Sequence
+from datetime import datetime
 from typing import Any
 
 from sqlalchemy import delete, func, select, update
@@ -52,6 +53,10 @@ def collection_record(row: Collection) -> CollectionRecord:
         chunks_done=row.chunks_done,
         created_at=row.created_at,
         updated_at=row.updated_at,
+        parent_id=row.parent_id,
+        external_file_id=row.external_file_id,
+        tags=tuple(str(tag) for tag in row.tags or ()),
+        forbid=bool(row.forbid),
     )
 
 
@@ -228,7 +233,11 @@ class SqlDatasetRepository:
         training_type: str = "chunk",
         chunk_settings: dict[str, Any] | None = None,
         metadata: dict[str, Any] | None = None,
+        external_file_id: str | None = None,
+        tags: Sequence[str] = (),
+        created_at: datetime | None = None,
     ) -> CollectionRecord:
+        """``created_at``: FastGPT's ``createTime`` when the client sent one (else now)."""
         async with self.db.transaction() as session:
             await self._dataset(session, team_id, dataset_id)
             row = Collection(
@@ -242,6 +251,9 @@ class SqlDatasetRepository:
                 training_type=training_type,
                 chunk_settings=chunk_settings or {},
                 status="waiting",
+                external_file_id=external_file_id,
+                tags=list(tags),
+                **({"created_at": created_at} if created_at is not None else {}),
             )
             row.metadata_ = metadata or {}
             session.add(row)
@@ -270,6 +282,47 @@ class SqlDatasetRepository:
                 )
             )
             return [str(file_id) for file_id in rows]
+
+    async def find_external_file(self, team_id: str, dataset_id: str, external_file_id: str) -> str | None:
+        """The id of the dataset's collection with this ``externalFileId`` (the oldest, if several)."""
+        async with self.db.sessions() as session:
+            return await session.scalar(
+                select(Collection.id)
+                .where(
+                    Collection.team_id == team_id,
+                    Collection.dataset_id == dataset_id,
+                    Collection.external_file_id == external_file_id,
+                )
+                .order_by(Collection.created_at, Collection.id)
+                .limit(1)
+            )
+
+    async def update_collection(self, team_id: str, collection_id: str, **changes: Any) -> CollectionRecord:
+        """Set ``name``, ``tags``, ``forbid``, ``parent_id`` or ``created_at`` (only those given)."""
+        allowed = {"name", "tags", "forbid", "parent_id", "created_at"}
+        unknown = set(changes) - allowed
+        if unknown:
+            raise ValueError(f"cannot change {', '.join(sorted(unknown))}")
+        async with self.db.transaction() as session:
+            row = await self._collection(session, team_id, collection_id)
+            for key, value in changes.items():
+                setattr(row, key, list(value) if key == "tags" else value)
+            row.updated_at = utcnow()
+            await session.flush()
+            return collection_record(row)
+
+    async def forbidden_collection_ids(self, team_id: str, dataset_ids: Sequence[str]) -> list[str]:
+        """The forbidden collections of these datasets (a search leaves them out)."""
+        wanted = list(dict.fromkeys(dataset_ids))
+        if not wanted:
+            return []
+        params: dict[str, Any] = {"team": team_id}
+        marks = in_list("d", wanted, params)
+        rows = await self.db.read(
+            f"SELECT id FROM collections WHERE team_id = :team AND forbid = :yes AND dataset_id IN ({marks})",
+            {**params, "yes": True},
+        )
+        return [str(row[0]) for row in rows]
 
     async def get_collection_source(self, collection_id: str) -> tuple[str | None, str | None, str | None]:
         """(raw_text, raw_link, file_id) for the ingestion job."""
@@ -323,8 +376,15 @@ class SqlDatasetRepository:
 
     async def delete_collection(self, team_id: str, collection_id: str) -> None:
         """Delete a collection and its chunks from both indexes, in one transaction."""
+        await self.delete_collections(team_id, [collection_id])
+
+    async def delete_collections(self, team_id: str, collection_ids: Sequence[str]) -> None:
+        """Delete collections and their chunks from both indexes, all in one transaction (NotFound, and
+        nothing deleted, when one of them is not the team's)."""
+        ids = list(dict.fromkeys(collection_ids))
         async with self.db.transaction() as session:
-            row = await self._collection(session, team_id, collection_id)
-            await purge_collection_rows(session, [collection_id])
-            await bump_index_version(session, [row.dataset_id])
-            await session.delete(row)
+            rows = [await self._collection(session, team_id, collection_id) for collection_id in ids]
+            await purge_collection_rows(session, ids)
+            await bump_index_version(session, sorted({row.dataset_id for row in rows}))
+            for row in rows:
+                await session.delete(row)

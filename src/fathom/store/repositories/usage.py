@@ -5,11 +5,12 @@ from __future__ import annotations
 from datetime import timedelta
 
 from sqlalchemy import func, select
+from sqlalchemy.ext.asyncio import AsyncSession
 
 from fathom.store.db import Database
+from fathom.store.models import TrainingBill, utcnow
 from fathom.store.models import UsageRecord as UsageRow
-from fathom.store.models import utcnow
-from fathom.store.protocols import UsageRecord, UsageSummaryRow
+from fathom.store.protocols import BillTotals, NotFound, TrainingBillRecord, UsageRecord, UsageSummaryRow
 
 
 class SqlUsageRepository:
@@ -29,6 +30,7 @@ class SqlUsageRepository:
                     input_tokens=usage.input_tokens,
                     output_tokens=usage.output_tokens,
                     total_points=usage.total_points,
+                    bill_id=usage.bill_id,
                     **({"created_at": usage.created_at} if usage.created_at else {}),
                 )
             )
@@ -69,3 +71,71 @@ class SqlUsageRepository:
             )
             for r in rows
         ]
+
+    async def create_bill(
+        self,
+        team_id: str,
+        dataset_id: str,
+        name: str,
+        *,
+        member_id: str | None = None,
+        api_key_id: str | None = None,
+    ) -> TrainingBillRecord:
+        """A training bill (FastGPT's ``createTrainingUsage``): its id is the ``billId`` trainings name."""
+        async with self.db.transaction() as session:
+            row = TrainingBill(
+                team_id=team_id, dataset_id=dataset_id, name=name, member_id=member_id, api_key_id=api_key_id
+            )
+            session.add(row)
+            await session.flush()
+            return _bill_record(row)
+
+    async def get_bill(self, team_id: str, bill_id: str) -> TrainingBillRecord:
+        """The team's bill (another team's, or none, is NotFound)."""
+        async with self.db.sessions() as session:
+            return _bill_record(await _bill(session, team_id, bill_id))
+
+    async def bill_totals(self, team_id: str, *, days: int = 30) -> list[BillTotals]:
+        """Per training bill, its usage records of the last ``days`` days summed (newest bill first);
+        a bill without records yet is listed with zeros."""
+        since = utcnow() - timedelta(days=days)
+        query = (
+            select(
+                TrainingBill.id,
+                TrainingBill.name,
+                TrainingBill.dataset_id,
+                func.coalesce(func.sum(UsageRow.input_tokens), 0),
+                func.coalesce(func.sum(UsageRow.total_points), 0.0),
+                func.count(UsageRow.id),
+            )
+            .outerjoin(UsageRow, (UsageRow.bill_id == TrainingBill.id) & (UsageRow.created_at >= since))
+            .where(TrainingBill.team_id == team_id, TrainingBill.created_at >= since)
+            .group_by(TrainingBill.id, TrainingBill.name, TrainingBill.dataset_id, TrainingBill.created_at)
+            .order_by(TrainingBill.created_at.desc(), TrainingBill.id.desc())
+        )
+        async with self.db.sessions() as session:
+            rows = (await session.execute(query)).all()
+        return [
+            BillTotals(
+                bill_id=str(r[0]),
+                name=str(r[1]),
+                dataset_id=str(r[2]),
+                input_tokens=int(r[3] or 0),
+                total_points=float(r[4] or 0.0),
+                records=int(r[5]),
+            )
+            for r in rows
+        ]
+
+
+async def _bill(session: AsyncSession, team_id: str, bill_id: str) -> TrainingBill:
+    row = await session.get(TrainingBill, bill_id)
+    if row is None or row.team_id != team_id:
+        raise NotFound(f"billId {bill_id} not found")
+    return row
+
+
+def _bill_record(row: TrainingBill) -> TrainingBillRecord:
+    return TrainingBillRecord(
+        id=row.id, team_id=row.team_id, dataset_id=row.dataset_id, name=row.name, created_at=row.created_at
+    )
