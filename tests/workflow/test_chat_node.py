@@ -160,3 +160,26 @@ async def test_quote_prompt_only_when_the_quote_input_resolves(
     await run_workflow(graph(), query="q", variables=variables, services=services(server))
     system = server.chat_requests[0]["messages"][0]["content"]
     assert ("<Data>" in system or "<Reference>" in system or "quote" in system.lower()) is with_prompt, system
+
+
+def test_history_preview_is_fastgpts_get_history_preview() -> None:
+    """Roles as FastGPT's chat items name them; tool messages left out; the first system prompt and the
+    last two messages keep 10,000 characters at each end, every other message 50."""
+    from fathom.workflow.nodes.chat import history_preview
+
+    long = "x" * 20_050 + "y" * 50
+    preview = history_preview(
+        [
+            {"role": "system", "content": long},
+            {"role": "user", "content": [{"type": "text", "text": "a" * 120}, {"type": "image_url"}]},
+            {"role": "assistant", "content": None, "tool_calls": [{"function": {"name": "lookup"}}]},
+            {"role": "tool", "content": "result"},
+            {"role": "user", "content": "question"},
+            {"role": "assistant", "content": " answer "},
+        ]
+    )
+    assert [p["obj"] for p in preview] == ["System", "Human", "AI", "Human", "AI"]
+    assert preview[0]["value"] == "x" * 10_000 + "\n\n...[hide 100 chars]...\n\n" + "x" * 9_950 + "y" * 50
+    assert preview[1]["value"] == "a" * 50 + "\n\n...[hide 20 chars]...\n\n" + "a" * 50
+    assert preview[2]["value"] == "lookup"
+    assert preview[3:] == [{"obj": "Human", "value": "question"}, {"obj": "AI", "value": "answer"}]
