@@ -121,6 +121,18 @@ ROUTES: list[Route] = [
         lambda w: {"collectionId": w.collection_id},
         WRITE,
     ),
+    Route(
+        "PUT", "/api/core/dataset/collection/update", lambda w: {"id": w.collection_id, "tags": ["x"]}, WRITE
+    ),
+    Route(
+        "POST",
+        "/api/support/wallet/usage/createTrainingUsage",
+        lambda w: {"datasetId": w.dataset_id, "name": "import"},
+        WRITE,
+    ),
+    Route(
+        "POST", "/api/core/dataset/collection/delete", lambda w: {"collectionIds": [w.collection_id]}, WRITE
+    ),
     Route("DELETE", "/api/core/dataset/collection/delete", lambda w: {"id": w.collection_id}, WRITE),
     Route(
         "POST",
@@ -325,7 +337,12 @@ def call(client: httpx.Client, route: Route, values: dict[str, Any]) -> httpx.Re
 
 
 def made_up(values: dict[str, Any]) -> dict[str, Any]:
-    return {k: (FAKE if isinstance(v, str) and _OBJECT_ID.fullmatch(v) else v) for k, v in values.items()}
+    def fake(value: Any) -> Any:
+        if isinstance(value, list):
+            return [fake(item) for item in value]
+        return FAKE if isinstance(value, str) and _OBJECT_ID.fullmatch(value) else value
+
+    return {k: fake(v) for k, v in values.items()}
 
 
 def blanked(response: httpx.Response) -> tuple[int, str, str, Any]:
@@ -334,9 +351,13 @@ def blanked(response: httpx.Response) -> tuple[int, str, str, Any]:
     return response.status_code, body["statusText"], _OBJECT_ID.sub("<id>", body["message"]), body["data"]
 
 
+#: routes outside /api/core/dataset/ that are about a knowledge base (FastGPT's authDataset)
+DATASET_ROUTES = ("/api/support/wallet/usage/createTrainingUsage",)
+
+
 def refusal(path: str) -> str:
     """FastGPT's "not authorised" statusText for the resource a route is about."""
-    if path.startswith("/api/core/dataset/"):
+    if path.startswith("/api/core/dataset/") or path in DATASET_ROUTES:
         return "unAuthDataset"
     if path.startswith("/api/support/") and not path.startswith("/api/support/outLink/"):
         return "openapiUnAuth"
@@ -361,7 +382,8 @@ def missing(path: str) -> str:
         return "unExistCollection"
     if path in ("/api/support/outLink/update", "/api/support/outLink/delete"):
         return "outlinkUnExist"
-    return "unExistDataset" if path.startswith("/api/core/dataset/") else "appUnExist"
+    dataset_first = path.startswith("/api/core/dataset/") or path in DATASET_ROUTES
+    return "unExistDataset" if dataset_first else "appUnExist"
 
 
 def assert_refused(response: httpx.Response) -> None:
@@ -400,7 +422,10 @@ def test_another_teams_key_finds_our_ids_exactly_as_made_up_ones(world: World, r
     assert ours.json()["statusText"] == missing(route.path)
     assert blanked(ours) == blanked(fake)
     assert ours.json()["message"].count(FAKE) == 0
-    leaked = set(_OBJECT_ID.findall(ours.text)) - {v for v in values.values() if isinstance(v, str)}
+    sent = {v for v in values.values() if isinstance(v, str)} | {
+        item for v in values.values() if isinstance(v, list) for item in v if isinstance(item, str)
+    }
+    leaked = set(_OBJECT_ID.findall(ours.text)) - sent
     assert not leaked, f"the answer names ids the caller never sent: {leaked}"
 
 
