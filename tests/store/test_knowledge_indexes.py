@@ -156,7 +156,7 @@ async def test_deleting_a_collection_removes_it_from_both_indexes(database: Data
     corpus = await _corpus(database)
     scope = SearchScope(dataset_ids={corpus.dataset_id})
     assert await corpus.vectors.search(_vector(0), 8, scope)  # warm the in-memory matrix
-    await corpus.datasets.delete_collection(corpus.team_id, corpus.collections[0])
+    await corpus.datasets.delete_collections(corpus.team_id, [corpus.collections[0]])
     gone = set(corpus.data_ids[0::2])
     assert not {d for d, _ in await corpus.vectors.search(_vector(0), 8, scope)} & gone
     assert not {d for d, _ in await corpus.fulltext.search("banana harvest cluster 检索", 8, scope)} & gone

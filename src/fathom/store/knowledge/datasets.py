@@ -374,10 +374,6 @@ class SqlDatasetRepository:
             await bump_index_version(session, [row.dataset_id])
             row.chunks_done = 0
 
-    async def delete_collection(self, team_id: str, collection_id: str) -> None:
-        """Delete a collection and its chunks from both indexes, in one transaction."""
-        await self.delete_collections(team_id, [collection_id])
-
     async def delete_collections(self, team_id: str, collection_ids: Sequence[str]) -> None:
         """Delete collections and their chunks from both indexes, all in one transaction (NotFound, and
         nothing deleted, when one of them is not the team's)."""
