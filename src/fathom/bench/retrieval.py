@@ -29,7 +29,7 @@ from typing import Any
 from fathom.config import Settings
 from fathom.datasets.embedders import EmbedderResolver
 from fathom.datasets.ingest import PushRow
-from fathom.knowledge.chunk import split_text_to_chunks
+from fathom.knowledge.chunk import DEFAULT_SPLIT_RULE, split_text_to_chunks
 from fathom.knowledge.chunk_settings import split_chunk_indexes
 from fathom.knowledge.ports import Embedder
 from fathom.llm.local_embedding import LOCAL_EMBEDDING_MODEL_ID
@@ -74,6 +74,7 @@ class BenchResult:
     ingest_seconds: float
     reused_data_dir: bool = False
     vector_model: str = LOCAL_EMBEDDING_MODEL_ID
+    split_rule: str = DEFAULT_SPLIT_RULE
     query_embedding: dict[str, float] = field(default_factory=dict)
     modes: list[ModeResult] = field(default_factory=list)
     ingestion: dict[str, float] = field(default_factory=dict)
@@ -86,6 +87,7 @@ class BenchResult:
             "ingestSeconds": round(self.ingest_seconds, 2),
             "reusedDataDir": self.reused_data_dir,
             "vectorModel": self.vector_model,
+            "splitRule": self.split_rule,
             "queryEmbedding": self.query_embedding,
             "modes": [{**asdict(m), "label": m.label} for m in self.modes],
             "ingestion": self.ingestion,
@@ -139,9 +141,11 @@ def search_settings(
 
 
 async def _ingest_corpus(
-    platform: Platform, team_id: str, corpus: list[dict[str, Any]], vector_model: str
+    platform: Platform, team_id: str, corpus: list[dict[str, Any]], vector_model: str, split_rule: str
 ) -> tuple[str, dict[str, str]]:
-    dataset = await platform.datasets.create_dataset(team_id, "bench", vector_model=vector_model)
+    dataset = await platform.datasets.create_dataset(
+        team_id, "bench", vector_model=vector_model, chunk_settings={"chunkSplitRule": split_rule}
+    )
     collection = await platform.datasets.create_collection(team_id, dataset.id, "corpus", type="virtual")
     data_to_doc: dict[str, str] = {}
     for start in range(0, len(corpus), PUSH_BATCH):
@@ -153,13 +157,18 @@ async def _ingest_corpus(
 
 
 def _manifest_key(
-    dataset_dir: Path, documents: int, max_docs: int | None, vector_model: str
+    dataset_dir: Path,
+    documents: int,
+    max_docs: int | None,
+    vector_model: str,
+    split_rule: str = DEFAULT_SPLIT_RULE,
 ) -> dict[str, Any]:
     return {
         "dataset": str(dataset_dir.resolve()),
         "documents": documents,
         "maxDocs": max_docs,
         "vectorModel": vector_model,
+        "splitRule": split_rule,
     }
 
 
@@ -169,6 +178,7 @@ def read_manifest(
     documents: int,
     max_docs: int | None,
     vector_model: str | None = LOCAL_EMBEDDING_MODEL_ID,
+    split_rule: str = DEFAULT_SPLIT_RULE,
 ) -> dict[str, Any] | None:
     """The stored manifest when ``data_dir`` holds this corpus; None when the folder is empty or new.
     ``vector_model`` None accepts the knowledge base of whichever model the manifest names.
@@ -183,10 +193,16 @@ def read_manifest(
             )
         return None
     manifest: dict[str, Any] = json.loads(path.read_text(encoding="utf-8"))
-    # manifests written before --vector-model hold the default local model's knowledge base
-    stored_model = str(manifest.get("vectorModel") or LOCAL_EMBEDDING_MODEL_ID)
-    expected = _manifest_key(dataset_dir, documents, max_docs, vector_model or stored_model)
-    found = {key: stored_model if key == "vectorModel" else manifest.get(key) for key in expected}
+    # manifests written before --vector-model hold the default local model's knowledge base, those written
+    # before --split-rule one cut by Fathom's splitter
+    stored = {
+        "vectorModel": str(manifest.get("vectorModel") or LOCAL_EMBEDDING_MODEL_ID),
+        "splitRule": str(manifest.get("splitRule") or "fathom"),
+    }
+    expected = _manifest_key(
+        dataset_dir, documents, max_docs, vector_model or stored["vectorModel"], split_rule
+    )
+    found = {key: stored[key] if key in stored else manifest.get(key) for key in expected}
     if found != expected:
         raise BenchDataDirError(
             f"--data-dir {data_dir} holds another corpus ({found}, this run needs {expected}); "
@@ -335,6 +351,7 @@ async def run_retrieval_bench(
     embedding_weights: Sequence[float] = (0.5,),
     fusions: Sequence[str] = ("default",),
     vector_model: str = LOCAL_EMBEDDING_MODEL_ID,
+    split_rule: str = DEFAULT_SPLIT_RULE,
 ) -> BenchResult:
     corpus = list(read_jsonl(dataset_dir / "corpus.jsonl"))[: max_docs or None]
     queries = {str(q["_id"]): str(q["text"]) for q in read_jsonl(dataset_dir / "queries.jsonl")}
@@ -342,7 +359,11 @@ async def run_retrieval_bench(
     kept = {str(doc["_id"]) for doc in corpus}
     qrels = {q: {d: g for d, g in rel.items() if d in kept} for q, rel in qrels.items() if q in queries}
     qrels = {q: qrels[q] for q in sorted(q for q, rel in qrels.items() if rel)[: max_queries or None]}
-    manifest = read_manifest(data_dir, dataset_dir, len(corpus), max_docs, vector_model) if data_dir else None
+    manifest = (
+        read_manifest(data_dir, dataset_dir, len(corpus), max_docs, vector_model, split_rule)
+        if data_dir
+        else None
+    )
 
     with tempfile.TemporaryDirectory(prefix="fathom-bench-") as tmp:
         platform, team_id = await _open(data_dir or Path(tmp))
@@ -353,9 +374,11 @@ async def run_retrieval_bench(
                     raise BenchDataDirError(f"--data-dir {data_dir}: its team is not the manifest's")
                 dataset_id, data_to_doc = str(manifest["datasetId"]), dict(manifest["dataToDoc"])
             else:
-                dataset_id, data_to_doc = await _ingest_corpus(platform, team_id, corpus, vector_model)
+                dataset_id, data_to_doc = await _ingest_corpus(
+                    platform, team_id, corpus, vector_model, split_rule
+                )
                 if data_dir is not None:
-                    key = _manifest_key(dataset_dir, len(corpus), max_docs, vector_model)
+                    key = _manifest_key(dataset_dir, len(corpus), max_docs, vector_model, split_rule)
                     record = {**key, "datasetId": dataset_id, "teamId": team_id, "dataToDoc": data_to_doc}
                     (data_dir / MANIFEST).write_text(json.dumps(record), encoding="utf-8")
             result = BenchResult(
@@ -365,6 +388,7 @@ async def run_retrieval_bench(
                 time.perf_counter() - started,
                 manifest is not None,
                 vector_model,
+                split_rule,
             )
             texts = list(dict.fromkeys(queries[q] for q in qrels))
             vectors, embed_ms = await _embed_queries(platform, texts, vector_model)

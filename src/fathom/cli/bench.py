@@ -40,6 +40,10 @@ def bench_retrieval(
         "local/all-MiniLM-L6-v2-int8",
         help="The knowledge base's embedding model, e.g. local/multilingual-e5-small (extra multilingual).",
     ),
+    split_rule: str = typer.Option(
+        "default",
+        help="The splitter that cuts the index texts: fathom, fastgpt (FastGPT's own algorithm) or default.",
+    ),
     as_json: bool = typer.Option(False, "--json", help="Print the result as JSON."),
 ) -> None:
     """Ingest a BEIR dataset through the real pipeline and print nDCG@10 and Recall@100 per search mode."""
@@ -55,6 +59,12 @@ def bench_retrieval(
         if not 0 <= weight <= 1:
             raise fail(f"--embedding-weight: {weight:g} is not between 0 and 1")
     from fathom.datasets.embedders import EmbedderResolver
+    from fathom.knowledge.chunk import DEFAULT_SPLIT_RULE, SPLIT_RULES
+
+    if split_rule == "default":
+        split_rule = DEFAULT_SPLIT_RULE
+    if split_rule not in SPLIT_RULES:
+        raise fail(f"--split-rule: {split_rule!r} is not one of default, {', '.join(SPLIT_RULES)}")
 
     local_models = EmbedderResolver().local_model_ids()
     if vector_model not in local_models:
@@ -77,6 +87,7 @@ def bench_retrieval(
                 embedding_weights=list(dict.fromkeys(embedding_weight)),
                 fusions=list(dict.fromkeys(fusion)),
                 vector_model=vector_model,
+                split_rule=split_rule,
             )
         )
     except BenchDataDirError as exc:

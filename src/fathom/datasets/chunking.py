@@ -1,17 +1,24 @@
 """How a collection's text becomes chunks, shared by ingestion and the chunk preview.
 
 The chosen settings are the dataset's overlaid by the collection's (FastGPT's ``chunkSettings`` names plus
-Fathom's ``chunkOverlapRatio`` and ``qaPairs``). Sizes, separators or an overlap make the mode custom;
-with none of them it is FastGPT's auto mode. With ``qaPairs`` the text is a table of question/answer rows
-(one chunk each) instead of prose to split.
+Fathom's ``chunkOverlapRatio``, ``chunkSplitRule`` and ``qaPairs``). Sizes, separators or an overlap make
+the mode custom; with none of them it is FastGPT's auto mode. ``chunkSplitRule`` (``"fathom"`` or
+``"fastgpt"``) chooses the splitter's algorithm in either mode. With ``qaPairs`` the text is a table of
+question/answer rows (one chunk each) instead of prose to split.
 """
 
 from __future__ import annotations
 
-from typing import Any
+from typing import Any, cast
 
 from fathom.datasets.embedders import EmbedderResolver
-from fathom.knowledge.chunk import OVERLAP_RATIO, split_text_to_chunks
+from fathom.knowledge.chunk import (
+    DEFAULT_SPLIT_RULE,
+    OVERLAP_RATIO,
+    SPLIT_RULES,
+    SplitRule,
+    split_text_to_chunks,
+)
 from fathom.knowledge.chunk_settings import ChunkSettings
 from fathom.knowledge.qa_pairs import split_qa_pairs
 
@@ -21,6 +28,12 @@ def separators_of(chosen: dict[str, Any]) -> tuple[str, ...]:
     if isinstance(separators, str):
         separators = (separators,)
     return tuple(str(s) for s in separators if s)
+
+
+def split_rule_of(chosen: dict[str, Any]) -> SplitRule:
+    """The splitter algorithm the settings choose (``chunkSplitRule``), else the default."""
+    rule = chosen.get("chunkSplitRule")
+    return cast(SplitRule, rule) if rule in SPLIT_RULES else DEFAULT_SPLIT_RULE
 
 
 def collection_chunk_settings(
@@ -37,6 +50,7 @@ def collection_chunk_settings(
         index_size=chosen.get("indexSize"),
         custom_separators=separators,
         overlap_ratio=OVERLAP_RATIO if overlap is None else float(overlap),
+        split_rule=split_rule_of(chosen),
     )
 
 

@@ -20,7 +20,7 @@ from typing import Any
 import httpx
 
 from fathom.datasets.auto_model import choose_model
-from fathom.datasets.chunking import collection_chunk_settings, split_collection_text
+from fathom.datasets.chunking import collection_chunk_settings, split_collection_text, split_rule_of
 from fathom.datasets.embedders import EmbedderResolver
 from fathom.datasets.training_usage import UsageSink, embedding_tokens, training_usage
 from fathom.knowledge.chunk_settings import ChunkSettings, split_chunk_indexes
@@ -199,7 +199,8 @@ class IngestionService:
         dataset = await self.datasets.get_dataset(collection.team_id, collection.dataset_id)
         dataset = await self._settled(dataset, "\n".join(f"{row.q}\n{row.a}" for row in rows))
         embedder = self.embedders.get(dataset.vector_model)
-        settings = self.embedders.chunk_settings(dataset.vector_model)
+        chosen = {**dataset.chunk_settings, **collection.chunk_settings}
+        settings = self.embedders.chunk_settings(dataset.vector_model, split_rule=split_rule_of(chosen))
         start = max(await self.chunks.written_chunk_indexes(collection.id), default=-1) + 1
         defaults = [split_chunk_indexes(row.q, row.a, settings) or [row.q] for row in rows]
         texts = [

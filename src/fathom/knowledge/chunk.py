@@ -26,8 +26,10 @@ from __future__ import annotations
 import math
 from collections.abc import Sequence
 from dataclasses import dataclass
+from typing import Literal
 
 from fathom.knowledge.chunk_blocks import Block, Section, parse_sections
+from fathom.knowledge.chunk_fastgpt import split_text_fastgpt
 from fathom.knowledge.chunk_prose import split_prose
 from fathom.knowledge.chunk_structured import split_code_block, split_html_table, split_markdown_table
 from fathom.knowledge.text import normalize_text, valid_length
@@ -42,6 +44,10 @@ SMALL_CHUNK_MERGE_THRESHOLD = 0.4
 DEFAULT_PARAGRAPH_CHUNK_DEEP = 5
 _BLOCK_JOINER = "\n\n"
 
+SplitRule = Literal["fathom", "fastgpt"]
+SPLIT_RULES: tuple[SplitRule, ...] = ("fathom", "fastgpt")
+DEFAULT_SPLIT_RULE: SplitRule = "fathom"
+
 
 @dataclass(frozen=True)
 class SplitOptions:
@@ -51,8 +57,12 @@ class SplitOptions:
     overlap_ratio: float = OVERLAP_RATIO
     paragraph_chunk_deep: int = DEFAULT_PARAGRAPH_CHUNK_DEEP
     custom_separators: tuple[str, ...] = ()
+    rule: SplitRule = DEFAULT_SPLIT_RULE
+    max_size: int | None = None  # FastGPT's maxSize (rule "fastgpt" only; None: its default, 8000)
 
     def __post_init__(self) -> None:
+        if self.rule not in SPLIT_RULES:
+            raise ValueError(f"rule must be one of {', '.join(SPLIT_RULES)}, got {self.rule!r}")
         if self.chunk_size < 1:
             raise ValueError(f"chunk_size must be at least 1, got {self.chunk_size}")
         if not 0 <= self.overlap_ratio <= MAX_OVERLAP_RATIO:
@@ -189,7 +199,17 @@ def _merge_small(pieces: list[_Piece], limit: int) -> list[str]:
 
 
 def split_text_to_chunks(text: str, options: SplitOptions) -> list[str]:
-    """Split ``text`` into chunks following FastGPT's splitter rules (see the module docstring)."""
+    """Split ``text`` into chunks following FastGPT's splitter rules (see the module docstring); with
+    ``options.rule == "fastgpt"``, by FastGPT's own algorithm (``fathom.knowledge.chunk_fastgpt``)."""
+    if options.rule == "fastgpt":
+        return split_text_fastgpt(
+            text,
+            options.chunk_size,
+            max_size=options.max_size,
+            overlap_ratio=options.overlap_ratio,
+            paragraph_chunk_deep=options.paragraph_chunk_deep,
+            custom_separators=options.custom_separators,
+        )
     chunks: list[str] = []
     for segment in _segments(normalize_text(text), options.custom_separators):
         segment = normalize_text(segment)

@@ -12,8 +12,10 @@ from typing import Literal
 
 from fathom.knowledge.chunk import (
     DEFAULT_PARAGRAPH_CHUNK_DEEP,
+    DEFAULT_SPLIT_RULE,
     OVERLAP_RATIO,
     SplitOptions,
+    SplitRule,
     split_text_to_chunks,
 )
 
@@ -65,6 +67,8 @@ class ChunkSettings:
     custom_separators: tuple[str, ...] = ()
     training_type: TrainingType = "chunk"
     overlap_ratio: float = OVERLAP_RATIO
+    split_rule: SplitRule = DEFAULT_SPLIT_RULE
+    max_chunk_size: int = DEFAULT_MAX_CHUNK_SIZE  # FastGPT's maxSize for chunks: the LLM's limit
 
     def split_options(self) -> SplitOptions:
         return SplitOptions(
@@ -72,6 +76,8 @@ class ChunkSettings:
             overlap_ratio=self.overlap_ratio,
             paragraph_chunk_deep=self.paragraph_chunk_deep,
             custom_separators=self.custom_separators,
+            rule=self.split_rule,
+            max_size=self.max_chunk_size,
         )
 
 
@@ -85,6 +91,7 @@ def compute_chunk_settings(
     paragraph_chunk_deep: int = DEFAULT_PARAGRAPH_CHUNK_DEEP,
     custom_separators: tuple[str, ...] = (),
     overlap_ratio: float = OVERLAP_RATIO,
+    split_rule: SplitRule = DEFAULT_SPLIT_RULE,
     embedding_max_tokens: int | None = None,
     embedding_default_tokens: int | None = None,
     llm_max_context: int | None = None,
@@ -95,9 +102,11 @@ def compute_chunk_settings(
     Auto mode: paragraph split, depth 5, chunk size 1000 (QA: from the LLM), index size from the
     embedding model (QA: its maximum), no custom separator. Custom mode: the given sizes, the chunk size
     capped by ``llm_max_chunk_size`` and floored at 64, the depth kept only for paragraph split.
-    ``overlap_ratio`` (Fathom: FastGPT fixes it at 0.15) applies in both modes.
+    ``overlap_ratio`` (Fathom: FastGPT fixes it at 0.15) and ``split_rule`` (Fathom's or FastGPT's
+    algorithm) apply in both modes.
     """
     maximum = max_index_size(embedding_max_tokens)
+    max_chunk = llm_max_chunk_size(llm_max_context, llm_max_response)
     if training_type == "qa":
         auto_chunk, auto_index = llm_default_chunk_size(llm_max_context, llm_max_response), maximum
     else:
@@ -109,11 +118,11 @@ def compute_chunk_settings(
             maximum,
             training_type=training_type,
             overlap_ratio=overlap_ratio,
+            split_rule=split_rule,
+            max_chunk_size=max_chunk,
         )
     resolved_chunk = auto_chunk if chunk_size is None else chunk_size
-    resolved_chunk = max(
-        min(resolved_chunk, llm_max_chunk_size(llm_max_context, llm_max_response)), MIN_CHUNK_SIZE
-    )
+    resolved_chunk = max(min(resolved_chunk, max_chunk), MIN_CHUNK_SIZE)
     resolved_index = maximum if training_type == "qa" else (index_size or auto_index)
     return ChunkSettings(
         chunk_size=resolved_chunk,
@@ -123,12 +132,17 @@ def compute_chunk_settings(
         custom_separators=custom_separators,
         training_type=training_type,
         overlap_ratio=overlap_ratio,
+        split_rule=split_rule,
+        max_chunk_size=max_chunk,
     )
 
 
 def split_chunk_indexes(q: str, a: str, settings: ChunkSettings) -> list[str]:
-    """The default indexes of one chunk (``formatIndexes``): ``q`` and ``a`` each split to the index size."""
-    options = SplitOptions(chunk_size=settings.index_size)
+    """The default indexes of one chunk (``formatIndexes``): ``q`` and ``a`` each split to the index size
+    (FastGPT's rule: with the model's maximum index size as ``maxSize``)."""
+    options = SplitOptions(
+        chunk_size=settings.index_size, rule=settings.split_rule, max_size=settings.max_index_size
+    )
     texts = split_text_to_chunks(q, options)
     if a:
         texts += split_text_to_chunks(a, options)

@@ -105,6 +105,7 @@ async def preview_chunks(
             "chunkSize": settings.chunk_size,
             "indexSize": settings.index_size,
             "overlapRatio": settings.overlap_ratio,
+            "chunkSplitRule": settings.split_rule,
             "chunkSplitter": list(settings.custom_separators),
             "qaPairs": qa_pairs,
         }

@@ -65,8 +65,8 @@ def model_id_of(choice: str | dict[str, Any] | None) -> str:
 
 
 class ChunkSettings(ApiModel):
-    """How a collection's text is cut (FastGPT's names; ``chunkOverlapRatio`` and ``qaPairs`` are
-    Fathom's). ``chunkSettingMode: "auto"`` keeps only ``qaPairs``."""
+    """How a collection's text is cut (FastGPT's names; ``chunkOverlapRatio``, ``chunkSplitRule`` and
+    ``qaPairs`` are Fathom's). ``chunkSettingMode: "auto"`` keeps only ``qaPairs`` and ``chunkSplitRule``."""
 
     chunkSettingMode: Annotated[Literal["auto", "custom"] | None, BLANK_IS_NONE] = None
     chunkSplitMode: Annotated[Literal["paragraph", "size", "char"] | None, BLANK_IS_NONE] = None
@@ -77,10 +77,13 @@ class ChunkSettings(ApiModel):
         Annotated[float, BeforeValidator(_not_bool), Field(ge=0, le=MAX_OVERLAP_RATIO)] | None, BLANK_IS_NONE
     ] = None
     qaPairs: Annotated[WireBool | None, BLANK_IS_NONE] = None
+    chunkSplitRule: Annotated[Literal["fathom", "fastgpt"] | None, BLANK_IS_NONE] = None
 
     def chunk_settings(self) -> dict[str, Any]:
         """The settings to store: the fields sent, ``qaPairs`` only when true."""
-        qa = {"qaPairs": True} if self.qaPairs else {}
+        qa: dict[str, Any] = {"qaPairs": True} if self.qaPairs else {}
+        if self.chunkSplitRule is not None:
+            qa["chunkSplitRule"] = self.chunkSplitRule
         if self.chunkSettingMode == "auto":
             return qa
         fields = ("chunkSettingMode", "chunkSplitMode", "chunkSize", "indexSize", "chunkSplitter")
