@@ -6,9 +6,8 @@ Sources (labring/FastGPT):
   ``fathom.workflow.nodes.content_extract.slice_json_object``. Not mapped, because Fathom has no
   counterpart (it never needs one): ``strIsLink``, ``hashStr``, ``replaceSensitiveText``, ``getNanoid``,
   ``customNanoid``, ``replaceRegChars``, ``sliceStrStartEnd``, ``formatNumberWithUnit``.
-- ``packages/global/test/common/string/textSplitter.test.ts`` at 8b5b89f4f4bd05405f822248124a8b7092e870b5:
-  ``splitText2Chunks`` → ``fathom.knowledge.chunk.split_text_to_chunks``; the short cases (1, 2, 5, 7,
-  10, 11, 12, 14); 3, 4, 6, 7.5, 8, 8.1, 9 and 13 (long documents) are not restated yet.
+
+The text splitter's cases (``textSplitter.test.ts``) are in ``test_fastgpt_text_splitter.py``.
 
 Each case gives FastGPT's expected value; where Fathom differs, ``fathom`` gives Fathom's value and
 ``why`` the reason, and the test asserts both that Fathom returns its value and that it is not FastGPT's.
@@ -21,7 +20,6 @@ from typing import Any
 
 import pytest
 
-from fathom.knowledge.chunk import SplitOptions, split_text_to_chunks
 from fathom.knowledge.text import normalize_text
 from fathom.workflow.nodes.content_extract import slice_json_object
 
@@ -149,87 +147,3 @@ def test_simple_text_matches_fastgpt_or_differs_as_explained(case: dict[str, Any
 )
 def test_slice_json_str_matches_fastgpt_or_differs_as_explained(case: dict[str, Any]) -> None:
     check(case, slice_json_object)
-
-
-# ---------------------------------------------------------------- splitText2Chunks
-HEADING_BREAK = (
-    "not yet FastGPT's (issue 35, part 3 open): Fathom puts a blank line between a chunk's heading path "
-    "and its text; FastGPT keeps the source's line break there"
-)
-WHITESPACE = (
-    "not yet FastGPT's (issue 35, part 3 open): with paragraph depth 0 or 1 FastGPT returns the text "
-    "unchanged; Fathom normalises whitespace (trailing blanks dropped, depth 1 adds a blank line after "
-    "the top heading)"
-)
-DEPTH_TEXT = "# A\naf da da fda a a \n\n## B\n段落 2\n### D\n段落 3\n## E\n段落 4"
-SPLITTER: list[dict[str, Any]] = [
-    {
-        "test": "Test splitText2Chunks 1",
-        "input": "# A\n\naf da da fda a a \n\n## B\n\n阿凡撒发生的都是发大水\n\n### c\n\ndsgsgfsgs22\n\n"
-        "#### D\n\ndsgsgfsgs22\n\n##### E\n\ndsgsgfsgs22sddddddd\n",
-        "options": SplitOptions(chunk_size=2000),
-        "fastgpt": [
-            "# A\n\naf da da fda a a",
-            "# A\n## B\n\n阿凡撒发生的都是发大水",
-            "# A\n## B\n### c\n\ndsgsgfsgs22",
-            "# A\n## B\n### c\n#### D\n\ndsgsgfsgs22",
-            "# A\n## B\n### c\n#### D\n##### E\n\ndsgsgfsgs22sddddddd",
-        ],
-    },
-    {
-        "test": "Test splitText2Chunks 2",
-        "input": "# A\n\naf da da fda a a \n\n### D\n\ndsgsgfsgs22",
-        "options": SplitOptions(chunk_size=2000),
-        "fastgpt": ["# A\n\naf da da fda a a", "# A\n### D\n\ndsgsgfsgs22"],
-    },
-    {
-        "test": "Test splitText2Chunks 10",
-        "input": DEPTH_TEXT,
-        "options": SplitOptions(chunk_size=2000, paragraph_chunk_deep=0),
-        "fastgpt": [DEPTH_TEXT],
-        "fathom": ["# A\naf da da fda a a\n\n## B\n段落 2\n### D\n段落 3\n## E\n段落 4"],
-        "why": WHITESPACE,
-    },
-    {
-        "test": "Test splitText2Chunks 11",
-        "input": DEPTH_TEXT,
-        "options": SplitOptions(chunk_size=2000, paragraph_chunk_deep=1),
-        "fastgpt": [DEPTH_TEXT],
-        "fathom": ["# A\n\naf da da fda a a\n\n## B\n段落 2\n### D\n段落 3\n## E\n段落 4"],
-        "why": WHITESPACE,
-    },
-    {
-        "test": "Test splitText2Chunks 12",
-        "input": DEPTH_TEXT,
-        "options": SplitOptions(chunk_size=2000, paragraph_chunk_deep=2),
-        "fastgpt": ["# A\naf da da fda a a", "# A\n## B\n段落 2\n### D\n段落 3", "# A\n## E\n段落 4"],
-        "fathom": ["# A\n\naf da da fda a a", "# A\n## B\n\n段落 2\n### D\n段落 3", "# A\n## E\n\n段落 4"],
-        "why": HEADING_BREAK,
-    },
-    {
-        "test": "Test splitText2Chunks 5",
-        "input": "这是测试文本 1\n----\n这是测试文本 2,\n---\n----\n这是测试文本 3\n----\n"
-        "这是测试文本 4\n----",
-        "options": SplitOptions(chunk_size=500, custom_separators=("----",)),
-        "fastgpt": ["这是测试文本 1", "这是测试文本 2,\n---", "这是测试文本 3", "这是测试文本 4"],
-    },
-    {
-        "test": "Test splitText2Chunks 7",
-        "input": "111\n222\n\n333",
-        "options": SplitOptions(chunk_size=2000, custom_separators=("\\n\\n",)),
-        "fastgpt": ["111\n222", "333"],
-    },
-]
-
-
-@pytest.mark.parametrize("case", SPLITTER, ids=[c["test"] for c in SPLITTER])
-def test_split_text_to_chunks_matches_fastgpt_or_differs_as_explained(case: dict[str, Any]) -> None:
-    check(case, lambda text: split_text_to_chunks(text, case["options"]))
-
-
-def test_split_text_to_chunks_loses_nothing_when_every_strategy_is_exhausted() -> None:
-    """Test splitText2Chunks 14 - lastText not lost when strategies exhausted (FastGPT issue #5770)."""
-    text = "A" * 1800
-    chunks = split_text_to_chunks(text, SplitOptions(chunk_size=500, overlap_ratio=0))
-    assert "".join(chunks) == text
-    assert all(chunks)
