@@ -97,6 +97,25 @@ def test_sweep_and_data_dir_reuse(tmp_path: Path) -> None:
         "--dataset", str(dataset), "--data-dir", str(data_dir), "--max-docs", "3", tmp_path=tmp_path
     )
     assert other.returncode != 0 and "holds another corpus" in other.stderr + other.stdout
+    fastgpt = _bench(
+        *("--dataset", str(dataset), "--data-dir", str(data_dir), "--split-rule", "fastgpt"),
+        tmp_path=tmp_path,
+    )
+    assert fastgpt.returncode != 0 and "'splitRule': 'fastgpt'" in fastgpt.stderr + fastgpt.stdout
+
+
+def test_split_rule_is_recorded_and_checked(tmp_path: Path) -> None:
+    dataset = _dataset(tmp_path / "beir")
+    data_dir = tmp_path / "kb"
+    args = ("--dataset", str(dataset), "--data-dir", str(data_dir), "--mode", "fullTextRecall", "--json")
+    first = _bench(*args, "--split-rule", "fastgpt", tmp_path=tmp_path)
+    assert first.returncode == 0, first.stderr
+    assert json.loads(first.stdout)["splitRule"] == "fastgpt"
+    assert json.loads((data_dir / "bench-manifest.json").read_text())["splitRule"] == "fastgpt"
+    again = _bench(*args, "--split-rule", "fastgpt", tmp_path=tmp_path)
+    assert again.returncode == 0 and json.loads(again.stdout)["reusedDataDir"] is True
+    bad = _bench("--dataset", str(dataset), "--split-rule", "nltk", tmp_path=tmp_path)
+    assert bad.returncode != 0 and "--split-rule" in bad.stderr + bad.stdout
 
 
 def test_refuses_a_folder_without_manifest_and_bad_options(tmp_path: Path) -> None:

@@ -104,3 +104,17 @@ def test_prose_chunks_are_ordered_substrings_of_the_input(text: str, size: int, 
         found = source.find(strip_whitespace(chunk), previous_start)
         assert found >= 0, chunk
         previous_start = found
+
+
+@settings(max_examples=150, deadline=None)
+@given(
+    text=st.one_of(_markdown(), _prose()),
+    size=st.integers(min_value=60, max_value=600),
+    ratio=st.sampled_from([0.0, 0.15, 0.4]),
+)
+def test_fastgpt_rule_loses_nothing_and_keeps_order(text: str, size: int, ratio: float) -> None:
+    """FastGPT's algorithm (``rule="fastgpt"``) bounds no size, but drops and reorders nothing either."""
+    options = SplitOptions(chunk_size=size, overlap_ratio=ratio, rule="fastgpt")
+    chunks = split_text_to_chunks(text, options)
+    assert _is_subsequence(strip_whitespace(text), strip_whitespace("".join(chunks)))
+    assert all(chunk.strip() for chunk in chunks)

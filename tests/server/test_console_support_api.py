@@ -122,6 +122,24 @@ def test_preview_applies_the_separator_and_the_overlap(server: LiveServer) -> No
         assert sum(c["chars"] for c in some["chunks"]) > sum(c["chars"] for c in none["chunks"])
 
 
+def test_preview_follows_the_split_rule(server: LiveServer) -> None:
+    with server.client(server.admin_key) as client:
+        dataset_id = _dataset(client)
+        text = "# Gateway\nIt checks every request.  \nTwice."
+        body = {"datasetId": dataset_id, "text": text}
+        fastgpt = ok(
+            client.post("/api/core/dataset/file/getPreviewChunks", json={**body, "chunkSplitRule": "fastgpt"})
+        )
+        fathom = ok(
+            client.post("/api/core/dataset/file/getPreviewChunks", json={**body, "chunkSplitRule": "fathom"})
+        )
+        assert (fastgpt["chunkSplitRule"], fathom["chunkSplitRule"]) == ("fastgpt", "fathom")
+        assert [c["q"] for c in fastgpt["chunks"]] == [text]
+        assert [c["q"] for c in fathom["chunks"]] == ["# Gateway\n\nIt checks every request.\nTwice."]
+        bad = client.post("/api/core/dataset/file/getPreviewChunks", json={**body, "chunkSplitRule": "nltk"})
+        assert bad.status_code == 400
+
+
 def test_preview_of_an_uploaded_file_and_of_question_answer_pairs(server: LiveServer) -> None:
     with server.client(server.admin_key) as client:
         dataset_id = _dataset(client)

@@ -91,7 +91,7 @@ async def run_fusion_sweep(
     """nDCG@10 / Recall@100 per setting, plus the coverage distribution of the split's queries."""
     corpus_size = sum(1 for _ in read_jsonl(dataset_dir / "corpus.jsonl"))
     # the knowledge base of whichever embedding model it was ingested with (``--vector-model``)
-    manifest = read_manifest(data_dir, dataset_dir, corpus_size, None, vector_model=None)
+    manifest = read_manifest(data_dir, dataset_dir, corpus_size, None, vector_model=None, split_rule=None)
     if manifest is None:
         raise BenchDataDirError(
             f"--data-dir {data_dir} holds no ingested corpus: run `fathom bench retrieval --dataset "

@@ -178,10 +178,11 @@ def read_manifest(
     documents: int,
     max_docs: int | None,
     vector_model: str | None = LOCAL_EMBEDDING_MODEL_ID,
-    split_rule: str = DEFAULT_SPLIT_RULE,
+    split_rule: str | None = DEFAULT_SPLIT_RULE,
 ) -> dict[str, Any] | None:
     """The stored manifest when ``data_dir`` holds this corpus; None when the folder is empty or new.
-    ``vector_model`` None accepts the knowledge base of whichever model the manifest names.
+    ``vector_model`` None accepts the knowledge base of whichever model the manifest names, ``split_rule``
+    None the one cut by whichever splitter rule.
 
     Raises ``BenchDataDirError`` when the folder holds another corpus or an unfinished ingestion."""
     path = data_dir / MANIFEST
@@ -200,7 +201,11 @@ def read_manifest(
         "splitRule": str(manifest.get("splitRule") or "fathom"),
     }
     expected = _manifest_key(
-        dataset_dir, documents, max_docs, vector_model or stored["vectorModel"], split_rule
+        dataset_dir,
+        documents,
+        max_docs,
+        vector_model or stored["vectorModel"],
+        split_rule or stored["splitRule"],
     )
     found = {key: stored[key] if key in stored else manifest.get(key) for key in expected}
     if found != expected:
