@@ -259,3 +259,4 @@ class PreviewResult(BaseModel):
     overlapRatio: float
     chunkSplitter: list[str]
     qaPairs: bool
+    chunkSplitRule: Literal["fathom", "fastgpt"]
