@@ -319,7 +319,8 @@ TEXT_9 = (
     f"结束了\n\n{table(HEADER_9_3, TABLE_3_KEYS_9)}\n"
 )
 # FastGPT's four expected chunks: the caption and the first 16 rows of table 1; its rows 17-33 without the
-# header (its last row, the third "1000 黄末" in a row, is in neither: FastGPT's expected output drops it);
+# header (its last row, the third "1000 黄末" in a row, is in neither: FastGPT loses it, taking it for an
+# overlap copy because the chunk before ends with the same row);
 # the second caption with table 2; the third caption with table 3.
 EXPECTED_9 = [
     f"测试的呀,第一个表格\n{table(HEADER_9, TABLE_1_KEYS_9[:16])}",

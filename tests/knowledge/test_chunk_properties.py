@@ -1,4 +1,5 @@
-"""Property tests of the splitter.
+"""Property tests of the splitter: Fathom's rule (``rule="fathom"``) for all three invariants below, FastGPT's
+(``rule="fastgpt"``, the default) for the first one (it bounds no size).
 
 Invariants (``S(x)`` = ``x`` with all whitespace removed, after ``normalize_text``):
 
@@ -82,7 +83,7 @@ def _is_subsequence(needle: str, haystack: str) -> bool:
 def test_markdown_chunks_lose_nothing_keep_order_and_respect_the_limit(
     text: str, size: int, ratio: float
 ) -> None:
-    options = SplitOptions(chunk_size=size, overlap_ratio=ratio)
+    options = SplitOptions(chunk_size=size, overlap_ratio=ratio, rule="fathom")
     chunks = split_text_to_chunks(text, options)
     assert _is_subsequence(strip_whitespace(normalize_text(text)), strip_whitespace("".join(chunks)))
     for chunk in chunks:
@@ -94,7 +95,7 @@ def test_markdown_chunks_lose_nothing_keep_order_and_respect_the_limit(
 @given(text=_prose(), size=st.integers(min_value=20, max_value=400), ratio=st.sampled_from([0.0, 0.15, 0.3]))
 def test_prose_chunks_are_ordered_substrings_of_the_input(text: str, size: int, ratio: float) -> None:
     text = text.replace("#", "").replace("|", "")
-    options = SplitOptions(chunk_size=size, overlap_ratio=ratio)
+    options = SplitOptions(chunk_size=size, overlap_ratio=ratio, rule="fathom")
     chunks = split_text_to_chunks(text, options)
     source = strip_whitespace(normalize_text(text))
     assert _is_subsequence(source, strip_whitespace("".join(chunks)))

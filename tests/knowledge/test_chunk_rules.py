@@ -1,4 +1,7 @@
-"""FastGPT splitter rules (spec §5.2), one behaviour per test."""
+"""Fathom's splitter rule (``rule="fathom"``: sections, blocks, a hard size bound; spec §5.2), one behaviour
+per test. Since issue 35 the default rule is FastGPT's own algorithm (``rule="fastgpt"``, checked against
+FastGPT's cases in ``tests/fastgpt_conformance/test_fastgpt_text_splitter.py``), so these tests name the
+rule they check."""
 
 from __future__ import annotations
 
@@ -18,7 +21,8 @@ def strip_whitespace(text: str) -> str:
 
 
 def _split(text: str, size: int, **kw: object) -> list[str]:
-    return split_text_to_chunks(text, SplitOptions(chunk_size=size, **kw))  # type: ignore[arg-type]
+    options = SplitOptions(chunk_size=size, rule="fathom", **kw)  # type: ignore[arg-type]
+    return split_text_to_chunks(text, options)
 
 
 def test_short_text_is_one_chunk() -> None:

@@ -75,9 +75,11 @@ def test_model_list_needs_a_key(server: LiveServer) -> None:
     assert response.status_code == 401
 
 
+# Each sentence ends with a letter and ". ": FastGPT's splitter (the default rule) ends a sentence only
+# there ("number 3. " is not a sentence end), so the chunk size and the overlap have places to cut.
 LONG = "\n\n".join(
     f"## Section {n}\n\n"
-    + " ".join(f"Sentence {n}.{k} explains the travel rule number {k}." for k in range(12))
+    + " ".join(f"Sentence {n}.{k} explains the travel rule number {k} in full." for k in range(12))
     for n in range(6)
 )
 

@@ -46,7 +46,7 @@ _BLOCK_JOINER = "\n\n"
 
 SplitRule = Literal["fathom", "fastgpt"]
 SPLIT_RULES: tuple[SplitRule, ...] = ("fathom", "fastgpt")
-DEFAULT_SPLIT_RULE: SplitRule = "fathom"
+DEFAULT_SPLIT_RULE: SplitRule = "fastgpt"
 
 
 @dataclass(frozen=True)

@@ -23,6 +23,11 @@ cut exactly as FastGPT cuts it (its ``textSplitter.test.ts`` cases are restated 
 5. Each chunk is trimmed, its line endings made LF and 3+ line breaks made two; every other character,
    trailing blanks included, is the source's.
 
+Two deliberate differences, both where FastGPT loses text: it drops the heading of a section whose whole
+text is one fenced code block (its code-block branch runs before its heading branch), and a closing
+paragraph equal to the end of the chunk before it (it takes it for an overlap copy; its token mode asks
+whether it is one, as this module does). Here both are kept.
+
 Sizes are FastGPT's ``getTextValidLength``: non-whitespace characters, counted in UTF-16 code units as
 JavaScript does (a character outside the BMP, e.g. an emoji, counts twice).
 """
@@ -223,6 +228,7 @@ class _FastGPTSplitter:
         forbid_concat = self._is_custom(step)
         pieces = self._pieces(text, step)
         chunks: list[str] = []
+        overlap = False  # ``last`` repeats the end of the chunk before it
         i = 0
         while i < len(pieces):
             piece = pieces[i]
@@ -232,10 +238,13 @@ class _FastGPTSplitter:
             current = piece.text
             joined = last + current
             joined_len = fastgpt_length(joined)
-            if _WHOLE_CODE_BLOCK.match(current.strip()):
+            # FastGPT takes this branch at a heading step too, and so drops the heading of a section
+            # whose whole text is one code block; Fathom keeps the heading
+            if not is_markdown and _WHOLE_CODE_BLOCK.match(current.strip()):
                 if last_len > 0:
                     chunks.append(last)
                     last = ""
+                    overlap = False
                 if fastgpt_length(current) > max_len:
                     restored = current.replace(_CODE_MARKER, "\n")
                     size = max(1, math.floor(self.chunk_size))
@@ -247,6 +256,7 @@ class _FastGPTSplitter:
                 if last_len > 0:
                     chunks.append(last)
                     last = ""
+                    overlap = False
                 table_size = self.chunk_size * 1.2
                 resplit = _FastGPTSplitter(table_size, self.max_size, 0.15, 5, ()).split
                 chunks.extend(split_markdown_table_fastgpt(current, table_size, self.max_size, resplit))
@@ -265,10 +275,12 @@ class _FastGPTSplitter:
                 if joined_len < max_chunk:
                     chunks.append(joined)
                     last = self._overlap(joined, step)
+                    overlap = True
                     continue
                 if last_len > min_chunk:
                     chunks.append(last)
                     last = self._overlap(last, step)
+                    overlap = True
                     i -= 1
                     continue
                 inner = self._recurse(current, step + 1, last, parent_title + piece.title)
@@ -278,15 +290,21 @@ class _FastGPTSplitter:
                 if fastgpt_length(tail) < min_chunk:
                     chunks.extend(inner[:-1])
                     last = tail
+                    overlap = False
                     continue
                 chunks.extend(inner)
                 last = self._overlap(tail, step)
+                overlap = True
                 continue
             if forbid_concat:
                 chunks.append(current)
                 continue
             last = joined
-        if last and chunks and chunks[-1] and not chunks[-1].endswith(last):
+            overlap = False
+        # FastGPT (by characters) skips the rest when the last chunk ends with it, taking it for an overlap
+        # copy: a repeated closing paragraph was lost. It asks whether it *is* an overlap, as FastGPT's
+        # token mode does.
+        if last and chunks and chunks[-1] and not (overlap and chunks[-1].endswith(last)):
             tail_chunk = chunks[-1]
             small = fastgpt_length(last) < self.chunk_size * 0.4
             if small and not _WHOLE_CODE_BLOCK.match(tail_chunk.strip()):
