@@ -1,4 +1,5 @@
-"""FastGPT's text splitter rules (spec §5.2), as ``split_text_to_chunks``.
+"""The text splitter, ``split_text_to_chunks``: FastGPT's own algorithm (``rule="fastgpt"``, the default;
+``fathom.knowledge.chunk_fastgpt``) or Fathom's rule (``rule="fathom"``), described here (spec §5.2).
 
 Sizes are counted in non-whitespace characters (FastGPT's ``getTextValidLength``). The rules:
 
