@@ -151,6 +151,11 @@ def test_a_share_link_visitors_thumbs_down_reaches_the_owners_logs(
         owner.goto(f"{server.base_url}/apps/{app_id}")
         owner.click("a:has-text('Logs')")
         owner.wait_for_selector("[data-testid=logs-table] tr.log-row[data-chat='api-chat']")
+        # every chat with its owner: the key that made the API chat, the visitor of the share-link chat
+        api_owner = owner.locator("tr.log-row[data-chat='api-chat'] [data-testid=log-owner]").inner_text()
+        assert api_owner.startswith("API key")
+        owners = owner.locator("tr.log-row [data-testid=log-owner]").all_inner_texts()
+        assert any(text.startswith("Visitor: ") for text in owners), owners
         owner.select_option("select[name=feedback]", "bad")
         owner.wait_for_selector("[data-testid=logs-table] tr.log-row[data-chat='api-chat']", state="detached")
         rows = owner.locator("tr.log-row")

@@ -74,8 +74,10 @@ def served(tmp_path_factory: pytest.TempPathFactory) -> Iterator[Served]:
             if line.startswith("Fathom "):
                 break
         assert lines and lines[-1].startswith("Fathom "), (lines, (root / "stderr.log").read_text())
-        key = lines[lines.index(next(x for x in lines if "admin API key" in x)) + 1].strip()
-        app_id = next(x for x in lines if x.startswith("Demo app")).rsplit(" ", 1)[-1]
+        # the first start's box (fathom.cli.start_banner) holds the admin key: the one word "fathom-…"
+        key = next(word for x in lines for word in x.replace("│", " ").split() if word.startswith("fathom-"))
+        rows = [x.replace("│", " ").strip() for x in lines]
+        app_id = next(x for x in rows if x.startswith("Demo app")).rsplit(" ", 1)[-1]
         base_url = f"http://127.0.0.1:{port}"
         deadline = time.monotonic() + 30
         while True:

@@ -24,6 +24,8 @@ const ZH: Record<string, string> = {
   "Every conversation with this app: console, API and share links.": "此应用的所有对话：控制台、API 和分享链接。",
   "Export CSV": "导出 CSV",
   "Channel": "来源",
+  "Owner": "所有者",
+  "Member": "成员",
   "All channels": "全部来源",
   "Console": "在线使用",
   "Share link": "分享链接",

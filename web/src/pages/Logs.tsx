@@ -11,6 +11,7 @@ import { t } from "../lang";
 type LogEntry = {
   chatId: string; title: string; customTitle: string; source: string; updateTime: string; createTime: string;
   messageCount: number; userGoodFeedbackCount: number; userBadFeedbackCount: number; markCount: number; tmbId?: string | null;
+  ownerType?: "member" | "key" | "visitor"; ownerName?: string;
 };
 type AdminFeedback = { q: string; a?: string; datasetId?: string; collectionId?: string; feedbackDataId?: string };
 type LogRecord = { dataId: string; obj: string; value: any[]; time: string; userGoodFeedback?: string; userBadFeedback?: string; adminFeedback?: AdminFeedback };
@@ -20,6 +21,10 @@ const PAGE = 20;
 const SOURCES: [string, string][] = [["online", "Console"], ["api", "API"], ["share", "Share link"], ["test", "Chat test"]];
 const FEEDBACK: [string, string][] = [["all", "Any feedback"], ["has_feedback", "Has feedback"], ["good", "Good answers"], ["bad", "Bad answers"], ["marked", "Corrected by the owner"]];
 const sourceLabel = (source: string): string => t(SOURCES.find(([s]) => s === source)?.[1] ?? source);
+/** Who owns a chat (docs/security.md): a member, an API key or a share-link visitor, with their name. */
+const OWNER_KINDS: Record<string, string> = { member: "Member", key: "API key", visitor: "Visitor" };
+const ownerLabel = (entry: LogEntry): string =>
+  `${t(OWNER_KINDS[entry.ownerType ?? "member"] ?? "Member")}${entry.ownerName ? `: ${entry.ownerName}` : ""}`;
 
 const day = (offset: number): string => {
   const d = new Date();
@@ -82,12 +87,13 @@ export function LogsPage({ appId }: { appId: string }) {
         {!data ? <div className="muted">{t("Loading…")}</div> : data.list.length === 0 ? <div className="muted" data-testid="logs-empty">{t("No conversations match.")}</div> : (
           <div className="table-wrap">
             <table data-testid="logs-table">
-              <thead><tr><th>{t("Last message")}</th><th>{t("Channel")}</th><th>{t("Title")}</th><th>{t("Messages")}</th><th>{t("Feedback")}</th></tr></thead>
+              <thead><tr><th>{t("Last message")}</th><th>{t("Channel")}</th><th>{t("Owner")}</th><th>{t("Title")}</th><th>{t("Messages")}</th><th>{t("Feedback")}</th></tr></thead>
               <tbody>
                 {data.list.map((entry) => (
                   <tr key={entry.chatId} className="log-row" data-chat={entry.chatId} tabIndex={0} onClick={() => setOpen(entry)} onKeyDown={(e) => { if (e.key === "Enter") setOpen(entry); }}>
                     <td className="small">{fmtTime(entry.updateTime)}</td>
                     <td><span className="badge">{sourceLabel(entry.source)}</span></td>
+                    <td className="small" data-testid="log-owner">{ownerLabel(entry)}</td>
                     <td><a href="#" onClick={(e) => e.preventDefault()}>{entry.customTitle || entry.title || t("Untitled")}</a></td>
                     <td>{entry.messageCount}</td>
                     <td className="small nowrap">{entry.userGoodFeedbackCount > 0 && <span title={t("Good answer")} data-testid="good-count"><Icon name="up" /> {entry.userGoodFeedbackCount} </span>}{entry.userBadFeedbackCount > 0 && <span title={t("Bad answer")} className="warn" data-testid="bad-count"><Icon name="down" /> {entry.userBadFeedbackCount} </span>}{entry.markCount > 0 && <span className="badge ready">{t("corrected")} {entry.markCount}</span>}</td>
