@@ -18,7 +18,7 @@ from collections.abc import Callable
 from typing import Any
 
 import pytest
-from tests.fastgpt_conformance import splitter_texts as t
+import splitter_texts as t
 
 from fathom.knowledge.chunk import SplitOptions, split_text_to_chunks
 from fathom.knowledge.text import valid_length
