@@ -98,10 +98,11 @@ def test_sweep_and_data_dir_reuse(tmp_path: Path) -> None:
     )
     assert other.returncode != 0 and "holds another corpus" in other.stderr + other.stdout
     fastgpt = _bench(
-        *("--dataset", str(dataset), "--data-dir", str(data_dir), "--split-rule", "fastgpt"),
+        *("--dataset", str(dataset), "--data-dir", str(data_dir), "--split-rule", "fathom"),
         tmp_path=tmp_path,
     )
-    assert fastgpt.returncode != 0 and "'splitRule': 'fastgpt'" in fastgpt.stderr + fastgpt.stdout
+    # the folder was chunked with the default rule (FastGPT's): asking for Fathom's is another corpus
+    assert fastgpt.returncode != 0 and "'splitRule': 'fathom'" in fastgpt.stderr + fastgpt.stdout
 
 
 def test_split_rule_is_recorded_and_checked(tmp_path: Path) -> None:
