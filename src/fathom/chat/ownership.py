@@ -35,6 +35,23 @@ def owner_kind(*, api_key_id: str | None, share_id: str | None) -> OwnerKind:
     return KEY if api_key_id else MEMBER
 
 
+def _identity(
+    kind: str | None,
+    member_id: str | None,
+    api_key_id: str | None,
+    share_id: str | None,
+    out_link_uid: str | None,
+) -> tuple[str, ...] | None:
+    """Who an owner is, comparable: the kind and the ids that name one of that kind (None: nobody)."""
+    if kind == VISITOR and share_id is not None and out_link_uid is not None:
+        return (VISITOR, share_id, out_link_uid)
+    if kind == KEY and api_key_id is not None:
+        return (KEY, api_key_id)
+    if kind == MEMBER and member_id is not None:
+        return (MEMBER, member_id)
+    return None
+
+
 @dataclass(frozen=True)
 class ChatCaller:
     """Who asks for a chat, as the access rule sees them.
@@ -65,23 +82,17 @@ class ChatCaller:
 
     def owns(self, chat: ChatRecord) -> bool:
         """Whether ``chat`` is this caller's own."""
-        if self.kind is None or chat.owner_kind != self.kind:
-            return False
-        if self.kind == VISITOR:
-            return chat.share_id == self.share_id and chat.out_link_uid == self.out_link_uid
-        if self.kind == KEY:
-            return self.api_key_id is not None and chat.api_key_id == self.api_key_id
-        return self.member_id is not None and chat.member_id == self.member_id
+        mine = _identity(self.kind, self.member_id, self.api_key_id, self.share_id, self.out_link_uid)
+        theirs = _identity(chat.owner_kind, chat.member_id, chat.api_key_id, chat.share_id, chat.out_link_uid)
+        return mine is not None and mine == theirs
 
     def same_owner(self, other: object) -> bool:
         """Whether ``other`` (the caller that started a run) is this caller's own identity."""
-        if not isinstance(other, ChatCaller) or self.kind is None or other.kind != self.kind:
+        if not isinstance(other, ChatCaller):
             return False
-        if self.kind == VISITOR:
-            return (self.share_id, self.out_link_uid) == (other.share_id, other.out_link_uid)
-        if self.kind == KEY:
-            return self.api_key_id == other.api_key_id
-        return self.member_id == other.member_id
+        mine = _identity(self.kind, self.member_id, self.api_key_id, self.share_id, self.out_link_uid)
+        theirs = _identity(other.kind, other.member_id, other.api_key_id, other.share_id, other.out_link_uid)
+        return mine is not None and mine == theirs
 
     def may(self, chat: ChatRecord | None, action: ChatAction) -> bool:
         """The access rule: the owner may do anything, an app manager may read and delete."""
