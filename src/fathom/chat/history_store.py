@@ -11,6 +11,7 @@ from fathom.chat.ownership import ChatCaller
 from fathom.store.db import Database
 from fathom.store.models import Chat, ChatItem, utcnow
 from fathom.store.protocols import ChatRecord, NotFound
+from fathom.store.repositories.chat_turns import owner_conditions
 from fathom.store.repositories.chats import chat_record
 
 DEBUG_SOURCE = "test"
@@ -21,12 +22,13 @@ def owned_by(owner: ChatCaller) -> list[Any]:
     (an expired link's visitor) selects none."""
     if owner.kind is None:
         return [false()]
-    where: list[Any] = [Chat.owner_kind == owner.kind]
-    if owner.kind == "visitor":
-        return [*where, Chat.share_id == owner.share_id, Chat.out_link_uid == owner.out_link_uid]
-    if owner.kind == "key":
-        return [*where, Chat.api_key_id == owner.api_key_id]
-    return [*where, Chat.member_id == owner.member_id]
+    return owner_conditions(
+        owner.kind,
+        member_id=owner.member_id,
+        api_key_id=owner.api_key_id,
+        share_id=owner.share_id,
+        out_link_uid=owner.out_link_uid,
+    )
 
 
 class ChatListStore:

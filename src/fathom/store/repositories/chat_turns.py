@@ -11,7 +11,7 @@ from __future__ import annotations
 
 from typing import Any, cast
 
-from sqlalchemy import Connection, Table, bindparam, func, insert, select, update
+from sqlalchemy import Connection, Table, and_, bindparam, func, insert, select, update
 from sqlalchemy.dialects.postgresql import insert as pg_insert
 from sqlalchemy.dialects.sqlite import insert as sqlite_insert
 
@@ -74,18 +74,34 @@ def _chat_where(team_id: str, app_id: str, chat_id: str) -> tuple[Any, ...]:
     return (_CHATS.c.team_id == team_id, _CHATS.c.app_id == app_id, _CHATS.c.chat_id == chat_id)
 
 
-def _same_owner(turn: ChatTurn) -> Any:
-    """The stored chat is owned by whoever makes this turn (``fathom.chat.ownership``)."""
+def owner_conditions(
+    kind: str,
+    *,
+    member_id: str | None = None,
+    api_key_id: str | None = None,
+    share_id: str | None = None,
+    out_link_uid: str | None = None,
+) -> list[Any]:
+    """The conditions that select the chats of one owner (``fathom.chat.ownership``)."""
     c = _CHATS.c
-    if turn.owner_kind == "visitor":
-        return (
-            (c.owner_kind == "visitor")
-            & (c.share_id == turn.share_id)
-            & (c.out_link_uid == turn.out_link_uid)
+    if kind == "visitor":
+        return [c.owner_kind == "visitor", c.share_id == share_id, c.out_link_uid == out_link_uid]
+    if kind == "key":
+        return [c.owner_kind == "key", c.api_key_id == api_key_id]
+    return [c.owner_kind == "member", c.member_id == member_id]
+
+
+def _same_owner(turn: ChatTurn) -> Any:
+    """The stored chat is owned by whoever makes this turn."""
+    return and_(
+        *owner_conditions(
+            turn.owner_kind,
+            member_id=turn.member_id,
+            api_key_id=turn.api_key_id,
+            share_id=turn.share_id,
+            out_link_uid=turn.out_link_uid,
         )
-    if turn.owner_kind == "key":
-        return (c.owner_kind == "key") & (c.api_key_id == turn.api_key_id)
-    return (c.owner_kind == "member") & (c.member_id == turn.member_id)
+    )
 
 
 def _items_where(team_id: str, app_id: str, chat_id: str) -> tuple[Any, ...]:
