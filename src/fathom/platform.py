@@ -22,6 +22,7 @@ from fathom.datasets import (
     RerankerResolver,
 )
 from fathom.datasets.ingest import INGEST_JOB_KIND
+from fathom.datasets.model_training import ModelTrainer
 from fathom.datasets.reembed import REEMBED_JOB_KIND
 from fathom.knowledge.tokenize import segment_for_index
 from fathom.llm import ModelRegistry, count_tokens, load_model_registry
@@ -32,6 +33,7 @@ from fathom.store import migrate
 from fathom.store.db import Database
 from fathom.store.files import LocalFileStore
 from fathom.store.knowledge import SqlChunkRepository, SqlDatasetRepository, SqlFullTextIndex, SqlVectorIndex
+from fathom.store.knowledge.training import SqlTrainingRepository
 from fathom.store.pg_requirements import check_postgres_requirements
 from fathom.store.protocols import JobRecord
 from fathom.store.repositories import (
@@ -83,6 +85,7 @@ class Platform:
     embedders: EmbedderResolver = field(init=False)
     rerankers: RerankerResolver = field(init=False)
     ingestion: IngestionService = field(init=False)
+    training: SqlTrainingRepository = field(init=False)
     search: DatasetSearchService = field(init=False)
     chat: ChatApplication = field(init=False)
     accounts: AccountService = field(init=False)
@@ -115,6 +118,7 @@ class Platform:
         )
         self.embedders = EmbedderResolver(self.models)
         self.rerankers = RerankerResolver(self.models)
+        self.training = SqlTrainingRepository(self.db)
         self.ingestion = IngestionService(
             self.datasets,
             self.chunks,
@@ -124,6 +128,13 @@ class Platform:
             self.egress.client,
             max_attempts=self.settings.job_max_attempts,
             usage=self.usage,
+            trainer=ModelTrainer(
+                self.training,
+                self.chunks,
+                self.embedders,
+                lambda model_id: self.chat.chat_model(model_id),
+                usage=self.usage,
+            ),
         )
         self.search = DatasetSearchService(
             self.datasets,

@@ -122,6 +122,18 @@ ROUTES: list[Route] = [
         WRITE,
     ),
     Route(
+        "GET",
+        "/api/core/dataset/training/getDatasetTrainingQueue",
+        lambda w: {"datasetId": w.dataset_id},
+        READ,
+    ),
+    Route(
+        "POST",
+        "/api/core/dataset/training/getTrainingError",
+        lambda w: {"collectionId": w.collection_id},
+        READ,
+    ),
+    Route(
         "PUT", "/api/core/dataset/collection/update", lambda w: {"id": w.collection_id, "tags": ["x"]}, WRITE
     ),
     Route(
@@ -378,7 +390,8 @@ def missing(path: str) -> str:
         "/api/core/dataset/training/",
         "/api/core/dataset/data/",
     )
-    if path.startswith(collection_first) and "/collection/create" not in path and "listV2" not in path:
+    dataset_first = ("/collection/create", "listV2", "getDatasetTrainingQueue")
+    if path.startswith(collection_first) and not any(part in path for part in dataset_first):
         return "unExistCollection"
     if path in ("/api/support/outLink/update", "/api/support/outLink/delete"):
         return "outlinkUnExist"

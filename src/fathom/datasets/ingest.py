@@ -22,6 +22,7 @@ import httpx
 from fathom.datasets.auto_model import choose_model
 from fathom.datasets.chunking import collection_chunk_settings, split_collection_text, split_rule_of
 from fathom.datasets.embedders import EmbedderResolver
+from fathom.datasets.model_training import ModelTrainer, model_training_mode
 from fathom.datasets.training_usage import UsageSink, embedding_tokens, training_usage
 from fathom.knowledge.chunk_settings import ChunkSettings, split_chunk_indexes
 from fathom.knowledge.parse import DocumentParseError, decode_text, parse_document
@@ -95,8 +96,10 @@ class IngestionService:
         *,
         max_attempts: int = 3,
         usage: UsageSink | None = None,
+        trainer: ModelTrainer | None = None,
     ) -> None:
         self.usage = usage
+        self.trainer = trainer
         self.datasets = datasets
         self.chunks = chunks
         self.jobs = jobs
@@ -105,10 +108,16 @@ class IngestionService:
         self.http_client = http_client
         self.max_attempts = max_attempts
 
-    async def enqueue(self, collection: CollectionRecord, *, bill_id: str | None = None) -> JobRecord:
+    async def enqueue(
+        self, collection: CollectionRecord, *, bill_id: str | None = None, train_only: bool = False
+    ) -> JobRecord:
         """Queue the ingestion of a collection (its status stays ``waiting`` until a worker claims it);
-        its embedding usage is recorded under ``bill_id`` (a training bill) when given."""
-        payload = {"collectionId": collection.id, **({"billId": bill_id} if bill_id else {})}
+        its embedding usage is recorded under ``bill_id`` (a training bill) when given. ``train_only``:
+        the source is not read again, only the collection's waiting training items go to the model
+        (pushed rows, retried chunks)."""
+        payload: dict[str, Any] = {"collectionId": collection.id, **({"billId": bill_id} if bill_id else {})}
+        if train_only:
+            payload["trainOnly"] = True
         return await self.jobs.enqueue(
             INGEST_JOB_KIND,
             payload,
@@ -169,7 +178,9 @@ class IngestionService:
         final_attempt = job.attempts >= job.max_attempts
         bill_id = job.payload.get("billId")
         try:
-            outcome = await self._ingest(collection, bill_id if isinstance(bill_id, str) else None)
+            outcome = await self._ingest(
+                collection, bill_id if isinstance(bill_id, str) else None, bool(job.payload.get("trainOnly"))
+            )
         except Exception as exc:
             message = f"{type(exc).__name__}: {exc}"
             if is_permanent(exc):
@@ -242,8 +253,13 @@ class IngestionService:
         settings = self._settings(collection, dataset.vector_model, dataset.chunk_settings)
         return len(split_collection_text(text, settings, qa_pairs=qa_pairs))
 
-    async def _ingest(self, collection: CollectionRecord, bill_id: str | None = None) -> IngestionOutcome:
+    async def _ingest(
+        self, collection: CollectionRecord, bill_id: str | None = None, train_only: bool = False
+    ) -> IngestionOutcome:
         dataset = await self.datasets.get_dataset(collection.team_id, collection.dataset_id)
+        mode = model_training_mode(collection)
+        if self.trainer is not None and (mode is not None or train_only):
+            return await self._train_with_model(collection, dataset, None if train_only else mode, bill_id)
         await self.datasets.set_collection_state(collection.id, "parsing")
         qa_pairs = bool({**dataset.chunk_settings, **collection.chunk_settings}.get("qaPairs"))
         text = await self._source_text(collection, table=qa_pairs)
@@ -261,6 +277,27 @@ class IngestionService:
             collection.id, "ready", chunks_total=len(pieces), chunks_done=len(pieces)
         )
         return IngestionOutcome(chunks=len(todo), skipped=len(done))
+
+    async def _train_with_model(
+        self, collection: CollectionRecord, dataset: DatasetRecord, mode: str | None, bill_id: str | None
+    ) -> IngestionOutcome:
+        """Model-made training (``fathom.datasets.model_training``): with ``mode``, the source's chunks
+        (when the collection has a source; pushed rows are queued by ``pushData``) become training items
+        of that mode; then every waiting item goes to the model. Failed items keep their error; the
+        collection is ready."""
+        assert self.trainer is not None
+        if mode is not None and any(await self.datasets.get_collection_source(collection.id)):
+            await self.datasets.set_collection_state(collection.id, "parsing")
+            text = await self._source_text(collection)
+            dataset = await self._settled(dataset, text)
+            settings = self._settings(collection, dataset.vector_model, dataset.chunk_settings)
+            pieces = split_collection_text(text, settings)
+            await self.trainer.queue_pieces(collection, mode, pieces, bill_id)
+        settings = self._settings(collection, dataset.vector_model, dataset.chunk_settings)
+        await self.datasets.set_collection_state(collection.id, "indexing")
+        outcome = await self.trainer.train(collection, dataset, settings)
+        await self.datasets.set_collection_state(collection.id, "ready")
+        return IngestionOutcome(chunks=outcome.trained, skipped=0)
 
     async def _embed_and_write(
         self,

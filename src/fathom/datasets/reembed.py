@@ -90,6 +90,12 @@ class ReembedService:
         jobs = await self._active_jobs(dataset_id)
         return str(jobs[-1].payload["vectorModel"]) if jobs else None
 
+    async def rebuilding_count(self, dataset_id: str) -> int:
+        """Index rows still to embed with the model a queued or running switch moves to (FastGPT's
+        ``rebuildingCount``); 0 when no switch is pending."""
+        pending = await self.pending_model(dataset_id)
+        return 0 if pending is None else await self.reembed.count_unstaged(dataset_id, pending)
+
     async def _superseded(self, job: JobRecord) -> bool:
         jobs = await self._active_jobs(str(job.payload["datasetId"]))
         return (

@@ -42,6 +42,7 @@ from fathom.server.routes import (
     share_links,
     team_access,
     tool_sets,
+    training,
     training_usage,
     usage,
 )
@@ -130,6 +131,7 @@ def create_app(platform: Platform, *, run_workers: bool = True) -> FastAPI:
         share_links,
         share_chat,
         usage,
+        training,
         training_usage,
         models,
         embed,

@@ -388,6 +388,33 @@ class DataChunk(Base):
     updated_at: Mapped[datetime] = mapped_column(UTCDateTime(), default=utcnow, onupdate=utcnow)
 
 
+class TrainingItem(Base):
+    """A chunk waiting for the model (FastGPT's ``dataset_trainings``): ``mode`` ``qa`` (the model writes
+    question/answer pairs) or ``auto`` (the model writes extra index texts). The item is deleted in the
+    transaction that writes what the model made of it; a chunk the model keeps failing on stays, with
+    ``error`` set, until it is retried."""
+
+    __tablename__ = "training_items"
+    __table_args__ = (Index("ix_training_items_collection", "collection_id", "chunk_index"),)
+    id: Mapped[str] = _id()
+    team_id: Mapped[str] = _team_fk()
+    dataset_id: Mapped[str] = mapped_column(
+        String(24), ForeignKey("datasets.id", ondelete="CASCADE"), index=True
+    )
+    collection_id: Mapped[str] = mapped_column(
+        String(24), ForeignKey("collections.id", ondelete="CASCADE"), nullable=False
+    )
+    mode: Mapped[str] = mapped_column(String(16), nullable=False)
+    chunk_index: Mapped[int] = mapped_column(Integer, nullable=False, default=0)
+    q: Mapped[str] = mapped_column(Text, nullable=False)
+    a: Mapped[str] = mapped_column(Text, nullable=False, default="")
+    prompt: Mapped[str | None] = mapped_column(Text, nullable=True)  # overrides the collection's qaPrompt
+    bill_id: Mapped[str | None] = mapped_column(String(24), nullable=True)
+    error: Mapped[str | None] = mapped_column(Text, nullable=True)
+    created_at: Mapped[datetime] = _created()
+    updated_at: Mapped[datetime] = mapped_column(UTCDateTime(), default=utcnow, onupdate=utcnow)
+
+
 class DataIndex(Base):
     """An index text of a chunk, with its embedding (float32 bytes) and the model that made it."""
 

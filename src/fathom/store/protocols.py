@@ -25,6 +25,10 @@ class Conflict(ValueError):
     """The write would break a uniqueness rule; the message names it."""
 
 
+class AlreadyTrained(Exception):
+    """A training item's result was written already (by another run): this run's result is dropped."""
+
+
 class PermanentJobFailure(Exception):
     """A job handler's failure that no retry can fix (a refused or missing source, a document that does
     not parse): the worker fails the job at once with this message instead of trying it again."""
@@ -333,6 +337,7 @@ class BillTotals:
     input_tokens: int
     total_points: float
     records: int
+    output_tokens: int = 0  # a model's answers (qa / auto-index training); embeddings have none
 
 
 class TeamRepository(Protocol):
@@ -524,6 +529,24 @@ class ChunkToWrite:
     vectors: list[list[float]]
     index_types: list[str] = field(default_factory=list)
     tokens: int | None = None  # tokens of q + a (the search's token budget reads it); None: count later
+
+
+@dataclass(frozen=True)
+class TrainingItemRecord:
+    """A chunk waiting for the dataset's model (``mode`` ``qa`` or ``auto``), or failed (``error`` set)."""
+
+    id: str
+    team_id: str
+    dataset_id: str
+    collection_id: str
+    mode: str
+    chunk_index: int
+    q: str
+    a: str
+    prompt: str | None
+    bill_id: str | None
+    error: str | None
+    updated_at: datetime
 
 
 @dataclass(frozen=True)

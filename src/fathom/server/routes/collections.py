@@ -31,11 +31,12 @@ from fathom.server.routes.dataset_models import (
     NonBlank,
     Page,
     TrainingDetail,
+    WireBool,
 )
 from fathom.server.routes.datasets import kb_caller, load_dataset
-from fathom.server.typed import BLANK_IS_NONE, ApiModel, ObjectId, answers, parsed
+from fathom.server.typed import BLANK_IS_NONE, ApiModel, ObjectId, Text, answers, parsed
 from fathom.server.uploads import admit_upload, check_file_name, member_or_key
-from fathom.store.protocols import CollectionRecord
+from fathom.store.protocols import CollectionRecord, DatasetRecord
 
 router = APIRouter(tags=["collections"])
 
@@ -69,6 +70,24 @@ class NewCollection(ChunkSettings, CollectionFields):
     metadata: Annotated[dict[str, Any] | None, BeforeValidator(_empty_as_none)] = None
     parentId: Annotated[None, BeforeValidator(_no_folder)] = None
     billId: BillId = None
+    qaPrompt: Annotated[Text | None, BLANK_IS_NONE] = Field(
+        None, description="qa training: the instructions the model gets instead of the default ones"
+    )
+    autoIndexes: Annotated[WireBool | None, BLANK_IS_NONE] = Field(
+        None, description="chunk training: the model writes extra index texts of each chunk"
+    )
+    imageIndex: Annotated[WireBool | None, BLANK_IS_NONE] = Field(None, description="not supported yet")
+
+    def training(self) -> tuple[str, dict[str, Any]]:
+        """The collection's training type and the training settings to keep with its chunk settings
+        (``qaPrompt`` for qa; ``autoIndexes`` for chunk; FastGPT's older ``trainingType: "auto"`` is
+        chunk with auto indexes)."""
+        training_type = self.trainingType or "chunk"
+        if training_type == "qa":
+            return "qa", {"qaPrompt": self.qaPrompt} if self.qaPrompt else {}
+        if training_type == "auto" or self.autoIndexes:
+            return "chunk", {"autoIndexes": True}
+        return "chunk", {}
 
 
 class CreateEmpty(NewCollection):
@@ -121,7 +140,10 @@ def training_amount(collection: CollectionRecord) -> int:
     return 1
 
 
-def collection_view(collection: CollectionRecord, queue_position: int | None = None) -> dict[str, Any]:
+def collection_view(
+    collection: CollectionRecord, queue_position: int | None = None, *, failed: int = 0
+) -> dict[str, Any]:
+    """The collection as FastGPT shows it; ``failed``: its training items the model failed on."""
     return {
         "_id": collection.id,
         "parentId": collection.parent_id,
@@ -133,6 +155,9 @@ def collection_view(collection: CollectionRecord, queue_position: int | None = N
         "createTime": iso(collection.created_at),
         "updateTime": iso(collection.updated_at),
         "trainingType": collection.training_type,
+        "qaPrompt": collection.chunk_settings.get("qaPrompt"),
+        "autoIndexes": bool(collection.chunk_settings.get("autoIndexes")),
+        "imageIndex": False,
         "fileId": collection.file_id,
         "rawLink": collection.raw_link,
         "tags": list(collection.tags),
@@ -142,7 +167,7 @@ def collection_view(collection: CollectionRecord, queue_position: int | None = N
         "sourceId": collection.file_id or collection.raw_link or collection.id,
         "dataAmount": collection.chunks_done,
         "trainingAmount": training_amount(collection),
-        "hasError": collection.status == "error",
+        "hasError": collection.status == "error" or failed > 0,
         # Fathom's ingestion state, beyond FastGPT's fields
         "status": collection.status,
         "errorMsg": collection.error,
@@ -150,16 +175,23 @@ def collection_view(collection: CollectionRecord, queue_position: int | None = N
         "chunksDone": collection.chunks_done,
         # place of its queued ingestion job in the fair queue (1: next); null when not queued
         "queuePosition": queue_position,
+        # chunks the model failed on (qa / auto-index training), listed by training/getTrainingError
+        "trainingErrorCount": failed,
     }
 
 
 def owned_view(
-    collection: CollectionRecord, auth: AuthContext, owner: str | None, queue_position: int | None = None
+    collection: CollectionRecord,
+    auth: AuthContext,
+    owner: str | None,
+    queue_position: int | None = None,
+    *,
+    failed: int = 0,
 ) -> dict[str, Any]:
     """:func:`collection_view` plus FastGPT's ``tmbId`` and ``permission`` (both the knowledge base's:
     a collection inherits its dataset's permission)."""
     return {
-        **collection_view(collection, queue_position),
+        **collection_view(collection, queue_position, failed=failed),
         "tmbId": owner,
         "permission": permission_view(auth, owner),
     }
@@ -182,6 +214,36 @@ async def load_owned_collection(
     return collection, owner
 
 
+def check_training_model(request: Request, dataset: DatasetRecord, what: str) -> None:
+    """Refuse model-made training (``what`` names the field that asks for it) when no chat model can
+    run it: the dataset's ``agentModel``, or the default chat model when that is not configured here."""
+    try:
+        platform_of(request).chat.chat_model(dataset.agent_model)
+    except (LookupError, RuntimeError) as exc:
+        raise ApiError(
+            400,
+            "invalidParams",
+            f"{what}: training with a model needs a chat model (the knowledge base's agentModel): {exc}",
+        ) from None
+
+
+def _training(request: Request, dataset: DatasetRecord, payload: NewCollection) -> tuple[str, dict[str, Any]]:
+    """The collection's training type and training settings, after checking they can run."""
+    if payload.imageIndex:
+        raise ApiError(
+            400,
+            "invalidParams",
+            "imageIndex: image indexes (images described by the vlmModel) are not supported yet; "
+            "leave imageIndex out or false",
+        )
+    training_type, extra = payload.training()
+    if training_type == "qa":
+        check_training_model(request, dataset, 'trainingType "qa"')
+    elif extra.get("autoIndexes"):
+        check_training_model(request, dataset, "autoIndexes")
+    return training_type, extra
+
+
 async def _create(
     request: Request, auth: AuthContext, payload: NewCollection, *, name: str, type: str, **source: Any
 ) -> dict[str, Any]:
@@ -190,14 +252,14 @@ async def _create(
     platform = platform_of(request)
     dataset, _ = await load_dataset(request, auth, payload.datasetId, "write")
     bill_id = await training_bill(request, auth, payload.billId)
-    training_type = payload.trainingType or "chunk"
+    training_type, training_settings = _training(request, dataset, payload)
     collection = await platform.datasets.create_collection(
         auth.team_id,
         dataset.id,
         name,
         type=type,
-        training_type="chunk" if training_type == "auto" else training_type,
-        chunk_settings=payload.chunk_settings(),
+        training_type=training_type,
+        chunk_settings=payload.chunk_settings() | training_settings,
         metadata=payload.metadata or {},
         **stored_fields(payload),
         **source,
@@ -229,11 +291,14 @@ async def create_empty(
     collection is ready at once and holds the rows pushed into it."""
     platform = platform_of(request)
     dataset, _ = await load_dataset(request, auth, payload.datasetId, "write")
+    training_type, training_settings = _training(request, dataset, payload)
     collection = await platform.datasets.create_collection(
         auth.team_id,
         dataset.id,
         payload.name,
         type="virtual",
+        training_type=training_type,
+        chunk_settings=training_settings,
         metadata=payload.metadata or {},
         **stored_fields(payload),
     )
@@ -324,7 +389,17 @@ async def list_collections(
     )
     waiting = any(item.status == "waiting" for item in items)
     positions = await platform.ingestion.queue_positions() if waiting else {}
-    views = [owned_view(item, auth, owner, positions.get(item.id)) for item in items]
+    counts = await platform.training.counts([item.id for item in items])
+    views = [
+        owned_view(
+            item,
+            auth,
+            owner,
+            positions.get(item.id),
+            failed=counts[item.id].failed_total if item.id in counts else 0,
+        )
+        for item in items
+    ]
     return envelope({"list": views, "total": total})
 
 
@@ -338,33 +413,47 @@ async def collection_detail(
     request: Request, auth: AuthContext = Depends(kb_caller), payload: CollectionId = parsed(CollectionId)
 ) -> dict[str, Any]:
     collection, owner = await load_owned_collection(request, auth, payload.id, "read")
-    return envelope(owned_view(collection, auth, owner))
+    counts = (await platform_of(request).training.counts([collection.id])).get(collection.id)
+    return envelope(owned_view(collection, auth, owner, failed=counts.failed_total if counts else 0))
 
 
 @router.api_route(
     "/api/core/dataset/collection/trainingDetail",
     methods=ANY_METHOD,
-    summary="Ingestion progress of a collection",
+    summary="Training progress of a collection",
     responses=answers(TrainingDetail),
 )
 async def training_detail(
     request: Request, auth: AuthContext = Depends(kb_caller), payload: CollectionRef = parsed(CollectionRef)
 ) -> dict[str, Any]:
+    """FastGPT's counts by training mode: ``trainingCounts`` the chunks (or, in qa / auto-index training,
+    the chunks waiting for the model) still to write, ``errorCounts`` the failures (a failed import is one
+    ``parse`` error; each chunk the model failed on is one error of its mode)."""
     collection = await load_collection(request, auth, payload.collectionId, "read")
     modes = ("parse", "chunk", "qa", "auto", "image", "imageParse")
     counts = dict.fromkeys(modes, 0)
     training = dict(counts)
     errors = dict(counts)
+    items = (await platform_of(request).training.counts([collection.id])).get(collection.id)
+    if items is not None:
+        for mode, count in items.pending.items():
+            training[mode] += count
+        for mode, count in items.failed.items():
+            errors[mode] += count
     if collection.status in ("waiting", "parsing"):
         training["parse"] = 1
-    elif collection.status == "indexing":
+    elif collection.status == "indexing" and items is None:
         training["chunk"] = training_amount(collection)
     elif collection.status == "error":
         errors["parse"] = 1
     return envelope(
         {
             "trainingType": collection.training_type,
-            "advancedTraining": {"customPdfParse": False, "imageIndex": False, "autoIndexes": False},
+            "advancedTraining": {
+                "customPdfParse": False,
+                "imageIndex": False,
+                "autoIndexes": bool(collection.chunk_settings.get("autoIndexes")),
+            },
             "queuedCounts": counts,
             "trainingCounts": training,
             "errorCounts": errors,
@@ -373,23 +462,3 @@ async def training_detail(
             "errorMsg": collection.error,
         }
     )
-
-
-@router.api_route(
-    "/api/core/dataset/training/updateTrainingData",
-    methods=ANY_METHOD,
-    summary="Retry a failed ingestion",
-    responses=answers(None),
-)
-async def retry_training(
-    request: Request, auth: AuthContext = Depends(kb_caller), payload: CollectionRef = parsed(CollectionRef)
-) -> dict[str, Any]:
-    collection = await load_collection(request, auth, payload.collectionId, "write")
-    if collection.status != "error":
-        raise ApiError(
-            400, "invalidParams", f"collection {collection.id} is {collection.status}; only failed ones retry"
-        )
-    platform = platform_of(request)
-    await platform.datasets.set_collection_state(collection.id, "waiting", error=None)
-    await platform.ingestion.enqueue(collection)
-    return envelope(None)

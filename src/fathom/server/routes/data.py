@@ -8,18 +8,19 @@ from fastapi import APIRouter, Depends, Request
 from pydantic import AfterValidator, Field, model_validator
 
 from fathom.datasets.ingest import PushIndex, PushRow
+from fathom.datasets.model_training import model_training_mode
 from fathom.knowledge.chunk_settings import split_chunk_indexes
 from fathom.llm import count_tokens
 from fathom.server.auth import AuthContext
 from fathom.server.errors import ApiError, envelope, not_found
 from fathom.server.permissions import Need, require_team_key
 from fathom.server.routes.collection_fields import BillId, training_bill
-from fathom.server.routes.collections import load_collection
+from fathom.server.routes.collections import check_training_model, load_collection
 from fathom.server.routes.common import ANY_METHOD, iso, platform_of
 from fathom.server.routes.dataset_models import DataList, DataView, InsertResults, NonBlank, Page
 from fathom.server.routes.datasets import kb_caller
 from fathom.server.typed import BLANK_IS_NONE, ApiModel, ObjectId, Text, answers, parsed
-from fathom.store.protocols import ChunkRow, NotFound
+from fathom.store.protocols import ChunkRow, CollectionRecord, NotFound
 
 router = APIRouter(tags=["data"])
 
@@ -59,12 +60,17 @@ class Row(ApiModel):
 
 
 class PushData(ApiModel):
-    """FastGPT's ``{collectionId, data: [{q, a?, indexes?}], billId?}`` (rows with an empty q are
-    dropped; ``trainingType`` and ``prompt`` are accepted: the rows are stored as sent)."""
+    """FastGPT's ``{collectionId, data: [{q, a?, indexes?}], trainingType?, prompt?, billId?}`` (rows with
+    an empty q are dropped). ``trainingType`` (default: the collection's) ``chunk`` stores the rows as
+    sent; ``qa`` sends each row's text to the knowledge base's model, which writes the question/answer
+    pairs stored (``prompt`` replacing the default instructions); ``auto`` stores the rows with index
+    texts the model writes. Rows for the model are queued: ``insertLen`` counts them."""
 
     collectionId: ObjectId
     data: list[Row] = Field(min_length=1, max_length=PUSH_MAX)
     billId: BillId = None
+    trainingType: Annotated[Literal["chunk", "qa", "auto"] | None, BLANK_IS_NONE] = None
+    prompt: Annotated[Text | None, BLANK_IS_NONE] = None
 
     @model_validator(mode="before")
     @classmethod
@@ -148,8 +154,48 @@ async def push_data(
         for item in payload.data
         if _text(item.q)  # FastGPT drops rows with an empty q
     ]
+    mode = _push_mode(payload.trainingType, collection)
+    if mode is not None:
+        queued = await _queue_for_model(request, collection, mode, rows, payload.prompt, bill_id)
+        return envelope({"insertLen": queued, "overToken": [], "repeat": [], "error": []})
     ready = await platform_of(request).ingestion.push_rows(collection, rows, bill_id=bill_id)
     return envelope({"insertLen": len(ready), "overToken": [], "repeat": [], "error": []})
+
+
+def _push_mode(training_type: str | None, collection: CollectionRecord) -> str | None:
+    """The model training pushed rows get: the one sent, else the collection's."""
+    if training_type is None:
+        return model_training_mode(collection)
+    return None if training_type == "chunk" else training_type
+
+
+async def _queue_for_model(
+    request: Request,
+    collection: CollectionRecord,
+    mode: str,
+    rows: list[PushRow],
+    prompt: str | None,
+    bill_id: str | None,
+) -> int:
+    """Queue pushed rows for the knowledge base's model and the job that trains them."""
+    platform = platform_of(request)
+    dataset = await platform.datasets.get_dataset(collection.team_id, collection.dataset_id)
+    check_training_model(request, dataset, f'trainingType "{mode}"')
+    if any(row.indexes for row in rows):
+        raise ApiError(
+            400,
+            "invalidParams",
+            f'data[].indexes: rows trained by the model (trainingType "{mode}") take no indexes; '
+            'push them with trainingType "chunk"',
+        )
+    assert platform.ingestion.trainer is not None
+    queued = await platform.ingestion.trainer.queue_rows(
+        collection, mode, [(row.q, row.a) for row in rows], prompt=prompt, bill_id=bill_id
+    )
+    if queued:
+        await platform.datasets.set_collection_state(collection.id, "waiting")
+        await platform.ingestion.enqueue(collection, bill_id=bill_id, train_only=True)
+    return queued
 
 
 @router.api_route(

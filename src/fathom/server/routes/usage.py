@@ -53,6 +53,7 @@ class BillTotals(BaseModel):
     name: str
     datasetId: str
     inputTokens: int
+    outputTokens: int
     totalPoints: float
     records: int
 
@@ -119,6 +120,7 @@ async def usage_summary(
                     "name": bill.name,
                     "datasetId": bill.dataset_id,
                     "inputTokens": bill.input_tokens,
+                    "outputTokens": bill.output_tokens,
                     "totalPoints": round(bill.total_points, 6),
                     "records": bill.records,
                 }

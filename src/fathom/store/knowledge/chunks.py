@@ -14,8 +14,8 @@ from fathom.store.knowledge.datasets import bump_index_version
 from fathom.store.knowledge.fulltext import delete_fulltext_rows, write_fulltext_rows
 from fathom.store.knowledge.index_rows import index_row, insert_index_rows
 from fathom.store.knowledge.scope import in_list
-from fathom.store.models import Collection, DataChunk, DataIndex, Dataset, new_id, utcnow
-from fathom.store.protocols import ChunkRow, ChunkToWrite, NotFound
+from fathom.store.models import Collection, DataChunk, DataIndex, Dataset, TrainingItem, new_id, utcnow
+from fathom.store.protocols import AlreadyTrained, ChunkRow, ChunkToWrite, NotFound
 
 Segmenter = Callable[[str], str]
 
@@ -73,11 +73,23 @@ class SqlChunkRepository:
         await insert_index_rows(session, self.db.is_postgres, rows, self._hnsw_dims)
 
     async def write_chunks(
-        self, team_id: str, dataset_id: str, collection_id: str, chunks: Sequence[ChunkToWrite], *, model: str
+        self,
+        team_id: str,
+        dataset_id: str,
+        collection_id: str,
+        chunks: Sequence[ChunkToWrite],
+        *,
+        model: str,
+        training_item: str | None = None,
     ) -> list[str]:
         """Insert chunks with their index rows, vectors and full-text rows, and advance the collection's
         progress, all in one transaction: a crash leaves none of the batch behind. Rows go in as a few
-        multi-row statements (one per table), not one statement per row."""
+        multi-row statements (one per table), not one statement per row.
+
+        With ``training_item`` the chunks are what the model made of that training item: the item is
+        deleted in the same transaction (its done-marker), and when it is gone already (another run wrote
+        it) nothing is written and :class:`AlreadyTrained` is raised. The collection's remaining work
+        (``chunks_total - chunks_done``) then drops by one item, whatever number of rows it made."""
         now = utcnow()
         chunk_rows: list[dict[str, Any]] = []
         index_rows: list[dict[str, Any]] = []
@@ -127,7 +139,16 @@ class SqlChunkRepository:
                     "t": self.segment(f"{chunk.q}\n{chunk.a}"),
                 }
             )
+        progress: dict[str, Any] = {"chunks_done": Collection.chunks_done + len(chunks)}
+        if training_item is not None:
+            progress["chunks_total"] = Collection.chunks_total + len(chunks) - 1
         async with self.db.transaction() as session:
+            if training_item is not None:
+                claimed = await session.execute(
+                    delete(TrainingItem).where(TrainingItem.id == training_item, TrainingItem.error.is_(None))
+                )
+                if getattr(claimed, "rowcount", 0) != 1:
+                    raise AlreadyTrained(f"training item {training_item} was written by another run")
             if chunk_rows:
                 await session.execute(insert(DataChunk), chunk_rows)
             await insert_index_rows(session, self.db.is_postgres, index_rows, self._hnsw_dims)
@@ -135,7 +156,7 @@ class SqlChunkRepository:
             await session.execute(
                 update(Collection)
                 .where(Collection.id == collection_id)
-                .values(chunks_done=Collection.chunks_done + len(chunks), updated_at=utcnow())
+                .values(**progress, updated_at=utcnow())
             )
             await bump_index_version(session, [dataset_id])
         return [row["id"] for row in chunk_rows]

@@ -107,6 +107,7 @@ class SqlUsageRepository:
                 func.coalesce(func.sum(UsageRow.input_tokens), 0),
                 func.coalesce(func.sum(UsageRow.total_points), 0.0),
                 func.count(UsageRow.id),
+                func.coalesce(func.sum(UsageRow.output_tokens), 0),
             )
             .outerjoin(UsageRow, (UsageRow.bill_id == TrainingBill.id) & (UsageRow.created_at >= since))
             .where(TrainingBill.team_id == team_id, TrainingBill.created_at >= since)
@@ -123,6 +124,7 @@ class SqlUsageRepository:
                 input_tokens=int(r[3] or 0),
                 total_points=float(r[4] or 0.0),
                 records=int(r[5]),
+                output_tokens=int(r[6] or 0),
             )
             for r in rows
         ]

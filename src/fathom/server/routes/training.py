@@ -1,0 +1,185 @@
+"""FastGPT's training routes: the queue of a knowledge base (``getDatasetTrainingQueue``), the chunks the
+model failed on (``getTrainingError``) and retrying them (``updateTrainingData``: one by ``dataId``, all of
+a collection by ``collectionId``, all of a knowledge base by ``datasetId``; a failed import is retried
+too)."""
+
+from __future__ import annotations
+
+from typing import Annotated, Any
+
+from fastapi import APIRouter, Depends, Request
+from pydantic import Field, model_validator
+
+from fathom.server.auth import AuthContext
+from fathom.server.errors import ApiError, envelope, not_found
+from fathom.server.permissions import require_team_key
+from fathom.server.routes.collections import load_collection
+from fathom.server.routes.common import ANY_METHOD, iso, platform_of
+from fathom.server.routes.dataset_models import Page
+from fathom.server.routes.datasets import kb_caller, load_dataset
+from fathom.server.typed import BLANK_IS_NONE, ApiModel, ObjectId, OptionalObjectId, Text, answers, parsed
+from fathom.store.protocols import CollectionRecord, NotFound, TrainingItemRecord
+
+router = APIRouter(tags=["training"])
+
+
+class DatasetRef(ApiModel):
+    datasetId: ObjectId
+
+
+class TrainingErrors(Page):
+    collectionId: ObjectId
+
+
+class UpdateTrainingData(ApiModel):
+    """FastGPT's ``{datasetId, collectionId?, dataId?, q?, a?, chunkIndex?}``: ``dataId`` retries one
+    failed chunk (``q``/``a`` replace its text first), else every failed chunk of the collection, else of
+    the knowledge base."""
+
+    datasetId: OptionalObjectId = None
+    collectionId: OptionalObjectId = None
+    dataId: OptionalObjectId = Field(None, description="A failed training item's _id (getTrainingError)")
+    q: Annotated[Text | None, BLANK_IS_NONE] = None
+    a: Text | None = None
+    chunkIndex: int | None = None
+
+    @model_validator(mode="after")
+    def _scope(self) -> UpdateTrainingData:
+        if not (self.datasetId or self.collectionId or self.dataId):
+            raise ValueError("send dataId, collectionId or datasetId: what to retry")
+        if self.dataId is None and (self.q is not None or self.a is not None):
+            raise ValueError("q and a edit one chunk: send its dataId with them")
+        if self.chunkIndex is not None:
+            raise ValueError("chunkIndex: moving a chunk is not supported; leave chunkIndex out")
+        return self
+
+
+class TrainingQueue(ApiModel):
+    rebuildingCount: int
+    trainingCount: int
+
+
+class TrainingItemView(ApiModel):
+    id_: str = Field(alias="_id")
+    teamId: str
+    datasetId: str
+    collectionId: str
+    billId: str | None
+    mode: str
+    q: str
+    a: str
+    chunkIndex: int
+    prompt: str | None
+    retryCount: int
+    errorMsg: str | None
+    lockTime: str | None
+
+
+class TrainingErrorList(ApiModel):
+    list_: list[TrainingItemView] = Field(alias="list")
+    total: int
+
+
+def training_item_view(item: TrainingItemRecord) -> dict[str, Any]:
+    return {
+        "_id": item.id,
+        "teamId": item.team_id,
+        "datasetId": item.dataset_id,
+        "collectionId": item.collection_id,
+        "billId": item.bill_id,
+        "mode": item.mode,
+        "q": item.q,
+        "a": item.a,
+        "chunkIndex": item.chunk_index,
+        "prompt": item.prompt,
+        "retryCount": 0,  # the model client's own retries were spent before the error was kept
+        "errorMsg": item.error,
+        "lockTime": iso(item.updated_at),
+    }
+
+
+@router.api_route(
+    "/api/core/dataset/training/getDatasetTrainingQueue",
+    methods=ANY_METHOD,
+    summary="How much training a knowledge base has left",
+    responses=answers(TrainingQueue),
+)
+async def get_dataset_training_queue(
+    request: Request, auth: AuthContext = Depends(kb_caller), payload: DatasetRef = parsed(DatasetRef)
+) -> dict[str, Any]:
+    """``trainingCount``: chunks and model training items still to write plus failed items;
+    ``rebuildingCount``: index rows waiting to be embedded again after an embedding-model change."""
+    dataset, _ = await load_dataset(request, auth, payload.datasetId, "read")
+    platform = platform_of(request)
+    training = await platform.training.dataset_training_count(auth.team_id, dataset.id)
+    rebuilding = await platform.reembed.rebuilding_count(dataset.id)
+    return envelope({"rebuildingCount": rebuilding, "trainingCount": training})
+
+
+@router.api_route(
+    "/api/core/dataset/training/getTrainingError",
+    methods=ANY_METHOD,
+    summary="The chunks of a collection the model failed on",
+    responses=answers(TrainingErrorList),
+)
+async def get_training_error(
+    request: Request, auth: AuthContext = Depends(kb_caller), payload: TrainingErrors = parsed(TrainingErrors)
+) -> dict[str, Any]:
+    collection = await load_collection(request, auth, payload.collectionId, "read")
+    offset, size = payload.window()
+    items, total = await platform_of(request).training.errors(
+        auth.team_id, collection.id, offset=offset, limit=size
+    )
+    return envelope({"list": [training_item_view(item) for item in items], "total": total})
+
+
+async def _requeue(request: Request, collections: list[CollectionRecord]) -> None:
+    """Queue the training of collections again (a failed import from its source)."""
+    platform = platform_of(request)
+    for collection in collections:
+        failed_import = collection.status == "error"
+        await platform.datasets.set_collection_state(collection.id, "waiting", error=None)
+        await platform.ingestion.enqueue(collection, train_only=not failed_import)
+
+
+@router.api_route(
+    "/api/core/dataset/training/updateTrainingData",
+    methods=ANY_METHOD,
+    summary="Retry failed training (one chunk, a collection's or a knowledge base's)",
+    responses=answers(None),
+)
+async def update_training_data(
+    request: Request,
+    auth: AuthContext = Depends(kb_caller),
+    payload: UpdateTrainingData = parsed(UpdateTrainingData),
+) -> dict[str, Any]:
+    platform = platform_of(request)
+    require_team_key(auth, "use knowledge bases", "dataset")
+    if payload.dataId is not None:
+        try:
+            item = await platform.training.get(auth.team_id, payload.dataId)
+        except NotFound:
+            raise not_found("data", f"training data {payload.dataId} not found") from None
+        collection = await load_collection(request, auth, item.collection_id, "write")
+        if item.error is None:
+            raise ApiError(
+                400,
+                "invalidParams",
+                f"dataId: training data {item.id} has not failed; only failed ones retry",
+            )
+        await platform.training.retry(auth.team_id, item_id=item.id, q=payload.q, a=payload.a)
+        await _requeue(request, [collection])
+        return envelope(None)
+    if payload.collectionId is not None:
+        scope = [await load_collection(request, auth, payload.collectionId, "write")]
+        await platform.training.retry(auth.team_id, collection_id=scope[0].id)
+    else:
+        dataset, _ = await load_dataset(request, auth, str(payload.datasetId), "write")
+        ids = set(await platform.training.retry(auth.team_id, dataset_id=dataset.id))
+        failed, _ = await platform.datasets.list_collections(auth.team_id, dataset.id, limit=100_000)
+        ids |= {c.id for c in failed if c.status == "error"}
+        scope = [c for c in failed if c.id in ids]
+    counts = await platform.training.counts([c.id for c in scope])
+    retried = [c for c in scope if c.status == "error" or (c.id in counts and counts[c.id].pending)]
+    await _requeue(request, retried)
+    return envelope(None)
