@@ -8,6 +8,7 @@ import { t } from "../lang";
 import { AUTO_CHUNKS, ChunkChoice, chunkFields, ChunkPreview, ChunkSettingsForm } from "./ChunkSettings";
 import { plural, useEscape } from "../i18n";
 import { MultilingualHint } from "./MultilingualHint";
+import { CHUNK_TRAINING, TrainingChoice, trainingFields, TrainingErrors, trainingLabel, TrainingModeForm } from "./Training";
 
 export type Dataset = {
   _id: string; name: string; intro: string; vectorModel: { model: string }; updateTime: string;
@@ -16,6 +17,7 @@ export type Dataset = {
 export type Collection = {
   _id: string; name: string; type: string; status: string; errorMsg: string | null; chunksTotal: number;
   chunksDone: number; dataAmount: number; trainingAmount: number; hasError: boolean; updateTime: string; rawLink?: string; queuePosition?: number | null;
+  trainingType?: string; autoIndexes?: boolean; trainingErrorCount?: number;
 };
 type Chunk = { id: string; q: string; a: string; chunkIndex: number; updateTime: string };
 
@@ -107,6 +109,7 @@ function Collections({ datasetId, model, onModelChanged }: { datasetId: string; 
   const [total, setTotal] = useState(0);
   const [error, setError] = useState("");
   const [open, setOpen] = useState<Collection | null>(null);
+  const [failed, setFailed] = useState<Collection | null>(null);
   const timer = useRef<number | undefined>(undefined);
 
   const load = useCallback(async () => {
@@ -151,10 +154,11 @@ function Collections({ datasetId, model, onModelChanged }: { datasetId: string; 
               const pct = c.status === "ready" ? 100 : c.chunksTotal ? Math.round((100 * c.chunksDone) / c.chunksTotal) : 0;
               return (
                 <tr key={c._id} data-collection={c.name} data-status={c.status}>
-                  <td><button className="link" onClick={() => setOpen(c)} title={t("Browse and edit chunks")}><Icon name={c.type === "link" ? "link" : c.type === "file" ? "file" : "text"} /> {c.name}</button></td>
+                  <td><button className="link" onClick={() => setOpen(c)} title={t("Browse and edit chunks")}><Icon name={c.type === "link" ? "link" : c.type === "file" ? "file" : "text"} /> {c.name}</button>{trainingLabel(c) && <span className="badge" data-training={c.trainingType} style={{ marginLeft: 6 }}>{trainingLabel(c)}</span>}</td>
                   <td>
                     <span className={`badge ${c.status}`}>{c.status === "waiting" && c.queuePosition ? t("queued (#{n})", { n: c.queuePosition }) : t(c.status)}</span>
                     {c.errorMsg && <div className="small" style={{ color: "var(--bad)", marginTop: 4, maxWidth: 320 }}>{c.errorMsg}</div>}
+                    {!!c.trainingErrorCount && <div><button className="link small" style={{ color: "var(--bad)" }} onClick={() => setFailed(c)}>{t("{n} failed chunks", { n: c.trainingErrorCount })}</button></div>}
                   </td>
                   <td><div className={`progress ${c.status === "ready" ? "done" : c.status === "error" ? "bad" : ""}`}><div style={{ width: `${pct}%` }} /></div><div className="muted small">{pct}%</div></td>
                   <td>{c.chunksDone}/{c.chunksTotal || "?"}</td>
@@ -171,6 +175,7 @@ function Collections({ datasetId, model, onModelChanged }: { datasetId: string; 
         {total > items.length && <div className="muted small" style={{ padding: 10 }}>{t("Showing")} {items.length} {t("of")} {total}</div>}
       </div>
       {open && <ChunkBrowser collection={open} onClose={() => { setOpen(null); poll(); }} />}
+      {failed && <TrainingErrors datasetId={datasetId} collection={failed} onClose={() => { setFailed(null); poll(); }} />}
     </div>
   );
 }
@@ -185,6 +190,7 @@ function Importers({ datasetId, onAdded, model, onModelChanged }: { datasetId: s
   const [text, setText] = useState("");
   const [mode, setMode] = useState<"file" | "link" | "text">("file");
   const [choice, setChoice] = useState<ChunkChoice>(AUTO_CHUNKS);
+  const [training, setTraining] = useState<TrainingChoice>(CHUNK_TRAINING);
   const [staged, setStaged] = useState<File[]>([]);
   const input = useRef<HTMLInputElement>(null);
   const stage = (files: FileList | File[]) => { const list = Array.from(files); setErrors([]); setStaged((prev) => [...prev, ...list]); };
@@ -197,7 +203,7 @@ function Importers({ datasetId, onAdded, model, onModelChanged }: { datasetId: s
     await Promise.all(list.map(async (file) => {
       const form = new FormData();
       form.append("file", file, file.name);
-      form.append("data", JSON.stringify({ datasetId, trainingType: "chunk", ...chunkFields(choice) }));
+      form.append("data", JSON.stringify({ datasetId, ...trainingFields(training), ...chunkFields(choice) }));
       try { await api("POST", "/api/core/dataset/collection/create/localFile", form); }
       catch (e) { setErrors((prev) => [...prev, `${file.name}: ${(e as Error).message}`]); }
       finally { setBusy((prev) => prev.filter((n) => n !== file.name)); onAdded(); }
@@ -206,13 +212,13 @@ function Importers({ datasetId, onAdded, model, onModelChanged }: { datasetId: s
   const addLink = async (e: React.FormEvent) => {
     e.preventDefault();
     setErrors([]);
-    try { await api("POST", "/api/core/dataset/collection/create/link", { datasetId, link: link.trim(), trainingType: "chunk", ...chunkFields(choice) }); setLink(""); onAdded(); }
+    try { await api("POST", "/api/core/dataset/collection/create/link", { datasetId, link: link.trim(), ...trainingFields(training), ...chunkFields(choice) }); setLink(""); onAdded(); }
     catch (err) { setErrors([(err as Error).message]); }
   };
   const addText = async (e: React.FormEvent) => {
     e.preventDefault();
     setErrors([]);
-    try { await api("POST", "/api/core/dataset/collection/create/text", { datasetId, name: textName.trim() || "Text", text, trainingType: "chunk", ...chunkFields(choice) }); setText(""); setTextName(""); onAdded(); }
+    try { await api("POST", "/api/core/dataset/collection/create/text", { datasetId, name: textName.trim() || "Text", text, ...trainingFields(training), ...chunkFields(choice) }); setText(""); setTextName(""); onAdded(); }
     catch (err) { setErrors([(err as Error).message]); }
   };
 
@@ -241,6 +247,7 @@ function Importers({ datasetId, onAdded, model, onModelChanged }: { datasetId: s
         </div>
       )}
       <ChunkSettingsForm value={choice} onChange={setChoice} />
+      <TrainingModeForm value={training} onChange={setTraining} />
       {mode === "file" && staged.length > 0 && (
         <div className="col" data-testid="staged-files" style={{ gap: 6 }}>
           <div className="row wrap small">
