@@ -240,7 +240,9 @@ def _training(request: Request, dataset: DatasetRecord, payload: NewCollection) 
     if training_type == "qa":
         check_training_model(request, dataset, 'trainingType "qa"')
     elif extra.get("autoIndexes"):
-        check_training_model(request, dataset, "autoIndexes")
+        check_training_model(
+            request, dataset, 'trainingType "auto"' if payload.trainingType == "auto" else "autoIndexes"
+        )
     return training_type, extra
 
 
