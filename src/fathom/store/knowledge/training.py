@@ -179,21 +179,6 @@ class SqlTrainingRepository:
                 )
             return sorted(per_collection)
 
-    async def failed_collections(self, team_id: str, dataset_id: str) -> list[str]:
-        """The collections of a dataset that have failed items."""
-        async with self.db.sessions() as session:
-            return list(
-                await session.scalars(
-                    select(TrainingItem.collection_id)
-                    .where(
-                        TrainingItem.team_id == team_id,
-                        TrainingItem.dataset_id == dataset_id,
-                        TrainingItem.error.is_not(None),
-                    )
-                    .distinct()
-                )
-            )
-
     async def errors(
         self, team_id: str, collection_id: str, *, offset: int = 0, limit: int = 30
     ) -> tuple[list[TrainingItemRecord], int]:
