@@ -4,13 +4,15 @@ Modes (FastGPT's training modes): ``qa`` (``trainingType: "qa"``: the model writ
 stored as q/a rows) and ``auto`` (``autoIndexes: true`` on a chunk collection: the model writes extra index
 texts of each chunk). Each chunk is a training item (``store.knowledge.training``); what the model made of
 it is written with the item's deletion in one transaction, so a worker killed half-way loses nothing and
-a re-run writes nothing twice. A model call is retried with backoff by the model client (429, 5xx,
+a re-run writes nothing twice. Up to :data:`TRAINING_CONCURRENCY` chunks of a job are with the model at
+once. A model call is retried with backoff by the model client (429, 5xx,
 timeouts: ``max_retries`` of the model's config); a chunk it still fails on keeps the error as a failed
 item, and the other chunks go on. Model and embedding usage go to the collection's training bill.
 """
 
 from __future__ import annotations
 
+import asyncio
 import logging
 from collections.abc import Callable, Sequence
 from dataclasses import dataclass
@@ -42,6 +44,7 @@ log = logging.getLogger("fathom.training")
 
 QA_MODE, AUTO_MODE = "qa", "auto"
 MODULE_NAMES = {QA_MODE: "QA split", AUTO_MODE: "Auto index"}
+TRAINING_CONCURRENCY = 4  # model calls of one job at a time (FastGPT: qaMaxProcess per deployment)
 
 ChatModels = Callable[[str], ChatModel]
 
@@ -110,7 +113,8 @@ class ModelTrainer:
     async def train(
         self, collection: CollectionRecord, dataset: DatasetRecord, settings: ChunkSettings
     ) -> TrainingOutcome:
-        """Send every waiting item of the collection to the model, one after another."""
+        """Send every waiting item of the collection to the model, :data:`TRAINING_CONCURRENCY` at a
+        time (each item's result is written as soon as it is in)."""
         items = await self.training.pending(collection.id)
         if not items:
             return TrainingOutcome(0, 0)
@@ -121,13 +125,14 @@ class ModelTrainer:
                 await self.training.fail(item.id, f"no model to train with: {exc}")
             return TrainingOutcome(0, len(items))
         embedder = self.embedders.get(dataset.vector_model)
-        trained = failed = 0
-        for item in items:
-            if await self._train_one(collection, item, model, embedder, settings):
-                trained += 1
-            else:
-                failed += 1
-        return TrainingOutcome(trained, failed)
+        gate = asyncio.Semaphore(TRAINING_CONCURRENCY)
+
+        async def one(item: TrainingItemRecord) -> bool:
+            async with gate:
+                return await self._train_one(collection, item, model, embedder, settings)
+
+        done = await asyncio.gather(*(one(item) for item in items))
+        return TrainingOutcome(sum(done), len(done) - sum(done))
 
     async def _train_one(
         self,
