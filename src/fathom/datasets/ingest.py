@@ -105,9 +105,12 @@ class IngestionService:
         self.http_client = http_client
         self.max_attempts = max_attempts
 
-    async def enqueue(self, collection: CollectionRecord, *, bill_id: str | None = None) -> JobRecord:
+    async def enqueue(
+        self, collection: CollectionRecord, *, bill_id: str | None = None, priority: int = 0
+    ) -> JobRecord:
         """Queue the ingestion of a collection (its status stays ``waiting`` until a worker claims it);
-        its embedding usage is recorded under ``bill_id`` (a training bill) when given."""
+        its embedding usage is recorded under ``bill_id`` (a training bill) when given; a negative
+        ``priority`` waits behind every normal job (the first-start demo)."""
         payload = {"collectionId": collection.id, **({"billId": bill_id} if bill_id else {})}
         return await self.jobs.enqueue(
             INGEST_JOB_KIND,
@@ -115,6 +118,7 @@ class IngestionService:
             team_id=collection.team_id,
             max_attempts=self.max_attempts,
             lane=collection.dataset_id,  # workers take knowledge bases round-robin
+            priority=priority,
         )
 
     async def queue_positions(self) -> dict[str, int]:
