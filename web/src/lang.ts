@@ -17,6 +17,8 @@ export function setLang(lang: Lang): void {
 }
 
 const ZH: Record<string, string> = {
+  "“{name}” is still indexing: {pending} of {total} documents are not searchable yet.": "“{name}”仍在索引中：{total} 个文档中有 {pending} 个尚不可检索。",
+  "This answer may miss passages.": "此回答可能遗漏相关内容。",
   "Logs": "日志",
   "Title": "标题",
   "Question": "问题",
