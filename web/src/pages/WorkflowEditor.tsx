@@ -92,7 +92,7 @@ function Editor({ appId }: { appId: string }) {
   const [error, setError] = useState("");
   const [panel, setPanel] = useState<"" | "versions" | "run" | "import" | "settings">("");
   const phone = usePhone();
-  // The palette: a column on a desktop, a strip over the canvas's top on a phone (closed at first there).
+  // The palette: a column on a desktop, a strip above the canvas on a phone (closed at first there).
   const [paletteOpen, setPaletteOpen] = useState(() => !window.matchMedia(PHONE).matches);
   // The bottom sheet (a phone's inspector and panels): half the editor, or only its title row.
   const [sheetLow, setSheetLow] = useState(false);
