@@ -3,7 +3,8 @@ app that answers from it with no LLM configured (start → knowledge-base search
 found chunks as readable passages with their source names; the chat shows the sources as chips).
 
 Seeded once, by :meth:`fathom.platform.Platform.bootstrap` when it creates the root team. The
-documents are queued as ordinary ingestion jobs; the in-process workers of ``fathom serve`` (or any
+documents are queued as ingestion jobs of low priority (``DEMO_PRIORITY``: behind every import of the
+user's own, whenever it was made); the in-process workers of ``fathom serve`` (or any
 ``fathom worker``) embed them with the local embedding model.
 """
 
@@ -19,6 +20,7 @@ if TYPE_CHECKING:
     from fathom.platform import Platform
 
 DEMO_DATASET_NAME = "Fathom docs (demo)"
+DEMO_PRIORITY = -10  # the demo's ingestion jobs wait behind every normal (0) job
 DEMO_APP_NAME = "Ask the Fathom docs (demo, no model needed)"
 START_ID = "workflowStartNodeId"
 SEARCH_ID = "datasetSearchNode"
@@ -152,7 +154,7 @@ async def seed_demo(
             collection = await platform.datasets.create_collection(
                 team_id, dataset.id, name, type="virtual", raw_text=text
             )
-            await platform.ingestion.enqueue(collection)
+            await platform.ingestion.enqueue(collection, priority=DEMO_PRIORITY)
     apps = platform.chat.apps
     app = await apps.create(
         team_id,

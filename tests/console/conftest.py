@@ -7,8 +7,11 @@ missing they skip with the reason printed. ``.ci/run`` installs both.
 from __future__ import annotations
 
 import importlib.util
+import os
+import re
 import shutil
 import sys
+import time
 from collections.abc import Iterator
 from pathlib import Path
 from typing import Any
@@ -37,6 +40,24 @@ live_server = server_support.live_server
 module_live_server = server_support.module_live_server
 
 SCREENSHOTS = Path(__file__).parents[2] / "build" / "console-screenshots"
+DOCS = Path(__file__).parents[2] / "docs"
+UPDATE_DOCS_SCREENSHOTS = "FATHOM_UPDATE_SCREENSHOTS"
+_SESSION_START = time.time()
+
+
+def pytest_sessionfinish(session: pytest.Session, exitstatus: int) -> None:
+    """With ``FATHOM_UPDATE_SCREENSHOTS=1``, the screenshots this run took that the docs show
+    (``images/console/<name>`` in ``docs/*.md`` or ``README.md``) replace the copies in
+    ``docs/images/console/``; without it the docs' images are left alone."""
+    if not os.environ.get(UPDATE_DOCS_SCREENSHOTS) or not SCREENSHOTS.is_dir():
+        return
+    texts = [path.read_text(encoding="utf-8") for path in [*DOCS.glob("*.md"), DOCS.parent / "README.md"]]
+    shown = {name for text in texts for name in re.findall(r"images/console/([\w.-]+\.png)", text)}
+    for name in sorted(shown):
+        shot = SCREENSHOTS / name
+        if shot.is_file() and shot.stat().st_mtime >= _SESSION_START:
+            shutil.copyfile(shot, DOCS / "images" / "console" / name)
+            print(f"docs/images/console/{name} updated")
 
 
 @pytest.fixture

@@ -435,6 +435,13 @@ def test_editor_imports_a_wrapped_template_reads_in_english_undoes_and_guards_un
         page.click(".react-flow__node[data-id=chat1] .wf-node-head")
         inspector = page.locator("[data-testid=inspector]")
         page.wait_for_selector("[data-testid=inspector]")
+        if size == "phone":  # the inspector is a bottom sheet below the node it edits, never over it
+            page.wait_for_timeout(250)  # the view is fitted 60 ms after the sheet opens
+            node = page.locator(".react-flow__node[data-id=chat1]").bounding_box()
+            sheet = page.locator("[data-testid=sheet]").bounding_box()
+            canvas = page.locator(".wf-canvas").bounding_box()
+            assert node and sheet and canvas and sheet["height"] <= 0.6 * PHONE["height"]
+            assert node["y"] >= canvas["y"] and node["y"] + node["height"] <= sheet["y"] + 0.5, (node, sheet)
         text = inspector.inner_text() + " ".join(inspector.locator("option").all_inner_texts())
         assert "Model" in text and "User question" in text and "Start › User question" in text, text
         assert "core." not in text and "isResponseAnswerText" not in text and "quoteTemplate" not in text, (

@@ -107,6 +107,7 @@ SSE_EVENTS = {
     "interactive",
     "workflowDuration",
     "error",
+    "datasetIndexing",  # Fathom's: a knowledge base searched is still indexing
 }
 
 

@@ -69,3 +69,22 @@ async def test_queue_positions_predict_the_claim_order(database: Database) -> No
     assert actual == predicted
     assert predicted[:3] == ["b0", "c0", "lone"]  # never-served lanes (and the lane-less job) first
     assert await jobs.queue_positions() == {}
+
+
+async def test_a_low_priority_lane_waits_behind_every_normal_job_whenever_it_was_queued(
+    database: Database,
+) -> None:
+    jobs = SqlJobQueue(database)
+    for i in range(3):  # the first-start demo, queued first and never served: still last
+        await jobs.enqueue("ingest", {"name": f"demo{i}"}, lane="kb-demo", priority=-10)
+    await jobs.enqueue("ingest", {"name": "user0"}, lane="kb-user")
+    await jobs.enqueue("ingest", {"name": "other0"}, lane="kb-other")
+    assert await _run_one(jobs) == "user0"
+    await jobs.enqueue("ingest", {"name": "user1"}, lane="kb-user")  # a later import still goes first
+    names = {job.id: str(job.payload["name"]) for job in await jobs.list_jobs(status="queued")}
+    positions = await jobs.queue_positions()
+    predicted = [names[job_id] for job_id, _ in sorted(positions.items(), key=lambda item: item[1])]
+    actual = [await _run_one(jobs) for _ in range(5)]
+    assert actual == predicted == ["other0", "user1", "demo0", "demo1", "demo2"]
+    done = {str(job.payload["name"]): job.priority for job in await jobs.list_jobs(status="done")}
+    assert done["demo0"] == -10 and done["user1"] == 0

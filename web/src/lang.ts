@@ -17,6 +17,8 @@ export function setLang(lang: Lang): void {
 }
 
 const ZH: Record<string, string> = {
+  "“{name}” is still indexing: {pending} of {total} documents are not searchable yet.": "“{name}”仍在索引中：{total} 个文档中有 {pending} 个尚不可检索。",
+  "This answer may miss passages.": "此回答可能遗漏相关内容。",
   "Logs": "日志",
   "Title": "标题",
   "Question": "问题",
@@ -144,7 +146,12 @@ const ZH: Record<string, string> = {
   "API keys": "API 密钥",
   "Add a node": "添加节点",
   "Add data": "添加数据",
-  "Add nodes from the left, drag from a node's right handle to another node's left handle to connect them, and click a node to edit its inputs — including references to outputs of nodes upstream.": "从左侧添加节点，从一个节点的右侧连接点拖到另一个节点的左侧连接点即可连线，点击节点编辑其输入——包括引用上游节点的输出。",
+  "Add nodes from the left, drag from a node's right handle to another node's left handle (or tap one handle, then the other) to connect them, and click a node to edit its inputs — including references to outputs of nodes upstream.": "从左侧添加节点，从一个节点的右侧连接点拖到另一个节点的左侧连接点（或先点一个连接点，再点另一个）即可连线，点击节点编辑其输入——包括引用上游节点的输出。",
+  "+ Node": "+ 节点",
+  "Show or hide the node palette": "显示或隐藏节点面板",
+  "Now tap the handle to connect it to (tap the canvas to cancel).": "再点要连接的连接点（点画布取消）。",
+  "Collapse": "收起",
+  "Expand": "展开",
   "Answer / supplementary text (optional)": "答案 / 补充内容（可选）",
   "App": "应用",
   "Apps": "应用",

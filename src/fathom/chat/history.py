@@ -9,19 +9,23 @@ from fathom.chat.chat_files import ChatFiles, file_keys
 from fathom.chat.errors import DATA_ID_REQUIRED, ChatError
 from fathom.chat.history_store import ChatListStore
 from fathom.chat.ownership import ChatAction, ChatCaller
+from fathom.chat.projection import still_indexing
 from fathom.store.protocols import ChatItemRecord, ChatRecord, ChatRepository, NotFound
 
 VISITOR_HISTORY = timedelta(days=30)  # FastGPT: share-link visitors see their last 30 days
 
 
 def record_preview(item: ChatItemRecord) -> dict[str, Any]:
-    """An AI item's node data replaced by FastGPT's preview fields."""
+    """An AI item's node data replaced by FastGPT's preview fields (and Fathom's ``datasetIndexing``)."""
     responses = [r for r in item.response_data if isinstance(r, dict)]
     quotes = [q for r in responses for q in r.get("quoteList") or []]
     models = [
         {"moduleName": r.get("moduleName"), "model": r.get("model")} for r in responses if r.get("model")
     ]
+    indexing = still_indexing(responses)
     return {
+        # Fathom's: the knowledge bases still indexing when this answer searched them (absent when none)
+        **({"datasetIndexing": indexing} if indexing else {}),
         "llmModuleAccount": len(models),
         "totalQuoteList": quotes,
         "totalRunningTime": round(sum(float(r.get("runningTime") or 0) for r in responses), 2),

@@ -50,6 +50,17 @@ def response_content(outcome: ChatOutcome, *, detail: bool, retain_dataset_cite:
     return remove_dataset_cite_text(outcome.text, retain_dataset_cite)
 
 
+def still_indexing(flow_responses: list[dict[str, Any]]) -> list[dict[str, Any]]:
+    """The knowledge bases still indexing that the run's searches read (``datasetIndexing`` of each
+    knowledge-base search node's response), once each."""
+    seen: dict[str, dict[str, Any]] = {}
+    for response in flow_responses:
+        for item in response.get("datasetIndexing") or []:
+            if isinstance(item, dict):
+                seen.setdefault(str(item.get("datasetId")), item)
+    return list(seen.values())
+
+
 def completion_response(
     outcome: ChatOutcome, *, detail: bool, api_version: int, retain_dataset_cite: bool = True
 ) -> dict[str, Any]:
@@ -59,6 +70,9 @@ def completion_response(
     body: dict[str, Any] = {}
     if detail and result is not None:
         body["responseData"] = result.flow_responses
+        indexing = still_indexing(result.flow_responses)
+        if indexing:  # Fathom's notice: an answer from knowledge bases still indexing may miss passages
+            body["datasetIndexing"] = indexing
         body["newVariables"] = without_password_variables(
             {**prepared.variables, **result.new_variables}, prepared.graph.chat_config
         )

@@ -109,12 +109,18 @@ class IngestionService:
         self.max_attempts = max_attempts
 
     async def enqueue(
-        self, collection: CollectionRecord, *, bill_id: str | None = None, train_only: bool = False
+        self,
+        collection: CollectionRecord,
+        *,
+        bill_id: str | None = None,
+        train_only: bool = False,
+        priority: int = 0,
     ) -> JobRecord:
         """Queue the ingestion of a collection (its status stays ``waiting`` until a worker claims it);
         its embedding usage is recorded under ``bill_id`` (a training bill) when given. ``train_only``:
         the source is not read again, only the collection's waiting training items go to the model
-        (pushed rows, retried chunks)."""
+        (pushed rows, retried chunks). A negative ``priority`` waits behind every normal job (the
+        first-start demo)."""
         payload: dict[str, Any] = {"collectionId": collection.id, **({"billId": bill_id} if bill_id else {})}
         if train_only:
             payload["trainOnly"] = True
@@ -124,6 +130,7 @@ class IngestionService:
             team_id=collection.team_id,
             max_attempts=self.max_attempts,
             lane=collection.dataset_id,  # workers take knowledge bases round-robin
+            priority=priority,
         )
 
     async def queue_positions(self) -> dict[str, int]:

@@ -8,7 +8,7 @@ from typing import Any
 from fathom.datasets.embedders import EmbedderResolver
 from fathom.datasets.rerankers import RerankerResolver
 from fathom.knowledge.search import search_dataset_data
-from fathom.knowledge.search.types import SearchDataItem, SearchDatasetDataParams
+from fathom.knowledge.search.types import IndexingDataset, SearchDataItem, SearchDatasetDataParams
 from fathom.store.knowledge import SqlChunkRepository, SqlDatasetRepository, SqlFullTextIndex, SqlVectorIndex
 
 
@@ -85,7 +85,7 @@ class DatasetSearchService:
         forbidden = await self.datasets.forbidden_collection_ids(team_id, p.dataset_ids)
         if forbidden:  # FastGPT leaves forbidden collections out of every search
             p = p.copy_with({"forbid_collection_ids": sorted({*p.forbid_collection_ids, *forbidden})})
-        return await search_dataset_data(
+        response = await search_dataset_data(
             p,
             embedder=self.embedders.query_embedder(model_id),
             full_text_index=self.full_text,
@@ -94,6 +94,13 @@ class DatasetSearchService:
             reranker=self._reranker(p.rerank_model) if p.using_re_rank else None,
             count_tokens=self.count_tokens,
         )
+        # knowledge bases still ingesting: an answer from them may miss passages, and says so
+        progress = await self.datasets.indexing_progress(team_id, p.dataset_ids)
+        response.indexing = [
+            IndexingDataset(datasetId=dataset_id, name=name, pending=pending, total=total)
+            for dataset_id, name, pending, total in progress
+        ]
+        return response
 
     def _reranker(self, model_id: str | None) -> Any | None:
         if self.reranker is not None:

@@ -456,6 +456,8 @@ class Job(Base):
     lease_expiries: Mapped[int] = mapped_column(Integer, nullable=False, default=0, server_default="0")
     # what the job works on (a knowledge base): workers take jobs round-robin across lanes
     lane: Mapped[str | None] = mapped_column(String(64), nullable=True)
+    # claimed before any job of a lower priority (0 normal; the demo's ingestion is below it)
+    priority: Mapped[int] = mapped_column(Integer, nullable=False, default=0, server_default="0")
     claimed_at: Mapped[datetime | None] = mapped_column(UTCDateTime(), nullable=True)
     run_after: Mapped[datetime] = mapped_column(UTCDateTime(), default=utcnow, nullable=False)
     lease_owner: Mapped[str | None] = mapped_column(String(100), nullable=True)

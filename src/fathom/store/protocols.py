@@ -125,6 +125,7 @@ class JobRecord:
     lease_expiries: int = 0  # runs whose worker died (lease lapsed); never counted as attempts
     lane: str | None = None
     claimed_at: datetime | None = None
+    priority: int = 0  # higher is claimed first; 0 normal
 
 
 @dataclass(frozen=True)
@@ -380,6 +381,7 @@ class JobQueue(Protocol):
         max_attempts: int = 3,
         run_after: datetime | None = None,
         lane: str | None = None,
+        priority: int = 0,
     ) -> JobRecord: ...
     async def claim(
         self, worker_id: str, *, lease_seconds: float, kinds: list[str] | None = None

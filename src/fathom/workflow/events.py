@@ -76,6 +76,30 @@ class FastAnswerEvent(WorkflowEvent):
 
 
 @dataclass(slots=True)
+class DatasetIndexingEvent(WorkflowEvent):
+    """A knowledge-base search read knowledge bases still indexing, so the answer may miss passages
+    (``datasetIndexing``; Fathom's event, detail streams only). ``datasets``: ``{datasetId, name,
+    pending, total}`` (collections not yet searchable, of all)."""
+
+    event: ClassVar[str] = "datasetIndexing"
+    node_id: str = ""
+    datasets: list[dict[str, Any]] = field(default_factory=list)
+
+    def sse_data(self) -> Any:
+        return {"nodeId": self.node_id, "datasets": self.datasets, "message": indexing_message(self.datasets)}
+
+
+def indexing_message(datasets: list[dict[str, Any]]) -> str:
+    """The notice for knowledge bases still indexing, in English (clients may word their own)."""
+    parts = [
+        f"“{d.get('name', '')}” ({d.get('pending', 0)} of {d.get('total', 0)} documents not searchable yet)"
+        for d in datasets
+    ]
+    noun = "base is" if len(parts) == 1 else "bases are"
+    return f"The knowledge {noun} still indexing: {', '.join(parts)}. This answer may miss passages."
+
+
+@dataclass(slots=True)
 class NodeResponseEvent(WorkflowEvent):
     """A node finished; ``response`` is its response data (``flowNodeResponse``)."""
 

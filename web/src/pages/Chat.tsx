@@ -12,11 +12,14 @@ import { FeedbackBar, feedbackFields } from "../feedback";
 type Tool = { id: string; name: string; params: string; response: string };
 type Quote = { id: string; q: string; a?: string; sourceName?: string; collectionId?: string; score?: { type: string; value: number }[]; trace?: any };
 type Interactive = { type: string; params: any; answered?: boolean };
+type Indexing = { datasetId: string; name: string; pending: number; total: number };
 export type Turn = {
   id: string; role: "user" | "ai"; text: string; reasoning: string; tools: Tool[]; quotes: Quote[];
   interactive: Interactive | null; status: string; error: string; done: boolean; nodes: any[];
   /** Errors of workflow nodes (`flowNodeResponse.error`): a failed AI chat answers nothing but this. */
   nodeErrors: string[];
+  /** Knowledge bases still indexing when the answer searched them (`datasetIndexing`): it may miss passages. */
+  indexing: Indexing[];
   /** The stored record's id (reopened chats; for a new answer, the responseChatItemId the page sent). */
   dataId?: string;
   /** The user's feedback on this answer (FastGPT's userGoodFeedback / userBadFeedback: the comment). */
@@ -24,7 +27,14 @@ export type Turn = {
   bad?: string;
 };
 
-const emptyTurn = (role: "user" | "ai", text = ""): Turn => ({ id: Math.random().toString(36).slice(2), role, text, reasoning: "", tools: [], quotes: [], interactive: null, status: "", error: "", done: role === "user", nodes: [], nodeErrors: [] });
+const emptyTurn = (role: "user" | "ai", text = ""): Turn => ({ id: Math.random().toString(36).slice(2), role, text, reasoning: "", tools: [], quotes: [], interactive: null, status: "", error: "", done: role === "user", nodes: [], nodeErrors: [], indexing: [] });
+
+/** Add the knowledge bases still indexing that a search node's response (or the event) names, once each. */
+function withIndexing(known: Indexing[], items: unknown): Indexing[] {
+  if (!Array.isArray(items)) return known;
+  const seen = new Set(known.map((k) => k.datasetId));
+  return [...known, ...items.filter((i: any) => i?.datasetId && !seen.has(i.datasetId) && seen.add(i.datasetId))];
+}
 
 /** Fold one SSE event of FastGPT's chat stream into the assistant turn. Exported for the editor's debug run. */
 export function applyEvent(turn: Turn, event: string, data: any): Turn {
@@ -52,14 +62,19 @@ export function applyEvent(turn: Turn, event: string, data: any): Turn {
     case "toolResponse":
       { const tool = data?.tool ?? data ?? {}; t.tools = t.tools.map((x) => (x.id === tool.id ? { ...x, response: x.response + (tool.response ?? "") } : x)); }
       break;
+    case "datasetIndexing":
+      t.indexing = withIndexing(t.indexing, data?.datasets);
+      break;
     case "flowNodeResponse":
       t.nodes = [...t.nodes, data];
+      t.indexing = withIndexing(t.indexing, data?.datasetIndexing);
       if (nodeError(data)) t.nodeErrors = [...t.nodeErrors, nodeError(data)!];
       if (Array.isArray(data?.quoteList)) t.quotes = uniqueQuotes([...t.quotes, ...data.quoteList]);
       break;
     case "flowResponses":
       if (Array.isArray(data)) {
         if (!t.nodes.length) { t.nodes = data; t.nodeErrors = data.map(nodeError).filter((x): x is string => !!x); }
+        for (const n of data) t.indexing = withIndexing(t.indexing, n?.datasetIndexing);
         if (!t.quotes.length) t.quotes = uniqueQuotes(data.flatMap((n: any) => (Array.isArray(n?.quoteList) ? n.quoteList : [])));
       }
       break;
@@ -101,8 +116,10 @@ function turnsFromRecords(list: any[]): Turn[] {
       else if (v.type === "interactive") turn.interactive = v.interactive;
     }
     if (Array.isArray(item.totalQuoteList)) turn.quotes.push(...item.totalQuoteList);
+    turn.indexing = withIndexing(turn.indexing, item.datasetIndexing);
     for (const n of item.responseData ?? []) {
       if (Array.isArray(n?.quoteList)) turn.quotes.push(...n.quoteList);
+      turn.indexing = withIndexing(turn.indexing, n?.datasetIndexing);
       const failed = nodeError(n);
       if (failed) turn.nodeErrors.push(failed);
     }
@@ -325,6 +342,11 @@ function TurnView({ turn, last, streaming, onAnswer, onQuote, onRate }: { turn: 
             {tool.response && <pre><span className="muted small">{t("Result")}</span>{"\n" + pretty(tool.response)}</pre>}
           </details>
         ))}
+        {turn.indexing.length > 0 && (
+          <div className="warn small" data-testid="indexing-notice">
+            {turn.indexing.map((d) => t("“{name}” is still indexing: {pending} of {total} documents are not searchable yet.", { name: d.name, pending: d.pending, total: d.total })).join(" ")} {t("This answer may miss passages.")}
+          </div>
+        )}
         {turn.text && <div className="answer"><Markdown text={turn.text} /></div>}
         {busy && <div className="node-status"><span className="dot" />{turn.status || t("Thinking…")}</div>}
         {!busy && turn.status && !turn.done && <div className="node-status"><span className="dot" />{turn.status}</div>}

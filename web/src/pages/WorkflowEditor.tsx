@@ -2,7 +2,7 @@
 import { useCallback, useEffect, useMemo, useRef, useState } from "react";
 import {
   addEdge, Background, Connection, Controls, Edge, Handle, MiniMap, Node, NodeProps, Position, ReactFlow,
-  ReactFlowProvider, useEdgesState, useNodesState, useReactFlow,
+  ReactFlowProvider, useEdgesState, useNodesState, useReactFlow, useStore, useStoreApi,
 } from "@xyflow/react";
 import "@xyflow/react/dist/style.css";
 import { api } from "../api";
@@ -28,6 +28,12 @@ const toRF = (n: FlowNode, i: number): RFNode => ({ id: n.nodeId, type: "fathom"
 const edgeId = (e: FlowEdge | Connection) => `${e.sourceHandle}->${e.targetHandle}`;
 const toRFEdge = (e: FlowEdge): Edge => ({ id: edgeId(e), source: e.source, target: e.target, sourceHandle: e.sourceHandle, targetHandle: e.targetHandle ?? `${e.target}-target-left` });
 
+/** A handle whose tap connects (tap one, then another) without also selecting its node, which would open
+ * the inspector — on a phone a sheet over half the screen — between the two taps. */
+function TapHandle(props: React.ComponentProps<typeof Handle>) {
+  return <span className="wf-handle-wrap" onClick={(e) => e.stopPropagation()}><Handle {...props} /></span>;
+}
+
 function FathomNode({ id, data, selected }: NodeProps<RFNode>) {
   const flow = data.flow;
   const tpl = templateOf(flow.flowNodeType);
@@ -36,19 +42,19 @@ function FathomNode({ id, data, selected }: NodeProps<RFNode>) {
   const hasTarget = !["workflowStart", "userGuide", "pluginInput"].includes(flow.flowNodeType);
   return (
     <div className={`wf-node ${selected ? "selected" : ""} ${data.status ?? ""}`} data-node-type={flow.flowNodeType} data-node-id={id}>
-      {hasTarget && <Handle type="target" position={Position.Left} id={`${id}-target-left`} style={{ top: 18 }} />}
+      {hasTarget && <TapHandle type="target" position={Position.Left} id={`${id}-target-left`} style={{ top: 18 }} />}
       <div className="wf-node-head"><span className="wf-icon">{tpl?.icon ?? "·"}</span>{nodeName(flow.name)}{data.status && <span className="grow" />}{data.status && <span className="small muted">{t(data.status)}</span>}</div>
       <div className="wf-node-io">
         <div>{visibleInputs.map((i) => <div key={i.key} className="wf-port">{inputLabel(i, flow.flowNodeType)}{Array.isArray(i.value) && typeof i.value[0] === "string" && i.value.length === 2 ? " ⤶" : ""}</div>)}</div>
         <div>{flow.outputs.map((o) => <div key={o.id} className="wf-port out">{inputLabel({ key: o.key, label: o.label, renderTypeList: [] }, flow.flowNodeType)}</div>)}</div>
       </div>
       {handles.length === 1 && handles[0].id.endsWith("-source-right") ? (
-        <Handle type="source" position={Position.Right} id={handles[0].id} style={{ top: 18 }} />
+        <TapHandle type="source" position={Position.Right} id={handles[0].id} style={{ top: 18 }} />
       ) : (
         <div style={{ borderTop: "1px solid var(--line)" }}>
           {handles.map((h) => (
             <div key={h.id} className="wf-port out" style={{ position: "relative", padding: "4px 14px" }}>
-              {h.label}<Handle type="source" position={Position.Right} id={h.id} style={{ top: "50%" }} />
+              {h.label}<TapHandle type="source" position={Position.Right} id={h.id} style={{ top: "50%" }} />
             </div>
           ))}
         </div>
@@ -58,6 +64,19 @@ function FathomNode({ id, data, selected }: NodeProps<RFNode>) {
 }
 
 const nodeTypes = { fathom: FathomNode };
+
+/** Phone-size screens (the CSS breakpoint): the palette is a collapsible strip, panels a bottom sheet. */
+const PHONE = "(max-width: 760px)";
+function usePhone(): boolean {
+  const [phone, setPhone] = useState(() => window.matchMedia(PHONE).matches);
+  useEffect(() => {
+    const query = window.matchMedia(PHONE);
+    const onChange = () => setPhone(query.matches);
+    query.addEventListener("change", onChange);
+    return () => query.removeEventListener("change", onChange);
+  }, []);
+  return phone;
+}
 
 export default function WorkflowEditor({ appId }: { appId: string }) {
   return <ReactFlowProvider><Editor appId={appId} /></ReactFlowProvider>;
@@ -72,6 +91,17 @@ function Editor({ appId }: { appId: string }) {
   const [note, setNote] = useState("");
   const [error, setError] = useState("");
   const [panel, setPanel] = useState<"" | "versions" | "run" | "import" | "settings">("");
+  const phone = usePhone();
+  // The palette: a column on a desktop, a strip above the canvas on a phone (closed at first there).
+  const [paletteOpen, setPaletteOpen] = useState(() => !window.matchMedia(PHONE).matches);
+  // The bottom sheet (a phone's inspector and panels): half the editor, or only its title row.
+  const [sheetLow, setSheetLow] = useState(false);
+  // Tap a handle, then another one, to connect (React Flow's connect-on-click): say what happens next.
+  const connecting = useStore((s) => s.connectionClickStartHandle);
+  const storeApi = useStoreApi();
+  // Handles stay at least 24 px on screen at any zoom (touch targets): their size in flow px grows as the
+  // view zooms out (CSS uses --handle on touch screens and phones).
+  const zoom = useStore((s) => s.transform[2]);
   const [versionsTick, setVersionsTick] = useState(0);
   const flow = useReactFlow();
   // Undo/redo: snapshots of the graph taken before each change; `saved` is the graph as last saved.
@@ -81,7 +111,7 @@ function Editor({ appId }: { appId: string }) {
   const [saved, setSaved] = useState<string>("");
   const [, setHistoryTick] = useState(0);
 
-  const fit = () => setTimeout(() => flow.fitView({ padding: 0.2, maxZoom: 1, minZoom: 0.7 }), 50);
+  const fit = () => setTimeout(() => flow.fitView({ padding: 0.2, maxZoom: 1, minZoom: window.matchMedia(PHONE).matches ? 0.5 : 0.7 }), 50);
   const show = (data: Graph) => {
     setNodes(data.nodes.map(toRF));
     setEdges(data.edges.map(toRFEdge));
@@ -164,13 +194,19 @@ function Editor({ appId }: { appId: string }) {
     // Place it right of the selected (else the right-most) node, so it never covers another one.
     const anchor = nodes.find((n) => n.id === selected) ?? nodes.reduce<RFNode | undefined>((best, n) => (!best || n.position.x > best.position.x ? n : best), undefined);
     const taken = (x: number, y: number) => nodes.some((n) => Math.abs(n.position.x - x) < 200 && Math.abs(n.position.y - y) < 120);
-    let position = anchor ? { x: anchor.position.x + 320, y: anchor.position.y } : { x: 0, y: 120 };
+    // On a phone the next node goes below (a column fits the narrow screen), else to the right.
+    const below = (a: RFNode) => ({ x: a.position.x, y: a.position.y + (a.measured?.height ?? 140) + 70 });
+    let position = anchor ? (phone ? below(anchor) : { x: anchor.position.x + 320, y: anchor.position.y }) : { x: 0, y: 120 };
     while (taken(position.x, position.y)) position = { x: position.x, y: position.y + 160 };
     const node = makeNode(type, position);
     checkpoint("add");
     setNodes((ns) => [...ns.map((n) => ({ ...n, selected: false })), { ...toRF(node, 0), selected: true }]);
     setSelected(node.nodeId);
-    setTimeout(() => flow.fitView({ padding: 0.25, maxZoom: 1, minZoom: 0.7, duration: 0 }), 30);
+    setSheetLow(false);
+    if (phone) {
+      setPaletteOpen(false); // the new node's sheet needs the room; "+ Node" opens the palette again
+      setTimeout(() => flow.fitView({ nodes: [{ id: node.nodeId }], padding: 0.3, maxZoom: 1, minZoom: 0.5, duration: 0 }), 60);
+    } else setTimeout(() => flow.fitView({ padding: 0.25, maxZoom: 1, minZoom: 0.7, duration: 0 }), 30);
   };
 
   const updateFlow = (id: string, fn: (f: FlowNode) => FlowNode, tag = "") => { checkpoint(tag ? `${id}:${tag}` : ""); setNodes((ns) => ns.map((n) => (n.id === id ? { ...n, data: { ...n.data, flow: fn(n.data.flow) } } : n))); };
@@ -201,6 +237,37 @@ function Editor({ appId }: { appId: string }) {
   const setStatuses = (fn: (n: RFNode) => Data["status"]) => setNodes((ns) => ns.map((n) => ({ ...n, data: { ...n.data, status: fn(n) } })));
 
   const sel = nodes.find((n) => n.id === selected);
+  const hasPanel = panel !== "" || !!sel;
+  // The canvas changed size (palette toggled; on a phone the sheet opened, closed or moved): fit the view
+  // to what is visible — the selected node above an open sheet, else every node.
+  const firstLayout = useRef(true);
+  useEffect(() => {
+    if (firstLayout.current) { firstLayout.current = false; return; }
+    const focus = phone && hasPanel && !sheetLow && sel ? [{ id: sel.id }] : undefined;
+    const timer = setTimeout(() => flow.fitView({ nodes: focus, padding: focus ? 0.3 : 0.2, maxZoom: 1, minZoom: phone ? 0.5 : 0.7 }), 60);
+    return () => clearTimeout(timer);
+  }, [paletteOpen, phone && hasPanel, phone && sheetLow]);
+  useEffect(() => { if (selected) setSheetLow(false); }, [selected]); // a node tapped: its sheet opens at half
+  const handleSize = Math.min(64, Math.max(28, 26 / (zoom || 1)));
+  const cancelConnect = () => { if (storeApi.getState().connectionClickStartHandle) storeApi.setState({ connectionClickStartHandle: null }); };
+  const panelView = panel === "versions" ? (
+    <div className="wf-inspector"><Versions appId={appId} onLoad={loadVersion} refresh={versionsTick} /></div>
+  ) : panel === "settings" ? (
+    <SettingsPanel chatConfig={chatConfig} onChange={(c) => { checkpoint("settings"); setChatConfig(c); }} onClose={() => setPanel("")} />
+  ) : panel === "import" ? (
+    <ImportPanel onImport={(d) => { load(d); setPanel(""); setNote(t("Imported; save to keep it.")); }} onClose={() => setPanel("")} />
+  ) : panel === "run" ? (
+    <RunPanel appId={appId} current={current} setStatuses={setStatuses} nodes={nodes} onClose={() => { setPanel(""); setStatuses(() => undefined); }} />
+  ) : sel ? (
+    <Inspector key={sel.id} node={sel} nodes={nodes} edges={edges} chatConfig={chatConfig} onChange={(fn, tag) => updateFlow(sel.id, fn, tag)} onDelete={() => removeNode(sel.id)}
+      onClose={() => { setNodes((ns) => ns.map((n) => ({ ...n, selected: false }))); setSelected(null); }} />
+  ) : (
+    <div className="wf-inspector wf-help muted small">
+      <b>{t("Workflow editor")}</b>
+      <p>{t("Add nodes from the left, drag from a node's right handle to another node's left handle (or tap one handle, then the other) to connect them, and click a node to edit its inputs — including references to outputs of nodes upstream.")}</p>
+      <p>{t("Delete a node or edge with the Delete key. Run executes the canvas as it is (no save needed) and lights up each node as it runs.")}</p>
+    </div>
+  );
   return (
     <div className="wf">
       <div className="wf-bar">
@@ -209,6 +276,7 @@ function Editor({ appId }: { appId: string }) {
         <div className="grow" />
         {note && <span className="muted small" data-testid="editor-note">{note}</span>}
         {dirty && <span className="badge" data-testid="unsaved" title={t("Save draft or Publish to keep your changes")}>{t("unsaved")}</span>}
+        <button className={paletteOpen ? "active" : ""} data-testid="palette-toggle" aria-expanded={paletteOpen} title={t("Show or hide the node palette")} onClick={() => setPaletteOpen(!paletteOpen)}>{t("+ Node")}</button>
         <button title={t("Undo (Ctrl+Z)")} aria-label="Undo" disabled={!past.current.length} onClick={undo}>↶</button>
         <button title={t("Redo (Ctrl+Shift+Z)")} aria-label="Redo" disabled={!future.current.length} onClick={redo}>↷</button>
         <button onClick={() => setPanel(panel === "import" ? "" : "import")}>{t("Import")}</button>
@@ -225,50 +293,43 @@ function Editor({ appId }: { appId: string }) {
           ⚠ “{nodeName(chat.name)}{t("” already sends its answer to the user, so “")}{nodeName(reply.name)}{t("” replies with it a second time: the user sees the answer twice. Remove the reply, or turn off “Send answer to the user” on")} {nodeName(chat.name)} (internal settings).
         </div>
       ))}
-      <div className="wf-body">
-        <div className="wf-palette">
-          <div className="muted small">{t("Add a node")}</div>
-          {["Basic", "AI", "Interactive", "Logic", "Tools"].map((g) => (
-            <div key={g} className="col" style={{ gap: 4 }}>
-              <div className="small" style={{ fontWeight: 600, marginTop: 8 }}>{t(g)}</div>
-              {TEMPLATES.filter((tpl) => tpl.group === g).map((tpl) => (
-                <button key={tpl.type} className="small" title={t(tpl.intro)} data-template={tpl.type} onClick={() => addNode(tpl.type)}><span className="wf-icon">{tpl.icon}</span>{nodeName(tpl.name)}</button>
-              ))}
-            </div>
-          ))}
-        </div>
-        <div className="wf-canvas">
+      <div className={`wf-body${paletteOpen ? " palette-open" : ""}`}>
+        {paletteOpen && (
+          <div className="wf-palette" data-testid="palette">
+            <div className="muted small">{t("Add a node")}</div>
+            {["Basic", "AI", "Interactive", "Logic", "Tools"].map((g) => (
+              <div key={g} className="wf-palette-group">
+                <div className="small wf-palette-title">{t(g)}</div>
+                {TEMPLATES.filter((tpl) => tpl.group === g).map((tpl) => (
+                  <button key={tpl.type} className="small" title={t(tpl.intro)} data-template={tpl.type} onClick={() => addNode(tpl.type)}><span className="wf-icon">{tpl.icon}</span>{nodeName(tpl.name)}</button>
+                ))}
+              </div>
+            ))}
+          </div>
+        )}
+        <div className="wf-canvas" style={{ ["--handle" as string]: `${handleSize}px` }}>
           <ReactFlow
             nodes={nodes} edges={edges} nodeTypes={nodeTypes}
             onNodesChange={onNodesChange} onEdgesChange={onEdgesChange} onConnect={onConnect}
             onNodeDragStart={() => checkpoint("")} onBeforeDelete={async () => { checkpoint(""); return true; }}
-            onSelectionChange={({ nodes: s }) => setSelected(s[0]?.id ?? null)}
+            onSelectionChange={({ nodes: s }) => setSelected(s[0]?.id ?? null)} onPaneClick={cancelConnect}
             deleteKeyCode={["Backspace", "Delete"]} defaultEdgeOptions={{ animated: false, style: { strokeWidth: 2 } }}
             proOptions={{ hideAttribution: true }} minZoom={0.2} maxZoom={2}
           >
             <Background gap={18} />
             <Controls />
-            <MiniMap pannable zoomable style={{ width: 140, height: 90 }} />
+            {!phone && <MiniMap pannable zoomable style={{ width: 140, height: 90 }} />}
           </ReactFlow>
+          {connecting && <div className="wf-connect-hint small" data-testid="connect-hint">{t("Now tap the handle to connect it to (tap the canvas to cancel).")}</div>}
         </div>
-        {panel === "versions" ? (
-          <div className="wf-inspector"><Versions appId={appId} onLoad={loadVersion} refresh={versionsTick} /></div>
-        ) : panel === "settings" ? (
-          <SettingsPanel chatConfig={chatConfig} onChange={(c) => { checkpoint("settings"); setChatConfig(c); }} onClose={() => setPanel("")} />
-        ) : panel === "import" ? (
-          <ImportPanel onImport={(d) => { load(d); setPanel(""); setNote(t("Imported; save to keep it.")); }} onClose={() => setPanel("")} />
-        ) : panel === "run" ? (
-          <RunPanel appId={appId} current={current} setStatuses={setStatuses} nodes={nodes} onClose={() => { setPanel(""); setStatuses(() => undefined); }} />
-        ) : sel ? (
-          <Inspector key={sel.id} node={sel} nodes={nodes} edges={edges} chatConfig={chatConfig} onChange={(fn, tag) => updateFlow(sel.id, fn, tag)} onDelete={() => removeNode(sel.id)}
-            onClose={() => { setNodes((ns) => ns.map((n) => ({ ...n, selected: false }))); setSelected(null); }} />
-        ) : (
-          <div className="wf-inspector wf-help muted small">
-            <b>{t("Workflow editor")}</b>
-            <p>{t("Add nodes from the left, drag from a node's right handle to another node's left handle to connect them, and click a node to edit its inputs — including references to outputs of nodes upstream.")}</p>
-            <p>{t("Delete a node or edge with the Delete key. Run executes the canvas as it is (no save needed) and lights up each node as it runs.")}</p>
-          </div>
-        )}
+        {phone ? (
+          hasPanel && (
+            <div className={`wf-sheet${sheetLow ? " low" : ""}`} data-testid="sheet">
+              <button className="wf-sheet-handle" data-testid="sheet-handle" aria-label={sheetLow ? "Expand" : "Collapse"} title={sheetLow ? t("Expand") : t("Collapse")} onClick={() => setSheetLow(!sheetLow)}><span /></button>
+              {panelView}
+            </div>
+          )
+        ) : panelView}
       </div>
     </div>
   );

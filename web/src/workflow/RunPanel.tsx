@@ -66,7 +66,7 @@ export function RunPanel({ appId, current, setStatuses, nodes, onClose }: { appI
     if (fresh) { chatId.current = newChatId(); setLog([]); setSteps([]); setStatuses(() => undefined); }
     setBusy(true);
     const running = new Set<string>();
-    let t: Turn = { id: "run", role: "ai", text: "", reasoning: "", tools: [], quotes: [], interactive: null, status: "", error: "", done: false, nodes: [], nodeErrors: [] };
+    let t: Turn = { id: "run", role: "ai", text: "", reasoning: "", tools: [], quotes: [], interactive: null, status: "", error: "", done: false, nodes: [], nodeErrors: [], indexing: [] };
     setTurn(t);
     try {
       // The chat test runs the canvas as it is now (unsaved changes included).

@@ -149,6 +149,16 @@ class SearchDatasetDataParams(_Wire):
     forbid_collection_ids: list[str] = Field(default_factory=list, alias="forbidCollectionIds")
 
 
+class IndexingDataset(_Wire):
+    """A searched knowledge base whose documents are not all searchable yet (Fathom's addition): ``pending``
+    of its ``total`` collections still wait for, or are in, ingestion."""
+
+    dataset_id: str = Field(alias="datasetId")
+    name: str
+    pending: int
+    total: int
+
+
 class SearchDatasetDataResponse(_Wire):
     """Output of ``search_dataset_data``; ``cutRes`` holds the items a stage removed, with traces."""
 
@@ -162,3 +172,5 @@ class SearchDatasetDataResponse(_Wire):
     using_re_rank: bool = Field(default=False, alias="usingReRank")
     using_similarity_filter: bool = Field(default=False, alias="usingSimilarityFilter")
     queries: list[str] = Field(default_factory=list)
+    # the searched knowledge bases still indexing (set by the service that knows collection states)
+    indexing: list[IndexingDataset] = Field(default_factory=list)

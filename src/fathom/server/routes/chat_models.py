@@ -130,6 +130,15 @@ class Choice(BaseModel):
     index: int
 
 
+class IndexingDataset(BaseModel):
+    """A knowledge base still indexing: ``pending`` of its ``total`` collections not yet searchable."""
+
+    datasetId: str
+    name: str
+    pending: int
+    total: int
+
+
 class ChatCompletion(BaseModel):
     """The non-stream answer (not in FastGPT's envelope)."""
 
@@ -140,6 +149,11 @@ class ChatCompletion(BaseModel):
     error: Any = None
     responseData: list[dict[str, Any]] | None = Field(None, description="detail only: node responses")
     newVariables: dict[str, Any] | None = Field(None, description="detail only")
+    datasetIndexing: list[IndexingDataset] | None = Field(
+        None,
+        description="detail only, Fathom's: the searched knowledge bases still indexing (the answer may "
+        "miss passages of documents not yet searchable); absent when every one is fully indexed",
+    )
     interactive: dict[str, Any] | None = Field(None, description="The run paused for the user")
 
 
@@ -246,6 +260,16 @@ class SseInteractive(BaseModel):
     interactive: Interactive
 
 
+class SseDatasetIndexing(BaseModel):
+    """``datasetIndexing`` (Fathom's, detail only): a knowledge-base search node read knowledge bases still
+    indexing, so the answer may miss passages; sent once per such node, before its ``flowNodeResponse``."""
+
+    model_config = _event("datasetIndexing")
+    nodeId: str
+    datasets: list[IndexingDataset]
+    message: str = Field(examples=["The knowledge base is still indexing: …. This answer may miss passages."])
+
+
 class SseWorkflowDuration(BaseModel):
     """``workflowDuration``: the run ended."""
 
@@ -282,6 +306,7 @@ SSE_EVENTS: list[type[BaseModel]] = [
     SseTool,
     SseUpdateVariables,
     SseInteractive,
+    SseDatasetIndexing,
     SseWorkflowDuration,
     SseError,
     SseResume,

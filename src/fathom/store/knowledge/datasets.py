@@ -6,7 +6,7 @@ from collections.abc import Sequence
 from datetime import datetime
 from typing import Any
 
-from sqlalchemy import delete, func, select, update
+from sqlalchemy import case, delete, func, select, update
 from sqlalchemy.ext.asyncio import AsyncSession
 
 from fathom.store.db import Database
@@ -323,6 +323,27 @@ class SqlDatasetRepository:
             {**params, "yes": True},
         )
         return [str(row[0]) for row in rows]
+
+    async def indexing_progress(
+        self, team_id: str, dataset_ids: Sequence[str]
+    ) -> list[tuple[str, str, int, int]]:
+        """``(dataset id, name, pending, total)`` for each of these datasets with collections not yet
+        searchable (``waiting``, ``parsing`` or ``indexing``; forbidden ones left out, as search does)."""
+        wanted = list(dict.fromkeys(dataset_ids))
+        if not wanted:
+            return []
+        pending = func.sum(case((Collection.status.in_(("waiting", "parsing", "indexing")), 1), else_=0))
+        query = (
+            select(Dataset.id, Dataset.name, pending, func.count(Collection.id))
+            .join(Collection, Collection.dataset_id == Dataset.id)
+            .where(Dataset.team_id == team_id, Dataset.id.in_(wanted), Collection.forbid.is_(False))
+            .group_by(Dataset.id, Dataset.name)
+        )
+        async with self.db.sessions() as session:
+            rows = (await session.execute(query)).all()
+        order = {dataset_id: i for i, dataset_id in enumerate(wanted)}
+        found = [(str(r[0]), str(r[1]), int(r[2] or 0), int(r[3])) for r in rows if int(r[2] or 0) > 0]
+        return sorted(found, key=lambda row: order[row[0]])
 
     async def get_collection_source(self, collection_id: str) -> tuple[str | None, str | None, str | None]:
         """(raw_text, raw_link, file_id) for the ingestion job."""

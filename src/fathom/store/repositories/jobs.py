@@ -5,11 +5,14 @@ select uses ``FOR UPDATE SKIP LOCKED`` so many ``fathom worker`` processes claim
 other; SQLite serialises writers, which makes the same statement atomic there. A job whose lease has
 expired (its worker died) is claimable again.
 
-Fair order: among claimable jobs the team with the fewest running jobs goes first, then the *lane* (the
-knowledge base a job works on, set at enqueue) with the fewest running jobs, then the lane served least
-recently (never served first), then the oldest job. So workers take jobs round-robin across knowledge
-bases and teams: a one-line import is claimed next to a large import that is already running instead of
-after all of it. Jobs without a lane keep first-in, first-out among themselves.
+Priority first: a job of a higher ``priority`` is claimed before any of a lower one (0 is normal; the
+first-start demo's ingestion is queued below it, so it runs only when nothing of the user's waits).
+
+Fair order: then, among claimable jobs of the same priority, the team with the fewest running jobs goes
+first, then the *lane* (the knowledge base a job works on, set at enqueue) with the fewest running jobs,
+then the lane served least recently (never served first), then the oldest job. So workers take jobs
+round-robin across knowledge bases and teams: a one-line import is claimed next to a large import that is
+already running instead of after all of it. Jobs without a lane keep first-in, first-out among themselves.
 
 ``attempts`` counts the runs of the job itself: a claim from the queue is one, a failure of the handler
 uses it up. A run whose worker died (the lease lapsed) is not the job's failure: it is claimed again with
@@ -50,6 +53,7 @@ def job_record(row: Job) -> JobRecord:
         created_at=row.created_at,
         lane=row.lane,
         claimed_at=row.claimed_at,
+        priority=row.priority,
     )
 
 
@@ -70,8 +74,10 @@ class SqlJobQueue:
         max_attempts: int = 3,
         run_after: datetime | None = None,
         lane: str | None = None,
+        priority: int = 0,
     ) -> JobRecord:
-        """Queue a job; ``lane`` (e.g. a knowledge base id) groups jobs that workers take round-robin."""
+        """Queue a job; ``lane`` (e.g. a knowledge base id) groups jobs that workers take round-robin;
+        a job of a higher ``priority`` is claimed before any of a lower one (0: normal)."""
         if not kind:
             raise ValueError("job kind: must not be empty")
         if max_attempts < 1:
@@ -85,6 +91,7 @@ class SqlJobQueue:
                 run_after=run_after or utcnow(),
                 status="queued",
                 lane=lane,
+                priority=priority,
             )
             session.add(row)
             await session.flush()
@@ -150,6 +157,7 @@ class SqlJobQueue:
         if kinds:
             query = query.where(candidate.kind.in_(kinds))
         query = query.order_by(
+            candidate.priority.desc(),
             running_in_team,
             running_in_lane,
             lane_last_claimed.asc().nulls_first(),
@@ -264,7 +272,7 @@ class SqlJobQueue:
         """Job id → 1-based place in the claim order of every queued job (of ``kinds``), as the fair
         order would take them one at a time from now (running jobs count as they are)."""
         now = utcnow()
-        queued = select(Job.id, Job.team_id, Job.lane, Job.run_after, Job.created_at).where(
+        queued = select(Job.id, Job.team_id, Job.lane, Job.run_after, Job.created_at, Job.priority).where(
             Job.status == "queued"
         )
         running = select(Job.team_id, Job.lane).where(Job.status == "running", Job.lease_expires_at >= now)
@@ -290,8 +298,9 @@ class SqlJobQueue:
 
 def fair_positions(waiting: Any, busy: Any, served: dict[Any, datetime | None]) -> dict[str, int]:
     """Simulate the claim order of :meth:`SqlJobQueue._claim_one` over ``waiting`` rows (id, team_id,
-    lane, run_after, created_at), with ``busy`` (team_id, lane) rows running and ``served`` the time each
-    lane was last claimed: each lane offers its oldest job; the lane taken goes to the back."""
+    lane, run_after, created_at, priority), with ``busy`` (team_id, lane) rows running and ``served`` the
+    time each lane was last claimed: each lane offers its first job (highest priority, then oldest); the
+    highest priority goes first, then the fair order; the lane taken goes to the back."""
     team_running: dict[Any, int] = defaultdict(int)
     lane_running: dict[Any, int] = defaultdict(int)
     for team_id, lane in busy:
@@ -302,7 +311,7 @@ def fair_positions(waiting: Any, busy: Any, served: dict[Any, datetime | None]) 
     for row in waiting:
         per_lane[row.lane if row.lane is not None else ("job", row.id)].append(row)
     queues = {
-        key: deque(sorted(rows, key=lambda r: (r.run_after, r.created_at, r.id)))
+        key: deque(sorted(rows, key=lambda r: (-r.priority, r.run_after, r.created_at, r.id)))
         for key, rows in per_lane.items()
     }
 
@@ -310,7 +319,16 @@ def fair_positions(waiting: Any, busy: Any, served: dict[Any, datetime | None]) 
         head = queues[key][0]
         lane = head.lane
         running = lane_running[lane] if lane is not None else 0
-        return (team_running[head.team_id], running, last, head.run_after, head.created_at, head.id, key)
+        return (
+            -head.priority,
+            team_running[head.team_id],
+            running,
+            last,
+            head.run_after,
+            head.created_at,
+            head.id,
+            key,
+        )
 
     heap: list[tuple[Any, ...]] = []
     for key in queues:

@@ -15,9 +15,11 @@ from fathom.knowledge.search import (
 from fathom.llm import count_tokens
 from fathom.workflow.constants import FlowNodeType, NodeInputKey
 from fathom.workflow.dispatch import DispatchResponse, NodeContext, ServiceUnavailableError, register_node
+from fathom.workflow.events import DatasetIndexingEvent
 from fathom.workflow.nodes.chat import node_error
 
 QUOTE_OUTPUT = "quoteQA"
+INDEXING_KEY = "datasetIndexing"  # response data: the searched knowledge bases still indexing
 
 
 class DatasetSearcher(Protocol):
@@ -72,9 +74,13 @@ async def dispatch_dataset_search(ctx: NodeContext) -> DispatchResponse:
     )
     response = await searcher(request)
     quotes = quote_wire(response.search_res)
+    indexing = [item.model_dump(by_alias=True, mode="json") for item in response.indexing]
+    if indexing:  # the answer may miss passages of documents not yet searchable: say so
+        ctx.emit(DatasetIndexingEvent(node_id=ctx.node_id, datasets=indexing))
     return DispatchResponse(
         data={QUOTE_OUTPUT: quotes},
         response_data={
+            **({INDEXING_KEY: indexing} if indexing else {}),
             "totalPoints": 0,
             "query": query,
             "similarity": response.similarity if response.using_similarity_filter else None,
