@@ -111,6 +111,23 @@ CASES: dict[str, tuple[dict[str, Any], list[tuple[str, str, str]]]] = {
         with_node(answer_with("", "input", "string", required=True), edge("chat", "reply")),
         [("reply", "text", "error")],
     ),
+    "required reference input given a literal where it also takes text": (
+        with_node(
+            answer_with(
+                "fixed question",
+                "reference",
+                "string",
+                required=True,
+                renderTypeList=["reference", "textarea"],
+            ),
+            edge("chat", "reply"),
+        ),
+        [],
+    ),
+    "required reference-only input given a literal": (
+        with_node(answer_with(7, "reference", "number", required=True), edge("chat", "reply")),
+        [("reply", "text", "error")],
+    ),
     "required input of type any is exempt": (
         with_node(answer_with("", "input", "any", required=True), edge("chat", "reply")),
         [],

@@ -54,6 +54,8 @@ _STARTS = frozenset(
         FlowNodeType.loopRunStart,
     }
 )
+#: where a whole run starts (a graph without one is a tool-only graph)
+_RUN_STARTS = frozenset({FlowNodeType.workflowStart, FlowNodeType.pluginInput})
 #: nodes that choose among their outgoing edges or pause for the user: a cycle through one can end
 _BRANCHING = frozenset(
     {
@@ -187,7 +189,7 @@ class _Checker:
 
     def _unreachable(self) -> set[str]:
         starts = [n.node_id for n in self.graph.nodes if n.flow_node_type in _STARTS]
-        if not any(self.nodes[s].flow_node_type in _STARTS - {"loopStart", "loopRunStart"} for s in starts):
+        if not any(self.nodes[s].flow_node_type in _RUN_STARTS for s in starts):
             return set()  # a tool-only graph: the engine's own entry rules apply
         seen: set[str] = set()
         stack = list(starts)
@@ -270,8 +272,8 @@ class _Checker:
         value = item.value
         # a tool's inputs are the model's arguments or its configuration, which the tool-config status
         # (``toolConfigStatus``) reports; FastGPT exempts the ones with a ``toolDescription``
-        if item.required and not is_tool and (item.value_type or "") not in _EXEMPT_VALUE_TYPES:
-            if item.value_type and _is_empty(value):
+        if item.required and not is_tool and item.value_type and item.value_type not in _EXEMPT_VALUE_TYPES:
+            if _is_empty(value):
                 if item.key == "datasets" and node.flow_node_type == FlowNodeType.datasetSearchNode:
                     self.add(
                         node,
@@ -283,8 +285,13 @@ class _Checker:
                     hint = "choose an upstream output" if render == "reference" else "fill it in"
                     self.add(node, item.key, f"{label} is required and not set: {hint}")
                 return
-            single = not (item.value_type or "").startswith("array")
-            if render == "reference" and single and not is_reference(value):
+            single = not item.value_type.startswith("array")
+            # a literal is fine where the input also takes one (the console's editor switches to "type a
+            # value" without FastGPT's ``selectedTypeIndex``)
+            literal = isinstance(value, (str, int, float)) and any(
+                t != "reference" for t in item.render_type_list
+            )
+            if render == "reference" and single and not is_reference(value) and not literal:
                 self.add(node, item.key, f"{label} is required: choose an upstream output")
                 return
         if render == "reference" and not _is_empty(value):
