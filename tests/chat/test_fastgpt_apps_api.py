@@ -478,3 +478,18 @@ def test_simple_app_form_with_tools_runs_a_tool_call_node(fg_server: ChatServer,
     tool_node = next(n for n in reply["responseData"] if n["moduleType"] == "tools")
     ran = [d["moduleType"] for d in tool_node.get("toolDetail") or []]
     assert "pluginModule" in ran, tool_node
+
+
+@pytest.mark.parametrize("path", app_files(), ids=lambda p: p.stem)
+def test_fastgpt_app_passes_the_workflow_checks_and_publishes(fg_server: ChatServer, path: Path) -> None:
+    """FastGPT's own apps are sound: the checks before publishing refuse none of them (an empty knowledge
+    base selection, a model this server lacks, an unused loop end are warnings, not errors)."""
+    with fg_server.client() as client:
+        created = client.post("/api/core/app/create", json=create_body(path))
+        assert created.status_code == 200, created.text
+        app_id = created.json()["data"]
+        saved = client.post("/api/core/app/update", json={"appId": app_id, "name": path.stem})
+        published = client.post("/api/core/app/version/publish", json={"appId": app_id})
+    assert published.status_code == 200, published.text
+    for reply in (saved, published):
+        assert all(p["level"] == "warning" for p in reply.json()["data"]["problems"]), reply.text

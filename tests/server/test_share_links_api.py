@@ -162,6 +162,13 @@ def test_only_managers_create_list_update_and_delete_an_apps_share_links(world: 
         True,
     )
     assert changed["limit"]["QPM"] == 30  # not sent: kept
+    # no limit given: the console's default rate, 60 requests a minute per visitor (issue 31)
+    assert link_of(world, make_link(world))["limit"] == {
+        "expiredTime": None,
+        "QPM": 60,
+        "maxUsagePoints": -1,
+        "hookUrl": "",
+    }
 
     # bad input names the field; unknown ids are FastGPT's "link does not exist"
     bad = world.owner.post(CREATE, json={"appId": world.app_id, "name": "x", "limit": {"QPM": -1}})

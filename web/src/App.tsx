@@ -1,5 +1,5 @@
 import { lazy, Suspense, useEffect, useState } from "react";
-import { api, getKey, setCsrf, setKey } from "./api";
+import { api, getKey, maybeSignedIn, setCsrf, setKey } from "./api";
 import { linkProps, navigate, usePath } from "./router";
 import { KnowledgePage } from "./pages/Knowledge";
 import { ChatPage } from "./pages/Chat";
@@ -31,9 +31,12 @@ export function App() {
   useEffect(() => {
     // An API key kept in this browser, else the session cookie of a password sign-in (HttpOnly: only
     // the server can tell whether there is one).
+    // Without a key or a session hint there is nothing to ask: the sign-in page shows at once, with no 401.
     const check = getKey()
       ? api<Who>("GET", "/api/v1/whoami").catch((e) => { setKey(""); throw e; })
-      : api<Who & { csrfToken: string | null }>("GET", "/api/support/user/account/tokenLogin").then((w) => { setCsrf(w.csrfToken); return w; });
+      : maybeSignedIn()
+        ? api<Who & { csrfToken: string | null }>("GET", "/api/support/user/account/tokenLogin").then((w) => { setCsrf(w.csrfToken); return w; }).catch((e) => { setCsrf(""); throw e; })
+        : Promise.reject(new Error("signed out"));
     check.then(setWho).catch(() => setWho(null)).finally(() => setChecking(false));
   }, []);
 

@@ -3,11 +3,21 @@
 import { message as english } from "./i18n";
 
 const KEY_STORAGE = "fathom.apiKey";
+// Set while this browser holds a password session: the session cookie is HttpOnly, so without this hint
+// the console could only find out by asking, and tokenLogin answers 401 (a console error) when there is none.
+const SESSION_HINT = "fathom.session";
 let csrfToken = "";
 
 /** The signed-in session's CSRF token (from sign-in or tokenLogin); "" when signed out. */
 export function setCsrf(token: string | null | undefined): void {
   csrfToken = token ?? "";
+  if (csrfToken) localStorage.setItem(SESSION_HINT, "1");
+  else localStorage.removeItem(SESSION_HINT);
+}
+
+/** Whether this browser signed in with a password and has not signed out since. */
+export function maybeSignedIn(): boolean {
+  return localStorage.getItem(SESSION_HINT) === "1";
 }
 
 function authHeaders(): Record<string, string> {
@@ -25,7 +35,8 @@ export function setKey(key: string): void {
 }
 
 export class ApiError extends Error {
-  constructor(public status: number, public statusText: string, message: string) {
+  /** `data` of the error envelope (e.g. the workflow checks' `{problems}`). */
+  constructor(public status: number, public statusText: string, message: string, public data?: any) {
     super(english(message, statusText));
   }
 }
@@ -52,7 +63,7 @@ export async function api<T = any>(method: Method, path: string, body?: unknown,
     throw new ApiError(res.status, "badResponse", `${res.status} ${res.statusText}`);
   }
   if (!res.ok || (json && typeof json.code === "number" && json.code !== 200)) {
-    throw new ApiError(res.status, json?.statusText ?? "", json?.message || json?.error?.message || `${res.status} ${res.statusText}`);
+    throw new ApiError(res.status, json?.statusText ?? "", json?.message || json?.error?.message || `${res.status} ${res.statusText}`, json?.data ?? undefined);
   }
   return (json && "data" in json ? json.data : json) as T;
 }

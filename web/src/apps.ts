@@ -34,7 +34,7 @@ export const createApp = (body: { name: string; type: string; intro?: string; [k
 export const saveDraft = (appId: string, body: Record<string, unknown>) => api("POST", "/api/core/app/update", { appId, ...body });
 
 export const publishApp = (appId: string, body: Record<string, unknown>) =>
-  api<{ versionId: string; versionName: string }>("POST", "/api/core/app/version/publish", { appId, ...body, isPublish: true });
+  api<{ versionId: string; versionName: string; problems?: { nodeId: string; field: string; problem: string; level: "error" | "warning" }[] }>("POST", "/api/core/app/version/publish", { appId, ...body, isPublish: true });
 
 export type Version = { _id: string; versionName?: string; time?: string; isPublish?: boolean; tmbId?: string };
 export const listVersions = async (appId: string): Promise<Version[]> => {

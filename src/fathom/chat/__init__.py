@@ -31,6 +31,7 @@ from fathom.chat.errors import (
     AppNotPublished,
     ChatError,
     ChatForbidden,
+    WorkflowCheckFailed,
 )
 from fathom.chat.history import HistoryService, record_preview
 from fathom.chat.ids import nanoid
@@ -71,6 +72,7 @@ __all__ = [
     "ChatApplication",
     "ChatError",
     "ChatForbidden",
+    "WorkflowCheckFailed",
     "ChatKey",
     "ChatOutcome",
     "ChatRequest",

@@ -71,7 +71,7 @@ class ChatApplication:
         file_policy: RunFilePolicy | None = None,
         chat_files: ChatFiles | None = None,
     ) -> ChatApplication:
-        app_service = AppService(apps, secrets=secrets)
+        app_service = AppService(apps, secrets=secrets, models=models)
         box = secrets if secrets is not None else SecretBox("fathom-unconfigured-secret-key")
         tool_runtime = ToolSetRuntime(box, egress, StdioPolicy(tuple(mcp_stdio_commands)))
         owners = AppOwnerStore(db)

@@ -8,13 +8,14 @@ from collections import OrderedDict
 from dataclasses import dataclass
 from typing import Any, Protocol
 
-from fathom.chat.errors import AppNotPublished, ChatError
+from fathom.chat.errors import AppNotPublished, ChatError, WorkflowCheckFailed
 from fathom.chat.run_access import RunReader
 from fathom.chat.simple_app import compile_simple_app, simple_chat_config, validate_simple_config
 from fathom.chat.simple_form import form_to_workflow, is_simple_form
 from fathom.chat.team_tools import TOOL_SET_TYPES, scrub_tool_set_nodes
 from fathom.store.protocols import AppRecord, AppRepository, AppVersionRecord, NotFound
 from fathom.workflow import WorkflowGraph, WorkflowGraphError, load_workflow
+from fathom.workflow.check import ModelCatalog, check_workflow_graph, describe_problems, has_errors
 from fathom.workflow.nodes.app_module import ChildApp
 from fathom.workflow.nodes.graph_tools import workflow_tool_config_status
 
@@ -145,12 +146,23 @@ def seal_header_secrets(draft: dict[str, Any], secrets: Any) -> dict[str, Any]:
     return {**draft, "nodes": nodes}
 
 
+class ModelLister(Protocol):
+    """The configured models, as the model registry lists them."""
+
+    default_chat_id: str | None
+
+    def of_type(self, model_type: Any) -> list[Any]: ...
+
+
 class AppService:
     """App use cases over an :class:`AppRepository`; callers check permissions first."""
 
-    def __init__(self, apps: AppRepository, *, secrets: Any = None) -> None:
+    def __init__(
+        self, apps: AppRepository, *, secrets: Any = None, models: ModelLister | None = None
+    ) -> None:
         self.apps = apps
         self.secrets = secrets
+        self.models = models
         # a version never changes once frozen: its workflow (a simple app's compiled) is kept by id, as
         # JSON text so that every run gets its own copy to change, and as the graph it validates into
         # (None when it does not: the run reports the error, as for any graph)
@@ -175,7 +187,10 @@ class AppService:
         _check_length("name", name, NAME_MAX)
         _check_length("avatar", str(values["avatar"]) if values.get("avatar") else None, AVATAR_MAX)
         _check_length("versionName", version_name, VERSION_NAME_MAX)
-        draft = seal_header_secrets(make_draft(kind, values), self.secrets)
+        draft = make_draft(kind, values)
+        if kind in RUNNABLE_TYPES:  # created published, as FastGPT does: so checked as a publish is
+            self.refuse_broken(self._draft_of(kind, draft))
+        draft = seal_header_secrets(draft, self.secrets)
         app = await self.apps.create_app(team_id, name, type=kind, intro=intro, draft=draft)
         if values.get("avatar"):
             app = await self.apps.update_app(team_id, app.id, avatar=str(values["avatar"]))
@@ -220,6 +235,7 @@ class AppService:
         if values:
             app = await self.update(team_id, app_id, values)
         workflow = draft_workflow(app)
+        self.refuse_broken(workflow)
         chat_config = dict(workflow["chatConfig"])
         if app.type == "simple" and SIMPLE_KEY in app.draft:
             chat_config[SIMPLE_KEY] = app.draft.get(SIMPLE_KEY) or {}
@@ -231,6 +247,49 @@ class AppService:
             chat_config=chat_config,
             version_name=version_name,
         )
+
+    def problems(self, workflow: dict[str, Any]) -> list[dict[str, str]]:
+        """The workflow checks' findings on ``workflow`` (FastGPT JSON), each ``{nodeId, field, problem,
+        level}``; a graph that does not load is refused earlier, when it is saved."""
+        try:
+            graph = load_workflow(workflow)
+        except (WorkflowGraphError, ValueError):
+            return []
+        return [item.to_dict() for item in check_workflow_graph(graph, models=self._catalog())]
+
+    def draft_problems(self, app: AppRecord) -> list[dict[str, str]]:
+        """The problems of an app's draft (none for folders and tool sets)."""
+        if app.type not in RUNNABLE_TYPES:
+            return []
+        return self.problems(draft_workflow(app))
+
+    def refuse_broken(self, workflow: dict[str, Any]) -> None:
+        """Raise :class:`WorkflowCheckFailed` when ``workflow`` has a problem that blocks publishing."""
+        try:
+            graph = load_workflow(workflow)
+        except (WorkflowGraphError, ValueError):
+            return  # structural errors are refused where the draft is made
+        found = check_workflow_graph(graph, models=self._catalog())
+        if has_errors(found):
+            errors = [item for item in found if item.level == "error"]
+            raise WorkflowCheckFailed(describe_problems(graph, errors), [item.to_dict() for item in found])
+
+    def _catalog(self) -> ModelCatalog | None:
+        if self.models is None:
+            return None
+        return ModelCatalog(
+            frozenset(model.id for model in self.models.of_type("llm")), self.models.default_chat_id
+        )
+
+    @staticmethod
+    def _draft_of(kind: str, draft: dict[str, Any]) -> dict[str, Any]:
+        if kind == "simple" and SIMPLE_KEY in draft:
+            return compile_simple_app(draft.get(SIMPLE_KEY) or {})
+        return {
+            "nodes": list(draft.get("nodes") or []),
+            "edges": list(draft.get("edges") or []),
+            "chatConfig": dict(draft.get("chatConfig") or {}),
+        }
 
     async def copy(self, team_id: str, app_id: str) -> AppRecord:
         """A new app with the same draft; the source's published version is published again."""

@@ -37,6 +37,20 @@ class AppNotPublished(ChatError):
         )
 
 
+class WorkflowCheckFailed(ChatError):
+    """The workflow has problems that would make its runs go wrong; ``problems`` lists each
+    ``{nodeId, field, problem, level}`` (warnings included, so the editor can show them all)."""
+
+    def __init__(self, summary: str, problems: list[dict[str, str]]) -> None:
+        errors = sum(1 for item in problems if item.get("level") == "error")
+        super().__init__(
+            f"{errors} problem{'s' if errors != 1 else ''} to fix before publishing: {summary}",
+            http_status=400,
+            status_text="workflowCheckFailed",
+        )
+        self.problems = problems
+
+
 class ChatForbidden(ChatError):
     """The caller may not use this app or chat."""
 

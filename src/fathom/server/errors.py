@@ -91,6 +91,8 @@ FASTGPT_ERRORS: dict[str, tuple[int, str]] = {
     # uploads (issue 28)
     "teamStorageExceeded": (413, "Team file storage is full"),
     "invitationInvalid": (410, "Invitation link invalid"),
+    # workflow checks before publishing (issue 31); ``data.problems`` lists them
+    "workflowCheckFailed": (400, "Workflow check failed"),
 }
 #: statusText → the message prefix in English and in Chinese (FastGPT's own text where it has one); the
 #: console shows the same labels (``web/src/errors.json``; tests/console/test_console_error_labels.py)
@@ -138,6 +140,7 @@ LABELS: dict[str, tuple[str, str]] = {
     "tooManyRequests": ("Too many requests", "请求过于频繁"),
     "teamStorageExceeded": ("Team file storage is full", "团队文件存储空间已满"),
     "invitationInvalid": ("Invitation link invalid", "邀请链接无效"),
+    "workflowCheckFailed": ("Workflow check failed", "工作流检查未通过"),
 }
 #: errors whose message names the field (FastGPT's schema errors do the same), not FastGPT's fixed text
 FIELD_ERRORS = frozenset({"invalidParams", "missingParams"})
@@ -245,9 +248,11 @@ class ApiError(Exception):
         status_text: str,
         message: str | None = None,
         headers: dict[str, str] | None = None,
+        data: Any = None,
     ) -> None:
         code, _ = FASTGPT_ERRORS.get(status_text, (GENERIC_CODE, ""))
         self.headers = headers
+        self.data = data
         self.http_status = http_status
         self.code = code
         self.status_text = status_text if status_text in FASTGPT_ERRORS else ""
@@ -260,7 +265,7 @@ class ApiError(Exception):
         return fastgpt_message(self.status_text, self.detail) or (self.detail or "")
 
     def body(self) -> dict[str, Any]:
-        return envelope(code=self.code, status_text=self.status_text, message=self.message)
+        return envelope(self.data, code=self.code, status_text=self.status_text, message=self.message)
 
     def response(self) -> JSONResponse:
         headers = {"Content-Language": _LANGUAGE.get(), **(self.headers or {})}

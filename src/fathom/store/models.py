@@ -31,6 +31,8 @@ from sqlalchemy.engine import Dialect
 from sqlalchemy.orm import DeclarativeBase, Mapped, mapped_column
 from sqlalchemy.types import TypeDecorator
 
+from fathom.store.protocols import DEFAULT_SHARE_QPM
+
 NAMING = {
     "ix": "ix_%(column_0_label)s",
     "uq": "uq_%(table_name)s_%(column_0_name)s",
@@ -269,7 +271,7 @@ class ShareLink(Base):
     show_node_status: Mapped[bool] = mapped_column(Boolean, nullable=False, default=False)
     show_raw_source: Mapped[bool] = mapped_column(Boolean, nullable=False, default=False)
     expired_time: Mapped[datetime | None] = mapped_column(UTCDateTime(), nullable=True)
-    qpm: Mapped[int] = mapped_column(Integer, nullable=False, default=1000)  # 0 = no limit
+    qpm: Mapped[int] = mapped_column(Integer, nullable=False, default=DEFAULT_SHARE_QPM)  # 0 = no limit
     max_usage_points: Mapped[float] = mapped_column(Float, nullable=False, default=-1.0)  # -1 = none
     hook_url: Mapped[str] = mapped_column(String(2000), nullable=False, default="")
     allowed_origins: Mapped[list[Any]] = mapped_column(

@@ -258,6 +258,11 @@ class ShareLinkRecord:
     allowed_origins: tuple[str, ...] = ()
 
 
+#: a share link's requests a minute per visitor when none is given, the same from the API and the console
+#: (FastGPT's schema default is 1000; a public link is safer with a per-person rate)
+DEFAULT_SHARE_QPM = 60
+
+
 @dataclass(frozen=True)
 class ShareLinkSettings:
     """What the owner sets on a share link (create and update)."""
@@ -267,7 +272,7 @@ class ShareLinkSettings:
     show_node_status: bool = False
     show_raw_source: bool = False
     expired_time: datetime | None = None
-    qpm: int = 1000
+    qpm: int = DEFAULT_SHARE_QPM
     max_usage_points: float = -1.0
     hook_url: str = ""
     allowed_origins: tuple[str, ...] = ()

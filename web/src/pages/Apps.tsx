@@ -1,6 +1,7 @@
 import { useEffect, useState } from "react";
 import { api, fmtTime } from "../api";
 import { ShareLinks } from "./ShareLinks";
+import { DatasetName } from "../datasetName";
 import { AppDetail, AppSummary, createApp, deleteApp, getApp, listApps, listVersions, publishApp, saveDraft, typeLabel, Version } from "../apps";
 import { linkProps, navigate } from "../router";
 import { makeNode, SimpleForm, simpleConfigOf, simpleFormOf } from "../workflow/catalogue";
@@ -51,6 +52,7 @@ function AppList() {
               <div className="row small">
                 <a {...linkProps(`/chat/${a._id}`)} onClick={(e) => { e.stopPropagation(); linkProps(`/chat/${a._id}`).onClick(e); }}>{t("Chat")}</a>
                 {a.type !== "simple" && <a {...linkProps(`/apps/${a._id}/workflow`)} onClick={(e) => { e.stopPropagation(); linkProps(`/apps/${a._id}/workflow`).onClick(e); }}>{t("Edit workflow")}</a>}
+                {a.type === "simple" && <a {...linkProps(`/apps/${a._id}`)} data-testid="edit-app" onClick={(e) => { e.stopPropagation(); linkProps(`/apps/${a._id}`).onClick(e); }}>{t("Edit")}</a>}
                 <span className="grow" />
                 <span className="muted">{a.updateTime ? new Date(a.updateTime).toLocaleDateString() : ""}</span>
               </div>
@@ -124,7 +126,7 @@ function SimpleAppForm({ app, onPublished }: { app: AppDetail; onPublished: () =
         <b className="small">{t("Knowledge bases")}</b>
         {datasets.length === 0 && <span className="muted small">{t("No knowledge bases yet.")}</span>}
         <div className="row wrap">
-          {datasets.map((d) => <label key={d._id} className="inline"><input type="checkbox" name={`kb-${d.name}`} checked={form.datasetIds.includes(d._id)} onChange={() => toggle(d._id)} />{d.name}</label>)}
+          {datasets.map((d) => <label key={d._id} className="inline" title={d.intro || undefined}><input type="checkbox" name={`kb-${d.name}`} data-kb-id={d._id} checked={form.datasetIds.includes(d._id)} onChange={() => toggle(d._id)} /><DatasetName dataset={d} all={datasets} /></label>)}
         </div>
       </div>
       {form.datasetIds.length > 0 && (

@@ -7,11 +7,13 @@ import { t } from "../lang";
 
 type Link = { _id: string; shareId: string; name: string; usagePoints: number; allowedOrigins: string[]; limit: { QPM: number; expiredTime: string | null; maxUsagePoints: number } };
 
-export const shareUrl = (shareId: string) => `${location.origin}/chat/share?shareId=${shareId}`;
+/** Where visitors reach this server: FATHOM_PUBLIC_URL when the server announces one, else this console's address. */
+const publicOrigin = () => document.querySelector<HTMLMetaElement>("meta[name=fathom-public-url]")?.content || location.origin;
+export const shareUrl = (shareId: string) => `${publicOrigin()}/chat/share?shareId=${shareId}`;
 const iframeSnippet = (shareId: string) =>
   `<iframe src="${shareUrl(shareId)}&embed=1" style="width: 100%; height: 600px; border: 0" allow="clipboard-write"></iframe>`;
 const scriptSnippet = (shareId: string) =>
-  `<script src="${location.origin}/js/widget.js" data-share-id="${shareId}" defer></script>`;
+  `<script src="${publicOrigin()}/js/widget.js" data-share-id="${shareId}" defer></script>`;
 
 function Snippet({ label, text, testId }: { label: string; text: string; testId: string }) {
   const [copied, setCopied] = useState(false);
@@ -84,8 +86,8 @@ export function ShareLinks({ appId }: { appId: string }) {
         </div>
       ))}
       <form className="row wrap" onSubmit={create}>
-        <input name="shareName" placeholder={t("Link name")} value={name} onChange={(e) => setName(e.target.value)} style={{ flex: 2 }} />
-        <label className="inline small" style={{ flex: 1 }}>{t("QPM")}<input name="shareQpm" type="number" min={0} value={qpm} onChange={(e) => setQpm(+e.target.value)} /></label>
+        <input name="shareName" placeholder={t("Link name")} value={name} onChange={(e) => setName(e.target.value)} style={{ flex: "1 1 100%", minWidth: 0 }} />
+        <label className="inline small" style={{ flex: "1 1 auto" }} title={t("Requests a minute per visitor (0: no limit)")}>{t("QPM")}<input name="shareQpm" type="number" min={0} value={qpm} onChange={(e) => setQpm(+e.target.value)} style={{ width: 80 }} /></label>
         <button className="primary small" disabled={!name.trim()}>{t("Create link")}</button>
       </form>
       {error && <div className="error small">{error}</div>}

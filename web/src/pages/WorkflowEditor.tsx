@@ -5,7 +5,7 @@ import {
   ReactFlowProvider, useEdgesState, useNodesState, useReactFlow, useStore, useStoreApi,
 } from "@xyflow/react";
 import "@xyflow/react/dist/style.css";
-import { api } from "../api";
+import { api, ApiError } from "../api";
 import { AppDetail, getApp, getVersion, publishApp, saveDraft, Version } from "../apps";
 import { linkProps, setLeaveGuard } from "../router";
 import { FlowEdge, FlowInput, FlowNode, inputLabel, isInternal, makeNode, modelTypeOf, normalizeNode, sourceHandles, TEMPLATES, templateOf } from "../workflow/catalogue";
@@ -16,7 +16,9 @@ import { RunPanel } from "../workflow/RunPanel";
 import { doubleAnswers, FormFieldsEditor, IfElseEditor } from "../workflow/ControlEditors";
 import { nodeName, useEscape } from "../i18n";
 import type { Dataset } from "./Knowledge";
+import { DatasetName } from "../datasetName";
 import { lang, t } from "../lang";
+import { Problem, ProblemList, ProblemsContext, useNodeProblems } from "../workflow/Problems";
 
 type Data = { flow: FlowNode; status?: "running" | "done" | "failed" | "skipped" };
 type RFNode = Node<Data, "fathom">;
@@ -40,8 +42,9 @@ function FathomNode({ id, data, selected }: NodeProps<RFNode>) {
   const handles = sourceHandles(flow);
   const visibleInputs = flow.inputs.filter((i) => (!i.renderTypeList?.includes("hidden") || i.key === "system_httpReqUrl") && !isInternal(i, flow.flowNodeType));
   const hasTarget = !["workflowStart", "userGuide", "pluginInput"].includes(flow.flowNodeType);
+  const issues = useNodeProblems(id);
   return (
-    <div className={`wf-node ${selected ? "selected" : ""} ${data.status ?? ""}`} data-node-type={flow.flowNodeType} data-node-id={id}>
+    <div className={`wf-node ${selected ? "selected" : ""} ${data.status ?? ""} ${issues.className}`} title={issues.title || undefined} data-node-type={flow.flowNodeType} data-node-id={id}>
       {hasTarget && <TapHandle type="target" position={Position.Left} id={`${id}-target-left`} style={{ top: 18 }} />}
       <div className="wf-node-head"><span className="wf-icon">{tpl?.icon ?? "·"}</span>{nodeName(flow.name)}{data.status && <span className="grow" />}{data.status && <span className="small muted">{t(data.status)}</span>}</div>
       <div className="wf-node-io">
@@ -90,6 +93,7 @@ function Editor({ appId }: { appId: string }) {
   const [selected, setSelected] = useState<string | null>(null);
   const [note, setNote] = useState("");
   const [error, setError] = useState("");
+  const [problems, setProblems] = useState<Problem[]>([]);
   const [panel, setPanel] = useState<"" | "versions" | "run" | "import" | "settings">("");
   const phone = usePhone();
   // The palette: a column on a desktop, a strip above the canvas on a phone (closed at first there).
@@ -216,11 +220,16 @@ function Editor({ appId }: { appId: string }) {
     setError(""); setNote("");
     try {
       const body = current();
-      await saveDraft(appId, body);
+      const checked = await saveDraft(appId, body) as { problems?: Problem[] } | null;
       setSaved(serialize(body));
-      if (publish) { await publishApp(appId, body); setVersionsTick((t) => t + 1); }
-      setNote(publish ? t("Published.") : t("Draft saved."));
-    } catch (e) { setError((e as Error).message); }
+      setProblems(checked?.problems ?? []);
+      if (publish) { const done = await publishApp(appId, body); setProblems(done.problems ?? []); setVersionsTick((t) => t + 1); }
+      setNote(publish ? t("Published.") : checked?.problems?.length ? t("Draft saved, with problems to fix before publishing.") : t("Draft saved."));
+    } catch (e) {
+      // a refused publish lists its problems: the nodes are outlined and the list says what to fix
+      if (e instanceof ApiError && Array.isArray(e.data?.problems)) { setProblems(e.data.problems); setError(t("Not published: fix the problems below, then publish again.")); }
+      else setError((e as Error).message);
+    }
   };
   const exportJson = () => {
     const blob = new Blob([JSON.stringify(current(), null, 2)], { type: "application/json" });
@@ -287,7 +296,9 @@ function Editor({ appId }: { appId: string }) {
         <button onClick={() => save(true)}>{t("Publish")}</button>
         <button className="primary" onClick={() => setPanel("run")}><Icon name="play" size={12} /> {t("Run")}</button>
       </div>
-      {error && <div className="error" style={{ margin: 8 }}>{error}</div>}
+      {error && <div className="error" style={{ margin: 8 }} data-testid="editor-error">{error}</div>}
+      <ProblemList problems={problems} nodes={nodes.map((n) => n.data.flow)} onClose={() => setProblems([])}
+        onPick={(id) => { setNodes((ns) => ns.map((n) => ({ ...n, selected: n.id === id }))); setSelected(id); const n = nodes.find((x) => x.id === id); if (n) flow.setCenter(n.position.x + 100, n.position.y + 40, { zoom: 1, duration: 0 }); }} />
       {doubleAnswers(nodes.map((n) => n.data.flow), []).map(({ chat, reply }) => (
         <div key={`${chat.nodeId}-${reply.nodeId}`} className="warn small" data-testid="double-answer" style={{ margin: "4px 8px" }}>
           ⚠ “{nodeName(chat.name)}{t("” already sends its answer to the user, so “")}{nodeName(reply.name)}{t("” replies with it a second time: the user sees the answer twice. Remove the reply, or turn off “Send answer to the user” on")} {nodeName(chat.name)} (internal settings).
@@ -308,6 +319,7 @@ function Editor({ appId }: { appId: string }) {
           </div>
         )}
         <div className="wf-canvas" style={{ ["--handle" as string]: `${handleSize}px` }}>
+          <ProblemsContext.Provider value={problems}>
           <ReactFlow
             nodes={nodes} edges={edges} nodeTypes={nodeTypes}
             onNodesChange={onNodesChange} onEdgesChange={onEdgesChange} onConnect={onConnect}
@@ -320,6 +332,7 @@ function Editor({ appId }: { appId: string }) {
             <Controls />
             {!phone && <MiniMap pannable zoomable style={{ width: 140, height: 90 }} />}
           </ReactFlow>
+          </ProblemsContext.Provider>
           {connecting && <div className="wf-connect-hint small" data-testid="connect-hint">{t("Now tap the handle to connect it to (tap the canvas to cancel).")}</div>}
         </div>
         {phone ? (
@@ -466,7 +479,7 @@ function DatasetPicker({ value, onChange, header }: { value: { datasetId: string
   return (
     <div className="col" style={{ gap: 4 }}>{header}
       {all.map((d) => (
-        <label key={d._id} className="inline"><input type="checkbox" checked={ids.has(d._id)} onChange={() => onChange(ids.has(d._id) ? value.filter((v) => v.datasetId !== d._id) : [...value, { datasetId: d._id }])} />{d.name}</label>
+        <label key={d._id} className="inline" title={d.intro || undefined}><input type="checkbox" checked={ids.has(d._id)} onChange={() => onChange(ids.has(d._id) ? value.filter((v) => v.datasetId !== d._id) : [...value, { datasetId: d._id }])} /><DatasetName dataset={d} all={all} /></label>
       ))}
       {all.length === 0 && <span className="muted small">{t("No knowledge bases.")}</span>}
     </div>

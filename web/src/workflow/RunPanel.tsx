@@ -100,7 +100,8 @@ export function RunPanel({ appId, current, setStatuses, nodes, onClose }: { appI
     <div className="wf-inspector" data-testid="run-panel">
       <div className="row"><b>{t("Run & debug")}</b><div className="grow" /><button className="small" onClick={onClose}>{t("Close")}</button></div>
       <form className="col" onSubmit={(e) => { e.preventDefault(); run(query, true); }}>
-        <textarea name="runQuery" rows={2} placeholder={t("User question")} value={query} onChange={(e) => setQuery(e.target.value)} />
+        <textarea name="runQuery" rows={2} placeholder={t("User question (Enter runs, Shift+Enter: new line)")} value={query} onChange={(e) => setQuery(e.target.value)}
+          onKeyDown={(e) => { if (e.key === "Enter" && !e.shiftKey && !e.nativeEvent.isComposing) { e.preventDefault(); if (!busy) run(query, true); } }} />
         <button className="primary" disabled={busy}>{busy ? t("Running…") : t("Run the canvas")}</button>
       </form>
       {log.length > 0 && <div className="col small" style={{ gap: 2 }} data-testid="run-log">{log.map((l, i) => <div key={i}>{l}</div>)}</div>}

@@ -26,7 +26,9 @@ def api_error(exc: ChatError) -> ApiError:
     """The envelope error for a chat service refusal. FastGPT sends a bad request (no app key,
     ``messages is empty``, ...) as its generic error, body code 500; the body keeps that code, the
     HTTP status is 400 (the request is at fault, not the server)."""
-    error = ApiError(exc.http_status, exc.status_text, exc.message)
+    problems = getattr(exc, "problems", None)
+    data = {"problems": problems} if problems is not None else None
+    error = ApiError(exc.http_status, exc.status_text, exc.message, data=data)
     if exc.http_status == 500 and not exc.status_text:
         error.http_status = 400
     return error

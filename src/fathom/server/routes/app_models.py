@@ -167,9 +167,27 @@ class CopiedApp(BaseModel):
     appId: str
 
 
+class WorkflowProblemView(BaseModel):
+    """One finding of the workflow checks: the node, the input key ("" for the node) and what to fix."""
+
+    nodeId: str
+    field: str
+    problem: str
+    level: Literal["error", "warning"]
+
+
+class DraftChecked(BaseModel):
+    """What a save answers: the draft's problems (``error`` ones block publishing)."""
+
+    problems: list[WorkflowProblemView]
+
+
 class Published(BaseModel):
     versionId: str
     versionName: str
+    problems: list[WorkflowProblemView] = Field(
+        default_factory=list, description="Warnings of the published workflow (errors refuse the publish)"
+    )
 
 
 class TemplateView(BaseModel):

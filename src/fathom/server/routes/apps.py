@@ -34,6 +34,7 @@ from fathom.server.routes.app_models import (
     AppView,
     CopiedApp,
     CreateApp,
+    DraftChecked,
     ImportWorkflow,
     ListApps,
     ListVersions,
@@ -200,7 +201,7 @@ async def app_detail(
     "/api/core/app/update",
     methods=ANY_METHOD,
     summary="Change an app's draft or details",
-    responses=answers(None),
+    responses=answers(DraftChecked),
 )
 async def update_app(
     request: Request, auth: AuthContext = Depends(authenticate), payload: UpdateApp = parsed(UpdateApp)
@@ -208,11 +209,13 @@ async def update_app(
     app = await load_app(request, auth, payload.app_id, "write")
     values = payload.fields()
     await require_readable_references(request, auth, values)
+    service = chat_of(request).apps
     try:
-        await chat_of(request).apps.update(auth.team_id, app.id, values)
+        updated = await service.update(auth.team_id, app.id, values)
     except ChatError as exc:
         raise api_error(exc) from None
-    return envelope(None)
+    # a draft may be saved with problems; they are answered so the editor can show them before publishing
+    return envelope({"problems": service.draft_problems(updated)})
 
 
 @router.api_route("/api/core/app/del", methods=ANY_METHOD, summary="Delete an app", responses=answers(None))
@@ -265,13 +268,13 @@ async def publish(
     values = payload.fields()
     changes = {k: v for k, v in values.items() if k in ("nodes", "edges", "chatConfig", SIMPLE_KEY)}
     await require_readable_references(request, auth, changes)
+    service = chat_of(request).apps
     try:
-        version = await chat_of(request).apps.publish(
-            auth.team_id, app.id, changes, version_name=payload.versionName or ""
-        )
+        version = await service.publish(auth.team_id, app.id, changes, version_name=payload.versionName or "")
     except ChatError as exc:
         raise api_error(exc) from None
-    return envelope({"versionId": version.id, "versionName": version.version_name})
+    problems = service.problems(version_workflow(version))
+    return envelope({"versionId": version.id, "versionName": version.version_name, "problems": problems})
 
 
 @router.api_route(

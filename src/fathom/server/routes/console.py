@@ -7,11 +7,14 @@
   ``/redoc`` and ``/openapi.json``, so the console never shadows a route registered after it.
 - Its pages may be framed only by Fathom's own pages (``frame-ancestors 'self'``), except a share
   link's page, which ``routes/embed.py`` answers with the link's own allowed origins.
+- With ``FATHOM_PUBLIC_URL`` set, ``index.html`` carries it as ``<meta name="fathom-public-url">``: the
+  share links and widget snippets the console shows use that address instead of the console's own.
 """
 
 from __future__ import annotations
 
 import mimetypes
+from html import escape
 from pathlib import Path
 
 from fastapi import APIRouter, Request
@@ -70,18 +73,30 @@ def asset_response(request: Request, file: Path) -> Response:
     return FileResponse(file, media_type=media_type, headers=headers)
 
 
+def _index_page(request: Request, index: Path, public_url: str | None) -> Response:
+    if not public_url:
+        return asset_response(request, index)
+    meta = f'<meta name="fathom-public-url" content="{escape(public_url.rstrip("/"), quote=True)}" />'
+    text = index.read_text(encoding="utf-8").replace("</head>", f"{meta}</head>", 1)
+    return HTMLResponse(text, headers={"Cache-Control": "no-cache"})
+
+
 def serve_console(
-    request: Request, path: str, static_dir: Path = STATIC_DIR, frame_origins: tuple[str, ...] = ()
+    request: Request,
+    path: str,
+    static_dir: Path = STATIC_DIR,
+    frame_origins: tuple[str, ...] = (),
+    public_url: str | None = None,
 ) -> Response:
     """A static file when ``path`` names one, else the app's ``index.html`` (client routes), which only
-    ``frame_origins`` and Fathom itself may show in a frame."""
+    ``frame_origins`` and Fathom itself may show in a frame; ``public_url``: the address it announces."""
     file = static_file(static_dir, path)
     if file is not None:
         return asset_response(request, file)
     if path.startswith("assets/"):
         return Response("asset not found", status_code=404, media_type="text/plain")
     index = static_dir / "index.html"
-    page = asset_response(request, index) if index.is_file() else HTMLResponse(NOT_BUILT)
+    page = _index_page(request, index, public_url) if index.is_file() else HTMLResponse(NOT_BUILT)
     page.headers.update(frame_headers(frame_origins))
     return page
 
@@ -89,4 +104,6 @@ def serve_console(
 @router.get("/{path:consolepath}")
 async def console(request: Request, path: str) -> Response:
     """The console's files and client routes."""
-    return serve_console(request, path)
+    platform = getattr(request.app.state, "platform", None)
+    public_url = platform.settings.public_url if platform is not None else None
+    return serve_console(request, path, public_url=public_url)

@@ -22,7 +22,7 @@ from fathom.server.errors import ApiError, envelope
 from fathom.server.routes.app_access import chat_of, load_app
 from fathom.server.routes.common import ANY_METHOD, iso, object_id, platform_of
 from fathom.server.typed import ApiModel, ObjectId, answers, parsed
-from fathom.store.protocols import ShareLinkRecord, ShareLinkSettings
+from fathom.store.protocols import DEFAULT_SHARE_QPM, ShareLinkRecord, ShareLinkSettings
 
 router = APIRouter(tags=["share links"])
 
@@ -33,7 +33,7 @@ class OutLinkLimit(ApiModel):
     """FastGPT's ``limit``: expiry, requests per minute per visitor, points, the auth hook."""
 
     expired_time: datetime | None = Field(None, alias="expiredTime")
-    qpm: int = Field(1000, alias="QPM", ge=0, le=1_000_000)
+    qpm: int = Field(DEFAULT_SHARE_QPM, alias="QPM", ge=0, le=1_000_000)
     max_usage_points: float = Field(-1, alias="maxUsagePoints", ge=-1)
     hook_url: str = Field("", alias="hookUrl", max_length=2000)
 

@@ -1,0 +1,187 @@
+"""Console details a first hour trips on (issue 31 item 10), each in Chromium: the share link's name
+field is wide enough to read; links made through the API get the console's per-visitor rate (60 a
+minute); simple-app cards have an Edit link; two knowledge bases with the same name are told apart in
+the app form; Enter runs the editor's test panel; the sign-in page asks nothing that answers 401; the
+widget snippet uses ``FATHOM_PUBLIC_URL``."""
+
+from __future__ import annotations
+
+from collections.abc import Iterator
+from pathlib import Path
+from typing import Any
+
+import pytest
+from console_support import data, sign_in
+from test_console_accounts import sign_in_with_password
+
+from fathom.config import Settings
+
+PUBLIC_URL = "https://chat.example.com"
+
+
+@pytest.fixture(scope="module")
+def public_server(tmp_path_factory: pytest.TempPathFactory) -> Iterator[Any]:
+    """A server announcing a public address other than the one the browser uses."""
+    from live_support import free_port, start_live_server
+
+    root = tmp_path_factory.mktemp("details")
+    settings = Settings(data_dir=root / "data", port=free_port(), workers=0, public_url=PUBLIC_URL)
+    yield from start_live_server(settings)
+
+
+def simple_app(server: Any, name: str) -> str:
+    with server.client(server.admin_key) as client:
+        body = {"name": name, "type": "simple", "simpleConfig": {"systemPrompt": "Be brief."}}
+        return str(data(client.post("/api/core/app/create", json=body)))
+
+
+@pytest.mark.parametrize("width", [1366, 390], ids=["desktop", "phone"])
+def test_share_links_name_is_readable_api_links_get_the_console_rate_and_snippets_use_the_public_url(
+    public_server: Any, browser: Any, width: int
+) -> None:
+    server = public_server
+    app_id = simple_app(server, f"Shared {width}")
+    with server.client(server.admin_key) as client:  # no limit given: the same default as the console's
+        data(
+            client.post(
+                "/api/support/outLink/create", json={"appId": app_id, "type": "share", "name": "By API"}
+            )
+        )
+    page = browser.new_page(viewport={"width": width, "height": 900})
+    try:
+        sign_in(page, server.base_url, server.admin_key)
+        page.goto(f"{server.base_url}/apps/{app_id}")
+        name = page.locator("input[name=shareName]")
+        assert name.bounding_box()["width"] >= 200  # was ~50 px ("Link i")
+        assert page.input_value("input[name=shareQpm]") == "60"
+        name.fill("Link in the console")
+        page.click("button:has-text('Create link')")
+        page.wait_for_selector("[data-testid=share-link]:has-text('Link in the console')")
+        rates = page.locator("[data-testid=share-link] > .row.small > .muted").all_inner_texts()
+        assert rates == ["60 requests/min per visitor", "60 requests/min per visitor"]  # console's, API's
+        script = page.input_value("[data-testid=share-script-snippet] >> nth=0")
+        assert script.startswith(f'<script src="{PUBLIC_URL}/js/widget.js" data-share-id="')
+        assert page.input_value("[data-testid=share-link-url] >> nth=0").startswith(
+            f"{PUBLIC_URL}/chat/share?shareId="
+        )
+        assert f"{PUBLIC_URL}/chat/share?shareId=" in page.input_value(
+            "[data-testid=share-iframe-snippet] >> nth=0"
+        )
+    finally:
+        page.close()
+
+
+def test_simple_app_cards_have_an_edit_link_and_same_named_knowledge_bases_differ(
+    public_server: Any, browser: Any
+) -> None:
+    server = public_server
+    app_id = simple_app(server, "Card with edit")
+    with server.client(server.admin_key) as client:
+        first = data(
+            client.post("/api/core/dataset/create", json={"name": "Handbook", "intro": "HR rules 2025"})
+        )
+        second = data(client.post("/api/core/dataset/create", json={"name": "Handbook"}))
+    page = browser.new_page(viewport={"width": 1366, "height": 900})
+    try:
+        sign_in(page, server.base_url, server.admin_key)
+        page.click("nav >> text=Apps")
+        card = page.locator(".tile[data-app='Card with edit']")
+        card.locator("[data-testid=edit-app]").click()
+        page.wait_for_url(f"**/apps/{app_id}")
+        page.wait_for_selector("h2:has-text('Simple app')")
+        labels = {
+            kb: " ".join(page.locator(f"label:has(input[data-kb-id='{kb}'])").inner_text().split())
+            for kb in (first, second)
+        }
+        assert labels[first] == "Handbook (HR rules 2025)"
+        assert labels[second] == f"Handbook (id …{second[-6:]})"
+    finally:
+        page.close()
+
+
+def test_enter_runs_the_editors_test_panel(public_server: Any, browser: Any) -> None:
+    server = public_server
+    workflow = {
+        "nodes": [
+            {
+                "nodeId": "workflowStartNodeId",
+                "name": "Start",
+                "flowNodeType": "workflowStart",
+                "inputs": [],
+                "outputs": [{"id": "userChatInput", "key": "userChatInput", "valueType": "string"}],
+            },
+            {
+                "nodeId": "reply",
+                "name": "Reply",
+                "flowNodeType": "answerNode",
+                "inputs": [
+                    {
+                        "key": "text",
+                        "renderTypeList": ["textarea", "reference"],
+                        "valueType": "any",
+                        "value": "Echo: {{$workflowStartNodeId.userChatInput$}}",
+                    }
+                ],
+                "outputs": [],
+            },
+        ],
+        "edges": [
+            {
+                "source": "workflowStartNodeId",
+                "target": "reply",
+                "sourceHandle": "workflowStartNodeId-source-right",
+                "targetHandle": "reply-target-left",
+            }
+        ],
+    }
+    with server.client(server.admin_key) as client:
+        app_id = data(
+            client.post("/api/core/app/create", json={"name": "Echo", "type": "advanced", **workflow})
+        )
+    page = browser.new_page(viewport={"width": 1366, "height": 900})
+    try:
+        sign_in(page, server.base_url, server.admin_key)
+        page.goto(f"{server.base_url}/apps/{app_id}/workflow")
+        page.wait_for_selector(".react-flow__node [data-node-type=answerNode]")
+        page.click("button:has-text('Run')")
+        page.fill("textarea[name=runQuery]", "first line")
+        page.press("textarea[name=runQuery]", "Shift+Enter")  # a new line, not a run
+        page.type("textarea[name=runQuery]", "second line")
+        assert page.locator("[data-testid=run-log]").count() == 0
+        page.press("textarea[name=runQuery]", "Enter")
+        answer = page.locator("[data-testid=run-panel] .chunk:has-text('Echo: first line')").last
+        answer.wait_for()
+        assert "second line" in answer.inner_text()  # the whole question ran, both lines
+    finally:
+        page.close()
+
+
+def test_the_sign_in_page_asks_nothing_that_answers_401(
+    public_server: Any, browser: Any, screenshots: Path
+) -> None:
+    server = public_server
+    page = browser.new_page(viewport={"width": 1366, "height": 900})
+    errors: list[str] = []
+    refused: list[str] = []
+    page.on("console", lambda message: errors.append(message.text) if message.type == "error" else None)
+    page.on("response", lambda response: refused.append(response.url) if response.status == 401 else None)
+    try:
+        for _ in range(2):  # first visit and a reload
+            page.goto(server.base_url + "/")
+            page.wait_for_selector("input[name=password]")
+            page.wait_for_load_state("networkidle")
+        assert errors == [] and refused == []
+        # a password session still survives a reload (the console asks only when it has signed in)
+        password = server.boot.root_password
+        assert password
+        sign_in_with_password(page, "root", password)
+        page.reload()
+        page.wait_for_selector("nav.sidebar")
+        page.click("button:has-text('Sign out')")
+        page.wait_for_selector("input[name=password]")
+        page.reload()
+        page.wait_for_selector("input[name=password]")
+        page.wait_for_load_state("networkidle")
+        assert errors == [] and refused == []
+    finally:
+        page.close()
