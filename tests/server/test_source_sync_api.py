@@ -16,12 +16,12 @@ from typing import Any
 import httpx
 import pytest
 from live_support import LiveServer, free_port, ok, start_live_server
-from source_servers import TOKEN, Library, Site, page
 
 from fathom.config import Settings
 from fathom.testing.fake_vectors import hash_embedding
 from fathom.testing.scripted_openai import ScriptedOpenAIServer
 from loopback_servers import serve_on_loopback
+from source_servers import TOKEN, Library, Site, page
 
 VECTORS_FILE = Path(__file__).parents[2] / ".." / "shared" / "datasets" / "ssrf-vectors" / "vectors.jsonl"
 
@@ -404,3 +404,31 @@ def test_sync_routes_refuse_what_has_no_source(client: httpx.Client) -> None:
         assert response.status_code == 400, response.text
     assert "only link, website page and API file" in answers[0].json()["message"]
     assert "not an API file library" in answers[2].json()["message"]
+
+
+def test_a_link_import_applies_its_web_page_selector(client: httpx.Client, site: str) -> None:
+    _guide_site()
+    dataset_id = str(ok(client.post("/api/core/dataset/create", json={"name": "Links"})))
+    body = {
+        "datasetId": dataset_id,
+        "link": f"{site}/guide/a",
+        "metadata": {"webPageSelector": "div.doc > p"},
+    }
+    created = ok(client.post("/api/core/dataset/collection/create/link", json=body))
+    item = _wait_ready(client, created["collectionId"])
+    text = " ".join(_texts(client, item["_id"]))
+    assert item["status"] == "ready" and "first steps" in text, item
+    assert "NAVIGATION" not in text and "FOOTER" not in text  # only the paragraph
+    bad = client.post(
+        "/api/core/dataset/collection/create/link",
+        json={**body, "metadata": {"webPageSelector": "p:first-child"}},
+    )
+    assert bad.status_code == 400 and "metadata.webPageSelector" in bad.json()["message"], bad.text
+    missing = ok(
+        client.post(
+            "/api/core/dataset/collection/create/link",
+            json={**body, "metadata": {"webPageSelector": "#nowhere"}},
+        )
+    )
+    failed = _wait_ready(client, missing["collectionId"])
+    assert failed["status"] == "error" and "matches nothing" in failed["errorMsg"], failed
