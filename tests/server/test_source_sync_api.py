@@ -432,3 +432,39 @@ def test_a_link_import_applies_its_web_page_selector(client: httpx.Client, site:
     )
     failed = _wait_ready(client, missing["collectionId"])
     assert failed["status"] == "error" and "matches nothing" in failed["errorMsg"], failed
+
+
+def _sync_job(server: LiveServer, sync_id: str) -> Any:
+    """The ``dataset.sync`` job of a run, once a worker has finished with it."""
+    import asyncio
+
+    from fathom.datasets.sync import SYNC_JOB_KIND
+    from fathom.platform import Platform
+
+    async def read() -> Any:
+        platform = Platform.build(server.platform.settings)
+        try:
+            jobs = await platform.jobs.list_jobs(kind=SYNC_JOB_KIND)
+            return next(job for job in jobs if job.payload.get("syncId") == sync_id)
+        finally:
+            await platform.db.close()
+
+    deadline = time.monotonic() + 60
+    while (job := asyncio.run(read())).status in ("queued", "running"):
+        assert time.monotonic() < deadline, job
+        time.sleep(0.1)
+    return job
+
+
+def test_deleting_a_synced_knowledge_base_takes_its_source_and_runs_with_it(
+    world: tuple[LiveServer, ScriptedOpenAIServer], client: httpx.Client, site: str
+) -> None:
+    _guide_site()
+    dataset_id = _website(client, f"{site}/guide/", selector=".doc", prefix="/guide/", maxDepth=0)
+    _settled_run(client, dataset_id)
+    queued = ok(client.post("/api/core/dataset/sync", json={"datasetId": dataset_id}))
+    ok(client.delete("/api/core/dataset/delete", params={"id": dataset_id}))
+    gone = client.post("/api/core/dataset/syncHistory", json={"datasetId": dataset_id})
+    assert gone.status_code == 404, gone.text
+    job = _sync_job(world[0], queued["syncId"])
+    assert job.status == "done" and job.attempts == 1, job  # not retried: there is nothing left to sync

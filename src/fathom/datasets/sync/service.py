@@ -285,7 +285,10 @@ class SourceSyncService:
 
     async def run(self, job: JobRecord) -> dict[str, Any]:
         """The ``dataset.sync`` job handler."""
-        sync = await self.sources.start_sync(str(job.payload["syncId"]))
+        try:
+            sync = await self.sources.start_sync(str(job.payload["syncId"]))
+        except NotFound:  # its knowledge base was deleted meanwhile (the run went with it)
+            return {"syncId": job.payload.get("syncId"), "skipped": "the knowledge base was deleted"}
         tally = SyncTally()
         final_attempt = job.attempts >= job.max_attempts
         try:
