@@ -468,3 +468,27 @@ def test_deleting_a_synced_knowledge_base_takes_its_source_and_runs_with_it(
     assert gone.status_code == 404, gone.text
     job = _sync_job(world[0], queued["syncId"])
     assert job.status == "done" and job.attempts == 1, job  # not retried: there is nothing left to sync
+
+
+def test_update_turns_auto_sync_on_and_replaces_a_library_keeping_its_token(
+    client: httpx.Client, library: str
+) -> None:
+    Library.files = {
+        "doc-1": {"name": "Leave.md", "parentId": None, "content": "Staff get 30 days of leave."}
+    }
+    dataset_id = _library_dataset(client, "https://files.invalid/api")
+    assert "autoSync" in ok(client.get("/api/core/dataset/detail", params={"id": dataset_id}))
+    body = {"id": dataset_id, "autoSync": True, "autoSyncInterval": 3600, "apiServer": {"baseUrl": library}}
+    ok(client.post("/api/core/dataset/update", json=body))
+    detail = ok(client.get("/api/core/dataset/detail", params={"id": dataset_id}))
+    assert detail["autoSync"] is True and detail["nextSyncTime"] and detail["apiServer"]["baseUrl"] == library
+    listed = ok(client.post("/api/core/dataset/apiDataset/list", json={"datasetId": dataset_id}))
+    assert [item["id"] for item in listed] == ["doc-1"]  # the token sent at create still goes with it
+    ok(client.post("/api/core/dataset/update", json={"id": dataset_id, "autoSync": False}))
+    detail = ok(client.get("/api/core/dataset/detail", params={"id": dataset_id}))
+    assert detail["autoSync"] is False and detail["nextSyncTime"] is None
+    plain = str(ok(client.post("/api/core/dataset/create", json={"name": "Plain"})))
+    wrong = client.post(
+        "/api/core/dataset/update", json={"id": plain, "websiteConfig": {"url": "https://x.example/"}}
+    )
+    assert wrong.status_code == 400 and "websiteConfig" in wrong.json()["message"], wrong.text

@@ -133,8 +133,11 @@ class SourceSyncService:
             dataset.team_id, dataset.id, self.job, collection_id=None, trigger="create"
         )
 
-    async def configure_schedule(self, dataset: DatasetRecord, *, auto_sync: bool, interval: int) -> None:
-        """``autoSync`` for a knowledge base without an external source (its link and file collections)."""
+    async def configure_schedule(
+        self, dataset: DatasetRecord, *, auto_sync: bool | None, interval: int | None = None
+    ) -> None:
+        """Turn ``autoSync`` on or off (None: as it is) and set its interval (None: as it is), keeping the
+        knowledge base's source; one without a source syncs its link and file collections."""
         current = await self.sources.get(dataset.id)
         await self.sources.configure(
             dataset.team_id,
@@ -142,8 +145,9 @@ class SourceSyncService:
             kind=current.kind if current else "dataset",
             config=current.config if current else {},
             secret=current.secret if current else None,
-            auto_sync=auto_sync,
-            sync_interval_seconds=interval,
+            auto_sync=auto_sync if auto_sync is not None else bool(current and current.auto_sync),
+            sync_interval_seconds=interval
+            or (current.sync_interval_seconds if current else DEFAULT_SYNC_INTERVAL_SECONDS),
         )
 
     async def source_of(self, dataset_id: str) -> KnowledgeSourceRecord | None:

@@ -149,6 +149,39 @@ async def configure_source(
         await syncs.configure_schedule(dataset, auto_sync=auto_sync, interval=interval)
 
 
+async def update_source(request: Request, dataset: DatasetRecord, payload: SourceFields) -> None:
+    """``dataset/update``'s source fields: a new ``apiServer`` (an ``apiDataset``'s), a new
+    ``websiteConfig`` (a ``websiteDataset``'s: crawled again at once), ``autoSync`` and its interval."""
+    syncs = platform_of(request).syncs
+    current = await syncs.source_of(dataset.id)
+    kind = current.kind if current else "dataset"
+    server = payload.api_server()
+    if server is not None and kind != "apiDataset":
+        raise ApiError(400, "invalidParams", "apiServer: only a dataset of type apiDataset has one")
+    if payload.websiteConfig is not None and kind != "websiteDataset":
+        raise ApiError(400, "invalidParams", "websiteConfig: only a dataset of type websiteDataset has one")
+    if dataset.type == "folder" and payload.autoSync:
+        raise ApiError(400, "invalidParams", "autoSync: a folder has nothing to sync")
+    auto_sync = payload.autoSync if payload.autoSync is not None else bool(current and current.auto_sync)
+    interval = payload.autoSyncInterval or (current.sync_interval_seconds if current else 86400)
+    if server is not None:
+        authorization = server.authorization
+        if authorization is None and current is not None and current.secret:  # kept when not sent
+            authorization = syncs.secrets.decrypt(current.secret)
+        await syncs.configure_api_dataset(
+            dataset,
+            ApiServer(server.baseUrl, authorization or "", server.basePath or ""),
+            auto_sync=auto_sync,
+            interval=interval,
+        )
+    elif payload.websiteConfig is not None:
+        await syncs.configure_website(
+            dataset, payload.websiteConfig.config(), auto_sync=auto_sync, interval=interval
+        )
+    elif payload.autoSync is not None or payload.autoSyncInterval is not None:
+        await syncs.configure_schedule(dataset, auto_sync=payload.autoSync, interval=payload.autoSyncInterval)
+
+
 async def source_view(request: Request, dataset_id: str) -> dict[str, Any]:
     """``dataset/detail``'s source fields: ``type``, ``apiServer`` (no authorization), ``websiteConfig``,
     ``autoSync`` and Fathom's ``nextSyncTime``; empty for a dataset without a source."""
