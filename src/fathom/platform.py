@@ -24,6 +24,7 @@ from fathom.datasets import (
 from fathom.datasets.ingest import INGEST_JOB_KIND
 from fathom.datasets.model_training import ModelTrainer
 from fathom.datasets.reembed import REEMBED_JOB_KIND
+from fathom.datasets.sync import SYNC_JOB_KIND, SourceSyncService, SyncScheduler
 from fathom.knowledge.tokenize import segment_for_index
 from fathom.llm import ModelRegistry, count_tokens, load_model_registry
 from fathom.sandbox import SandboxRunner, client_factory_request_handler
@@ -266,7 +267,27 @@ class Platform:
             "db.analyze": self._analyze_database,
             INGEST_JOB_KIND: self.ingestion.run,
             REEMBED_JOB_KIND: self.reembed.run,
+            SYNC_JOB_KIND: self.syncs.run,
         }
+
+    @functools.cached_property
+    def syncs(self) -> SourceSyncService:
+        """API file library and website sources, and re-sync by content hash (the ``dataset.sync`` job)."""
+        from fathom.store.knowledge.sources import SqlSourceRepository
+
+        return SourceSyncService(
+            self.datasets,
+            self.chunks,
+            SqlSourceRepository(self.db, self.chunks),
+            self.ingestion,
+            self.secrets,
+            self.egress.client,
+            max_attempts=self.settings.job_max_attempts,
+        )
+
+    def sync_scheduler(self) -> SyncScheduler:
+        """The ``autoSync`` scheduler, run beside the workers (its claim is in the database)."""
+        return SyncScheduler(self.syncs.sources, self.syncs.job)
 
     @functools.cached_property
     def reembed(self) -> ReembedService:
@@ -308,6 +329,8 @@ class Platform:
         self._stop.clear()
         for _ in range(self.settings.workers if count is None else count):
             self._worker_tasks.append(asyncio.create_task(self.new_worker().run_forever(self._stop)))
+        if self._worker_tasks:
+            self._worker_tasks.append(asyncio.create_task(self.sync_scheduler().run_forever(self._stop)))
 
     async def stop_workers(self) -> None:
         self._stop.set()

@@ -5,9 +5,11 @@ and grants, which have no route, through the repositories."""
 from __future__ import annotations
 
 import asyncio
+import threading
 import time
 from collections.abc import Iterator
 from dataclasses import dataclass
+from http.server import ThreadingHTTPServer
 from pathlib import Path
 from typing import Any
 
@@ -18,6 +20,7 @@ from live_support import LiveServer, free_port, ok, start_live_server
 from fathom.config import Settings
 from fathom.platform import Platform
 from fathom.testing import ScriptedOpenAIServer, text_turn
+from source_servers import TOKEN, Library
 
 MODEL = "scripted-chat"
 READER_PASSWORD = "the reader's password"
@@ -44,6 +47,8 @@ class World:
     mcp_set_id: str = ""  # an MCP tool set (never connected) the reader may read
     http_set_id: str = ""  # an empty HTTP tool set the reader may read
     share_link_id: str = ""  # a share link of the app (its ``_id``), made by the owner
+    api_dataset_id: str = ""  # an API file library knowledge base (tests/server/source_servers.py)
+    api_collection_id: str = ""  # a collection of one of its files, ingested
 
     def client(self, key: str) -> httpx.Client:
         return self.server.client(key)
@@ -76,6 +81,7 @@ def serve(
         chat_model=MODEL,
         database_url=database_url,
         max_body_bytes=256 * 1024,
+        egress_allow_hosts=["localhost"],  # the API file library of build_world (loopback by name only)
     )
     yield from start_live_server(settings)
 
@@ -110,6 +116,23 @@ def last_answer_id(client: httpx.Client, app_id: str, chat_id: str) -> str:
     return str(records["list"][-1]["dataId"])
 
 
+def _api_library(client: httpx.Client) -> tuple[str, str]:
+    """A knowledge base over a loopback API file library (reached as ``localhost``), and a collection of
+    its one file once ingested."""
+    Library.files = {"doc-1": {"name": "Policy.md", "parentId": None, "content": SECRET_TEXT}}
+    server = ThreadingHTTPServer(("127.0.0.1", 0), Library)
+    threading.Thread(target=server.serve_forever, daemon=True).start()
+    base_url = f"http://localhost:{server.server_address[1]}"
+    body = {"name": "Files", "type": "apiDataset", "apiServer": {"baseUrl": base_url, "authorization": TOKEN}}
+    dataset_id = str(ok(client.post("/api/core/dataset/create", json=body)))
+    made = {"datasetId": dataset_id, "apiFileId": "doc-1", "name": "Policy.md"}
+    collection_id = str(
+        ok(client.post("/api/core/dataset/collection/create/apiCollection", json=made))["collectionId"]
+    )
+    wait_for_rows(client, collection_id)
+    return dataset_id, collection_id
+
+
 def build_world(server: LiveServer, scripted: ScriptedOpenAIServer) -> World:
     scripted.set_script(lambda request: text_turn("ok"))
     with server.client(server.admin_key) as client:
@@ -136,6 +159,7 @@ def build_world(server: LiveServer, scripted: ScriptedOpenAIServer) -> World:
         http_set_id = ok(client.post("/api/core/app/httpTools/create", json={"name": "Team API"}))
         ok(client.post("/api/support/outLink/create", json={"appId": app_id, "name": "Website"}))
         share_link_id = ok(client.get("/api/support/outLink/list", params={"appId": app_id}))[0]["_id"]
+        api_dataset_id, api_collection_id = _api_library(client)
     chat_id = "guarded-chat"
     with server.client(app_key) as client:
         reply = client.post(
@@ -154,6 +178,7 @@ def build_world(server: LiveServer, scripted: ScriptedOpenAIServer) -> World:
         _, stranger_key = await platform.api_keys.create_key(team, stranger.id)
         reader = await platform.teams.add_member(team, "reader", "member")
         await platform.teams.set_permission(reader.id, "dataset", dataset_id, "read")
+        await platform.teams.set_permission(reader.id, "dataset", api_dataset_id, "read")
         await platform.teams.set_permission(reader.id, "app", app_id, "read")
         for tool_set in (mcp_set_id, http_set_id):
             await platform.teams.set_permission(reader.id, "app", tool_set, "read")
@@ -183,6 +208,8 @@ def build_world(server: LiveServer, scripted: ScriptedOpenAIServer) -> World:
         str(mcp_set_id),
         str(http_set_id),
         str(share_link_id),
+        api_dataset_id,
+        api_collection_id,
     )
 
 

@@ -115,6 +115,18 @@ ROUTES: list[Route] = [
         WRITE,
         multipart=True,
     ),
+    Route("POST", "/api/core/dataset/apiDataset/list", lambda w: {"datasetId": w.api_dataset_id}, READ),
+    Route(
+        "POST",
+        "/api/core/dataset/collection/create/apiCollection",
+        lambda w: {"datasetId": w.api_dataset_id, "apiFileId": "doc-1", "name": "Policy copy.md"},
+        WRITE,
+    ),
+    Route(
+        "POST", "/api/core/dataset/collection/sync", lambda w: {"collectionId": w.api_collection_id}, WRITE
+    ),
+    Route("POST", "/api/core/dataset/sync", lambda w: {"datasetId": w.api_dataset_id}, WRITE),
+    Route("POST", "/api/core/dataset/syncHistory", lambda w: {"datasetId": w.api_dataset_id}, READ),
     Route(
         "POST",
         "/api/core/dataset/training/updateTrainingData",
@@ -588,7 +600,9 @@ def test_lists_show_only_what_the_caller_can_read(world: World) -> None:
     assert world.app_id not in listed(world.other_team_key, "/api/core/app/list")
     assert listed(world.stranger_key, "/api/core/dataset/list") == []
     assert world.app_id not in listed(world.stranger_key, "/api/core/app/list")
-    assert listed(world.reader_key, "/api/core/dataset/list") == [world.dataset_id]
+    assert sorted(listed(world.reader_key, "/api/core/dataset/list")) == sorted(
+        [world.dataset_id, world.api_dataset_id]
+    )
     assert world.app_id in listed(world.reader_key, "/api/core/app/list")  # with its copies
     assert listed(world.app_key, "/api/core/app/list") == [world.app_id]
 

@@ -232,7 +232,9 @@ def worker(
                 loop.add_signal_handler(sig, stop.set)
             workers = [platform.new_worker() for _ in range(concurrency)]
             out.print(f"worker {workers[0].worker_id}: waiting for jobs (Ctrl+C to stop)", highlight=False)
-            await asyncio.gather(*(w.run_forever(stop) for w in workers))
+            await asyncio.gather(
+                *(w.run_forever(stop) for w in workers), platform.sync_scheduler().run_forever(stop)
+            )
             return sum(w.jobs_run for w in workers)
         finally:
             await platform.close()

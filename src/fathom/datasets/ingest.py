@@ -26,6 +26,7 @@ from fathom.datasets.model_training import ModelTrainer, model_training_mode
 from fathom.datasets.training_usage import UsageSink, embedding_tokens, training_usage
 from fathom.knowledge.chunk_settings import ChunkSettings, split_chunk_indexes
 from fathom.knowledge.parse import DocumentParseError, decode_text, parse_document
+from fathom.knowledge.parse.selector import web_page_text
 from fathom.llm import count_tokens
 from fathom.security import EgressDenied, EgressRedirectError, EgressSizeError
 from fathom.store.files import LocalFileStore
@@ -158,7 +159,8 @@ class IngestionService:
                 response = await client.get(raw_link)
                 response.raise_for_status()
                 body = response.content
-            return parse_document(body, "page.html", fmt="html").text
+            selector = collection.metadata.get("webPageSelector")
+            return web_page_text(body, raw_link, selector if isinstance(selector, str) else None)
         raise ValueError(f"collection {collection.id} has no text, file or link to ingest")
 
     async def _settled(self, dataset: DatasetRecord, text: str) -> DatasetRecord:
@@ -305,6 +307,44 @@ class IngestionService:
         outcome = await self.trainer.train(collection, dataset, settings)
         await self.datasets.set_collection_state(collection.id, "ready")
         return IngestionOutcome(chunks=outcome.trained, skipped=0)
+
+    async def embed_text(
+        self, collection: CollectionRecord, text: str, *, bill_id: str | None = None
+    ) -> tuple[list[ChunkToWrite], str]:
+        """Chunk and embed ``text`` under the collection's settings without writing anything: the chunks
+        (with their vectors) and the embedding model's id, for a caller that swaps a collection's chunks
+        at once (a re-sync). The embedding usage is recorded (under ``bill_id`` when given)."""
+        dataset = await self.datasets.get_dataset(collection.team_id, collection.dataset_id)
+        dataset = await self._settled(dataset, text)
+        qa_pairs = bool({**dataset.chunk_settings, **collection.chunk_settings}.get("qaPairs"))
+        settings = self._settings(collection, dataset.vector_model, dataset.chunk_settings)
+        pieces = split_collection_text(text, settings, qa_pairs=qa_pairs)
+        embedder = self.embedders.get(dataset.vector_model)
+        writes: list[ChunkToWrite] = []
+        tokens = 0
+        try:
+            for start in range(0, len(pieces), EMBED_BATCH_SIZE):
+                batch = pieces[start : start + EMBED_BATCH_SIZE]
+                index_texts = [split_chunk_indexes(q, a, settings) or [q] for q, a in batch]
+                flat = [t for texts in index_texts for t in texts]
+                vectors = await embedder.embed(flat)
+                tokens += embedding_tokens(flat)
+                cursor = 0
+                for offset, ((q, a), texts) in enumerate(zip(batch, index_texts, strict=True)):
+                    writes.append(
+                        ChunkToWrite(
+                            q=q,
+                            a=a,
+                            chunk_index=start + offset,
+                            index_texts=texts,
+                            vectors=vectors[cursor : cursor + len(texts)],
+                            tokens=count_tokens(q + a),
+                        )
+                    )
+                    cursor += len(texts)
+        finally:
+            await self._record_usage(collection, embedder, tokens, bill_id)
+        return writes, embedder.model_id
 
     async def _embed_and_write(
         self,

@@ -22,6 +22,7 @@ from fathom.server.errors import envelope, install_error_handlers
 from fathom.server.openapi import install_unique_operation_ids, route_id
 from fathom.server.routes import (
     accounts,
+    api_collections,
     api_docs,
     apps,
     chat,
@@ -122,6 +123,7 @@ def create_app(platform: Platform, *, run_workers: bool = True) -> FastAPI:
         datasets,
         dataset_update,
         collections,
+        api_collections,
         collection_edit,
         chunk_preview,
         data,

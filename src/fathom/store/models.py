@@ -536,3 +536,64 @@ class StoredFile(Base):
     sha256: Mapped[str] = mapped_column(String(64), nullable=False)
     storage_key: Mapped[str] = mapped_column(String(500), nullable=False)
     created_at: Mapped[datetime] = _created()
+
+
+class KnowledgeSource(Base):
+    """Where a knowledge base's content lives outside Fathom (FastGPT's ``apiDataset`` server or
+    ``websiteDataset`` start URL) and its re-sync schedule (``autoSync``). ``secret``: the API file
+    library's authorization, encrypted with the platform's secret key."""
+
+    __tablename__ = "knowledge_sources"
+    __table_args__ = (Index("ix_knowledge_sources_due", "auto_sync", "next_sync_at"),)
+    dataset_id: Mapped[str] = mapped_column(
+        String(24), ForeignKey("datasets.id", ondelete="CASCADE"), primary_key=True
+    )
+    team_id: Mapped[str] = _team_fk()
+    kind: Mapped[str] = mapped_column(String(32), nullable=False)
+    config: Mapped[dict[str, Any]] = mapped_column(JSON, nullable=False, default=dict)
+    secret: Mapped[str | None] = mapped_column(Text, nullable=True)
+    auto_sync: Mapped[bool] = mapped_column(Boolean, nullable=False, default=False)
+    sync_interval_seconds: Mapped[int] = mapped_column(Integer, nullable=False, default=86400)
+    next_sync_at: Mapped[datetime | None] = mapped_column(UTCDateTime(), nullable=True)
+    created_at: Mapped[datetime] = _created()
+    updated_at: Mapped[datetime] = mapped_column(UTCDateTime(), default=utcnow, onupdate=utcnow)
+
+
+class CollectionSource(Base):
+    """What a synced collection was made from (a page URL or an API file id) and the hash of the text
+    its chunks hold now: a re-sync that reads the same text again changes nothing."""
+
+    __tablename__ = "collection_sources"
+    collection_id: Mapped[str] = mapped_column(
+        String(24), ForeignKey("collections.id", ondelete="CASCADE"), primary_key=True
+    )
+    dataset_id: Mapped[str] = mapped_column(
+        String(24), ForeignKey("datasets.id", ondelete="CASCADE"), index=True, nullable=False
+    )
+    kind: Mapped[str] = mapped_column(String(32), nullable=False)
+    ref: Mapped[str] = mapped_column(Text, nullable=False)
+    content_hash: Mapped[str | None] = mapped_column(String(64), nullable=True)
+    synced_at: Mapped[datetime | None] = mapped_column(UTCDateTime(), nullable=True)
+    last_error: Mapped[str | None] = mapped_column(Text, nullable=True)
+
+
+class SourceSync(Base):
+    """One sync run of a knowledge base or a collection: its progress, counts and what failed."""
+
+    __tablename__ = "source_syncs"
+    __table_args__ = (Index("ix_source_syncs_dataset_created", "dataset_id", "created_at"),)
+    id: Mapped[str] = _id()
+    team_id: Mapped[str] = _team_fk()
+    dataset_id: Mapped[str] = mapped_column(
+        String(24), ForeignKey("datasets.id", ondelete="CASCADE"), nullable=False
+    )
+    collection_id: Mapped[str | None] = mapped_column(String(24), nullable=True)
+    trigger: Mapped[str] = mapped_column(String(16), nullable=False)
+    status: Mapped[str] = mapped_column(String(16), nullable=False, default="queued")
+    counts: Mapped[dict[str, Any]] = mapped_column(JSON, nullable=False, default=dict)
+    failures: Mapped[list[Any]] = mapped_column(JSON, nullable=False, default=list)
+    error: Mapped[str | None] = mapped_column(Text, nullable=True)
+    attempts: Mapped[int] = mapped_column(Integer, nullable=False, default=0)
+    created_at: Mapped[datetime] = _created()
+    started_at: Mapped[datetime | None] = mapped_column(UTCDateTime(), nullable=True)
+    finished_at: Mapped[datetime | None] = mapped_column(UTCDateTime(), nullable=True)

@@ -9,8 +9,9 @@ import { AUTO_CHUNKS, ChunkChoice, chunkFields, ChunkPreview, ChunkSettingsForm 
 import { plural, useEscape } from "../i18n";
 import { MultilingualHint } from "./MultilingualHint";
 import { CHUNK_TRAINING, TrainingChoice, trainingFields, TrainingErrors, trainingLabel, TrainingModeForm } from "./Training";
+import { SourceFields, SourcePanel } from "./SourceSync";
 
-export type Dataset = {
+export type Dataset = SourceFields & {
   _id: string; name: string; intro: string; vectorModel: { model: string }; updateTime: string;
   vectorModelAuto?: { pending: boolean; reason: string } | null;
 };
@@ -75,6 +76,8 @@ function DatasetDetail({ id, tab }: { id: string; tab: string }) {
   const [error, setError] = useState("");
   const reload = useCallback(() => { api<Dataset>("GET", "/api/core/dataset/detail", undefined, { id }).then(setDataset).catch((e) => setError(e.message)); }, [id]);
   useEffect(reload, [reload]);
+  const [filesShown, setFilesShown] = useState(0);
+  const refreshFiles = useCallback(() => setFilesShown((n) => n + 1), []);
   const remove = async () => {
     if (!confirm(t("Delete the knowledge base \"{name}\" and all its files?", { name: dataset?.name ?? "" }))) return;
     await api("DELETE", "/api/core/dataset/delete", undefined, { id });
@@ -97,7 +100,8 @@ function DatasetDetail({ id, tab }: { id: string; tab: string }) {
         <a className={tab === "files" ? "active" : ""} {...linkProps(`/knowledge/${id}`)}>{t("Files & data")}</a>
         <a className={tab === "search" ? "active" : ""} {...linkProps(`/knowledge/${id}/search`)}>{t("Search test")}</a>
       </div>
-      {tab === "search" ? <SearchTest datasetId={id} /> : <Collections datasetId={id} model={dataset.vectorModel?.model ?? ""} onModelChanged={reload} />}
+      {tab !== "search" && <SourcePanel datasetId={id} dataset={dataset} onChanged={refreshFiles} />}
+      {tab === "search" ? <SearchTest datasetId={id} /> : <Collections key={filesShown} datasetId={id} model={dataset.vectorModel?.model ?? ""} onModelChanged={reload} />}
     </div>
   );
 }

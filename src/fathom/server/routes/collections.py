@@ -327,6 +327,16 @@ async def create_link(
     request: Request, auth: AuthContext = Depends(kb_caller), payload: CreateLink = parsed(CreateLink)
 ) -> dict[str, Any]:
     link = payload.link
+    selector = (payload.metadata or {}).get("webPageSelector")
+    if selector not in (None, ""):
+        from fathom.knowledge.parse.selector import SelectorError, css_to_xpath
+
+        try:
+            css_to_xpath(selector) if isinstance(selector, str) else None
+        except SelectorError as exc:
+            raise ApiError(400, "invalidParams", f"metadata.{exc}") from None
+        if not isinstance(selector, str):
+            raise ApiError(400, "invalidParams", "metadata.webPageSelector: must be a CSS selector string")
     return await _create(request, auth, payload, name=link[:COLLECTION_NAME_MAX], type="link", raw_link=link)
 
 

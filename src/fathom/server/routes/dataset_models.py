@@ -130,7 +130,7 @@ class DatasetView(BaseModel):
     parentId: None
     teamId: str
     tmbId: str | None
-    type: Literal["dataset", "folder"]
+    type: Literal["dataset", "folder", "apiDataset", "websiteDataset"]
     avatar: str
     name: str
     intro: str
@@ -144,6 +144,12 @@ class DatasetView(BaseModel):
     updateTime: str | None
     inheritPermission: bool
     permission: PermissionView
+    # detail only, for a knowledge base with an external source (the authorization is never shown)
+    apiServer: dict[str, Any] | None = None
+    apiDatasetServer: dict[str, Any] | None = None
+    websiteConfig: dict[str, Any] | None = None
+    autoSync: bool | None = None
+    nextSyncTime: str | None = Field(None, description="Fathom's: when the next scheduled sync is due")
 
 
 class CollectionView(BaseModel):

@@ -11,13 +11,14 @@ from fathom.server.auth import AuthContext
 from fathom.server.errors import ApiError, envelope
 from fathom.server.routes.common import ANY_METHOD, platform_of
 from fathom.server.routes.dataset_models import DatasetName, ModelChoice, model_id_of
+from fathom.server.routes.dataset_sources import SourceFields, update_source
 from fathom.server.routes.datasets import kb_caller, load_dataset
-from fathom.server.typed import ApiModel, ObjectId, Text, answers, parsed
+from fathom.server.typed import ObjectId, Text, answers, parsed
 
 router = APIRouter(tags=["datasets"])
 
 
-class UpdateDataset(ApiModel):
+class UpdateDataset(SourceFields):
     """Only the fields sent change; null leaves a field as it is."""
 
     id_kinds: ClassVar[dict[str, str]] = {"id": "dataset"}
@@ -52,6 +53,7 @@ async def update_dataset(
         except LookupError:
             raise ApiError(400, "", f"System not embedding model: {vector_model}") from None
         changes.update(auto_model_pending=False, auto_model_reason=None)  # chosen by name, not by auto
+    await update_source(request, dataset, payload)  # refused before anything else changes
     if changes:
         await platform.datasets.update_dataset(auth.team_id, dataset.id, **changes)
     if vector_model:

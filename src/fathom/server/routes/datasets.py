@@ -27,6 +27,7 @@ from fathom.server.routes.dataset_models import (
     SearchTestResult,
     model_id_of,
 )
+from fathom.server.routes.dataset_sources import SourceFields, configure_source, source_view
 from fathom.server.typed import BLANK_IS_NONE, ApiModel, ObjectId, Text, answers, parsed
 from fathom.store.protocols import DatasetRecord
 
@@ -36,10 +37,12 @@ log = logging.getLogger(__name__)
 SEARCH_LIMIT_MAX = 20000
 
 
-class CreateDataset(ApiModel):
+class CreateDataset(SourceFields):
     name: DatasetName = Field(examples=["Support articles"])
     intro: Annotated[Text | None, BLANK_IS_NONE] = None
-    type: Annotated[Literal["dataset", "folder"] | None, BLANK_IS_NONE] = Field(None, examples=["dataset"])
+    type: Annotated[Literal["dataset", "folder", "apiDataset", "websiteDataset"] | None, BLANK_IS_NONE] = (
+        Field(None, examples=["dataset"])
+    )
     vectorModel: ModelChoice = Field(
         None,
         description='The embedding model (default: the default one); "auto": chosen by the first '
@@ -134,6 +137,7 @@ async def create_dataset(
     request: Request, auth: AuthContext = Depends(kb_caller), payload: CreateDataset = parsed(CreateDataset)
 ) -> dict[str, Any]:
     platform = platform_of(request)
+    payload.check_source(payload.type)
     intro = payload.intro or ""
     auto_reason = None
     if (
@@ -158,6 +162,7 @@ async def create_dataset(
         member_id=auth.member_id,
         auto_model_reason=auto_reason,
     )
+    await configure_source(request, dataset, payload, payload.type or "dataset")
     return envelope(dataset.id)
 
 
@@ -193,7 +198,7 @@ async def dataset_detail(
     request: Request, auth: AuthContext = Depends(kb_caller), payload: DatasetId = parsed(DatasetId)
 ) -> dict[str, Any]:
     dataset, owner = await load_dataset(request, auth, payload.id, "read")
-    return envelope(dataset_view(dataset, auth, owner))
+    return envelope({**dataset_view(dataset, auth, owner), **await source_view(request, dataset.id)})
 
 
 @router.api_route(

@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 from collections.abc import Callable, Sequence
+from dataclasses import dataclass
 from datetime import UTC, datetime
 from typing import Any
 
@@ -28,6 +29,15 @@ def _utc(value: datetime | str) -> datetime:
     """A stored timestamp as an aware UTC datetime (SQLite's raw rows hold naive UTC text)."""
     parsed = datetime.fromisoformat(value) if isinstance(value, str) else value
     return parsed if parsed.tzinfo else parsed.replace(tzinfo=UTC)
+
+
+@dataclass(frozen=True)
+class ChunkRows:
+    """The rows a batch of chunks makes: chunk rows, index rows (with vectors) and full-text rows."""
+
+    chunks: list[dict[str, Any]]
+    indexes: list[dict[str, Any]]
+    fulltext: list[dict[str, str]]
 
 
 class SqlChunkRepository:
@@ -90,10 +100,32 @@ class SqlChunkRepository:
         deleted in the same transaction (its done-marker), and when it is gone already (another run wrote
         it) nothing is written and :class:`AlreadyTrained` is raised. The collection's remaining work
         (``chunks_total - chunks_done``) then drops by one item, whatever number of rows it made."""
+        rows = self.chunk_rows(team_id, dataset_id, collection_id, chunks, model=model)
+        progress: dict[str, Any] = {"chunks_done": Collection.chunks_done + len(chunks)}
+        if training_item is not None:
+            progress["chunks_total"] = Collection.chunks_total + len(chunks) - 1
+        async with self.db.transaction() as session:
+            if training_item is not None:
+                claimed = await session.execute(
+                    delete(TrainingItem).where(TrainingItem.id == training_item, TrainingItem.error.is_(None))
+                )
+                if getattr(claimed, "rowcount", 0) != 1:
+                    raise AlreadyTrained(f"training item {training_item} was written by another run")
+            await self.insert_chunk_rows(session, rows)
+            await session.execute(
+                update(Collection)
+                .where(Collection.id == collection_id)
+                .values(**progress, updated_at=utcnow())
+            )
+            await bump_index_version(session, [dataset_id])
+        return [row["id"] for row in rows.chunks]
+
+    def chunk_rows(
+        self, team_id: str, dataset_id: str, collection_id: str, chunks: Sequence[ChunkToWrite], *, model: str
+    ) -> ChunkRows:
+        """The chunk, index and full-text rows of ``chunks`` (new ids), for :meth:`insert_chunk_rows`."""
         now = utcnow()
-        chunk_rows: list[dict[str, Any]] = []
-        index_rows: list[dict[str, Any]] = []
-        fts_rows: list[dict[str, str]] = []
+        rows = ChunkRows([], [], [])
         for chunk in chunks:
             if len(chunk.index_texts) != len(chunk.vectors):
                 raise ValueError(
@@ -101,7 +133,7 @@ class SqlChunkRepository:
                     f"but {len(chunk.vectors)} vectors"
                 )
             data_id = new_id()
-            chunk_rows.append(
+            rows.chunks.append(
                 {
                     "id": data_id,
                     "team_id": team_id,
@@ -118,7 +150,7 @@ class SqlChunkRepository:
             for position, (index_text, vector) in enumerate(
                 zip(chunk.index_texts, chunk.vectors, strict=True)
             ):
-                index_rows.append(
+                rows.indexes.append(
                     index_row(
                         team_id=team_id,
                         dataset_id=dataset_id,
@@ -131,7 +163,7 @@ class SqlChunkRepository:
                         type_=chunk.index_types[position] if position < len(chunk.index_types) else "default",
                     )
                 )
-            fts_rows.append(
+            rows.fulltext.append(
                 {
                     "d": data_id,
                     "ds": dataset_id,
@@ -139,27 +171,14 @@ class SqlChunkRepository:
                     "t": self.segment(f"{chunk.q}\n{chunk.a}"),
                 }
             )
-        progress: dict[str, Any] = {"chunks_done": Collection.chunks_done + len(chunks)}
-        if training_item is not None:
-            progress["chunks_total"] = Collection.chunks_total + len(chunks) - 1
-        async with self.db.transaction() as session:
-            if training_item is not None:
-                claimed = await session.execute(
-                    delete(TrainingItem).where(TrainingItem.id == training_item, TrainingItem.error.is_(None))
-                )
-                if getattr(claimed, "rowcount", 0) != 1:
-                    raise AlreadyTrained(f"training item {training_item} was written by another run")
-            if chunk_rows:
-                await session.execute(insert(DataChunk), chunk_rows)
-            await insert_index_rows(session, self.db.is_postgres, index_rows, self._hnsw_dims)
-            await write_fulltext_rows(session, self.db.is_postgres, fts_rows)
-            await session.execute(
-                update(Collection)
-                .where(Collection.id == collection_id)
-                .values(**progress, updated_at=utcnow())
-            )
-            await bump_index_version(session, [dataset_id])
-        return [row["id"] for row in chunk_rows]
+        return rows
+
+    async def insert_chunk_rows(self, session: AsyncSession, rows: ChunkRows) -> None:
+        """Insert :meth:`chunk_rows`' rows inside the caller's transaction."""
+        if rows.chunks:
+            await session.execute(insert(DataChunk), rows.chunks)
+        await insert_index_rows(session, self.db.is_postgres, rows.indexes, self._hnsw_dims)
+        await write_fulltext_rows(session, self.db.is_postgres, rows.fulltext)
 
     async def update_chunk(
         self,
