@@ -228,6 +228,11 @@ def compile_simple_app(config: dict[str, Any]) -> dict[str, Any]:
                     _input("datasets", [{"datasetId": i} for i in ids], "selectDataset"),
                     *(_input(key, setting[key]) for key in _SEARCH_DEFAULTS),
                     *([_input("rerankModel", setting["rerankModel"])] if setting.get("rerankModel") else []),
+                    *(
+                        [_input("collectionFilterMatch", setting["collectionFilterMatch"])]
+                        if setting.get("collectionFilterMatch")
+                        else []
+                    ),
                     _input("userChatInput", [START_ID, "userChatInput"], "string"),
                 ],
                 "outputs": [_output("quoteQA", "datasetQuote")],
