@@ -39,6 +39,7 @@ from fathom.server.routes import (
     history,
     keys,
     models,
+    question_guide,
     share_chat,
     share_links,
     team_access,
@@ -140,6 +141,7 @@ def create_app(platform: Platform, *, run_workers: bool = True) -> FastAPI:
         apps,
         tool_sets,
         history,
+        question_guide,
         chat_logs,
         chat_files,
     ):
