@@ -44,6 +44,7 @@ class World:
     mcp_set_id: str = ""  # an MCP tool set (never connected) the reader may read
     http_set_id: str = ""  # an empty HTTP tool set the reader may read
     share_link_id: str = ""  # a share link of the app (its ``_id``), made by the owner
+    tag_id: str = ""  # a tag of the knowledge base, carried by its collection
 
     def client(self, key: str) -> httpx.Client:
         return self.server.client(key)
@@ -121,6 +122,11 @@ def build_world(server: LiveServer, scripted: ScriptedOpenAIServer) -> World:
             )
         )["collectionId"]
         data_id = wait_for_rows(client, collection_id)[0]["_id"]
+        tag_id = ok(
+            client.post("/api/core/dataset/tag/create", json={"datasetId": dataset_id, "tag": "numbers"})
+        )
+        tag_body = {"datasetId": dataset_id, "tag": tag_id, "collectionIds": [collection_id]}
+        ok(client.post("/api/core/dataset/tag/addToCollections", json=tag_body))
         body = {
             "name": "Bot",
             "type": "simple",
@@ -183,6 +189,7 @@ def build_world(server: LiveServer, scripted: ScriptedOpenAIServer) -> World:
         str(mcp_set_id),
         str(http_set_id),
         str(share_link_id),
+        str(tag_id),
     )
 
 

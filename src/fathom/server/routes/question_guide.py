@@ -20,6 +20,7 @@ from fathom.chat.question_guide import (
 from fathom.llm.errors import ModelRequestError
 from fathom.server.auth import AuthContext, authenticate
 from fathom.server.errors import ApiError, envelope
+from fathom.server.permissions import require_team_key
 from fathom.server.routes.app_access import chat_of
 from fathom.server.routes.common import ANY_METHOD, platform_of
 from fathom.server.routes.history import history_app
@@ -142,6 +143,7 @@ async def create_guide_legacy(
     auth: AuthContext = Depends(authenticate),
     payload: CreateQuestionGuideLegacy = parsed(CreateQuestionGuideLegacy),
 ) -> dict[str, Any]:
+    require_team_key(auth, "ask for questions outside a chat of its app")
     messages = [
         {"role": message.role, "content": message.content}
         for message in payload.messages
