@@ -132,3 +132,39 @@ def test_suggested_questions_show_under_the_answer_and_are_sent_when_clicked(
         page.wait_for_selector(".msg.ai:has-text('Answer to: Any fees?')", timeout=30_000)
     finally:
         page.close()
+
+
+def test_collection_folders_are_opened_and_imports_go_into_the_open_one(
+    one_attempt_server: Any, browser: Any
+) -> None:
+    server = one_attempt_server
+    with server.client(server.admin_key) as client:
+        kb = data(client.post("/api/core/dataset/create", json={"name": "Filed"}))
+    page = browser.new_page(viewport={"width": 1360, "height": 860})
+    try:
+        sign_in(page, server.base_url, server.admin_key)
+        page.goto(f"{server.base_url}/knowledge/{kb}")
+        page.once("dialog", lambda dialog: dialog.accept("Policies"))
+        page.click("[data-testid=collection-path] ~ button:has-text('+ Folder')")
+        page.click("[data-collection-folder=Policies]")
+        page.wait_for_selector("[data-testid=collection-path]:has-text('Policies')")
+        page.get_by_role("button", name="Text", exact=True).click()
+        page.fill("input[name=textName]", "refunds")
+        page.fill("textarea[name=text]", "Refunds are paid within five working days.")
+        page.click("button:has-text('Import text')")
+        page.wait_for_selector("tr[data-collection=refunds]")
+        page.click("[data-testid=collection-path] >> text=All files")
+        page.wait_for_selector("tr[data-collection=refunds]", state="detached")
+        assert page.locator("[data-collection-folder=Policies]").count() == 1
+        with server.client(server.admin_key) as client:
+            root = data(client.post("/api/core/dataset/collection/listV2", json={"datasetId": kb}))["list"]
+            [folder] = root
+            inside = data(
+                client.post(
+                    "/api/core/dataset/collection/listV2", json={"datasetId": kb, "parentId": folder["_id"]}
+                )
+            )["list"]
+        assert (folder["name"], folder["type"]) == ("Policies", "folder")
+        assert [item["name"] for item in inside] == ["refunds"]
+    finally:
+        page.close()

@@ -186,6 +186,8 @@ const ZH: Record<string, string> = {
   "+ tag": "+ 标签",
   "Remove tag {tag}": "移除标签 {tag}",
   "Suggested questions": "猜你想问",
+  "Open the folder": "打开文件夹",
+  "All files": "全部文件",
   "Delete": "删除",
   "Description (optional)": "描述（可选）",
   "Done": "完成",

@@ -157,11 +157,13 @@ function Collections({ datasetId, model, onModelChanged }: { datasetId: string; 
   const [total, setTotal] = useState(0);
   const [error, setError] = useState("");
   const [open, setOpen] = useState<Collection | null>(null);
+  const [folders, setFolders] = useState<Collection[]>([]);  // the collection folders opened, outermost first
+  const parentId = folders.length ? folders[folders.length - 1]._id : null;
   const timer = useRef<number | undefined>(undefined);
 
   const load = useCallback(async () => {
     try {
-      const page = await api<{ list: Collection[]; total: number }>("POST", "/api/core/dataset/collection/listV2", { datasetId, offset: 0, pageSize: 30 });
+      const page = await api<{ list: Collection[]; total: number }>("POST", "/api/core/dataset/collection/listV2", { datasetId, parentId, offset: 0, pageSize: 30 });
       setItems(page.list);
       setTotal(page.total);
       return page.list.some((c) => !FINAL.has(c.status));
@@ -169,7 +171,7 @@ function Collections({ datasetId, model, onModelChanged }: { datasetId: string; 
       setError((e as Error).message);
       return false;
     }
-  }, [datasetId]);
+  }, [datasetId, parentId]);
 
   // Live progress: poll every second while anything is still being ingested.
   const poll = useCallback(async () => {
@@ -182,6 +184,15 @@ function Collections({ datasetId, model, onModelChanged }: { datasetId: string; 
     await api("POST", "/api/core/dataset/training/updateTrainingData", { datasetId, collectionId: c._id });
     poll();
   };
+  const newFolder = async () => {
+    const name = prompt(t("Folder name"));
+    if (!name?.trim()) return;
+    setError("");
+    try {
+      await api("POST", "/api/core/dataset/collection/create", { datasetId, parentId, name: name.trim(), type: "folder" });
+      poll();
+    } catch (e) { setError((e as Error).message); }
+  };
   const setTags = async (c: Collection, tags: string[]) => {
     setError("");
     try {
@@ -190,15 +201,23 @@ function Collections({ datasetId, model, onModelChanged }: { datasetId: string; 
     } catch (e) { setError((e as Error).message); }
   };
   const remove = async (c: Collection) => {
-    if (!confirm(t("Delete \"{name}\"?", { name: c.name }))) return;
+    const question = c.type === "folder" ? "Delete the folder \"{name}\" and everything in it?" : "Delete \"{name}\"?";
+    if (!confirm(t(question, { name: c.name }))) return;
     await api("DELETE", "/api/core/dataset/collection/delete", undefined, { id: c._id });
     poll();
   };
 
   return (
     <div className="col">
-      <Importers datasetId={datasetId} onAdded={poll} model={total === 0 ? model : ""} onModelChanged={onModelChanged} />
+      <Importers datasetId={datasetId} parentId={parentId} onAdded={poll} model={total === 0 ? model : ""} onModelChanged={onModelChanged} />
       {error && <div className="error">{error}</div>}
+      <div className="row small">
+        <nav className="crumbs grow" data-testid="collection-path">
+          <button className="link" onClick={() => setFolders([])}>{t("All files")}</button>
+          {folders.map((f, i) => <span key={f._id}>/ <button className="link" onClick={() => setFolders(folders.slice(0, i + 1))}>{f.name}</button></span>)}
+        </nav>
+        <button onClick={newFolder}>{t("+ Folder")}</button>
+      </div>
       <div className="card table-wrap" style={{ padding: 0 }}>
         <table className="collections">
           <thead><tr><th>{t("Source")}</th><th>{t("Status")}</th><th>{t("Progress")}</th><th>{t("Chunks")}</th><th>{t("Updated")}</th><th>{t("Tags")}</th><th></th></tr></thead>
@@ -208,7 +227,9 @@ function Collections({ datasetId, model, onModelChanged }: { datasetId: string; 
               const pct = c.status === "ready" ? 100 : c.chunksTotal ? Math.round((100 * c.chunksDone) / c.chunksTotal) : 0;
               return (
                 <tr key={c._id} data-collection={c.name} data-status={c.status}>
-                  <td><button className="link" onClick={() => setOpen(c)} title={t("Browse and edit chunks")}><Icon name={c.type === "link" ? "link" : c.type === "file" ? "file" : "text"} /> {c.name}</button></td>
+                  <td>{c.type === "folder"
+                    ? <button className="link" data-collection-folder={c.name} onClick={() => setFolders([...folders, c])} title={t("Open the folder")}>📁 {c.name}</button>
+                    : <button className="link" onClick={() => setOpen(c)} title={t("Browse and edit chunks")}><Icon name={c.type === "link" ? "link" : c.type === "file" ? "file" : "text"} /> {c.name}</button>}</td>
                   <td>
                     <span className={`badge ${c.status}`}>{c.status === "waiting" && c.queuePosition ? t("queued (#{n})", { n: c.queuePosition }) : t(c.status)}</span>
                     {c.errorMsg && <div className="small" style={{ color: "var(--bad)", marginTop: 4, maxWidth: 320 }}>{c.errorMsg}</div>}
@@ -253,7 +274,7 @@ function Tags({ tags, onChange }: { tags: string[]; onChange: (tags: string[]) =
 }
 
 // ``model``: the knowledge base's embedding model while it is empty ("" once it holds data: no hint then)
-function Importers({ datasetId, onAdded, model, onModelChanged }: { datasetId: string; onAdded: () => void; model: string; onModelChanged: () => void }) {
+function Importers({ datasetId, parentId = null, onAdded, model, onModelChanged }: { datasetId: string; parentId?: string | null; onAdded: () => void; model: string; onModelChanged: () => void }) {
   const [over, setOver] = useState(false);
   const [busy, setBusy] = useState<string[]>([]);
   const [errors, setErrors] = useState<string[]>([]);
@@ -274,7 +295,7 @@ function Importers({ datasetId, onAdded, model, onModelChanged }: { datasetId: s
     await Promise.all(list.map(async (file) => {
       const form = new FormData();
       form.append("file", file, file.name);
-      form.append("data", JSON.stringify({ datasetId, trainingType: "chunk", ...chunkFields(choice) }));
+      form.append("data", JSON.stringify({ datasetId, parentId, trainingType: "chunk", ...chunkFields(choice) }));
       try { await api("POST", "/api/core/dataset/collection/create/localFile", form); }
       catch (e) { setErrors((prev) => [...prev, `${file.name}: ${(e as Error).message}`]); }
       finally { setBusy((prev) => prev.filter((n) => n !== file.name)); onAdded(); }
@@ -283,13 +304,13 @@ function Importers({ datasetId, onAdded, model, onModelChanged }: { datasetId: s
   const addLink = async (e: React.FormEvent) => {
     e.preventDefault();
     setErrors([]);
-    try { await api("POST", "/api/core/dataset/collection/create/link", { datasetId, link: link.trim(), trainingType: "chunk", ...chunkFields(choice) }); setLink(""); onAdded(); }
+    try { await api("POST", "/api/core/dataset/collection/create/link", { datasetId, parentId, link: link.trim(), trainingType: "chunk", ...chunkFields(choice) }); setLink(""); onAdded(); }
     catch (err) { setErrors([(err as Error).message]); }
   };
   const addText = async (e: React.FormEvent) => {
     e.preventDefault();
     setErrors([]);
-    try { await api("POST", "/api/core/dataset/collection/create/text", { datasetId, name: textName.trim() || "Text", text, trainingType: "chunk", ...chunkFields(choice) }); setText(""); setTextName(""); onAdded(); }
+    try { await api("POST", "/api/core/dataset/collection/create/text", { datasetId, parentId, name: textName.trim() || "Text", text, trainingType: "chunk", ...chunkFields(choice) }); setText(""); setTextName(""); onAdded(); }
     catch (err) { setErrors([(err as Error).message]); }
   };
 
