@@ -187,6 +187,7 @@ const ZH: Record<string, string> = {
   "Remove tag {tag}": "移除标签 {tag}",
   "Suggested questions": "猜你想问",
   "Open the folder": "打开文件夹",
+  "Collection filter (JSON: tags, createTime)": "集合过滤（JSON：标签、创建时间）",
   "All files": "全部文件",
   "Delete": "删除",
   "Description (optional)": "描述（可选）",
