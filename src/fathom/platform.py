@@ -33,7 +33,13 @@ from fathom.security.accounts import AccountError, AccountService, SignInLimits
 from fathom.store import migrate
 from fathom.store.db import Database
 from fathom.store.files import LocalFileStore
-from fathom.store.knowledge import SqlChunkRepository, SqlDatasetRepository, SqlFullTextIndex, SqlVectorIndex
+from fathom.store.knowledge import (
+    SqlChunkRepository,
+    SqlDatasetRepository,
+    SqlFullTextIndex,
+    SqlTagRepository,
+    SqlVectorIndex,
+)
 from fathom.store.knowledge.training import SqlTrainingRepository
 from fathom.store.pg_requirements import check_postgres_requirements
 from fathom.store.protocols import JobRecord
@@ -77,6 +83,7 @@ class Platform:
     chats: SqlChatRepository = field(init=False)
     usage: SqlUsageRepository = field(init=False)
     datasets: SqlDatasetRepository = field(init=False)
+    tags: SqlTagRepository = field(init=False)
     chunks: SqlChunkRepository = field(init=False)
     files: LocalFileStore = field(init=False)
     upload_hits: SqlUploadHits = field(init=False)
@@ -101,6 +108,7 @@ class Platform:
         self.chats = SqlChatRepository(self.db)
         self.usage = SqlUsageRepository(self.db)
         self.datasets = SqlDatasetRepository(self.db)
+        self.tags = SqlTagRepository(self.db)
         self.chunks = SqlChunkRepository(self.db, segment_for_index)
         self.files = LocalFileStore(
             self.db, self.settings.data_dir / "files", team_quota_bytes=self.settings.team_storage_quota_bytes
@@ -165,7 +173,7 @@ class Platform:
             secrets=self.secrets,
             redis_url=self.settings.redis_url,
             teams=self.teams,
-            dataset_owner=self.datasets.owner_of,
+            dataset_lineage=self.datasets.lineage,
             egress=self.egress,
             mcp_stdio_commands=self.settings.mcp_stdio_commands,
             file_policy=file_policy,

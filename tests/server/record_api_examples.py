@@ -36,6 +36,7 @@ LAST = (
     "/api/core/chat/clearHistories",
     "/api/core/dataset/data/delete",
     "/api/core/dataset/collection/delete",
+    "/api/core/dataset/tag/delete",
     "/api/core/dataset/delete",
     "/api/support/outLink/delete",
     "/api/core/app/del",

@@ -49,6 +49,7 @@ class World:
     share_link_id: str = ""  # a share link of the app (its ``_id``), made by the owner
     api_dataset_id: str = ""  # an API file library knowledge base (tests/server/source_servers.py)
     api_collection_id: str = ""  # a collection of one of its files, ingested
+    tag_id: str = ""  # a tag of the knowledge base, carried by its collection
 
     def client(self, key: str) -> httpx.Client:
         return self.server.client(key)
@@ -144,6 +145,11 @@ def build_world(server: LiveServer, scripted: ScriptedOpenAIServer) -> World:
             )
         )["collectionId"]
         data_id = wait_for_rows(client, collection_id)[0]["_id"]
+        tag_id = ok(
+            client.post("/api/core/dataset/tag/create", json={"datasetId": dataset_id, "tag": "numbers"})
+        )
+        tag_body = {"datasetId": dataset_id, "tag": tag_id, "collectionIds": [collection_id]}
+        ok(client.post("/api/core/dataset/tag/addToCollections", json=tag_body))
         body = {
             "name": "Bot",
             "type": "simple",
@@ -210,6 +216,7 @@ def build_world(server: LiveServer, scripted: ScriptedOpenAIServer) -> World:
         str(share_link_id),
         api_dataset_id,
         api_collection_id,
+        str(tag_id),
     )
 
 

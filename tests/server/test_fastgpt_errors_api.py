@@ -105,7 +105,7 @@ CASES: list[tuple[str, str, Build, Expect]] = [
     # collections (spec §4)
     ("POST", f"{KB}/collection/create", lambda w: {"datasetId": FAKE, "name": "x"}, NO_DATASET),
     ("POST", f"{KB}/collection/create",
-     lambda w: {"datasetId": w.dataset_id, "name": "x", "type": "folder"},
+     lambda w: {"datasetId": w.dataset_id, "name": "x", "type": "link"},
      invalid("type")),
     ("POST", f"{KB}/collection/create/text",
      lambda w: {"datasetId": FAKE, "name": "x", "text": "y"},

@@ -82,7 +82,36 @@ ROUTES: list[Route] = [
     ),
     Route("POST", "/api/core/dataset/update", lambda w: {"id": w.dataset_id, "intro": "changed"}, MANAGE),
     Route("DELETE", "/api/core/dataset/delete", lambda w: {"id": w.dataset_id}, MANAGE),
+    Route("GET", "/api/core/dataset/paths", lambda w: {"parentId": w.dataset_id}, READ),
     Route("POST", "/api/core/dataset/collection/listV2", lambda w: {"datasetId": w.dataset_id}, READ),
+    # tags of the knowledge base's collections
+    Route(
+        "POST",
+        "/api/core/dataset/tag/create",
+        lambda w: {"datasetId": w.dataset_id, "tag": f"tag {next(_scratch)}"},
+        WRITE,
+    ),
+    Route(
+        "POST",
+        "/api/core/dataset/tag/update",
+        lambda w: {"datasetId": w.dataset_id, "tagId": w.tag_id, "tag": f"renamed {next(_scratch)}"},
+        WRITE,
+    ),
+    Route("POST", "/api/core/dataset/tag/list", lambda w: {"datasetId": w.dataset_id, "pageSize": 10}, READ),
+    Route("GET", "/api/core/dataset/tag/getAllTags", lambda w: {"datasetId": w.dataset_id}, READ),
+    Route("GET", "/api/core/dataset/tag/tagUsage", lambda w: {"datasetId": w.dataset_id}, READ),
+    Route(
+        "POST",
+        "/api/core/dataset/tag/addToCollections",
+        lambda w: {"datasetId": w.dataset_id, "tag": w.tag_id, "collectionIds": [w.collection_id]},
+        WRITE,
+    ),
+    Route(
+        "DELETE",
+        "/api/core/dataset/tag/delete",
+        lambda w: {"id": w.tag_id, "datasetId": w.dataset_id},
+        MANAGE,
+    ),
     Route("GET", "/api/core/dataset/collection/detail", lambda w: {"id": w.collection_id}, READ),
     Route(
         "GET",
@@ -255,6 +284,7 @@ ROUTES: list[Route] = [
     Route("POST", "/api/core/chat/file/upload", _chat, CHAT, multipart=True),
     Route("POST", "/api/v2/chat/resume", _chat, CHAT),
     Route("POST", "/api/core/chat/getHistories", lambda w: {"appId": w.app_id}, CHAT),
+    Route("POST", "/api/core/ai/agent/v2/createQuestionGuide", _chat, CHAT),
     Route("GET", "/api/core/chat/init", _chat, CHAT),
     Route("POST", "/api/core/chat/getPaginationRecords", _chat, CHAT),
     Route("GET", "/api/core/chat/getResData", lambda w: {**_chat(w), "dataId": "none"}, CHAT),
@@ -299,6 +329,7 @@ TEAM_ROUTES: dict[str, tuple[str, dict[str, Any]]] = {
     "/api/core/app/importWorkflow": ("POST", {"name": "mine", "nodes": [], "edges": []}),
     "/api/core/app/list": ("POST", {}),
     "/api/core/ai/model/list": ("GET", {}),
+    "/api/core/ai/agent/createQuestionGuide": ("POST", {"messages": [{"role": "user", "content": "hello"}]}),
     "/api/v1/models": ("GET", {}),  # OpenAI's list: whoever may chat may list (issue 31)
     "/v1/models": ("GET", {}),
     "/api/core/app/template/list": ("GET", {}),

@@ -65,7 +65,7 @@ class ChatApplication:
         registry: RunRegistry | None = None,
         redis_url: str | None = None,
         teams: TeamRepository | None = None,
-        dataset_owner: Callable[[str], Awaitable[str | None]] | None = None,
+        dataset_lineage: Callable[[str], Awaitable[list[tuple[str, str | None, str]]]] | None = None,
         egress: Any = None,
         mcp_stdio_commands: Sequence[str] = (),
         file_policy: RunFilePolicy | None = None,
@@ -82,7 +82,7 @@ class ChatApplication:
             http_client_factory=http_client_factory,
             sandbox_factory=sandbox_factory,
             secrets=secrets,
-            access=MemberAccess(teams, owners, dataset_owner) if teams is not None else None,
+            access=MemberAccess(teams, owners, dataset_lineage) if teams is not None else None,
             tool_sets=tool_runtime,
             chat_files=chat_files,
         )

@@ -40,7 +40,8 @@ class MemberAccess:
 
     teams: TeamRepository
     owners: AppOwnerStore
-    dataset_owner: Callable[[str], Awaitable[str | None]] | None = None
+    #: a knowledge base's (id, creator, name) and its folders', nearest first (a folder's grant holds inside)
+    dataset_lineage: Callable[[str], Awaitable[list[tuple[str, str | None, str]]]] | None = None
 
     async def _can_read(
         self, member_id: str, resource_type: str, resource_id: str, creator: str | None
@@ -59,9 +60,12 @@ class MemberAccess:
         return await self._can_read(member_id, "app", app_id, await self.owners.owner_of(app_id))
 
     async def can_read_dataset(self, member_id: str, dataset_id: str) -> bool:
-        """May ``member_id`` read knowledge base ``dataset_id``?"""
-        creator = await self.dataset_owner(dataset_id) if self.dataset_owner is not None else None
-        return await self._can_read(member_id, "dataset", dataset_id, creator)
+        """May ``member_id`` read knowledge base ``dataset_id`` (or a folder it is in)?"""
+        chain = await self.dataset_lineage(dataset_id) if self.dataset_lineage is not None else []
+        for resource_id, creator, _ in chain or [(dataset_id, None, "")]:
+            if await self._can_read(member_id, "dataset", resource_id, creator):
+                return True
+        return False
 
 
 async def check_datasets_readable(

@@ -39,6 +39,7 @@ SIMPLE_KEYS = frozenset(
         "variables",
         "welcomeText",
         "aiChatReasoning",
+        "questionGuide",
     }
 )
 _SEARCH_DEFAULTS: dict[str, Any] = {
@@ -173,8 +174,18 @@ def _tools_workflow(config: dict[str, Any], chat_config: dict[str, Any]) -> dict
 
 
 def simple_chat_config(config: dict[str, Any]) -> dict[str, Any]:
-    """The chatConfig of a simple app (welcome text and variables)."""
-    return {"welcomeText": config.get("welcomeText") or "", "variables": list(config.get("variables") or [])}
+    """The chatConfig of a simple app (welcome text, variables and, when set, the question guide:
+    FastGPT's boolean or ``{open, model?, customPrompt?}``)."""
+    chat_config: dict[str, Any] = {
+        "welcomeText": config.get("welcomeText") or "",
+        "variables": list(config.get("variables") or []),
+    }
+    guide = config.get("questionGuide")
+    if guide is not None:
+        if not isinstance(guide, bool | dict):
+            raise _invalid("config.questionGuide: must be true/false or {open, model?, customPrompt?}")
+        chat_config["questionGuide"] = guide
+    return chat_config
 
 
 def compile_simple_app(config: dict[str, Any]) -> dict[str, Any]:
@@ -228,6 +239,11 @@ def compile_simple_app(config: dict[str, Any]) -> dict[str, Any]:
                     _input("datasets", [{"datasetId": i} for i in ids], "selectDataset"),
                     *(_input(key, setting[key]) for key in _SEARCH_DEFAULTS),
                     *([_input("rerankModel", setting["rerankModel"])] if setting.get("rerankModel") else []),
+                    *(
+                        [_input("collectionFilterMatch", setting["collectionFilterMatch"])]
+                        if setting.get("collectionFilterMatch")
+                        else []
+                    ),
                     _input("userChatInput", [START_ID, "userChatInput"], "string"),
                 ],
                 "outputs": [_output("quoteQA", "datasetQuote")],

@@ -127,6 +127,7 @@ def _dataset_node(dataset: dict[str, Any], question: Any) -> dict[str, Any]:
         _input("datasetSearchUsingExtensionQuery", dataset["datasetSearchUsingExtensionQuery"], "boolean"),
         _input("datasetSearchExtensionModel", dataset["datasetSearchExtensionModel"], "string"),
         _input("datasetSearchExtensionBg", dataset["datasetSearchExtensionBg"], "string"),
+        _input("collectionFilterMatch", dataset.get("collectionFilterMatch") or "", "string"),
         {**_input("userChatInput", question, "string", "reference"), "toolDescription": "需要检索的内容"},
     ]
     return {

@@ -8,6 +8,7 @@ from typing import Any
 from fathom.datasets.embedders import EmbedderResolver
 from fathom.datasets.rerankers import RerankerResolver
 from fathom.knowledge.search import search_dataset_data
+from fathom.knowledge.search.collection_filter import match_collections, parse_collection_filter
 from fathom.knowledge.search.types import IndexingDataset, SearchDataItem, SearchDatasetDataParams
 from fathom.store.knowledge import SqlChunkRepository, SqlDatasetRepository, SqlFullTextIndex, SqlVectorIndex
 
@@ -65,7 +66,8 @@ class DatasetSearchService:
 
     async def search(self, team_id: str, params: SearchDatasetDataParams | Mapping[str, Any]) -> Any:
         """Run the pipeline over the team's datasets (another team's dataset id is NotFound), leaving out
-        their forbidden collections (``collection/update`` with ``forbid: true``).
+        their forbidden collections (``collection/update`` with ``forbid: true``) and, with
+        ``collectionFilterMatch``, the collections it does not let through.
 
         With ``usingReRank`` the reranker is the one given at construction, else the params' ``rerankModel``
         (a model of type ``rerank``; an unknown one raises ``UnknownRerankModel``), else the default rerank
@@ -82,6 +84,12 @@ class DatasetSearchService:
                 f"({', '.join(sorted(models))}); search them separately"
             )
         model_id = next(iter(models)) if models else self.embedders.default_model_id
+        rule = parse_collection_filter(p.collection_filter_match)  # CollectionFilterError: bad filter
+        if rule is not None:  # FastGPT's collectionFilterMatch: only the collections it lets through
+            allowed = match_collections(rule, await self.datasets.collection_facts(team_id, p.dataset_ids))
+            if p.collection_ids is not None:
+                allowed = sorted(set(allowed) & set(p.collection_ids))
+            p = p.copy_with({"collection_ids": allowed})
         forbidden = await self.datasets.forbidden_collection_ids(team_id, p.dataset_ids)
         if forbidden:  # FastGPT leaves forbidden collections out of every search
             p = p.copy_with({"forbid_collection_ids": sorted({*p.forbid_collection_ids, *forbidden})})

@@ -3,6 +3,8 @@
 - A resource of another team is answered as "not found" (404), so its existence never leaks.
 - Owners and admins may do everything in their team. A member may read, write or manage a resource
   when a permission row grants it, or when the member created the resource (manage).
+- A knowledge base or folder inside a folder inherits: a grant on (or the creation of) any folder above
+  it counts for it, as FastGPT's ``inheritPermission``.
 - A key limited to one app may use that app (chat, its history) and nothing else: other apps and every
   knowledge base are 403 for it.
 """
@@ -53,11 +55,22 @@ async def has_permission(
     owner_member_id: str | None,
     need: Need,
 ) -> bool:
-    """Whether the caller's role or a permission grants ``need`` on the resource."""
+    """Whether the caller's role or a permission grants ``need`` on the resource (for a knowledge base:
+    on it or on a folder above it)."""
     if auth.role in ("owner", "admin") or owner_member_id == auth.member_id:
         return True
     granted = await platform.teams.get_permission(auth.member_id, resource_type, resource_id)
-    return granted is not None and _RANK[granted] >= _RANK[need]
+    if granted is not None and _RANK[granted] >= _RANK[need]:
+        return True
+    if resource_type != "dataset":
+        return False
+    for folder_id, creator, _ in (await platform.datasets.lineage(resource_id))[1:]:
+        if creator == auth.member_id:
+            return True
+        granted = await platform.teams.get_permission(auth.member_id, "dataset", folder_id)
+        if granted is not None and _RANK[granted] >= _RANK[need]:
+            return True
+    return False
 
 
 class PermissionView(BaseModel):

@@ -322,6 +322,7 @@ class ChatItem(Base):
 
 class Dataset(Base):
     __tablename__ = "datasets"
+    __table_args__ = (Index("ix_datasets_parent", "team_id", "parent_id"),)
     id: Mapped[str] = _id()
     team_id: Mapped[str] = _team_fk()
     member_id: Mapped[str | None] = mapped_column(String(24), nullable=True)
@@ -344,7 +345,10 @@ class Collection(Base):
     """A source inside a dataset (a file, a URL, pasted text) and its ingestion state."""
 
     __tablename__ = "collections"
-    __table_args__ = (Index("ix_collections_external_file", "dataset_id", "external_file_id"),)
+    __table_args__ = (
+        Index("ix_collections_external_file", "dataset_id", "external_file_id"),
+        Index("ix_collections_parent", "dataset_id", "parent_id"),
+    )
     id: Mapped[str] = _id()
     team_id: Mapped[str] = _team_fk()
     dataset_id: Mapped[str] = mapped_column(
@@ -487,6 +491,22 @@ class UsageRecord(Base):
     total_points: Mapped[float] = mapped_column(Float, nullable=False, default=0.0)
     # the training bill (``TrainingBill``) a training's record belongs to
     bill_id: Mapped[str | None] = mapped_column(String(24), nullable=True, index=True)
+    created_at: Mapped[datetime] = _created()
+
+
+class DatasetTag(Base):
+    """A knowledge base's tag (FastGPT's ``dataset_collection_tags``): collections carry its name."""
+
+    __tablename__ = "dataset_tags"
+    __table_args__ = (UniqueConstraint("dataset_id", "tag"),)
+    id: Mapped[str] = _id()
+    team_id: Mapped[str] = mapped_column(
+        String(24), ForeignKey("teams.id", ondelete="CASCADE"), nullable=False
+    )
+    dataset_id: Mapped[str] = mapped_column(
+        String(24), ForeignKey("datasets.id", ondelete="CASCADE"), nullable=False
+    )
+    tag: Mapped[str] = mapped_column(String(100), nullable=False)
     created_at: Mapped[datetime] = _created()
 
 

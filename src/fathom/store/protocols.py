@@ -499,6 +499,7 @@ class DatasetRecord:
     # vectorModel "auto" only: the first import has yet to settle the model; why auto chose it
     auto_model_pending: bool = False
     auto_model_reason: str | None = None
+    parent_id: str | None = None  # the folder it is in (None: the root)
 
 
 @dataclass(frozen=True)

@@ -161,6 +161,9 @@ function ChatWithApp({ apps, appId, chatId, appKey }: { apps: AppSummary[]; appI
   const [variables, setVariables] = useState<Record<string, unknown>>({});
   const [streaming, setStreaming] = useState(false);
   const [quote, setQuote] = useState<Quote | null>(null);
+  const [guide, setGuide] = useState<string[]>([]);
+  const appRef = useRef<AppDetail | null>(null);  // the app as loaded, for a send begun before it was
+  appRef.current = app;
   const closeQuote = useCallback(() => setQuote(null), []);
   useEscape(closeQuote, !!quote);
   const abort = useRef<AbortController | null>(null);
@@ -202,8 +205,20 @@ function ChatWithApp({ apps, appId, chatId, appKey }: { apps: AppSummary[]; appI
 
   useEffect(() => { bottom.current?.scrollIntoView({ block: "end" }); }, [turns]);
 
+  /** FastGPT's question guide: after an answer, when the app's chatConfig.questionGuide is on, ask for the
+   * next questions (the stream carries none) and show them as buttons. */
+  const askGuide = async () => {
+    const setting = appRef.current?.chatConfig?.questionGuide as boolean | { open?: boolean } | undefined;
+    if (!(setting === true || (typeof setting === "object" && setting?.open))) return;
+    try {
+      const questions = await api<string[]>("POST", "/api/core/ai/agent/v2/createQuestionGuide", { appId, chatId: currentChat.current });
+      setGuide(Array.isArray(questions) ? questions.slice(0, 5) : []);
+    } catch { setGuide([]); }
+  };
   const send = async (content: string) => {
     if (!content.trim() || streaming) return;
+    setGuide([]);
+    let answered = false;
     const controller = new AbortController();
     abort.current = controller;
     setStreaming(true);
@@ -218,6 +233,7 @@ function ChatWithApp({ apps, appId, chatId, appKey }: { apps: AppSummary[]; appI
         appId, chatId: currentChat.current, stream: true, detail: true, variables, responseChatItemId: answerId,
         messages: [{ role: "user", content }],
       }, ({ event, data }) => update((t) => applyEvent(t, event, data)), controller.signal);
+      answered = true;
     } catch (e) {
       if ((e as Error).name !== "AbortError") update((t) => ({ ...t, error: (e as Error).message }));
     } finally {
@@ -227,11 +243,13 @@ function ChatWithApp({ apps, appId, chatId, appKey }: { apps: AppSummary[]; appI
       if (!chatId) history.replaceState(null, "", `/chat/${appId}/${currentChat.current}`);
       loadHistories();
     }
+    if (answered) askGuide();
   };
   const newChat = () => {
     abort.current?.abort();
     currentChat.current = newChatId();
     setTurns([]);
+    setGuide([]);
     navigate(`/chat/${appId}`);
   };
   const stop = () => {
@@ -301,6 +319,11 @@ function ChatWithApp({ apps, appId, chatId, appKey }: { apps: AppSummary[]; appI
             <div className="msg ai"><div className="avatar">◉</div><div className="bubble"><Markdown text={welcome || t("Ask **{name}** anything.", { name: app?.name ?? t("the app") })} /></div></div>
           )}
           {turns.map((t, i) => <TurnView key={t.id} turn={t} last={i === turns.length - 1} streaming={streaming} onAnswer={send} onQuote={setQuote} onRate={rate} />)}
+          {guide.length > 0 && !streaming && (
+            <div className="question-guide row wrap" data-testid="question-guide" aria-label={t("Suggested questions")}>
+              {guide.map((q) => <button key={q} className="chip" onClick={() => send(q)}>{q}</button>)}
+            </div>
+          )}
           <div ref={bottom} />
         </div>
         <div className="composer">

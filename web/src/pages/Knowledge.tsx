@@ -12,40 +12,85 @@ import { CHUNK_TRAINING, TrainingChoice, trainingFields, TrainingErrors, trainin
 import { SourceFields, SourcePanel } from "./SourceSync";
 
 export type Dataset = SourceFields & {
-  _id: string; name: string; intro: string; vectorModel: { model: string }; updateTime: string;
+  _id: string; name: string; intro: string; vectorModel: { model: string }; updateTime: string; type?: string; parentId?: string | null;
   vectorModelAuto?: { pending: boolean; reason: string } | null;
 };
 export type Collection = {
   _id: string; name: string; type: string; status: string; errorMsg: string | null; chunksTotal: number;
   chunksDone: number; dataAmount: number; trainingAmount: number; hasError: boolean; updateTime: string; rawLink?: string; queuePosition?: number | null;
   trainingType?: string; autoIndexes?: boolean; trainingErrorCount?: number;
+  tags?: string[];
 };
 type Chunk = { id: string; q: string; a: string; chunkIndex: number; updateTime: string };
 
 export function KnowledgePage({ datasetId, tab }: { datasetId?: string; tab?: string }) {
-  return datasetId ? <DatasetDetail id={datasetId} tab={tab ?? "files"} /> : <DatasetList />;
+  if (datasetId === "folder") return <DatasetList key={tab ?? ""} folderId={tab} />;
+  return datasetId ? <DatasetDetail id={datasetId} tab={tab ?? "files"} /> : <DatasetList key="" />;
 }
 
-function DatasetList() {
+type Crumb = { parentId: string; parentName: string };
+const folderPath = (id?: string | null) => (id ? `/knowledge/folder/${id}` : "/knowledge");
+
+/** The folders from the root to ``folderId``: links back up (FastGPT's ``core/dataset/paths``). */
+function Breadcrumb({ folderId }: { folderId?: string | null }) {
+  const [crumbs, setCrumbs] = useState<Crumb[]>([]);
+  useEffect(() => {
+    if (!folderId) { setCrumbs([]); return; }
+    api<Crumb[]>("GET", "/api/core/dataset/paths", undefined, { parentId: folderId }).then(setCrumbs).catch(() => setCrumbs([]));
+  }, [folderId]);
+  return (
+    <nav className="crumbs small" aria-label={t("Folders")} data-testid="breadcrumb">
+      <a {...linkProps("/knowledge")}>{t("Knowledge bases")}</a>
+      {crumbs.map((c) => <span key={c.parentId}>/ <a {...linkProps(folderPath(c.parentId))}>{c.parentName}</a></span>)}
+    </nav>
+  );
+}
+
+function DatasetList({ folderId }: { folderId?: string }) {
   const [items, setItems] = useState<Dataset[] | null>(null);
   const [name, setName] = useState("");
   const [intro, setIntro] = useState("");
   const [vectorModel, setVectorModel] = useState("");
   const [error, setError] = useState("");
-  const load = () => api<Dataset[]>("POST", "/api/core/dataset/list", {}).then(setItems).catch((e) => setError(e.message));
-  useEffect(() => { load(); }, []);
+  const load = () => api<Dataset[]>("POST", "/api/core/dataset/list", { parentId: folderId ?? "" }).then(setItems).catch((e) => setError(e.message));
+  useEffect(() => { load(); }, [folderId]);
   const create = async (e: React.FormEvent) => {
     e.preventDefault();
     setError("");
     try {
-      const id = await api<string>("POST", "/api/core/dataset/create", { name: name.trim(), intro, ...(vectorModel ? { vectorModel } : {}) });
+      const id = await api<string>("POST", "/api/core/dataset/create", { name: name.trim(), intro, parentId: folderId ?? null, ...(vectorModel ? { vectorModel } : {}) });
       navigate(`/knowledge/${id}`);
+    } catch (err) { setError((err as Error).message); }
+  };
+  const newFolder = async () => {
+    const folderName = prompt(t("Folder name"));
+    if (!folderName?.trim()) return;
+    setError("");
+    try {
+      await api<string>("POST", "/api/core/dataset/create", { name: folderName.trim(), type: "folder", parentId: folderId ?? null });
+      load();
+    } catch (err) { setError((err as Error).message); }
+  };
+  const removeFolder = async () => {
+    if (!folderId) return;
+    const here = await api<Dataset>("GET", "/api/core/dataset/detail", undefined, { id: folderId });
+    if (!confirm(t("Delete the folder \"{name}\" and everything in it?", { name: here.name }))) return;
+    try {
+      await api("DELETE", "/api/core/dataset/delete", undefined, { id: folderId });
+      navigate(folderPath(here.parentId));
     } catch (err) { setError((err as Error).message); }
   };
   return (
     <div className="page">
       <div className="page-head">
-        <div><h1>{t("Knowledge bases")}</h1><div className="muted">{t("Upload documents, watch them being indexed, and test retrieval.")}</div></div>
+        <div>
+          {folderId && <Breadcrumb folderId={folderId} />}
+          <h1>{t("Knowledge bases")}</h1><div className="muted">{t("Upload documents, watch them being indexed, and test retrieval.")}</div>
+        </div>
+        <div className="row">
+          <button onClick={newFolder}>{t("+ Folder")}</button>
+          {folderId && <button className="danger" onClick={removeFolder}>{t("Delete folder")}</button>}
+        </div>
       </div>
       <form className="card row wrap" onSubmit={create} style={{ marginBottom: 16 }}>
         <input name="datasetName" placeholder={t("New knowledge base name")} value={name} onChange={(e) => setName(e.target.value)} style={{ flex: "1 1 220px" }} />
@@ -58,7 +103,12 @@ function DatasetList() {
         <div className="card muted">{t("No knowledge bases yet. Create one above, then drop files into it.")}</div>
       ) : (
         <div className="grid">
-          {items.map((d) => (
+          {items.map((d) => d.type === "folder" ? (
+            <a key={d._id} className="card tile" data-folder={d.name} {...linkProps(folderPath(d._id))}>
+              <h3>📁 {d.name}</h3>
+              <div className="muted small">{d.intro || t("Folder")}</div>
+            </a>
+          ) : (
             <a key={d._id} className="card tile" {...linkProps(`/knowledge/${d._id}`)}>
               <h3><Icon name="book" /> {d.name}</h3>
               <div className="muted small">{d.intro || t("No description")}</div>
@@ -81,7 +131,7 @@ function DatasetDetail({ id, tab }: { id: string; tab: string }) {
   const remove = async () => {
     if (!confirm(t("Delete the knowledge base \"{name}\" and all its files?", { name: dataset?.name ?? "" }))) return;
     await api("DELETE", "/api/core/dataset/delete", undefined, { id });
-    navigate("/knowledge");
+    navigate(folderPath(dataset?.parentId));
   };
   if (error) return <div className="page"><div className="error">{error}</div></div>;
   if (!dataset) return <div className="page muted">{t("Loading…")}</div>;
@@ -89,7 +139,7 @@ function DatasetDetail({ id, tab }: { id: string; tab: string }) {
     <div className="page">
       <div className="page-head">
         <div>
-          <a className="small" {...linkProps("/knowledge")}>{t("← Knowledge bases")}</a>
+          {dataset.parentId ? <Breadcrumb folderId={dataset.parentId} /> : <a className="small" {...linkProps("/knowledge")}>{t("← Knowledge bases")}</a>}
           <h1><Icon name="book" size={20} /> {dataset.name}</h1>
           <div className="muted small">{dataset.intro ? `${dataset.intro} · ` : ""}{t("embedding model")} <span data-testid="dataset-model">{dataset.vectorModel?.model}</span></div>
           {dataset.vectorModelAuto && <div className="muted small" data-testid="dataset-model-auto">{t("auto:")} {dataset.vectorModelAuto.reason}</div>}
@@ -114,11 +164,13 @@ function Collections({ datasetId, model, onModelChanged }: { datasetId: string; 
   const [error, setError] = useState("");
   const [open, setOpen] = useState<Collection | null>(null);
   const [failed, setFailed] = useState<Collection | null>(null);
+  const [folders, setFolders] = useState<Collection[]>([]);  // the collection folders opened, outermost first
+  const parentId = folders.length ? folders[folders.length - 1]._id : null;
   const timer = useRef<number | undefined>(undefined);
 
   const load = useCallback(async () => {
     try {
-      const page = await api<{ list: Collection[]; total: number }>("POST", "/api/core/dataset/collection/listV2", { datasetId, offset: 0, pageSize: 30 });
+      const page = await api<{ list: Collection[]; total: number }>("POST", "/api/core/dataset/collection/listV2", { datasetId, parentId, offset: 0, pageSize: 30 });
       setItems(page.list);
       setTotal(page.total);
       return page.list.some((c) => !FINAL.has(c.status));
@@ -126,7 +178,7 @@ function Collections({ datasetId, model, onModelChanged }: { datasetId: string; 
       setError((e as Error).message);
       return false;
     }
-  }, [datasetId]);
+  }, [datasetId, parentId]);
 
   // Live progress: poll every second while anything is still being ingested.
   const poll = useCallback(async () => {
@@ -139,26 +191,52 @@ function Collections({ datasetId, model, onModelChanged }: { datasetId: string; 
     await api("POST", "/api/core/dataset/training/updateTrainingData", { datasetId, collectionId: c._id });
     poll();
   };
+  const newFolder = async () => {
+    const name = prompt(t("Folder name"));
+    if (!name?.trim()) return;
+    setError("");
+    try {
+      await api("POST", "/api/core/dataset/collection/create", { datasetId, parentId, name: name.trim(), type: "folder" });
+      poll();
+    } catch (e) { setError((e as Error).message); }
+  };
+  const setTags = async (c: Collection, tags: string[]) => {
+    setError("");
+    try {
+      await api("PUT", "/api/core/dataset/collection/update", { id: c._id, tags });
+      load();
+    } catch (e) { setError((e as Error).message); }
+  };
   const remove = async (c: Collection) => {
-    if (!confirm(t("Delete \"{name}\"?", { name: c.name }))) return;
+    const question = c.type === "folder" ? "Delete the folder \"{name}\" and everything in it?" : "Delete \"{name}\"?";
+    if (!confirm(t(question, { name: c.name }))) return;
     await api("DELETE", "/api/core/dataset/collection/delete", undefined, { id: c._id });
     poll();
   };
 
   return (
     <div className="col">
-      <Importers datasetId={datasetId} onAdded={poll} model={total === 0 ? model : ""} onModelChanged={onModelChanged} />
+      <Importers datasetId={datasetId} parentId={parentId} onAdded={poll} model={total === 0 ? model : ""} onModelChanged={onModelChanged} />
       {error && <div className="error">{error}</div>}
+      <div className="row small">
+        <nav className="crumbs grow" data-testid="collection-path">
+          <button className="link" onClick={() => setFolders([])}>{t("All files")}</button>
+          {folders.map((f, i) => <span key={f._id}>/ <button className="link" onClick={() => setFolders(folders.slice(0, i + 1))}>{f.name}</button></span>)}
+        </nav>
+        <button onClick={newFolder}>{t("+ Folder")}</button>
+      </div>
       <div className="card table-wrap" style={{ padding: 0 }}>
         <table className="collections">
-          <thead><tr><th>{t("Source")}</th><th>{t("Status")}</th><th>{t("Progress")}</th><th>{t("Chunks")}</th><th>{t("Updated")}</th><th></th></tr></thead>
+          <thead><tr><th>{t("Source")}</th><th>{t("Status")}</th><th>{t("Progress")}</th><th>{t("Chunks")}</th><th>{t("Updated")}</th><th>{t("Tags")}</th><th></th></tr></thead>
           <tbody>
-            {items.length === 0 && <tr><td colSpan={6} className="muted">{t("Nothing here yet: drop files above, or import a web page or text.")}</td></tr>}
+            {items.length === 0 && <tr><td colSpan={7} className="muted">{t("Nothing here yet: drop files above, or import a web page or text.")}</td></tr>}
             {items.map((c) => {
               const pct = c.status === "ready" ? 100 : c.chunksTotal ? Math.round((100 * c.chunksDone) / c.chunksTotal) : 0;
               return (
                 <tr key={c._id} data-collection={c.name} data-status={c.status}>
-                  <td><button className="link" onClick={() => setOpen(c)} title={t("Browse and edit chunks")}><Icon name={c.type === "link" ? "link" : c.type === "file" ? "file" : "text"} /> {c.name}</button>{trainingLabel(c) && <span className="badge" data-training={c.trainingType} style={{ marginLeft: 6 }}>{trainingLabel(c)}</span>}</td>
+                  <td>{c.type === "folder"
+                    ? <button className="link" data-collection-folder={c.name} onClick={() => setFolders([...folders, c])} title={t("Open the folder")}>📁 {c.name}</button>
+                    : <button className="link" onClick={() => setOpen(c)} title={t("Browse and edit chunks")}><Icon name={c.type === "link" ? "link" : c.type === "file" ? "file" : "text"} /> {c.name}</button>}{trainingLabel(c) && <span className="badge" data-training={c.trainingType} style={{ marginLeft: 6 }}>{trainingLabel(c)}</span>}</td>
                   <td>
                     <span className={`badge ${c.status}`}>{c.status === "waiting" && c.queuePosition ? t("queued (#{n})", { n: c.queuePosition }) : t(c.status)}</span>
                     {c.errorMsg && <div className="small" style={{ color: "var(--bad)", marginTop: 4, maxWidth: 320 }}>{c.errorMsg}</div>}
@@ -167,6 +245,7 @@ function Collections({ datasetId, model, onModelChanged }: { datasetId: string; 
                   <td><div className={`progress ${c.status === "ready" ? "done" : c.status === "error" ? "bad" : ""}`}><div style={{ width: `${pct}%` }} /></div><div className="muted small">{pct}%</div></td>
                   <td>{c.chunksDone}/{c.chunksTotal || "?"}</td>
                   <td className="muted small">{fmtTime(c.updateTime)}</td>
+                  <td><Tags tags={c.tags ?? []} onChange={(tags) => setTags(c, tags)} /></td>
                   <td><div className="row small">
                     {c.status === "error" && <button onClick={() => retry(c)}>{t("↻ Retry")}</button>}
                     <button className="danger" onClick={() => remove(c)}>{t("Delete")}</button>
@@ -184,8 +263,27 @@ function Collections({ datasetId, model, onModelChanged }: { datasetId: string; 
   );
 }
 
+/** A collection's tags: each with × to take it off, and a field that adds one (Enter). */
+function Tags({ tags, onChange }: { tags: string[]; onChange: (tags: string[]) => void }) {
+  const [draft, setDraft] = useState("");
+  const add = (e: React.FormEvent) => {
+    e.preventDefault();
+    const tag = draft.trim();
+    setDraft("");
+    if (tag && !tags.includes(tag)) onChange([...tags, tag]);
+  };
+  return (
+    <form className="tags" onSubmit={add}>
+      {tags.map((tag) => (
+        <span key={tag} className="tag" data-tag={tag}>{tag}<button type="button" aria-label={t("Remove tag {tag}", { tag })} onClick={() => onChange(tags.filter((x) => x !== tag))}>×</button></span>
+      ))}
+      <input className="tag-input" name="tag" placeholder={t("+ tag")} value={draft} onChange={(e) => setDraft(e.target.value)} />
+    </form>
+  );
+}
+
 // ``model``: the knowledge base's embedding model while it is empty ("" once it holds data: no hint then)
-function Importers({ datasetId, onAdded, model, onModelChanged }: { datasetId: string; onAdded: () => void; model: string; onModelChanged: () => void }) {
+function Importers({ datasetId, parentId = null, onAdded, model, onModelChanged }: { datasetId: string; parentId?: string | null; onAdded: () => void; model: string; onModelChanged: () => void }) {
   const [over, setOver] = useState(false);
   const [busy, setBusy] = useState<string[]>([]);
   const [errors, setErrors] = useState<string[]>([]);
@@ -207,7 +305,7 @@ function Importers({ datasetId, onAdded, model, onModelChanged }: { datasetId: s
     await Promise.all(list.map(async (file) => {
       const form = new FormData();
       form.append("file", file, file.name);
-      form.append("data", JSON.stringify({ datasetId, ...trainingFields(training), ...chunkFields(choice) }));
+      form.append("data", JSON.stringify({ datasetId, parentId, ...trainingFields(training), ...chunkFields(choice) }));
       try { await api("POST", "/api/core/dataset/collection/create/localFile", form); }
       catch (e) { setErrors((prev) => [...prev, `${file.name}: ${(e as Error).message}`]); }
       finally { setBusy((prev) => prev.filter((n) => n !== file.name)); onAdded(); }
@@ -216,13 +314,13 @@ function Importers({ datasetId, onAdded, model, onModelChanged }: { datasetId: s
   const addLink = async (e: React.FormEvent) => {
     e.preventDefault();
     setErrors([]);
-    try { await api("POST", "/api/core/dataset/collection/create/link", { datasetId, link: link.trim(), ...trainingFields(training), ...chunkFields(choice) }); setLink(""); onAdded(); }
+    try { await api("POST", "/api/core/dataset/collection/create/link", { datasetId, parentId, link: link.trim(), ...trainingFields(training), ...chunkFields(choice) }); setLink(""); onAdded(); }
     catch (err) { setErrors([(err as Error).message]); }
   };
   const addText = async (e: React.FormEvent) => {
     e.preventDefault();
     setErrors([]);
-    try { await api("POST", "/api/core/dataset/collection/create/text", { datasetId, name: textName.trim() || "Text", text, ...trainingFields(training), ...chunkFields(choice) }); setText(""); setTextName(""); onAdded(); }
+    try { await api("POST", "/api/core/dataset/collection/create/text", { datasetId, parentId, name: textName.trim() || "Text", text, ...trainingFields(training), ...chunkFields(choice) }); setText(""); setTextName(""); onAdded(); }
     catch (err) { setErrors([(err as Error).message]); }
   };
 

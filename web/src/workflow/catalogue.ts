@@ -33,6 +33,7 @@ export const TEMPLATES: Template[] = [
       { key: "searchMode", label: "Search mode", renderTypeList: ["hidden"], valueType: "string", value: "mixedRecall", list: [{ label: "Semantic", value: "embedding" }, { label: "Full text", value: "fullTextRecall" }, { label: "Hybrid", value: "mixedRecall" }] },
       { key: "embeddingWeight", label: "Vector weight", renderTypeList: ["hidden"], valueType: "number", value: 0.5 },
       { key: "usingReRank", label: "Rerank", renderTypeList: ["hidden"], valueType: "boolean", value: false },
+      { key: "collectionFilterMatch", label: "Collection filter (JSON: tags, createTime)", renderTypeList: ["textarea", "reference"], valueType: "string", value: "" },
       userInput(),
     ], outputs: [out("quoteQA", "Quotes", "datasetQuote")] }) },
   { type: "answerNode", name: "Reply", icon: "R", group: "Basic", intro: "Send fixed or templated text to the user",

@@ -147,6 +147,9 @@ class SearchDatasetDataParams(_Wire):
     rerank_model: str | None = Field(default=None, alias="rerankModel")
     collection_ids: list[str] | None = Field(default=None, alias="collectionIds")
     forbid_collection_ids: list[str] = Field(default_factory=list, alias="forbidCollectionIds")
+    # FastGPT's tags / createTime filter (``collection_filter``): a JSON string or an object; the search
+    # service turns it into ``collection_ids``
+    collection_filter_match: dict[str, Any] | str | None = Field(default=None, alias="collectionFilterMatch")
 
 
 class IndexingDataset(_Wire):

@@ -147,14 +147,14 @@ async def delete_collections(
     payload: DeleteCollections = parsed(DeleteCollections),
 ) -> dict[str, Any]:
     """Every collection named must exist and be writable by the caller, else nothing is deleted; the
-    collections, their rows and both indexes go in one transaction."""
+    collections (a folder with everything in it), their rows and both indexes go in one transaction."""
     ids = list(dict.fromkeys(payload.collectionIds or ([payload.id] if payload.id else [])))
     if not ids:
         raise ApiError(400, "missingParams", "collectionIds: is required (a list of collection ids), or id")
-    collections = [await load_collection(request, auth, collection_id, "write") for collection_id in ids]
+    for collection_id in ids:
+        await load_collection(request, auth, collection_id, "write")
     platform = platform_of(request)
-    await platform.datasets.delete_collections(auth.team_id, ids)
-    files = [c.file_id for c in collections if c.file_id]
+    files = await platform.datasets.delete_collections(auth.team_id, ids)  # folders: with their contents
     if files:  # the files they were imported from go too (the team's storage quota goes down)
         await platform.files.delete_unused(auth.team_id, files)
     return envelope(None)

@@ -33,10 +33,10 @@ from fathom.server.routes.dataset_models import (
     TrainingDetail,
     WireBool,
 )
-from fathom.server.routes.datasets import kb_caller, load_dataset
-from fathom.server.typed import BLANK_IS_NONE, ApiModel, ObjectId, Text, answers, parsed
+from fathom.server.routes.datasets import kb_caller, load_dataset, load_knowledge_base
+from fathom.server.typed import BLANK_IS_NONE, ApiModel, ObjectId, OptionalObjectId, Text, answers, parsed
 from fathom.server.uploads import admit_upload, check_file_name, member_or_key
-from fathom.store.protocols import CollectionRecord, DatasetRecord
+from fathom.store.protocols import CollectionRecord, DatasetRecord, NotFound
 
 router = APIRouter(tags=["collections"])
 
@@ -44,11 +44,6 @@ router = APIRouter(tags=["collections"])
 def _empty_as_none(value: Any) -> Any:
     """FastGPT's clients send "", null, [] or {} for "no metadata"."""
     return None if value in ("", [], {}) else value
-
-
-def _no_folder(value: Any) -> None:
-    if value not in (None, ""):
-        raise ValueError("collection folders are not supported; leave it out")
 
 
 class CollectionFields(ApiModel):
@@ -68,7 +63,9 @@ class NewCollection(ChunkSettings, CollectionFields):
         None, description="auto is chunk", examples=["chunk"]
     )
     metadata: Annotated[dict[str, Any] | None, BeforeValidator(_empty_as_none)] = None
-    parentId: Annotated[None, BeforeValidator(_no_folder)] = None
+    parentId: OptionalObjectId = Field(
+        None, description="A folder collection of the knowledge base (null: the root)"
+    )
     billId: BillId = None
     qaPrompt: Annotated[Text | None, BLANK_IS_NONE] = Field(
         None, description="qa training: the instructions the model gets instead of the default ones"
@@ -92,8 +89,8 @@ class NewCollection(ChunkSettings, CollectionFields):
 
 class CreateEmpty(NewCollection):
     name: CollectionName = Field(examples=["FAQ rows"])
-    type: Annotated[Literal["virtual"] | None, BLANK_IS_NONE] = Field(
-        None, description="virtual only (no collection folders)"
+    type: Annotated[Literal["virtual", "folder"] | None, BLANK_IS_NONE] = Field(
+        None, description="virtual (rows come from pushData) or folder (holds collections)"
     )
 
 
@@ -120,6 +117,13 @@ class CreateLink(NewCollection):
 
 class ListCollections(Page):
     datasetId: ObjectId
+    parentId: OptionalObjectId = Field(
+        None, description="The folder to list (null: the root; searchText: every level)"
+    )
+    filterTags: Annotated[list[ObjectId] | None, BLANK_IS_NONE] = Field(
+        None, description="Tag ids: only collections carrying one of them"
+    )
+    selectFolder: Annotated[WireBool | None, BLANK_IS_NONE] = Field(None, description="Only folders")
 
 
 class CollectionId(ApiModel):
@@ -246,13 +250,34 @@ def _training(request: Request, dataset: DatasetRecord, payload: NewCollection) 
     return training_type, extra
 
 
+async def parent_folder(
+    request: Request, auth: AuthContext, dataset_id: str, parent_id: str | None
+) -> str | None:
+    """``parent_id`` when it is a folder collection of the knowledge base (None: the root)."""
+    if not parent_id:
+        return None
+    try:
+        folder = await platform_of(request).datasets.get_collection(auth.team_id, parent_id)
+    except NotFound:
+        folder = None
+    if folder is None or folder.dataset_id != dataset_id or folder.type != "folder":
+        raise ApiError(
+            400,
+            "invalidParams",
+            f"parentId: {parent_id} is not a folder of knowledge base {dataset_id}; "
+            'send null or "" for the root',
+        )
+    return folder.id
+
+
 async def _create(
     request: Request, auth: AuthContext, payload: NewCollection, *, name: str, type: str, **source: Any
 ) -> dict[str, Any]:
     """Store the collection and queue its ingestion; ``insertLen`` is the number of chunks queued
     when the text is at hand (a text import), else 0 (a link or file is parsed by the job)."""
     platform = platform_of(request)
-    dataset, _ = await load_dataset(request, auth, payload.datasetId, "write")
+    dataset = await load_knowledge_base(request, auth, payload.datasetId, "write")
+    parent_id = await parent_folder(request, auth, dataset.id, payload.parentId)
     bill_id = await training_bill(request, auth, payload.billId)
     training_type, training_settings = _training(request, dataset, payload)
     collection = await platform.datasets.create_collection(
@@ -263,6 +288,7 @@ async def _create(
         training_type=training_type,
         chunk_settings=payload.chunk_settings() | training_settings,
         metadata=payload.metadata or {},
+        parent_id=parent_id,
         **stored_fields(payload),
         **source,
     )
@@ -289,19 +315,21 @@ CREATED = answers(CollectionCreated, description="The new collection, its ingest
 async def create_empty(
     request: Request, auth: AuthContext = Depends(kb_caller), payload: CreateEmpty = parsed(CreateEmpty)
 ) -> dict[str, Any]:
-    """FastGPT's ``{datasetId, name, type: "virtual", metadata?, tags?}`` → the new collection's id. The
-    collection is ready at once and holds the rows pushed into it."""
+    """FastGPT's ``{datasetId, parentId?, name, type: "virtual" | "folder", metadata?, tags?}`` → the new
+    collection's id. A virtual collection is ready at once and holds the rows pushed into it; a folder
+    holds collections (``parentId`` on create, list and update)."""
     platform = platform_of(request)
-    dataset, _ = await load_dataset(request, auth, payload.datasetId, "write")
+    dataset = await load_knowledge_base(request, auth, payload.datasetId, "write")
     training_type, training_settings = _training(request, dataset, payload)
     collection = await platform.datasets.create_collection(
         auth.team_id,
         dataset.id,
         payload.name,
-        type="virtual",
+        type=payload.type or "virtual",
         training_type=training_type,
         chunk_settings=training_settings,
         metadata=payload.metadata or {},
+        parent_id=await parent_folder(request, auth, dataset.id, payload.parentId),
         **stored_fields(payload),
     )
     await platform.datasets.set_collection_state(collection.id, "ready")
@@ -369,7 +397,7 @@ async def create_local_file(
             "invalidParams",
             f"file: {name!r} has an unsupported type; supported: {', '.join(SUPPORTED_FORMATS)}",
         )
-    dataset, _ = await load_dataset(request, auth, payload.datasetId, "write")
+    await load_knowledge_base(request, auth, payload.datasetId, "write")
     await admit_upload(request, member_or_key(auth))
     stored = await platform_of(request).files.save(
         auth.team_id,
@@ -396,8 +424,26 @@ async def list_collections(
     dataset, owner = await load_dataset(request, auth, payload.datasetId, "read")
     offset, size = payload.window()
     platform = platform_of(request)
+    search = payload.searchText or ""
+    if payload.parentId and not search:
+        await parent_folder(request, auth, dataset.id, payload.parentId)
+    tag_names: list[str] = []
+    for tag_id in dict.fromkeys(payload.filterTags or ()):
+        try:
+            tag_names.append((await platform.tags.get_tag(auth.team_id, dataset.id, tag_id)).tag)
+        except NotFound:
+            continue  # a deleted tag matches nothing
+    if payload.filterTags and not tag_names:
+        return envelope({"list": [], "total": 0})
     items, total = await platform.datasets.list_collections(
-        auth.team_id, dataset.id, offset=offset, limit=size, search=payload.searchText or ""
+        auth.team_id,
+        dataset.id,
+        offset=offset,
+        limit=size,
+        search=search,
+        parent_id=payload.parentId,
+        folders_only=bool(payload.selectFolder),
+        any_tag=tag_names,
     )
     waiting = any(item.status == "waiting" for item in items)
     positions = await platform.ingestion.queue_positions() if waiting else {}

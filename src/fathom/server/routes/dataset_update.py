@@ -1,4 +1,5 @@
-"""``/api/core/dataset/update``: rename a knowledge base, or change its embedding model (a re-embed job)."""
+"""``/api/core/dataset/update``: rename a knowledge base or folder, move it (``parentId``), or change its
+embedding model (a re-embed job)."""
 
 from __future__ import annotations
 
@@ -12,8 +13,8 @@ from fathom.server.errors import ApiError, envelope
 from fathom.server.routes.common import ANY_METHOD, platform_of
 from fathom.server.routes.dataset_models import DatasetName, ModelChoice, model_id_of
 from fathom.server.routes.dataset_sources import SourceFields, update_source
-from fathom.server.routes.datasets import kb_caller, load_dataset
-from fathom.server.typed import ObjectId, Text, answers, parsed
+from fathom.server.routes.datasets import kb_caller, load_dataset, load_folder
+from fathom.server.typed import ObjectId, OptionalObjectId, Text, answers, parsed
 
 router = APIRouter(tags=["datasets"])
 
@@ -26,6 +27,7 @@ class UpdateDataset(SourceFields):
     name: DatasetName | None = None
     intro: Annotated[Text | None, Field(description="The new description")] = None
     vectorModel: ModelChoice = Field(None, description="A new embedding model: every row is embedded again")
+    parentId: OptionalObjectId = Field(None, description='Move into this folder (null or "": the root)')
 
 
 @router.api_route(
@@ -41,12 +43,23 @@ async def update_dataset(
     model until every index text is embedded again."""
     dataset, _ = await load_dataset(request, auth, payload.id, "manage")
     platform = platform_of(request)
+    if "parentId" in payload.model_fields_set:  # a move: write permission on the folder it goes in
+        if payload.parentId:
+            await load_folder(request, auth, payload.parentId, "write")
+        try:
+            await platform.datasets.move_dataset(auth.team_id, dataset.id, payload.parentId)
+        except ValueError as exc:
+            raise ApiError(400, "invalidParams", str(exc)) from None
     changes: dict[str, Any] = {}
     if payload.name is not None:
         changes["name"] = payload.name
     if payload.intro is not None:
         changes["intro"] = payload.intro
     vector_model = model_id_of(payload.vectorModel)
+    if vector_model and dataset.type == "folder":
+        raise ApiError(
+            400, "invalidParams", "vectorModel: a folder has no embedding model; change its knowledge bases'"
+        )
     if vector_model:
         try:
             platform.embedders.get(vector_model)

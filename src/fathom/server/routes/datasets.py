@@ -1,4 +1,7 @@
-"""Knowledge bases over FastGPT's paths: ``/api/core/dataset/{create,list,detail,delete,searchTest}``."""
+"""Knowledge bases over FastGPT's paths: ``/api/core/dataset/{create,list,detail,delete,paths,searchTest}``.
+
+Folders are knowledge bases of ``type: "folder"``: they hold knowledge bases and folders (``parentId``),
+hold no collections, and pass a member's permission on to what is in them."""
 
 from __future__ import annotations
 
@@ -11,6 +14,7 @@ from pydantic import Field
 
 from fathom.datasets import UnknownRerankModel
 from fathom.datasets.auto_model import AUTO_VECTOR_MODEL, choose_model
+from fathom.knowledge.search.collection_filter import CollectionFilterError, parse_collection_filter
 from fathom.knowledge.search.query_extension import QueryExtension, extend_search_query
 from fathom.knowledge.search.types import SearchDatasetDataParams, SearchMode
 from fathom.llm.errors import ModelRequestError
@@ -28,7 +32,7 @@ from fathom.server.routes.dataset_models import (
     model_id_of,
 )
 from fathom.server.routes.dataset_sources import SourceFields, configure_source, source_view
-from fathom.server.typed import BLANK_IS_NONE, ApiModel, ObjectId, Text, answers, parsed
+from fathom.server.typed import BLANK_IS_NONE, ApiModel, ObjectId, OptionalObjectId, Text, answers, parsed
 from fathom.store.protocols import DatasetRecord
 
 router = APIRouter(tags=["datasets"])
@@ -49,10 +53,25 @@ class CreateDataset(SourceFields):
         "document's language (the multilingual local model for mostly CJK text, when installed)",
     )
     agentModel: Annotated[str | None, BLANK_IS_NONE] = Field(None, max_length=MODEL_ID_MAX)
+    parentId: OptionalObjectId = Field(None, description="The folder to create it in (null: the root)")
+    avatar: Annotated[str | None, BLANK_IS_NONE] = Field(
+        None, max_length=2000, description="Kept by FastGPT; ignored"
+    )
 
 
 class ListDatasets(ApiModel):
-    searchKey: Annotated[str | None, BLANK_IS_NONE] = Field(None, description="Part of a name or intro")
+    parentId: OptionalObjectId = Field(None, description='The folder to list (null or "": the root)')
+    type: Annotated[Literal["dataset", "folder"] | None, BLANK_IS_NONE] = Field(
+        None, description="Only knowledge bases, or only folders"
+    )
+    searchKey: Annotated[str | None, BLANK_IS_NONE] = Field(
+        None, description="Part of a name or intro: searches every folder (parentId is not read)"
+    )
+
+
+class DatasetPaths(ApiModel):
+    parentId: OptionalObjectId = Field(None, description="The folder whose path is asked (null: the root)")
+    sourceId: OptionalObjectId = Field(None, description="FastGPT's newer name for parentId")
 
 
 class DatasetId(ApiModel):
@@ -71,6 +90,12 @@ class SearchTest(ApiModel):
     embeddingWeight: Annotated[float | None, BLANK_IS_NONE] = None
     fusion: Annotated[Literal["rrf", "convex"] | None, BLANK_IS_NONE] = None
     usingReRank: Annotated[bool | None, BLANK_IS_NONE] = None
+    collectionFilterMatch: Annotated[dict[str, Any] | str | None, BLANK_IS_NONE] = Field(
+        None,
+        description='FastGPT\'s filter: {"tags": {"$and": [...], "$or": [...]}, "createTime": {"$gte": ..., '
+        '"$lte": ...}} (an object or its JSON text)',
+        examples=['{"tags": {"$and": ["refunds"]}}'],
+    )
     rerankModel: Annotated[str | None, BLANK_IS_NONE] = None
     rerankWeight: Annotated[float | None, BLANK_IS_NONE] = None
     datasetSearchUsingExtensionQuery: Annotated[bool | None, BLANK_IS_NONE] = None
@@ -92,14 +117,14 @@ def model_view(model_id: str) -> dict[str, Any]:
 def dataset_view(dataset: DatasetRecord, auth: AuthContext, owner: str | None) -> dict[str, Any]:
     return {
         "_id": dataset.id,
-        "parentId": None,
+        "parentId": dataset.parent_id,
         "teamId": dataset.team_id,
         "tmbId": owner,
         "type": dataset.type,
         "avatar": "",
         "name": dataset.name,
         "intro": dataset.intro,
-        "vectorModel": model_view(dataset.vector_model),
+        "vectorModel": model_view(dataset.vector_model),  # a folder's is the default model's (unused)
         "agentModel": model_view(dataset.agent_model) if dataset.agent_model else None,
         "chunkSettings": dataset.chunk_settings,
         # Fathom's addition: why vectorModel "auto" chose the model (pending: until the first import)
@@ -127,6 +152,32 @@ async def load_dataset(
     return dataset, owner
 
 
+async def load_folder(request: Request, auth: AuthContext, folder_id: str, need: Need) -> DatasetRecord:
+    """A folder the caller may ``need``; 400 naming ``parentId`` when the id is a knowledge base."""
+    folder, _ = await load_dataset(request, auth, folder_id, need)
+    if folder.type != "folder":
+        raise ApiError(
+            400,
+            "invalidParams",
+            f"parentId: {folder_id} is a knowledge base, not a folder; send a folder's id",
+        )
+    return folder
+
+
+async def load_knowledge_base(
+    request: Request, auth: AuthContext, dataset_id: str, need: Need
+) -> DatasetRecord:
+    """A knowledge base (not a folder) the caller may ``need``: collections and searches need one."""
+    dataset, _ = await load_dataset(request, auth, dataset_id, need)
+    if dataset.type == "folder":
+        raise ApiError(
+            400,
+            "invalidParams",
+            f"datasetId: {dataset_id} is a folder; folders hold knowledge bases, not collections",
+        )
+    return dataset
+
+
 @router.api_route(
     "/api/core/dataset/create",
     methods=ANY_METHOD,
@@ -139,6 +190,19 @@ async def create_dataset(
     platform = platform_of(request)
     payload.check_source(payload.type)
     intro = payload.intro or ""
+    if payload.parentId:  # FastGPT: write permission on the folder it goes in
+        await load_folder(request, auth, payload.parentId, "write")
+    if payload.type == "folder":
+        folder = await platform.datasets.create_dataset(
+            auth.team_id,
+            payload.name,
+            vector_model=platform.embedders.default_model_id,
+            intro=intro,
+            member_id=auth.member_id,
+            type="folder",
+            parent_id=payload.parentId,
+        )
+        return envelope(folder.id)
     auto_reason = None
     if (
         model_id_of(payload.vectorModel) == AUTO_VECTOR_MODEL
@@ -161,6 +225,7 @@ async def create_dataset(
         agent_model=payload.agentModel or "",
         member_id=auth.member_id,
         auto_model_reason=auto_reason,
+        parent_id=payload.parentId,
     )
     await configure_source(request, dataset, payload, payload.type or "dataset")
     return envelope(dataset.id)
@@ -177,9 +242,15 @@ async def list_datasets(
 ) -> dict[str, Any]:
     platform = platform_of(request)
     search = (payload.searchKey or "").lower()
+    if payload.parentId and not search:
+        await load_folder(request, auth, payload.parentId, "read")
     views = []
-    for dataset in await platform.datasets.list_datasets(auth.team_id):
+    for dataset in await platform.datasets.list_datasets(
+        auth.team_id, parent_id=payload.parentId, every_level=bool(search)
+    ):
         if search and search not in dataset.name.lower() and search not in dataset.intro.lower():
+            continue
+        if payload.type and dataset.type != payload.type:
             continue
         owner = await platform.datasets.owner_of(dataset.id)
         try:
@@ -207,12 +278,32 @@ async def dataset_detail(
 async def delete_dataset(
     request: Request, auth: AuthContext = Depends(kb_caller), payload: DatasetId = parsed(DatasetId)
 ) -> dict[str, Any]:
-    dataset, _ = await load_dataset(request, auth, payload.id, "manage")
+    dataset, _ = await load_dataset(request, auth, payload.id, "manage")  # a folder: with what is in it
     platform = platform_of(request)
     file_ids = await platform.datasets.file_ids(auth.team_id, dataset.id)
     await platform.datasets.delete_dataset(auth.team_id, dataset.id)
     await platform.files.delete_unused(auth.team_id, file_ids)  # the team's storage quota goes down
     return envelope(None)
+
+
+@router.api_route(
+    "/api/core/dataset/paths",
+    methods=ANY_METHOD,
+    summary="The folders from the root to a folder",
+    responses=answers(
+        list[dict[str, str]], description="``[{parentId, parentName}]``, the root's child first"
+    ),
+)
+async def dataset_paths(
+    request: Request, auth: AuthContext = Depends(kb_caller), payload: DatasetPaths = parsed(DatasetPaths)
+) -> dict[str, Any]:
+    """FastGPT's breadcrumb: ``[]`` for the root."""
+    folder_id = payload.parentId or payload.sourceId
+    if not folder_id:
+        return envelope([])
+    await load_dataset(request, auth, folder_id, "read")
+    chain = await platform_of(request).datasets.lineage(folder_id)
+    return envelope([{"parentId": item_id, "parentName": name} for item_id, _, name in reversed(chain)])
 
 
 @router.api_route(
@@ -224,7 +315,11 @@ async def delete_dataset(
 async def search_test(
     request: Request, auth: AuthContext = Depends(kb_caller), payload: SearchTest = parsed(SearchTest)
 ) -> dict[str, Any]:
-    dataset, _ = await load_dataset(request, auth, payload.datasetId, "read")
+    dataset = await load_knowledge_base(request, auth, payload.datasetId, "read")
+    try:
+        parse_collection_filter(payload.collectionFilterMatch)
+    except CollectionFilterError as exc:
+        raise ApiError(400, "invalidParams", str(exc)) from None
     text = payload.text
     limit = min(5000 if payload.limit is None else payload.limit, SEARCH_LIMIT_MAX)
     embedding_weight = 0.5 if payload.embeddingWeight is None else payload.embeddingWeight
@@ -242,6 +337,7 @@ async def search_test(
         usingReRank=bool(payload.usingReRank),
         rerankWeight=rerank_weight,
         rerankModel=payload.rerankModel,
+        collectionFilterMatch=payload.collectionFilterMatch,
     )
     started = time.perf_counter()
     try:

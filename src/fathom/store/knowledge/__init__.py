@@ -4,6 +4,7 @@ from fathom.store.knowledge.chunks import SqlChunkRepository
 from fathom.store.knowledge.datasets import SqlDatasetRepository
 from fathom.store.knowledge.fulltext import SqlFullTextIndex
 from fathom.store.knowledge.reembed import IndexToReembed, SqlReembedRepository
+from fathom.store.knowledge.tags import SqlTagRepository, TagRecord
 from fathom.store.knowledge.vectors import SqlVectorIndex
 
 __all__ = [
@@ -12,5 +13,7 @@ __all__ = [
     "SqlDatasetRepository",
     "SqlFullTextIndex",
     "SqlReembedRepository",
+    "SqlTagRepository",
     "SqlVectorIndex",
+    "TagRecord",
 ]

@@ -10,7 +10,9 @@ from sqlalchemy import case, delete, func, select, update
 from sqlalchemy.ext.asyncio import AsyncSession
 
 from fathom.store.db import Database
-from fathom.store.knowledge.scope import in_list
+from fathom.store.knowledge.scope import CollectionFacts, in_list
+from fathom.store.knowledge.tags import delete_tags_of, ensure_tags
+from fathom.store.knowledge.tree import collection_subtree, dataset_lineage, dataset_subtree
 from fathom.store.models import Collection, Dataset, utcnow
 from fathom.store.protocols import CollectionRecord, CollectionStatus, DatasetRecord, NotFound
 
@@ -31,6 +33,7 @@ def dataset_record(row: Dataset) -> DatasetRecord:
         updated_at=row.updated_at,
         auto_model_pending=bool(row.auto_model_pending),
         auto_model_reason=row.auto_model_reason,
+        parent_id=row.parent_id,
     )
 
 
@@ -98,6 +101,8 @@ class SqlDatasetRepository:
         chunk_settings: dict[str, Any] | None = None,
         member_id: str | None = None,
         auto_model_reason: str | None = None,
+        type: str = "dataset",
+        parent_id: str | None = None,
     ) -> DatasetRecord:
         """``auto_model_reason``: the model is ``vectorModel: "auto"``'s create-time guess, for this reason;
         the first import settles it (:meth:`settle_auto_model`)."""
@@ -106,8 +111,14 @@ class SqlDatasetRepository:
         if not vector_model:
             raise ValueError("vectorModel: must name an embedding model")
         async with self.db.transaction() as session:
+            if parent_id is not None:
+                parent = await self._dataset(session, team_id, parent_id)
+                if parent.type != "folder":
+                    raise NotFound(f"folder {parent_id} not found")
             row = Dataset(
                 team_id=team_id,
+                type=type,
+                parent_id=parent_id,
                 name=name.strip(),
                 intro=intro,
                 vector_model=vector_model,
@@ -153,12 +164,42 @@ class SqlDatasetRepository:
                 raise NotFound(f"dataset {dataset_id} not found")
         return models
 
-    async def list_datasets(self, team_id: str) -> list[DatasetRecord]:
+    async def list_datasets(
+        self, team_id: str, *, parent_id: str | None = None, every_level: bool = True
+    ) -> list[DatasetRecord]:
+        """The team's datasets and folders: all of them, or (``every_level=False``) those directly in
+        folder ``parent_id`` (None: the root)."""
+        where = [Dataset.team_id == team_id]
+        if not every_level:
+            where.append(Dataset.parent_id == parent_id if parent_id else Dataset.parent_id.is_(None))
         async with self.db.sessions() as session:
             rows = await session.scalars(
-                select(Dataset).where(Dataset.team_id == team_id).order_by(Dataset.created_at, Dataset.id)
+                select(Dataset).where(*where).order_by(Dataset.created_at, Dataset.id)
             )
             return [dataset_record(row) for row in rows]
+
+    async def lineage(self, dataset_id: str) -> list[tuple[str, str | None, str]]:
+        """(id, creator, name) of the dataset or folder and of each folder above it, nearest first (a
+        member's permission on a folder holds for what is in it)."""
+        async with self.db.sessions() as session:
+            return [(row.id, row.member_id, row.name) for row in await dataset_lineage(session, dataset_id)]
+
+    async def move_dataset(self, team_id: str, dataset_id: str, parent_id: str | None) -> None:
+        """Put the dataset or folder in folder ``parent_id`` (None: the root); ValueError when that is
+        not a folder of the team, or is the folder itself or inside it."""
+        async with self.db.transaction() as session:
+            row = await self._dataset(session, team_id, dataset_id)
+            if parent_id is not None:
+                try:
+                    parent = await self._dataset(session, team_id, parent_id)
+                except NotFound:
+                    parent = None
+                if parent is None or parent.type != "folder":
+                    raise ValueError(f'parentId: {parent_id} is not a folder; send null or "" for the root')
+                if any(item.id == dataset_id for item in await dataset_lineage(session, parent_id)):
+                    raise ValueError("parentId: a folder cannot move into itself or its subfolders")
+            row.parent_id = parent_id
+            row.updated_at = utcnow()
 
     async def settle_auto_model(self, dataset_id: str, vector_model: str, reason: str) -> bool:
         """Set a ``vectorModel: "auto"`` dataset's model for good, if no import settled it first (one
@@ -210,15 +251,17 @@ class SqlDatasetRepository:
             return dataset_record(row)
 
     async def delete_dataset(self, team_id: str, dataset_id: str) -> None:
-        """Delete the dataset with every collection, chunk, index and full-text row, in one transaction."""
+        """Delete the dataset (or folder, with everything in it) with every collection, chunk, tag, index
+        and full-text row, in one transaction."""
         async with self.db.transaction() as session:
-            row = await self._dataset(session, team_id, dataset_id)
-            ids = list(
-                await session.scalars(select(Collection.id).where(Collection.dataset_id == dataset_id))
-            )
+            await self._dataset(session, team_id, dataset_id)
+            subtree = await dataset_subtree(session, team_id, dataset_id)
+            ids = list(await session.scalars(select(Collection.id).where(Collection.dataset_id.in_(subtree))))
             await purge_collection_rows(session, ids)
-            await session.execute(delete(Collection).where(Collection.dataset_id == dataset_id))
-            await session.delete(row)
+            await session.execute(delete(Collection).where(Collection.dataset_id.in_(subtree)))
+            await delete_tags_of(session, subtree)
+            for item in reversed(subtree):  # children before their folder
+                await session.execute(delete(Dataset).where(Dataset.id == item))
 
     async def create_collection(
         self,
@@ -236,11 +279,19 @@ class SqlDatasetRepository:
         external_file_id: str | None = None,
         tags: Sequence[str] = (),
         created_at: datetime | None = None,
+        parent_id: str | None = None,
     ) -> CollectionRecord:
-        """``created_at``: FastGPT's ``createTime`` when the client sent one (else now)."""
+        """``created_at``: FastGPT's ``createTime`` when the client sent one (else now); ``parent_id``: a
+        folder collection of the dataset (NotFound otherwise). Tags new to the dataset are created."""
         async with self.db.transaction() as session:
             await self._dataset(session, team_id, dataset_id)
+            if parent_id is not None:
+                folder = await session.get(Collection, parent_id)
+                if folder is None or folder.dataset_id != dataset_id or folder.type != "folder":
+                    raise NotFound(f"folder collection {parent_id} not found in knowledge base {dataset_id}")
+            await ensure_tags(session, team_id, dataset_id, tags)
             row = Collection(
+                parent_id=parent_id,
                 team_id=team_id,
                 dataset_id=dataset_id,
                 name=name,
@@ -272,12 +323,14 @@ class SqlDatasetRepository:
             return collection_record(await self._collection(session, team_id, collection_id))
 
     async def file_ids(self, team_id: str, dataset_id: str) -> list[str]:
-        """The stored files the dataset's collections were imported from."""
+        """The stored files the dataset's collections (a folder's: those of everything in it) were
+        imported from."""
         async with self.db.sessions() as session:
+            subtree = await dataset_subtree(session, team_id, dataset_id)
             rows = await session.scalars(
                 select(Collection.file_id).where(
                     Collection.team_id == team_id,
-                    Collection.dataset_id == dataset_id,
+                    Collection.dataset_id.in_(subtree),
                     Collection.file_id.is_not(None),
                 )
             )
@@ -305,6 +358,13 @@ class SqlDatasetRepository:
             raise ValueError(f"cannot change {', '.join(sorted(unknown))}")
         async with self.db.transaction() as session:
             row = await self._collection(session, team_id, collection_id)
+            if "tags" in changes:
+                await ensure_tags(session, team_id, row.dataset_id, changes["tags"])
+            if changes.get("forbid") is not None and row.type == "folder":  # the folder's contents too
+                inside = await collection_subtree(session, [row.id])
+                await session.execute(
+                    update(Collection).where(Collection.id.in_(inside)).values(forbid=changes["forbid"])
+                )
             for key, value in changes.items():
                 setattr(row, key, list(value) if key == "tags" else value)
             row.updated_at = utcnow()
@@ -352,11 +412,31 @@ class SqlDatasetRepository:
             return row.raw_text, row.raw_link, row.file_id
 
     async def list_collections(
-        self, team_id: str, dataset_id: str, *, offset: int = 0, limit: int = 30, search: str = ""
+        self,
+        team_id: str,
+        dataset_id: str,
+        *,
+        offset: int = 0,
+        limit: int = 30,
+        search: str = "",
+        parent_id: str | None = None,
+        folders_only: bool = False,
+        any_tag: Sequence[str] = (),
     ) -> tuple[list[CollectionRecord], int]:
-        where = [Collection.team_id == team_id, Collection.dataset_id == dataset_id]
+        """The collections directly in folder ``parent_id`` (None: the root), or, with ``search``, those
+        of any level whose name contains it; ``any_tag``: only those carrying one of these names."""
+        where: list[Any] = [Collection.team_id == team_id, Collection.dataset_id == dataset_id]
         if search:
-            where.append(Collection.name.contains(search))
+            where.append(func.lower(Collection.name).contains(search.lower()))
+        else:
+            where.append(Collection.parent_id == parent_id if parent_id else Collection.parent_id.is_(None))
+        if folders_only:
+            where.append(Collection.type == "folder")
+        if any_tag:
+            async with self.db.sessions() as session:
+                pairs = (await session.execute(select(Collection.id, Collection.tags).where(*where))).all()
+            tagged = [str(cid) for cid, names in pairs if set(names or ()) & set(any_tag)]
+            where.append(Collection.id.in_(tagged))
         async with self.db.sessions() as session:
             total = int(await session.scalar(select(func.count()).select_from(Collection).where(*where)) or 0)
             rows = await session.scalars(
@@ -395,13 +475,42 @@ class SqlDatasetRepository:
             await bump_index_version(session, [row.dataset_id])
             row.chunks_done = 0
 
-    async def delete_collections(self, team_id: str, collection_ids: Sequence[str]) -> None:
-        """Delete collections and their chunks from both indexes, all in one transaction (NotFound, and
-        nothing deleted, when one of them is not the team's)."""
-        ids = list(dict.fromkeys(collection_ids))
+    async def delete_collections(self, team_id: str, collection_ids: Sequence[str]) -> list[str]:
+        """Delete collections (a folder with everything in it) and their chunks from both indexes, all in
+        one transaction (NotFound, and nothing deleted, when one of them is not the team's). Returns the
+        files the deleted collections were imported from."""
         async with self.db.transaction() as session:
+            for collection_id in dict.fromkeys(collection_ids):
+                await self._collection(session, team_id, collection_id)
+            ids = await collection_subtree(session, list(collection_ids))
             rows = [await self._collection(session, team_id, collection_id) for collection_id in ids]
             await purge_collection_rows(session, ids)
             await bump_index_version(session, sorted({row.dataset_id for row in rows}))
-            for row in rows:
+            for row in reversed(rows):
                 await session.delete(row)
+            return [row.file_id for row in rows if row.file_id]
+
+    async def collection_facts(self, team_id: str, dataset_ids: Sequence[str]) -> list[CollectionFacts]:
+        """What ``collectionFilterMatch`` reads of each collection of the datasets."""
+        async with self.db.sessions() as session:
+            rows = (
+                await session.execute(
+                    select(
+                        Collection.id,
+                        Collection.parent_id,
+                        Collection.type,
+                        Collection.tags,
+                        Collection.created_at,
+                    ).where(Collection.team_id == team_id, Collection.dataset_id.in_(list(dataset_ids)))
+                )
+            ).all()
+        return [
+            CollectionFacts(
+                id=str(row[0]),
+                parent_id=row[1],
+                type=str(row[2]),
+                tags=tuple(str(tag) for tag in row[3] or ()),
+                created_at=row[4],
+            )
+            for row in rows
+        ]

@@ -7,6 +7,8 @@ anything with these attributes (the domain's ``SearchScope``, ``TextRecord`` and
 from __future__ import annotations
 
 from collections.abc import Collection, Sequence
+from dataclasses import dataclass
+from datetime import datetime
 from typing import Any, Protocol
 
 
@@ -63,3 +65,14 @@ def scope_clauses(scope: ScopeLike, table: str) -> tuple[str, dict[str, Any]]:
     if scope.exclude_collection_ids:
         parts.append(f"{table}.collection_id NOT IN ({in_list('x', scope.exclude_collection_ids, params)})")
     return " AND ".join(parts), params
+
+
+@dataclass(frozen=True)
+class CollectionFacts:
+    """What a search's collection filter reads of a collection (the domain's ``CollectionFactsLike``)."""
+
+    id: str
+    parent_id: str | None
+    type: str
+    tags: tuple[str, ...]
+    created_at: datetime

@@ -12,6 +12,7 @@ from fathom.knowledge.search import (
     dataset_search_result_concat,
     filter_search_results_by_max_chars,
 )
+from fathom.knowledge.search.collection_filter import CollectionFilterError, parse_collection_filter
 from fathom.llm import count_tokens
 from fathom.workflow.constants import FlowNodeType, NodeInputKey
 from fathom.workflow.dispatch import DispatchResponse, NodeContext, ServiceUnavailableError, register_node
@@ -58,6 +59,11 @@ async def dispatch_dataset_search(ctx: NodeContext) -> DispatchResponse:
     query = str(params.get(NodeInputKey.userChatInput) or "").strip()
     if not query:
         return node_error("User input is empty")
+    collection_filter = params.get("collectionFilterMatch") or None  # FastGPT's tags / createTime filter
+    try:
+        parse_collection_filter(collection_filter)
+    except CollectionFilterError as exc:
+        return node_error(str(exc))
     request = SearchDatasetDataParams.model_validate(
         {
             "queries": [query],
@@ -70,6 +76,7 @@ async def dispatch_dataset_search(ctx: NodeContext) -> DispatchResponse:
             "usingReRank": bool(params.get("usingReRank")),
             "rerankWeight": params.get("rerankWeight", 0.5),
             "rerankModel": params.get("rerankModel") or None,
+            "collectionFilterMatch": collection_filter,
         }
     )
     response = await searcher(request)

@@ -1,0 +1,115 @@
+"""Suggested next questions (FastGPT's ``createQuestionGuide``) through the HTTP API with the scripted
+model: the chat's last items and FastGPT's prompt go to the app's model, the questions it writes come
+back as ``data``, the app's ``chatConfig.questionGuide`` shows in ``chat/init``, and the older
+``{messages}`` form answers the same way."""
+
+from __future__ import annotations
+
+from typing import Any
+
+import httpx
+from chat_support import MODEL, ChatServer, simple_app_body
+
+from fathom.chat.question_guide import QUESTION_GUIDE_FOOTER, QUESTION_GUIDE_PROMPT
+from fathom.testing import ScriptedOpenAIServer, text_turn
+
+GUIDE = "/api/core/ai/agent/v2/createQuestionGuide"
+
+
+def ok(response: httpx.Response) -> Any:
+    assert response.status_code == 200, response.text
+    body = response.json()
+    assert body["code"] == 200 and body["statusText"] == "" and body["message"] == "", body
+    return body["data"]
+
+
+def chatted(client: httpx.Client, app_id: str, chat_id: str, question: str) -> None:
+    body = {
+        "appId": app_id,
+        "chatId": chat_id,
+        "stream": False,
+        "messages": [{"role": "user", "content": question}],
+    }
+    assert client.post("/api/v1/chat/completions", json=body).status_code == 200
+
+
+def test_three_questions_come_from_the_apps_model_with_fastgpts_prompt(
+    chat_server: ChatServer, scripted: ScriptedOpenAIServer
+) -> None:
+    with chat_server.client() as client:
+        app_id = ok(
+            client.post("/api/core/app/create", json=simple_app_body("Guided", questionGuide={"open": True}))
+        )
+        init = ok(client.get("/api/core/chat/init", params={"appId": app_id, "chatId": "guide-1"}))
+        assert init["app"]["chatConfig"]["questionGuide"] == {"open": True}
+        scripted.set_script(
+            [
+                text_turn("Refunds take five working days."),
+                text_turn("Here you go: ['How do I apply?', 'Which card?', 'Any fees?']"),
+            ]
+        )
+        chatted(client, app_id, "guide-1", "How long do refunds take?")
+        scripted.clear()
+        questions = ok(client.post(GUIDE, json={"appId": app_id, "chatId": "guide-1"}))
+        assert questions == ["How do I apply?", "Which card?", "Any fees?"]
+        [request] = scripted.chat_requests
+        assert request["model"] == MODEL
+        messages = request["messages"]
+        assert messages[-1] == {
+            "role": "user",
+            "content": f"{QUESTION_GUIDE_PROMPT}\n{QUESTION_GUIDE_FOOTER}",
+        }
+        assert messages[:-1] == [
+            {"role": "user", "content": "How long do refunds take?"},
+            {"role": "assistant", "content": "Refunds take five working days."},
+        ]
+
+
+def test_a_custom_prompt_replaces_fastgpts_and_an_answer_without_a_list_gives_none(
+    chat_server: ChatServer, scripted: ScriptedOpenAIServer
+) -> None:
+    with chat_server.client() as client:
+        app_id = ok(client.post("/api/core/app/create", json=simple_app_body("Guided 2")))
+        scripted.set_script([text_turn("Parcels arrive in three days."), text_turn("no idea")])
+        chatted(client, app_id, "guide-2", "When do parcels arrive?")
+        scripted.clear()
+        setting = {"open": True, "customPrompt": "Suggest shipping questions."}
+        assert (
+            ok(client.post(GUIDE, json={"appId": app_id, "chatId": "guide-2", "questionGuide": setting}))
+            == []
+        )
+        assert scripted.chat_requests[0]["messages"][-1]["content"].startswith(
+            "Suggest shipping questions.\n"
+        )
+
+
+def test_a_chat_with_no_items_gives_no_questions_and_bad_bodies_name_the_field(
+    chat_server: ChatServer, scripted: ScriptedOpenAIServer
+) -> None:
+    with chat_server.client() as client:
+        app_id = ok(client.post("/api/core/app/create", json=simple_app_body("Guided 3")))
+        scripted.clear()
+        assert ok(client.post(GUIDE, json={"appId": app_id, "chatId": "never-used"})) == []
+        assert scripted.chat_requests == []
+        missing = client.post(GUIDE, json={"appId": app_id})
+        assert missing.status_code == 400 and missing.json()["statusText"] == "missingParams"
+        assert missing.json()["message"].startswith("chatId")
+        bad = client.post("/api/core/app/create", json=simple_app_body("Bad", questionGuide="yes"))
+        assert bad.status_code == 400 and "config.questionGuide" in bad.json()["message"]
+
+
+def test_the_older_messages_form_answers_the_same_way(
+    chat_server: ChatServer, scripted: ScriptedOpenAIServer
+) -> None:
+    with chat_server.client() as client:
+        scripted.set_script([text_turn('["Is it free?", "How fast?", "Where?"]')])
+        messages = [
+            {"role": "user", "content": "Do you ship?"},
+            {"role": "assistant", "content": "Yes, EU-wide."},
+        ]
+        body = {"messages": messages}
+        assert ok(client.post("/api/core/ai/agent/createQuestionGuide", json=body)) == [
+            "Is it free?",
+            "How fast?",
+            "Where?",
+        ]
