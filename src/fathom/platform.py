@@ -152,6 +152,7 @@ class Platform:
             sandbox_factory=self._sandbox_runner,
             secrets=self.secrets,
             redis_url=self.settings.redis_url,
+            chat_lease_s=self.settings.chat_lease_seconds,
             teams=self.teams,
             dataset_owner=self.datasets.owner_of,
             egress=self.egress,

@@ -50,14 +50,23 @@ def _reason(exc: BaseException) -> str:
 
 
 class RemoteChannel:
-    """A run of another replica, read from its Redis frame stream (the reader side of a RunChannel)."""
+    """A run of another replica, read from its Redis frame stream (the reader side of a RunChannel).
+    ``interrupted`` is set when the stream ends without its end marker because the run's replica went
+    away (its ``running`` key expired): the frames stop there for good."""
 
-    def __init__(self, client: Any, stream: str, detail: bool) -> None:
+    def __init__(self, client: Any, stream: str, detail: bool, running_key: str = "") -> None:
         self.client = client
         self.stream = stream
+        self.running_key = running_key
         self.detail = detail
         self.frames: list[Frame] = []
         self.done = False
+        self.interrupted = False
+
+    async def _replica_gone(self) -> bool:
+        """Whether the run's replica stopped keeping its ``running`` key (it died, or lost Redis for
+        longer than the key lives)."""
+        return bool(self.running_key) and not await self.client.exists(self.running_key)
 
     def _take(self, entries: list[Any]) -> list[Frame]:
         taken = []
@@ -92,6 +101,12 @@ class RemoteChannel:
                     entries = reply[0][1] if reply else []
                 else:
                     entries = await self.client.xrange(self.stream, min=f"({last}")
+                if not entries and await self._replica_gone():
+                    # the last frames and the end marker may have landed just before the key went
+                    entries = await self.client.xrange(self.stream, min=f"({last}")
+                    if not entries:
+                        self.interrupted = True
+                        return
             except Exception as exc:
                 failures += 1
                 now = time.monotonic()
@@ -282,7 +297,7 @@ class RedisFanout:
         except Exception as exc:
             log.warning("could not look for a chat run's frames: Redis unavailable (%s)", _reason(exc))
             return None
-        return RemoteChannel(self.client, stream, detail)
+        return RemoteChannel(self.client, stream, detail, f"fathom:chat:running:{_suffix(key)}")
 
     async def status(self) -> str:
         """``ok`` when Redis answers a PING within a second, else ``unavailable`` (no host, no port)."""

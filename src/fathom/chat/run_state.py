@@ -56,6 +56,7 @@ class PreparedRun:
     resume_answer: Any = None
     detail: bool = False
     files: RunFiles | None = None  # the run's query/histories after the entry's file checks
+    begun: bool = False  # the question and a running answer were stored as the run started
 
 
 @dataclass
