@@ -27,6 +27,7 @@ from fathom.knowledge.chunk_settings import ChunkSettings, split_chunk_indexes
 from fathom.knowledge.parse import DocumentParseError, decode_text, parse_document
 from fathom.llm import count_tokens
 from fathom.security import EgressDenied, EgressRedirectError, EgressSizeError
+from fathom.store.db import database_unavailable
 from fathom.store.files import LocalFileStore
 from fathom.store.knowledge import SqlChunkRepository, SqlDatasetRepository
 from fathom.store.protocols import (
@@ -171,6 +172,8 @@ class IngestionService:
         try:
             outcome = await self._ingest(collection, bill_id if isinstance(bill_id, str) else None)
         except Exception as exc:
+            if database_unavailable(exc):
+                raise  # the worker runs the step again when the database returns (not a failure)
             message = f"{type(exc).__name__}: {exc}"
             if is_permanent(exc):
                 await self.datasets.set_collection_state(collection.id, "error", error=message)
