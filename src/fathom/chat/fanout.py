@@ -32,6 +32,8 @@ END_EVENT = "__end__"
 MAX_BACKOFF_S = 2.0
 # how long a reader of another replica's frames waits through a Redis outage before giving up
 READER_PATIENCE_S = 30.0
+# how often a reader of another replica's idle run looks whether that replica still runs it
+LIVENESS_CHECK_S = 2.0
 # how long ``aclose`` lets mirrors finish their last writes
 CLOSE_GRACE_S = 5.0
 
@@ -86,11 +88,15 @@ class RemoteChannel:
     async def follow(
         self, after: int = 0, heartbeat: float | None = None
     ) -> AsyncIterator[list[Frame] | None]:
-        """Frames above ``after`` until the end marker; ``None`` every ``heartbeat`` seconds idle. Through
-        a Redis outage it keeps the client with heartbeats and reads on once Redis is back (up to
-        ``READER_PATIENCE_S``; then the error is raised rather than the stream claimed complete)."""
+        """Frames above ``after`` until the end marker; ``None`` every ``heartbeat`` seconds idle. Idle, it
+        looks every ``LIVENESS_CHECK_S`` whether the run's replica still keeps it running, and ends with
+        ``interrupted`` set once it does not. Through a Redis outage it keeps the client with heartbeats
+        and reads on once Redis is back (up to ``READER_PATIENCE_S``; then the error is raised rather
+        than the stream claimed complete)."""
         last = f"{after}-1"
-        block = int((heartbeat or 10.0) * 1000)
+        quiet = heartbeat or 10.0
+        block = int(min(quiet, LIVENESS_CHECK_S) * 1000)
+        idle_since = time.monotonic()
         caught_up = False
         failures = 0
         failing_since: float | None = None
@@ -119,7 +125,8 @@ class RemoteChannel:
                 continue
             failures, failing_since = 0, None
             if not entries:
-                if caught_up:
+                if caught_up and time.monotonic() - idle_since >= quiet:
+                    idle_since = time.monotonic()
                     yield None
                 caught_up = True
                 continue
@@ -127,6 +134,7 @@ class RemoteChannel:
             last = str(entries[-1][0])
             frames = self._take(entries)
             if frames:
+                idle_since = time.monotonic()
                 yield frames
 
 
