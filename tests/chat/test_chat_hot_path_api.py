@@ -107,7 +107,8 @@ def test_a_streamed_turn_is_stored_running_from_its_first_frame_and_finished_whe
                 stored_at_first_frame = records(chat_server, helper, "hot-stream")
     # the first frame left while the model was still answering: the question and a running answer
     assert stored_at_first_frame is not None
-    assert [(i["obj"], i.get("status")) for i in stored_at_first_frame] == [("Human", None), ("AI", "running")]
+    states = [(i["obj"], i.get("status")) for i in stored_at_first_frame]
+    assert states == [("Human", None), ("AI", "running")]
     assert stored_at_first_frame[1]["value"] == [] and stored_at_first_frame[1]["interrupted"] is False
     frames = parse_sse(text)
     assert frames[-1].event == "flowResponses" and answer_text(frames) == full
