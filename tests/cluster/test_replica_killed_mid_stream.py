@@ -13,6 +13,7 @@ from pathlib import Path
 from typing import Any
 
 import httpx
+import redis as redis_client
 from cluster_support import (
     FathomProcess,
     fathom_env,
@@ -157,6 +158,25 @@ def test_a_replica_killed_mid_stream_leaves_questions_and_interrupted_answers(
                     # what the mirror kept of the dead run is replayed first: the start of the answer
                     assert LONG.startswith(streamed_text(frames))
                 resume_s = (time.monotonic() - resumed_at) / STREAMS
+
+                # the mirror gone too (expired, or Redis restarted): the stored answer's state answers
+                keys = redis_client.Redis.from_url(redis.url, decode_responses=True)
+                try:
+                    keys.delete(*keys.keys("fathom:chat:frames:*"))
+                finally:
+                    keys.close()
+                resumed = client.get(
+                    "/api/v2/chat/resume",
+                    params={"appId": app_id, "chatId": chats[1]},
+                    headers={"Last-Event-ID": "0"},
+                ).text
+                stored_answer = _records(client, app_id, chats[1])[1]
+                assert [(event, json.loads(data)) for event, data in sse_frames(resumed)] == [
+                    (
+                        "resumeUnavailable",
+                        {"reason": "interrupted", "chatId": chats[1], "dataId": stored_answer["dataId"]},
+                    )
+                ]
 
                 again = client.post(
                     "/api/v2/chat/completions",

@@ -188,7 +188,7 @@ async def test_a_turn_begun_running_is_finished_in_place_and_its_heartbeat_decid
     usage = UsageRecord(team, app, "api", "AI chat", "m", 3, 4, 0.5)
     answer = _item("a", "AI", "the answer", app, "c-run", duration_seconds=1.5)
     finish = ChatTurn(team, app, "c-run", new_chat=False, variables={"k": "v"}, usages=(usage,))
-    assert await turns.finish_turn(finish, answer) is True
+    assert await turns.finish_turn(finish, answer, variables_changed=True) is True
     history = await turns.load_history(team, app, "c-run", 10)
     assert [(i.obj, i.status, i.heartbeat_at) for i in history.items] == [
         ("Human", None, None),
@@ -201,4 +201,4 @@ async def test_a_turn_begun_running_is_finished_in_place_and_its_heartbeat_decid
 
     # the chat deleted while the run went on: nothing to replace, the usage is kept all the same
     await SqlChatRepository(database).delete_chat(team, app, "c-run")
-    assert await turns.finish_turn(finish, answer) is False
+    assert await turns.finish_turn(finish, answer, variables_changed=False) is False

@@ -26,7 +26,7 @@ from fathom.chat.run_state import ChatOutcome, ChatRequest, PreparedRun
 from fathom.chat.secret_variables import seal_password_variables, without_password_variables
 from fathom.chat.services import NO_MODEL_HINT, RunServicesFactory
 from fathom.chat.turn_lease import DEFAULT_LEASE_S, RUNNING, TurnHeartbeat
-from fathom.store.db import database_unavailable
+from fathom.store.db import database_errors, database_unavailable
 from fathom.store.protocols import (
     ApiKeyRepository,
     ChatItemRecord,
@@ -54,9 +54,20 @@ TITLE_LENGTH = 20
 MAX_CHAT_ID_LENGTH = 1024
 # a run that lost the database (its text names the host and port: logs only)
 RUN_NOT_SAVED = "Database unavailable: this answer was not saved; retry in a few seconds"
+RUN_FAILED_IN_DATABASE = "Database error: this answer was not saved (the server log has the details)"
 # how long a finished run keeps trying to store its answer through a database outage
 SAVE_PATIENCE_S = 30.0
 MAX_SAVE_BACKOFF_S = 2.0
+
+
+def _run_error(exc: Exception) -> str:
+    """What a client is told of a crashed run: a database's error as one plain sentence (the driver's
+    text names the host, the port and the SQL: logs only), anything else as its message."""
+    if database_unavailable(exc):
+        return RUN_NOT_SAVED
+    if isinstance(exc, database_errors()):
+        return RUN_FAILED_IN_DATABASE
+    return str(exc) or type(exc).__name__
 
 
 def history_load_limit(workflow: dict[str, Any]) -> int:
@@ -339,7 +350,7 @@ class ChatService:
             outcome.error = exc.message
         except Exception as exc:  # the run crashed: the client gets the error, the server the trace
             log.exception("chat run failed (app %s, chat %s)", request.app_id, prepared.chat_id)
-            outcome.error = RUN_NOT_SAVED if database_unavailable(exc) else str(exc) or type(exc).__name__
+            outcome.error = _run_error(exc)
         finally:
             if prepared.begun:
                 self.heartbeat.discard(beat)
@@ -406,6 +417,7 @@ class ChatService:
         await self.turns.save_turn(self._turn(prepared, variables, items=items, share_link_id=None))
         prepared.chat_exists = True
         prepared.begun = True
+        prepared.begun_variables = variables
 
     async def _persist_patiently(self, prepared: PreparedRun, outcome: ChatOutcome) -> None:
         """:meth:`_persist`, tried again with backoff while the database is unavailable, up to
@@ -491,7 +503,8 @@ class ChatService:
         if prepared.begun:  # replace the running answer stored at the start
             answer = items[1]
             turn = self._turn(prepared, variables, usages=usages)
-            if not await self.turns.finish_turn(turn, answer):
+            changed = variables != prepared.begun_variables
+            if not await self.turns.finish_turn(turn, answer, variables_changed=changed):
                 log.info("chat %s was deleted while its run went on; its answer is not stored", chat_id)
         else:
             await self.turns.save_turn(

@@ -5,8 +5,9 @@ A turn is written twice. When its run starts (:meth:`SqlChatTurnRepository.save_
 at most three statements): the chat inserted (``ON CONFLICT`` update, for two first turns racing on one
 ``chatId``) or updated, the next item number read (not for a chat id made for this turn), the Human item
 and the AI item (status ``running``) inserted as one batch. When it ends
-(:meth:`SqlChatTurnRepository.finish_turn`, one transaction): the chat's variables, the AI item replaced
-(its value, node responses, duration; status cleared) and the usage records inserted as one batch.
+(:meth:`SqlChatTurnRepository.finish_turn`, one transaction): the AI item replaced (its value, node
+responses, duration; status cleared), the usage records inserted as one batch, and the chat's variables
+updated only when the run changed them.
 Resuming an interactive reads and updates the paused item at the end instead. While a run goes on, its
 replica refreshes the AI item's ``heartbeat_at`` (:meth:`SqlChatTurnRepository.heartbeat`, one statement
 for all the replica's runs).
@@ -212,17 +213,20 @@ class SqlChatTurnRepository:
                 .values(usage_points=_LINKS.c.usage_points + points, last_time=now)
             )
 
-    async def finish_turn(self, turn: ChatTurn, answer: ChatItemRecord) -> bool:
+    async def finish_turn(self, turn: ChatTurn, answer: ChatItemRecord, *, variables_changed: bool) -> bool:
         """The end of a turn stored by :meth:`save_turn` at its start, in one transaction: the chat's
-        variables, ``answer`` replacing the running AI item (status cleared) and the usage records.
-        False when the chat or the item is gone (deleted while the run went on): the usage is stored
-        all the same."""
-        return await self.db.run_write(lambda conn: self._finish(conn, turn, answer))
+        variables when the run changed them, ``answer`` replacing the running AI item (status cleared)
+        and the usage records; a run without usage or new variables is one statement. False when the
+        item is gone (its chat deleted while the run went on): the usage is stored all the same."""
+        return await self.db.run_write(lambda conn: self._finish(conn, turn, answer, variables_changed))
 
-    def _finish(self, conn: Connection, turn: ChatTurn, answer: ChatItemRecord) -> bool:
+    def _finish(
+        self, conn: Connection, turn: ChatTurn, answer: ChatItemRecord, variables_changed: bool
+    ) -> bool:
         now = utcnow()
-        where = _chat_where(turn.team_id, turn.app_id, turn.chat_id)
-        conn.execute(update(_CHATS).where(*where).values(variables=turn.variables, updated_at=now))
+        if variables_changed:
+            where = _chat_where(turn.team_id, turn.app_id, turn.chat_id)
+            conn.execute(update(_CHATS).where(*where).values(variables=turn.variables, updated_at=now))
         replaced = conn.execute(
             update(_ITEMS)
             .where(*_items_where(turn.team_id, turn.app_id, turn.chat_id), _ITEMS.c.data_id == answer.data_id)
