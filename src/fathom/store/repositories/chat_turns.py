@@ -34,6 +34,23 @@ _LINKS = cast(Table, ShareLink.__table__)
 _INSERT_CHAT = insert(_CHATS)
 _INSERT_ITEMS = insert(_ITEMS)
 _INSERT_USAGE = insert(_USAGE)
+# the end of a begun turn: the running answer replaced (status and heartbeat cleared)
+_FINISH_ITEM = (
+    update(_ITEMS)
+    .where(
+        _ITEMS.c.team_id == bindparam("k_team"),
+        _ITEMS.c.app_id == bindparam("k_app"),
+        _ITEMS.c.chat_id == bindparam("k_chat"),
+        _ITEMS.c.data_id == bindparam("k_data"),
+    )
+    .values(
+        value=bindparam("n_value", type_=_ITEMS.c.value.type),
+        response_data=bindparam("n_response_data", type_=_ITEMS.c.response_data.type),
+        duration_seconds=bindparam("n_duration"),
+        status=None,
+        heartbeat_at=None,
+    )
+)
 _LAST_SEQ = select(func.coalesce(func.max(_ITEMS.c.seq), 0)).where(
     _ITEMS.c.app_id == bindparam("app_id"), _ITEMS.c.chat_id == bindparam("chat_id")
 )
