@@ -341,7 +341,8 @@ def start_servers() -> Servers:
     fathom = Process([sys.executable, "-m", "fathom", "serve"], env=env)
     model.read_until("ready")
     fathom.read_until("Fathom ")
-    key = next(line.strip() for line in fathom.lines if line.strip().startswith("fathom-"))
+    # the first start prints the admin key in a box: the one word that starts with "fathom-"
+    key = next(word for line in fathom.lines for word in line.split() if word.startswith("fathom-"))
     bare_url, fathom_url = f"http://127.0.0.1:{bare_port}", f"http://127.0.0.1:{fathom_port}"
     wait_http(f"{fathom_url}/api/health")
     wait_http(f"{bare_url}/docs")

@@ -46,6 +46,12 @@ class Settings(BaseSettings):
     max_body_bytes: int = Field(default=20 * 1024 * 1024, ge=1024, description="Request body size limit.")
     workers: int = Field(default=2, ge=0, le=64, description="In-process background job workers.")
     job_lease_seconds: float = Field(default=60.0, gt=0)
+    chat_lease_seconds: float = Field(
+        default=30.0,
+        ge=3,
+        description="A running chat answer whose replica has not refreshed it for this long (the replica "
+        "died) reads as interrupted; the replica refreshes it every third of this.",
+    )
     job_max_attempts: int = Field(default=3, ge=1)
     job_retry_delay_seconds: float = Field(
         default=5.0, ge=0, description="Wait before a failed job that may succeed later runs again."

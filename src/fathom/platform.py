@@ -172,6 +172,7 @@ class Platform:
             sandbox_factory=self._sandbox_runner,
             secrets=self.secrets,
             redis_url=self.settings.redis_url,
+            chat_lease_s=self.settings.chat_lease_seconds,
             teams=self.teams,
             dataset_lineage=self.datasets.lineage,
             egress=self.egress,

@@ -2,6 +2,12 @@
 
 The same loop runs inside ``fathom serve`` (in-process workers) and in ``fathom worker`` processes on other
 machines; they all claim from the one jobs table.
+
+A database outage is nobody's failure: a handler that lost the database runs its step again as soon as
+the database answers (the worker probes it with the job's heartbeat, backing off up to
+``MAX_OUTAGE_BACKOFF_S``), without using up an attempt; the lease is kept through the outage by the
+first heartbeat that gets through, so a blip shorter than the lease never looks like a dead worker.
+Handlers are safe to run again (ingestion skips the chunks already written).
 """
 
 from __future__ import annotations
@@ -15,11 +21,18 @@ import uuid
 from collections.abc import Callable, Coroutine, Mapping
 from typing import Any
 
+from fathom.store.db import database_unavailable
 from fathom.store.protocols import JobQueue, JobRecord, PermanentJobFailure
 
 JobHandler = Callable[[JobRecord], Coroutine[Any, Any, dict[str, Any] | None]]
 
 log = logging.getLogger("fathom.worker")
+
+MAX_OUTAGE_BACKOFF_S = 2.0
+
+
+class LeaseLost(Exception):
+    """The job's lease lapsed while its worker waited for the database: another worker may hold it."""
 
 
 def new_worker_id() -> str:
@@ -48,11 +61,67 @@ class JobWorker:
         self.jobs_run = 0
 
     async def _keep_lease(self, job: JobRecord, lost: asyncio.Event) -> None:
+        interval = self.lease_seconds / 3
         while True:
-            await asyncio.sleep(self.lease_seconds / 3)
-            if not await self.queue.heartbeat(job.id, self.worker_id, lease_seconds=self.lease_seconds):
+            await asyncio.sleep(interval)
+            try:
+                held = await self.queue.heartbeat(job.id, self.worker_id, lease_seconds=self.lease_seconds)
+            except Exception as exc:
+                if not database_unavailable(exc):
+                    raise
+                interval = min(self.lease_seconds / 3, MAX_OUTAGE_BACKOFF_S)  # beat as soon as it returns
+                continue
+            interval = self.lease_seconds / 3
+            if not held:
                 lost.set()
                 return
+
+    async def _wait_for_database(self, job: JobRecord) -> bool:
+        """After a handler lost the database: wait (with backoff) until it answers again; True when this
+        worker still holds the job then (its lease did not lapse meanwhile), False when it does not."""
+        failures = 0
+        while True:
+            failures += 1
+            await asyncio.sleep(min(MAX_OUTAGE_BACKOFF_S, 0.1 * 2**failures))
+            try:
+                return await self.queue.heartbeat(job.id, self.worker_id, lease_seconds=self.lease_seconds)
+            except Exception as exc:
+                if not database_unavailable(exc):
+                    raise
+
+    async def _run_handler(self, handler: JobHandler, job: JobRecord) -> dict[str, Any] | None:
+        """The handler, run again (the same attempt) each time it lost the database and the database came
+        back while the job was still this worker's."""
+        outages = 0
+        while True:
+            try:
+                return await handler(job)
+            except Exception as exc:
+                if not database_unavailable(exc):
+                    raise
+                outages += 1
+                log.warning(
+                    "job %s (%s) lost the database (%s); running its step again when it returns",
+                    job.id,
+                    job.kind,
+                    type(exc).__name__,
+                )
+                if not await self._wait_for_database(job):
+                    raise LeaseLost from None
+                log.info("job %s: the database is back; running its step again (outage %d)", job.id, outages)
+
+    async def _record(self, write: Callable[[], Coroutine[Any, Any, bool]]) -> None:
+        """A job outcome's write, tried again while the database is unavailable (never lost to a blip)."""
+        failures = 0
+        while True:
+            try:
+                await write()
+                return
+            except Exception as exc:
+                if not database_unavailable(exc):
+                    raise
+                failures += 1
+                await asyncio.sleep(min(MAX_OUTAGE_BACKOFF_S, 0.1 * 2**failures))
 
     async def run_job(self, job: JobRecord) -> None:
         handler = self.handlers.get(job.kind)
@@ -61,7 +130,7 @@ class JobWorker:
             return
         lost = asyncio.Event()
         keeper = asyncio.create_task(self._keep_lease(job, lost))
-        work = asyncio.create_task(handler(job))
+        work = asyncio.create_task(self._run_handler(handler, job))
         lost_wait = asyncio.create_task(lost.wait())
         try:
             await asyncio.wait({work, lost_wait}, return_when=asyncio.FIRST_COMPLETED)
@@ -73,20 +142,24 @@ class JobWorker:
                 return
             try:
                 result = work.result()
+            except LeaseLost:  # the outage outlasted the lease: the job is another worker's now
+                log.warning("job %s lost its lease during a database outage; left to the next claim", job.id)
+                return
             except PermanentJobFailure as exc:  # no retry can fix it: failed at once with the reason
                 log.warning("job %s (%s) failed for good: %s", job.id, job.kind, exc)
-                await self.queue.fail(job.id, self.worker_id, str(exc), permanent=True)
+                reason = str(exc)
+                await self._record(lambda: self.queue.fail(job.id, self.worker_id, reason, permanent=True))
                 return
             except Exception as exc:  # the job's own failure: recorded, retried while attempts remain
                 log.warning("job %s (%s) failed: %s", job.id, job.kind, exc)
-                await self.queue.fail(
-                    job.id,
-                    self.worker_id,
-                    f"{type(exc).__name__}: {exc}",
-                    retry_delay_seconds=self.retry_delay_seconds,
+                error = f"{type(exc).__name__}: {exc}"
+                await self._record(
+                    lambda: self.queue.fail(
+                        job.id, self.worker_id, error, retry_delay_seconds=self.retry_delay_seconds
+                    )
                 )
                 return
-            await self.queue.complete(job.id, self.worker_id, result)
+            await self._record(lambda: self.queue.complete(job.id, self.worker_id, result))
         finally:
             keeper.cancel()
             lost_wait.cancel()
@@ -112,11 +185,19 @@ class JobWorker:
         return count
 
     async def run_forever(self, stop: asyncio.Event) -> None:
+        outage = False
         while not stop.is_set():
             try:
                 ran = await self.run_once()
-            except Exception:  # the database blinked: log, wait, go on
-                log.exception("worker %s could not claim a job", self.worker_id)
+                outage = False
+            except Exception as exc:  # the database blinked: log, wait, go on
+                if not database_unavailable(exc):
+                    log.exception("worker %s could not claim a job", self.worker_id)
+                elif not outage:
+                    log.warning(
+                        "worker %s: database unavailable; claiming again when it returns", self.worker_id
+                    )
+                outage = outage or database_unavailable(exc)
                 ran = False
             if not ran:
                 with contextlib.suppress(TimeoutError):

@@ -42,7 +42,8 @@ def wait_records(chat_server: ChatServer, app_id: str, chat_id: str, count: int)
     deadline = time.monotonic() + 20
     while True:
         items = records(chat_server, app_id, chat_id)
-        if len(items) >= count or time.monotonic() > deadline:
+        finished = not any(item.get("status") == "running" for item in items)
+        if (len(items) >= count and finished) or time.monotonic() > deadline:
             return items
         time.sleep(0.05)
 
@@ -88,7 +89,7 @@ def test_key_usage_counters_are_written_behind_and_listed(
     assert listed["lastUsedTime"] is not None
 
 
-def test_a_streamed_turn_is_stored_once_the_stream_ends_and_the_first_frame_does_not_wait_for_it(
+def test_a_streamed_turn_is_stored_running_from_its_first_frame_and_finished_when_the_stream_ends(
     chat_server: ChatServer, scripted: ScriptedOpenAIServer, helper: str
 ) -> None:
     full = "y" * 120
@@ -104,12 +105,17 @@ def test_a_streamed_turn_is_stored_once_the_stream_ends_and_the_first_frame_does
             text += chunk
             if stored_at_first_frame is None and "\n\n" in text:
                 stored_at_first_frame = records(chat_server, helper, "hot-stream")
-    assert stored_at_first_frame == []  # the first frame left while the model was still answering
+    # the first frame left while the model was still answering: the question and a running answer
+    assert stored_at_first_frame is not None
+    states = [(i["obj"], i.get("status")) for i in stored_at_first_frame]
+    assert states == [("Human", None), ("AI", "running")]
+    assert stored_at_first_frame[1]["value"] == [] and stored_at_first_frame[1]["interrupted"] is False
     frames = parse_sse(text)
     assert frames[-1].event == "flowResponses" and answer_text(frames) == full
     items = records(chat_server, helper, "hot-stream")
-    assert [item["obj"] for item in items] == ["Human", "AI"]
+    assert [item["obj"] for item in items] == ["Human", "AI"]  # the answer replaced, not appended
     assert record_text(items[1]) == full
+    assert "status" not in items[1] and "interrupted" not in items[1]
 
 
 def test_a_client_that_drops_mid_stream_still_leaves_the_turn_stored(

@@ -173,3 +173,22 @@ async def test_channel_follow_yields_none_while_idle() -> None:
 
     await asyncio.wait_for(read(), 5)
     assert seen[0] is None and [f.seq for f in seen if f is not None] == [1]
+
+
+def test_a_run_that_crashed_in_the_database_tells_the_client_no_driver_text() -> None:
+    import sqlite3
+
+    import psycopg
+    from sqlalchemy.exc import IntegrityError
+
+    from fathom.chat.service import _run_error
+
+    refused = psycopg.OperationalError('connection to server at "10.0.0.5", port 5432 failed: refused')
+    duplicate = IntegrityError(
+        "INSERT INTO chat_items …", {}, sqlite3.IntegrityError("UNIQUE constraint failed")
+    )
+    told = [_run_error(refused), _run_error(duplicate), _run_error(RuntimeError("the tool broke"))]
+    assert told[0].startswith("Database unavailable: this answer was not saved")
+    assert told[1].startswith("Database error: this answer was not saved")
+    assert told[2] == "the tool broke"
+    assert not any(word in " ".join(told) for word in ("10.0.0.5", "5432", "UNIQUE", "INSERT", "psycopg"))

@@ -284,3 +284,39 @@ def test_stop_button_ends_a_streaming_answer(
         assert scripted_model.requests_to("/chat/completions")[-1].wait_disconnected(10)
     finally:
         page.close()
+
+
+def test_an_answer_whose_server_died_shows_as_interrupted_under_its_question(
+    chat_live_server: Any, browser: Any, scripted_model: Any, tmp_path: Path
+) -> None:
+    """The chat as a replica killed mid-answer leaves it: the question, and the answer still marked
+    running with a heartbeat far older than the lease (written straight into the database file)."""
+    import sqlite3
+
+    server = chat_live_server
+    with server.client(server.admin_key) as client:
+        app_id = data(client.post("/api/core/app/create", json={"name": "Crashy", "simpleConfig": {}}))
+        data(client.post("/api/core/app/version/publish", json={"appId": app_id}))
+        scripted_model.set_script(lambda request: text_turn("never shown"))
+        body = {
+            "appId": app_id,
+            "chatId": "c-died",
+            "messages": [{"role": "user", "content": "are you there?"}],
+        }
+        assert client.post("/api/v2/chat/completions", json=body).status_code == 200
+    with sqlite3.connect(tmp_path / "data" / "fathom.db") as db:
+        changed = db.execute(
+            "UPDATE chat_items SET status = 'running', value = '[]', "
+            "heartbeat_at = '2000' || substr(created_at, 5) WHERE chat_id = 'c-died' AND obj = 'AI'"
+        ).rowcount
+    assert changed == 1
+    page = browser.new_page(viewport={"width": 1200, "height": 800})
+    try:
+        sign_in(page, server.base_url, server.admin_key)
+        page.goto(f"{server.base_url}/chat/{app_id}/c-died")
+        page.wait_for_selector(".msg.user:has-text('are you there?')")
+        notice = page.wait_for_selector("[data-testid=turn-interrupted]")
+        assert "Interrupted" in notice.inner_text()
+        assert page.locator("text=The app sent no answer.").count() == 0
+    finally:
+        page.close()

@@ -141,3 +141,64 @@ async def test_usage_counters_are_written_behind_and_flushed_on_close(database: 
     await keys.aclose()
     stored = (await SqlApiKeyRepository(database).list_keys(team))[0]
     assert stored.usage_points == pytest.approx(1.25) and stored.last_used_at is not None
+
+
+async def test_a_turn_begun_running_is_finished_in_place_and_its_heartbeat_decides_interrupted(
+    database: Database,
+) -> None:
+    """The start stores the question and a running answer; heartbeats refresh only running items;
+    finishing replaces the answer (no third item), stores the usage and clears the status; a running
+    answer whose heartbeat is older than the lease reads as interrupted."""
+    from datetime import UTC, datetime, timedelta
+
+    from fathom.chat.turn_lease import chat_item_state
+
+    team, member, app = await _team_app(database)
+    turns = SqlChatTurnRepository(database)
+    begun = ChatTurn(
+        team,
+        app,
+        "c-run",
+        new_chat=True,
+        variables={},
+        title="q",
+        member_id=member,
+        items=(
+            _item("h", "Human", "q", app, "c-run"),
+            ChatItemRecord("a", "c-run", app, "AI", [], status="running"),
+        ),
+    )
+    await turns.save_turn(begun)
+    items = (await turns.load_history(team, app, "c-run", 10)).items
+    assert [(i.obj, i.status) for i in items] == [("Human", None), ("AI", "running")]
+    started = items[1].heartbeat_at
+    assert started is not None
+    assert chat_item_state(items[1], 30.0) == "running"
+    later = started + timedelta(seconds=31)
+    assert (
+        chat_item_state(items[1], 30.0, now=later if later.tzinfo else later.replace(tzinfo=UTC))
+        == "interrupted"
+    )
+
+    await turns.heartbeat([(app, "c-run", "a"), (app, "c-run", "h")])
+    beaten = (await turns.load_history(team, app, "c-run", 10)).items
+    assert beaten[0].heartbeat_at is None and beaten[1].heartbeat_at is not None
+    assert beaten[1].heartbeat_at >= started
+
+    usage = UsageRecord(team, app, "api", "AI chat", "m", 3, 4, 0.5)
+    answer = _item("a", "AI", "the answer", app, "c-run", duration_seconds=1.5)
+    finish = ChatTurn(team, app, "c-run", new_chat=False, variables={"k": "v"}, usages=(usage,))
+    assert await turns.finish_turn(finish, answer, variables_changed=True) is True
+    history = await turns.load_history(team, app, "c-run", 10)
+    assert [(i.obj, i.status, i.heartbeat_at) for i in history.items] == [
+        ("Human", None, None),
+        ("AI", None, None),
+    ]
+    assert history.items[1].value == answer.value and history.items[1].duration_seconds == 1.5
+    assert history.chat is not None and history.chat.variables == {"k": "v"}
+    assert chat_item_state(history.items[1], 30.0, now=datetime.now(UTC) + timedelta(days=1)) is None
+    assert [row.total_points for row in await SqlUsageRepository(database).summarize(team)] == [0.5]
+
+    # the chat deleted while the run went on: nothing to replace, the usage is kept all the same
+    await SqlChatRepository(database).delete_chat(team, app, "c-run")
+    assert await turns.finish_turn(finish, answer, variables_changed=False) is False

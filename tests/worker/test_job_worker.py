@@ -120,3 +120,48 @@ async def test_run_forever_stops_when_asked(database: Database) -> None:
     await asyncio.sleep(0.1)
     stop.set()
     await asyncio.wait_for(task, timeout=2)
+
+
+async def test_a_step_that_lost_the_database_runs_again_without_using_an_attempt(database: Database) -> None:
+    """The handler's first run ends with the driver's 'connection lost' (what a PostgreSQL restart
+    raises); the worker runs the step again once the database answers: done, one attempt, no error kept,
+    no lease expiry counted."""
+    import psycopg
+
+    queue = SqlJobQueue(database)
+    calls = 0
+
+    async def blipped(job: JobRecord) -> dict[str, Any]:
+        nonlocal calls
+        calls += 1
+        if calls == 1:
+            raise psycopg.OperationalError(
+                "consuming input failed: server closed the connection unexpectedly"
+            )
+        return {"calls": calls}
+
+    job = await queue.enqueue("blipped", {}, max_attempts=1)
+    worker = JobWorker(queue, {"blipped": blipped}, retry_delay_seconds=0)
+    await worker.run_once()
+    done = await queue.get(job.id)
+    assert (done.status, done.result, done.attempts, done.lease_expiries) == ("done", {"calls": 2}, 1, 0)
+    assert done.last_error is None
+
+
+async def test_a_real_failure_after_a_database_blip_is_still_the_jobs_failure(database: Database) -> None:
+    import psycopg
+
+    queue = SqlJobQueue(database)
+    calls = 0
+
+    async def broken(job: JobRecord) -> None:
+        nonlocal calls
+        calls += 1
+        if calls == 1:
+            raise psycopg.OperationalError("connection refused")
+        raise ValueError("the document is empty")
+
+    job = await queue.enqueue("broken", {}, max_attempts=1)
+    await JobWorker(queue, {"broken": broken}, retry_delay_seconds=0).run_once()
+    failed = await queue.get(job.id)
+    assert (failed.status, failed.last_error, calls) == ("failed", "ValueError: the document is empty", 2)

@@ -315,6 +315,8 @@ const ZH: Record<string, string> = {
   "Text": "文本",
   "The app API answered:": "应用 API 返回：",
   "The app sent no answer.": "应用没有返回回答。",
+  "Interrupted: the server answering this stopped before it finished. Ask again.": "已中断：回答它的服务器在完成前停止了。请重新提问。",
+  "Still being answered…": "仍在回答中…",
   "The first start of": "首次启动",
   "There is already a start node.": "已经有一个开始节点。",
   "Token limit": "Token 上限",

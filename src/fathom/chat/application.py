@@ -21,6 +21,7 @@ from fathom.chat.services import ModelPool, RunServicesFactory, SearchFn
 from fathom.chat.share_links import ShareLinkService
 from fathom.chat.team_tools import StdioPolicy, ToolSetRuntime
 from fathom.chat.tool_set_service import ToolSetService
+from fathom.chat.turn_lease import DEFAULT_LEASE_S
 from fathom.llm import ModelRegistry
 from fathom.security import SecretBox
 from fathom.store.db import Database
@@ -64,6 +65,7 @@ class ChatApplication:
         secrets: Any = None,
         registry: RunRegistry | None = None,
         redis_url: str | None = None,
+        chat_lease_s: float = DEFAULT_LEASE_S,
         teams: TeamRepository | None = None,
         dataset_lineage: Callable[[str], Awaitable[list[tuple[str, str | None, str]]]] | None = None,
         egress: Any = None,
@@ -86,7 +88,8 @@ class ChatApplication:
             tool_sets=tool_runtime,
             chat_files=chat_files,
         )
-        fanout = RedisFanout(redis_url) if redis_url else None
+        # a dead replica's running key goes within the chat lease, as its running answers do
+        fanout = RedisFanout(redis_url, running_ttl_s=max(2, int(chat_lease_s))) if redis_url else None
         chat_list = ChatListStore(db)
         runs = ChatService(
             app_service,
@@ -100,8 +103,9 @@ class ChatApplication:
             chat_owners=chat_list,
             app_owners=owners,
             file_policy=file_policy,
+            lease_s=chat_lease_s,
         )
-        history = HistoryService(chats, chat_list, chat_files)
+        history = HistoryService(chats, chat_list, chat_files, lease_s=chat_lease_s)
         share_links = ShareLinkService(
             SqlShareLinkRepository(db), egress.client if egress is not None else None
         )

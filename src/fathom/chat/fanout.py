@@ -32,6 +32,8 @@ END_EVENT = "__end__"
 MAX_BACKOFF_S = 2.0
 # how long a reader of another replica's frames waits through a Redis outage before giving up
 READER_PATIENCE_S = 30.0
+# how often a reader of another replica's idle run looks whether that replica still runs it
+LIVENESS_CHECK_S = 2.0
 # how long ``aclose`` lets mirrors finish their last writes
 CLOSE_GRACE_S = 5.0
 
@@ -50,14 +52,23 @@ def _reason(exc: BaseException) -> str:
 
 
 class RemoteChannel:
-    """A run of another replica, read from its Redis frame stream (the reader side of a RunChannel)."""
+    """A run of another replica, read from its Redis frame stream (the reader side of a RunChannel).
+    ``interrupted`` is set when the stream ends without its end marker because the run's replica went
+    away (its ``running`` key expired): the frames stop there for good."""
 
-    def __init__(self, client: Any, stream: str, detail: bool) -> None:
+    def __init__(self, client: Any, stream: str, detail: bool, running_key: str = "") -> None:
         self.client = client
         self.stream = stream
+        self.running_key = running_key
         self.detail = detail
         self.frames: list[Frame] = []
         self.done = False
+        self.interrupted = False
+
+    async def _replica_gone(self) -> bool:
+        """Whether the run's replica stopped keeping its ``running`` key (it died, or lost Redis for
+        longer than the key lives)."""
+        return bool(self.running_key) and not await self.client.exists(self.running_key)
 
     def _take(self, entries: list[Any]) -> list[Frame]:
         taken = []
@@ -77,11 +88,15 @@ class RemoteChannel:
     async def follow(
         self, after: int = 0, heartbeat: float | None = None
     ) -> AsyncIterator[list[Frame] | None]:
-        """Frames above ``after`` until the end marker; ``None`` every ``heartbeat`` seconds idle. Through
-        a Redis outage it keeps the client with heartbeats and reads on once Redis is back (up to
-        ``READER_PATIENCE_S``; then the error is raised rather than the stream claimed complete)."""
+        """Frames above ``after`` until the end marker; ``None`` every ``heartbeat`` seconds idle. Idle, it
+        looks every ``LIVENESS_CHECK_S`` whether the run's replica still keeps it running, and ends with
+        ``interrupted`` set once it does not. Through a Redis outage it keeps the client with heartbeats
+        and reads on once Redis is back (up to ``READER_PATIENCE_S``; then the error is raised rather
+        than the stream claimed complete)."""
         last = f"{after}-1"
-        block = int((heartbeat or 10.0) * 1000)
+        quiet = heartbeat or 10.0
+        block = int(min(quiet, LIVENESS_CHECK_S) * 1000)
+        idle_since = time.monotonic()
         caught_up = False
         failures = 0
         failing_since: float | None = None
@@ -92,6 +107,12 @@ class RemoteChannel:
                     entries = reply[0][1] if reply else []
                 else:
                     entries = await self.client.xrange(self.stream, min=f"({last}")
+                if not entries and await self._replica_gone():
+                    # the last frames and the end marker may have landed just before the key went
+                    entries = await self.client.xrange(self.stream, min=f"({last}")
+                    if not entries:
+                        self.interrupted = True
+                        return
             except Exception as exc:
                 failures += 1
                 now = time.monotonic()
@@ -104,7 +125,8 @@ class RemoteChannel:
                 continue
             failures, failing_since = 0, None
             if not entries:
-                if caught_up:
+                if caught_up and time.monotonic() - idle_since >= quiet:
+                    idle_since = time.monotonic()
                     yield None
                 caught_up = True
                 continue
@@ -112,6 +134,7 @@ class RemoteChannel:
             last = str(entries[-1][0])
             frames = self._take(entries)
             if frames:
+                idle_since = time.monotonic()
                 yield frames
 
 
@@ -282,7 +305,7 @@ class RedisFanout:
         except Exception as exc:
             log.warning("could not look for a chat run's frames: Redis unavailable (%s)", _reason(exc))
             return None
-        return RemoteChannel(self.client, stream, detail)
+        return RemoteChannel(self.client, stream, detail, f"fathom:chat:running:{_suffix(key)}")
 
     async def status(self) -> str:
         """``ok`` when Redis answers a PING within a second, else ``unavailable`` (no host, no port)."""

@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+from dataclasses import replace
 from datetime import UTC, datetime, timedelta
 from typing import Any
 
@@ -10,6 +11,7 @@ from fathom.chat.errors import DATA_ID_REQUIRED, ChatError
 from fathom.chat.history_store import ChatListStore
 from fathom.chat.ownership import ChatAction, ChatCaller
 from fathom.chat.projection import still_indexing
+from fathom.chat.turn_lease import DEFAULT_LEASE_S, chat_item_state
 from fathom.store.protocols import ChatItemRecord, ChatRecord, ChatRepository, NotFound
 
 VISITOR_HISTORY = timedelta(days=30)  # FastGPT: share-link visitors see their last 30 days
@@ -38,10 +40,26 @@ class HistoryService:
     takes the caller and applies :meth:`ChatCaller.may`: a chat the caller may not touch is answered
     exactly as a chat that does not exist."""
 
-    def __init__(self, chats: ChatRepository, store: ChatListStore, files: ChatFiles | None = None) -> None:
+    def __init__(
+        self,
+        chats: ChatRepository,
+        store: ChatListStore,
+        files: ChatFiles | None = None,
+        *,
+        lease_s: float = DEFAULT_LEASE_S,
+    ) -> None:
         self.chats = chats
         self.store = store
         self.files = files  # a chat's uploaded files go with it
+        self.lease_s = lease_s
+
+    def _with_state(self, items: list[ChatItemRecord]) -> list[ChatItemRecord]:
+        """Items as they read now: a running answer whose replica stopped refreshing it is interrupted."""
+        now = datetime.now(UTC)
+        return [
+            item if item.status is None else replace(item, status=chat_item_state(item, self.lease_s, now))
+            for item in items
+        ]
 
     async def list_histories(
         self, team_id: str, app_id: str, caller: ChatCaller, *, source: str | None, offset: int, limit: int
@@ -126,7 +144,15 @@ class HistoryService:
         if end == start:
             return [], total
         items, _ = await self.chats.list_items(team_id, app_id, chat_id, offset=start, limit=end - start)
-        return items, total
+        return self._with_state(items), total
+
+    async def last_answer_state(self, team_id: str, app_id: str, chat_id: str) -> tuple[str, str | None]:
+        """The chat's latest answer: its data id and state (``running``, ``interrupted``, None when it
+        finished); ``("", None)`` when the chat has no answer. For a caller already allowed the chat."""
+        _, total = await self.chats.list_items(team_id, app_id, chat_id, limit=1)
+        items, _ = await self.chats.list_items(team_id, app_id, chat_id, offset=max(total - 2, 0), limit=2)
+        answers = [item for item in self._with_state(items) if item.obj == "AI"]
+        return (answers[-1].data_id, answers[-1].status) if answers else ("", None)
 
     async def find_item(
         self, team_id: str, app_id: str, chat_id: str, data_id: str, caller: ChatCaller
@@ -137,7 +163,7 @@ class HistoryService:
         items, _ = await self.chats.list_items(team_id, app_id, chat_id, limit=max(total, 1))
         for item in items:
             if item.data_id == data_id:
-                return item
+                return self._with_state([item])[0]
         raise NotFound(f"chat item {data_id} not found")
 
     async def delete_item(

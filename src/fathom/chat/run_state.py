@@ -56,6 +56,8 @@ class PreparedRun:
     resume_answer: Any = None
     detail: bool = False
     files: RunFiles | None = None  # the run's query/histories after the entry's file checks
+    begun: bool = False  # the question and a running answer were stored as the run started
+    begun_variables: dict[str, Any] | None = None  # ... with these chat variables
 
 
 @dataclass

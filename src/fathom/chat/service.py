@@ -1,6 +1,8 @@
 """Running an app for a chat request: history per ``chatId`` rules, stored-variable merge, resume of
-a pending interactive, the run in a background task writing numbered frames, then chat items and
-usage records stored. Streaming and non-streaming responses are both read from the same frames."""
+a pending interactive, the turn stored as it starts (the question and a ``running`` answer, see
+:mod:`fathom.chat.turn_lease`), the run in a background task writing numbered frames, then the answer
+and the usage records stored in one transaction (retried with backoff through a database outage while
+the client waits). Streaming and non-streaming responses are both read from the same frames."""
 
 from __future__ import annotations
 
@@ -23,7 +25,8 @@ from fathom.chat.run_files import RunFilePolicy, prepare_run_files
 from fathom.chat.run_state import ChatOutcome, ChatRequest, PreparedRun
 from fathom.chat.secret_variables import seal_password_variables, without_password_variables
 from fathom.chat.services import NO_MODEL_HINT, RunServicesFactory
-from fathom.store.db import database_unavailable
+from fathom.chat.turn_lease import DEFAULT_LEASE_S, RUNNING, TurnHeartbeat
+from fathom.store.db import database_errors, database_unavailable
 from fathom.store.protocols import (
     ApiKeyRepository,
     ChatItemRecord,
@@ -51,6 +54,20 @@ TITLE_LENGTH = 20
 MAX_CHAT_ID_LENGTH = 1024
 # a run that lost the database (its text names the host and port: logs only)
 RUN_NOT_SAVED = "Database unavailable: this answer was not saved; retry in a few seconds"
+RUN_FAILED_IN_DATABASE = "Database error: this answer was not saved (the server log has the details)"
+# how long a finished run keeps trying to store its answer through a database outage
+SAVE_PATIENCE_S = 30.0
+MAX_SAVE_BACKOFF_S = 2.0
+
+
+def _run_error(exc: Exception) -> str:
+    """What a client is told of a crashed run: a database's error as one plain sentence (the driver's
+    text names the host, the port and the SQL: logs only), anything else as its message."""
+    if database_unavailable(exc):
+        return RUN_NOT_SAVED
+    if isinstance(exc, database_errors()):
+        return RUN_FAILED_IN_DATABASE
+    return str(exc) or type(exc).__name__
 
 
 def history_load_limit(workflow: dict[str, Any]) -> int:
@@ -130,6 +147,8 @@ class ChatService:
         chat_owners: ChatListStore | None = None,
         app_owners: AppOwnerStore | None = None,
         file_policy: RunFilePolicy | None = None,
+        lease_s: float = DEFAULT_LEASE_S,
+        save_patience_s: float = SAVE_PATIENCE_S,
     ) -> None:
         self.apps = apps
         self.chats = chats
@@ -142,6 +161,9 @@ class ChatService:
         self.chat_owners = chat_owners
         self.app_owners = app_owners
         self.file_policy = file_policy
+        self.lease_s = lease_s
+        self.save_patience_s = save_patience_s
+        self.heartbeat = TurnHeartbeat(turns, lease_s)
         self._tasks: set[asyncio.Task[None]] = set()
 
     # -- preparing ---------------------------------------------------------------------------------
@@ -183,7 +205,8 @@ class ChatService:
                     http_status=403,
                     status_text="unAuthChat",
                 )
-            stored = [item_to_history(item) for item in history.items]
+            # an answer still running (another request's) or interrupted is no history for the model
+            stored = [item_to_history(item) for item in history.items if item.status is None]
         histories = concat_histories(stored, earlier)
         variables = {**(chat.variables if chat is not None else {}), **variables_in}
         prepared = PreparedRun(
@@ -235,6 +258,8 @@ class ChatService:
     async def start(self, request: ChatRequest) -> RunChannel:
         """Prepare, then run in the background; read the returned channel for frames and outcome."""
         prepared = await self.prepare(request)
+        if prepared.resume_item is None:
+            await self._begin(prepared)
         channel = self.registry.open(self.key(prepared), prepared.response_chat_item_id)
         channel.detail = prepared.detail
         channel.owner = request_caller(request)
@@ -292,6 +317,9 @@ class ChatService:
             channel.push(name, data)
 
         outcome = ChatOutcome(prepared, None)
+        beat = (request.app_id, prepared.chat_id, prepared.response_chat_item_id)
+        if prepared.begun:
+            self.heartbeat.add(beat)
         try:
             owner = request.app_owner
             if request.app is None and self.app_owners is not None:
@@ -315,14 +343,17 @@ class ChatService:
             )
             outcome.result = result
             outcome.text = "".join(texts)
-            await self._persist(prepared, outcome)
+            await self._persist_patiently(prepared, outcome)
             if request.stream and result.error == NO_MODEL_HINT:
                 outcome.error = result.error  # a setup problem: stream clients get an error event too
         except ChatError as exc:
             outcome.error = exc.message
         except Exception as exc:  # the run crashed: the client gets the error, the server the trace
             log.exception("chat run failed (app %s, chat %s)", request.app_id, prepared.chat_id)
-            outcome.error = RUN_NOT_SAVED if database_unavailable(exc) else str(exc) or type(exc).__name__
+            outcome.error = _run_error(exc)
+        finally:
+            if prepared.begun:
+                self.heartbeat.discard(beat)
         if outcome.error is not None:
             channel.push("error", {"message": outcome.error})
         else:
@@ -334,13 +365,93 @@ class ChatService:
 
     # -- storing -----------------------------------------------------------------------------------
 
+    def _turn(self, prepared: PreparedRun, variables: dict[str, Any], **parts: Any) -> ChatTurn:
+        request = prepared.request
+        return ChatTurn(
+            team_id=request.team_id,
+            app_id=request.app_id,
+            chat_id=prepared.chat_id,
+            new_chat=not prepared.chat_exists,
+            variables=variables,
+            source=request.source,
+            title=None if prepared.chat_exists else value_text(prepared.query)[:TITLE_LENGTH] or "Chat",
+            metadata=request.metadata if isinstance(request.metadata, dict) else None,
+            member_id=request.member_id,
+            chat_id_generated=not prepared.chat_id_given,
+            share_link_id=parts.pop("share_link_id", request.share_link_id),
+            share_id=request.share_id,
+            out_link_uid=request.out_link_uid,
+            owner_kind=owner_kind(api_key_id=request.api_key_id, share_id=request.share_id),
+            api_key_id=None if request.share_id else request.api_key_id,
+            **parts,
+        )
+
+    async def _begin(self, prepared: PreparedRun) -> None:
+        """The turn stored as its run starts, in one transaction with the chat: the question and the
+        answer marked ``running`` (its heartbeat kept while the run goes on)."""
+        request = prepared.request
+        variables = seal_password_variables(
+            dict(prepared.variables),
+            prepared.graph.chat_config,
+            self.services.secrets,
+            given=request.variables,
+            stored=prepared.variables,
+        )
+        items = (
+            ChatItemRecord(
+                data_id=nanoid(),
+                chat_id=prepared.chat_id,
+                app_id=request.app_id,
+                obj="Human",
+                value=prepared.query,
+            ),
+            ChatItemRecord(
+                data_id=prepared.response_chat_item_id,
+                chat_id=prepared.chat_id,
+                app_id=request.app_id,
+                obj="AI",
+                value=[],
+                status=RUNNING,
+            ),
+        )
+        await self.turns.save_turn(self._turn(prepared, variables, items=items, share_link_id=None))
+        prepared.chat_exists = True
+        prepared.begun = True
+        prepared.begun_variables = variables
+
+    async def _persist_patiently(self, prepared: PreparedRun, outcome: ChatOutcome) -> None:
+        """:meth:`_persist`, tried again with backoff while the database is unavailable, up to
+        ``save_patience_s`` (the client's stream stays open meanwhile, kept alive by heartbeats)."""
+        loop = asyncio.get_running_loop()
+        deadline = loop.time() + self.save_patience_s
+        failures = 0
+        while True:
+            try:
+                await self._persist(prepared, outcome)
+            except Exception as exc:
+                if not database_unavailable(exc) or loop.time() >= deadline:
+                    raise
+                failures += 1
+                if failures == 1:
+                    log.warning(
+                        "database unavailable: storing the answer of chat %s again when it returns",
+                        prepared.chat_id,
+                    )
+                await asyncio.sleep(
+                    min(MAX_SAVE_BACKOFF_S, 0.1 * 2**failures, max(0.0, deadline - loop.time()))
+                )
+                continue
+            if failures:
+                log.info("stored the answer of chat %s after %d failed write(s)", prepared.chat_id, failures)
+            return
+
     async def _persist(self, prepared: PreparedRun, outcome: ChatOutcome) -> None:
         """The turn in one transaction: chat, items (or the resumed item) and usage records; the key's
         usage counters are written behind (:meth:`ApiKeyRepository.record_use`)."""
         request = prepared.request
         result = outcome.result
         assert result is not None
-        team, app_id, chat_id = request.team_id, request.app_id, prepared.chat_id
+        app_id, chat_id = request.app_id, prepared.chat_id
         new_value = list(result.assistant_responses)
         if result.stopped and outcome.text and not value_text(new_value):
             new_value = [text_value(outcome.text)]  # keep what the user already saw of a stopped answer
@@ -389,28 +500,16 @@ class ChatService:
             )
             outcome.assistant_value = new_value
         usages = tuple(self._usage_records(prepared, result.flow_usages))
-        await self.turns.save_turn(
-            ChatTurn(
-                team_id=team,
-                app_id=app_id,
-                chat_id=chat_id,
-                new_chat=not prepared.chat_exists,
-                variables=variables,
-                source=request.source,
-                title=None if prepared.chat_exists else value_text(prepared.query)[:TITLE_LENGTH] or "Chat",
-                metadata=request.metadata if isinstance(request.metadata, dict) else None,
-                member_id=request.member_id,
-                chat_id_generated=not prepared.chat_id_given,
-                items=items,
-                resumed=resumed,
-                usages=usages,
-                share_link_id=request.share_link_id,
-                share_id=request.share_id,
-                out_link_uid=request.out_link_uid,
-                owner_kind=owner_kind(api_key_id=request.api_key_id, share_id=request.share_id),
-                api_key_id=None if request.share_id else request.api_key_id,
+        if prepared.begun:  # replace the running answer stored at the start
+            answer = items[1]
+            turn = self._turn(prepared, variables, usages=usages)
+            changed = variables != prepared.begun_variables
+            if not await self.turns.finish_turn(turn, answer, variables_changed=changed):
+                log.info("chat %s was deleted while its run went on; its answer is not stored", chat_id)
+        else:
+            await self.turns.save_turn(
+                self._turn(prepared, variables, items=items, resumed=resumed, usages=usages)
             )
-        )
         if self.api_keys is not None and request.api_key_id:
             await self.api_keys.record_use(request.api_key_id, sum(u.total_points for u in usages))
 
@@ -434,6 +533,7 @@ class ChatService:
     async def aclose(self) -> None:
         for task in list(self._tasks):
             task.cancel()
+        await self.heartbeat.aclose()
         await self.services.aclose()
         if self.fanout is not None:
             await self.fanout.aclose()

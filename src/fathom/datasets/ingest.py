@@ -29,6 +29,7 @@ from fathom.knowledge.parse import DocumentParseError, decode_text, parse_docume
 from fathom.knowledge.parse.selector import web_page_text
 from fathom.llm import count_tokens
 from fathom.security import EgressDenied, EgressRedirectError, EgressSizeError
+from fathom.store.db import database_unavailable
 from fathom.store.files import LocalFileStore
 from fathom.store.knowledge import SqlChunkRepository, SqlDatasetRepository
 from fathom.store.protocols import (
@@ -191,6 +192,8 @@ class IngestionService:
                 collection, bill_id if isinstance(bill_id, str) else None, bool(job.payload.get("trainOnly"))
             )
         except Exception as exc:
+            if database_unavailable(exc):
+                raise  # the worker runs the step again when the database returns (not a failure)
             message = f"{type(exc).__name__}: {exc}"
             if is_permanent(exc):
                 await self.datasets.set_collection_state(collection.id, "error", error=message)

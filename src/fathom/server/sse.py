@@ -9,6 +9,7 @@ from __future__ import annotations
 
 import asyncio
 import json
+import logging
 from collections.abc import AsyncIterator
 from typing import Any
 
@@ -21,6 +22,8 @@ from fathom.chat.cite import CiteStreamFilter
 from fathom.chat.fanout import RemoteChannel
 from fathom.chat.share_view import ShareView
 from fathom.workflow import text_adapt_gpt_response
+
+log = logging.getLogger("fathom.server")
 
 SSE_HEADERS = {
     "Content-Type": "text/event-stream;charset=utf-8",
@@ -73,37 +76,68 @@ async def stream_frames(
     if resuming and detail:
         yield encode_frame("resumePhase", {"phase": "catchup", "lastEventId": after}, detail=True)
     caught_up = not resuming
-    async for batch in channel.follow(after, heartbeat_s):
-        if batch is None:
-            yield heartbeat_frame(detail=detail)
-            continue
-        out: list[str] = []  # the batch's frames leave in one write
-        for frame in batch:
-            if not caught_up and frame.seq >= len(channel.frames) and not channel.done:
-                caught_up = True
-                if detail:
-                    out.append(encode_frame("resumePhase", {"phase": "live"}, detail=True))
-            if not frame_visible(frame, detail=detail, api_version=api_version):
+    # a local run's frames are read directly (the hot path); another replica's through _batches
+    batches = (
+        channel.follow(after, heartbeat_s)
+        if isinstance(channel, RunChannel)
+        else _batches(channel, after, heartbeat_s)
+    )
+    try:
+        async for batch in batches:
+            if batch is None:
+                yield heartbeat_frame(detail=detail)
                 continue
-            if view is not None:
-                shown = view.frame(frame)
-                if shown is None:
+            out: list[str] = []  # the batch's frames leave in one write
+            for frame in batch:
+                if not caught_up and frame.seq >= len(channel.frames) and not channel.done:
+                    caught_up = True
+                    if detail:
+                        out.append(encode_frame("resumePhase", {"phase": "live"}, detail=True))
+                if not frame_visible(frame, detail=detail, api_version=api_version):
                     continue
-                frame = shown
-            content = _answer_content(frame)
-            if content is not None:
-                data = _with_content(frame.data, cites.feed(content))
-                out.append(encode_frame(frame.event, data, detail=detail, seq=frame.seq))
-                continue
-            if cites.holding:
-                out.append(encode_frame("answer", text_adapt_gpt_response(cites.flush()), detail=detail))
-            out.append(encode_frame(frame.event, frame.data, detail=detail, seq=frame.seq))
-        if out:
-            yield "".join(out)
+                if view is not None:
+                    shown = view.frame(frame)
+                    if shown is None:
+                        continue
+                    frame = shown
+                content = _answer_content(frame)
+                if content is not None:
+                    data = _with_content(frame.data, cites.feed(content))
+                    out.append(encode_frame(frame.event, data, detail=detail, seq=frame.seq))
+                    continue
+                if cites.holding:
+                    out.append(encode_frame("answer", text_adapt_gpt_response(cites.flush()), detail=detail))
+                out.append(encode_frame(frame.event, frame.data, detail=detail, seq=frame.seq))
+            if out:
+                yield "".join(out)
+    except MirrorLost:
+        yield encode_frame("resumeUnavailable", {"reason": "mirrorUnavailable"}, detail=True)
+        return
     if cites.holding:
         yield encode_frame("answer", text_adapt_gpt_response(cites.flush()), detail=detail)
-    if resuming and detail:
+    if getattr(channel, "interrupted", False):  # its replica died: no frame will ever follow
+        yield encode_frame(
+            "resumeUnavailable", {"reason": "interrupted", "lastEventId": len(channel.frames)}, detail=True
+        )
+    elif resuming and detail:
         yield encode_frame("resumeCompleted", {"lastEventId": len(channel.frames)}, detail=True)
+
+
+class MirrorLost(Exception):
+    """Another replica's frames could not be read any more (Redis gone past the reader's patience)."""
+
+
+async def _batches(
+    channel: RemoteChannel, after: int, heartbeat_s: float
+) -> AsyncIterator[list[Frame] | None]:
+    """``channel.follow``, with a failure to read another replica's mirror as :class:`MirrorLost` (its
+    text names Redis's host and port: logs only)."""
+    try:
+        async for batch in channel.follow(after, heartbeat_s):
+            yield batch
+    except Exception as exc:
+        log.warning("resuming a chat run: its frames could not be read (%s)", type(exc).__name__)
+        raise MirrorLost from None
 
 
 def _answer_content(frame: Frame) -> str | None:

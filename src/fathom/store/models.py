@@ -318,6 +318,10 @@ class ChatItem(Base):
     admin_feedback: Mapped[dict[str, Any] | None] = mapped_column(JSON(none_as_null=True), nullable=True)
     duration_seconds: Mapped[float | None] = mapped_column(Float, nullable=True)
     created_at: Mapped[datetime] = _created()
+    # ``running`` from the run's start until it finished the item (then NULL); the running replica
+    # refreshes ``heartbeat_at``: a running item with a stale heartbeat was interrupted (migration 0019)
+    status: Mapped[str | None] = mapped_column(String(16), nullable=True)
+    heartbeat_at: Mapped[datetime | None] = mapped_column(UTCDateTime(), nullable=True)
 
 
 class Dataset(Base):

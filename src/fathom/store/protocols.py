@@ -188,6 +188,8 @@ class ChatItemRecord:
     duration_seconds: float | None = None
     created_at: datetime | None = None
     admin_feedback: dict[str, Any] | None = None
+    status: str | None = None  # ``running`` until its run finished it (see ``chat_item_state``)
+    heartbeat_at: datetime | None = None
 
 
 @dataclass(frozen=True)
@@ -472,6 +474,10 @@ class ChatTurnRepository(Protocol):
     async def load_history(self, team_id: str, app_id: str, chat_id: str, limit: int) -> ChatHistory: ...
     async def has_item(self, team_id: str, app_id: str, chat_id: str, data_id: str) -> bool: ...
     async def save_turn(self, turn: ChatTurn) -> None: ...
+    async def finish_turn(
+        self, turn: ChatTurn, answer: ChatItemRecord, *, variables_changed: bool
+    ) -> bool: ...
+    async def heartbeat(self, items: list[tuple[str, str, str]]) -> None: ...
 
 
 class UsageRepository(Protocol):

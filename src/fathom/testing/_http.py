@@ -212,6 +212,8 @@ class BackgroundHttpServer:
             if not watcher.done():
                 watcher.cancel()
                 await asyncio.gather(watcher, return_exceptions=True)
+            elif not watcher.cancelled():
+                watcher.exception()  # a client that reset the connection: retrieved, not an error here
             aclose = getattr(iterator, "aclose", None)
             if aclose is not None:
                 with contextlib.suppress(Exception):

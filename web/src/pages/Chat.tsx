@@ -25,6 +25,8 @@ export type Turn = {
   /** The user's feedback on this answer (FastGPT's userGoodFeedback / userBadFeedback: the comment). */
   good?: string;
   bad?: string;
+  /** A stored answer's run state (Fathom's record `status`): still running, or its server went away. */
+  runState?: "running" | "interrupted";
 };
 
 const emptyTurn = (role: "user" | "ai", text = ""): Turn => ({ id: Math.random().toString(36).slice(2), role, text, reasoning: "", tools: [], quotes: [], interactive: null, status: "", error: "", done: role === "user", nodes: [], nodeErrors: [], indexing: [] });
@@ -109,6 +111,7 @@ function turnsFromRecords(list: any[]): Turn[] {
     turn.dataId = item.dataId ?? item._id;
     if (typeof item.userGoodFeedback === "string") turn.good = item.userGoodFeedback;
     if (typeof item.userBadFeedback === "string") turn.bad = item.userBadFeedback;
+    if (item.status === "running" || item.status === "interrupted") turn.runState = item.status;
     for (const v of item.value ?? []) {
       if (v.type === "text") turn.text += v.text?.content ?? "";
       else if (v.type === "reasoning") turn.reasoning += v.reasoning?.content ?? "";
@@ -386,7 +389,9 @@ function TurnView({ turn, last, streaming, onAnswer, onQuote, onRate }: { turn: 
         )}
         {turn.nodeErrors.length > 0 && <div className="error" data-testid="node-errors">{turn.nodeErrors.join("\n")}</div>}
         {turn.error && !turn.nodeErrors.some((e) => e.endsWith(turn.error)) && <div className="error">{turn.error}</div>}
-        {turn.done && !turn.text && !turn.error && !turn.nodeErrors.length && !turn.interactive && !turn.tools.length && <div className="muted small">{t("The app sent no answer.")}</div>}
+        {turn.runState === "interrupted" && <div className="error" data-testid="turn-interrupted">{t("Interrupted: the server answering this stopped before it finished. Ask again.")}</div>}
+        {turn.runState === "running" && <div className="muted small" data-testid="turn-running">{t("Still being answered…")}</div>}
+        {turn.done && !turn.runState && !turn.text && !turn.error && !turn.nodeErrors.length && !turn.interactive && !turn.tools.length && <div className="muted small">{t("The app sent no answer.")}</div>}
         {turn.done && turn.dataId && !turn.error && <FeedbackBar rating={turn} onRate={(kind, comment) => onRate(turn, kind, comment)} />}
       </div>
     </div>

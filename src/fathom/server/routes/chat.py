@@ -304,11 +304,17 @@ async def resume_chat(
     after = last_event_id(request, payload.lastEventId) or 0
     channel = await _own_channel(request, auth, app_id, owner, chat_id, detail=detail)
     if channel is None:
+        # no frames to follow: the answer's state in the database says why (a replica that died
+        # leaves it interrupted); the client gets that in one definite frame
+        reason, data_id = "mirrorUnavailable", ""
+        caller = await chat_caller(request, auth, app_id, owner)
+        if await chat_of(request).history.may(auth.team_id, app_id, chat_id, caller, "write"):
+            data_id, state = await chat_of(request).history.last_answer_state(auth.team_id, app_id, chat_id)
+            reason = "interrupted" if state == "interrupted" else reason
+        body = {"reason": reason, "chatId": chat_id, **({"dataId": data_id} if data_id else {})}
 
         async def unavailable() -> Any:
-            yield encode_frame(
-                "resumeUnavailable", {"reason": "mirrorUnavailable", "chatId": chat_id}, detail=True
-            )
+            yield encode_frame("resumeUnavailable", body, detail=True)
 
         return sse_response(unavailable())
     return sse_response(

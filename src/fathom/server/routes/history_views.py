@@ -31,6 +31,9 @@ def record_view(item: ChatItemRecord, *, custom_feedbacks: bool = False) -> dict
         ]
     if item.obj == "AI":
         view.update(record_preview(item))
+    if item.status is not None:  # Fathom: "running" (its run goes on) or "interrupted" (its replica died)
+        view["status"] = item.status
+        view["interrupted"] = item.status == "interrupted"
     return view
 
 

@@ -1,17 +1,23 @@
 """The chat hot path's storage, in SQLAlchemy Core: a turn's history read in one snapshot and the turn
 written in one transaction (on a SQLite file each in one thread hop, see :meth:`Database.run_write`).
 
-A turn is at most five statements in one transaction: the chat inserted (``ON CONFLICT`` update, for
-two first turns racing on one ``chatId``) or updated, the next item number read (not for a chat id made
-for this turn), the items inserted as one batch, the usage records inserted as one batch; resuming an
-interactive reads and updates the paused item instead of inserting.
+A turn is written twice. When its run starts (:meth:`SqlChatTurnRepository.save_turn`, one transaction of
+at most three statements): the chat inserted (``ON CONFLICT`` update, for two first turns racing on one
+``chatId``) or updated, the next item number read (not for a chat id made for this turn), the Human item
+and the AI item (status ``running``) inserted as one batch. When it ends
+(:meth:`SqlChatTurnRepository.finish_turn`, one transaction): the AI item replaced (its value, node
+responses, duration; status cleared), the usage records inserted as one batch, and the chat's variables
+updated only when the run changed them.
+Resuming an interactive reads and updates the paused item at the end instead. While a run goes on, its
+replica refreshes the AI item's ``heartbeat_at`` (:meth:`SqlChatTurnRepository.heartbeat`, one statement
+for all the replica's runs).
 """
 
 from __future__ import annotations
 
 from typing import Any, cast
 
-from sqlalchemy import Connection, Table, and_, bindparam, func, insert, select, update
+from sqlalchemy import Connection, Table, and_, bindparam, func, insert, select, tuple_, update
 from sqlalchemy.dialects.postgresql import insert as pg_insert
 from sqlalchemy.dialects.sqlite import insert as sqlite_insert
 
@@ -28,6 +34,23 @@ _LINKS = cast(Table, ShareLink.__table__)
 _INSERT_CHAT = insert(_CHATS)
 _INSERT_ITEMS = insert(_ITEMS)
 _INSERT_USAGE = insert(_USAGE)
+# the end of a begun turn: the running answer replaced (status and heartbeat cleared)
+_FINISH_ITEM = (
+    update(_ITEMS)
+    .where(
+        _ITEMS.c.team_id == bindparam("k_team"),
+        _ITEMS.c.app_id == bindparam("k_app"),
+        _ITEMS.c.chat_id == bindparam("k_chat"),
+        _ITEMS.c.data_id == bindparam("k_data"),
+    )
+    .values(
+        value=bindparam("n_value", type_=_ITEMS.c.value.type),
+        response_data=bindparam("n_response_data", type_=_ITEMS.c.response_data.type),
+        duration_seconds=bindparam("n_duration"),
+        status=None,
+        heartbeat_at=None,
+    )
+)
 _LAST_SEQ = select(func.coalesce(func.max(_ITEMS.c.seq), 0)).where(
     _ITEMS.c.app_id == bindparam("app_id"), _ITEMS.c.chat_id == bindparam("chat_id")
 )
@@ -67,6 +90,8 @@ def item_from_row(row: Any) -> ChatItemRecord:
         duration_seconds=row["duration_seconds"],
         created_at=row["created_at"],
         admin_feedback=dict(row["admin_feedback"]) if row["admin_feedback"] else None,
+        status=row["status"],
+        heartbeat_at=row["heartbeat_at"],
     )
 
 
@@ -168,10 +193,15 @@ class SqlChatTurnRepository:
                     "user_bad_feedback": item.user_bad_feedback,
                     "duration_seconds": item.duration_seconds,
                     "created_at": now,
+                    "status": item.status,
+                    "heartbeat_at": now if item.status is not None else None,
                 }
                 for number, item in enumerate(turn.items, start=1)
             ]
             conn.execute(_INSERT_ITEMS, rows)
+        self._save_usage(conn, turn, now)
+
+    def _save_usage(self, conn: Connection, turn: ChatTurn, now: Any) -> None:
         if turn.usages:
             conn.execute(
                 _INSERT_USAGE,
@@ -199,6 +229,48 @@ class SqlChatTurnRepository:
                 .where(_LINKS.c.id == turn.share_link_id)
                 .values(usage_points=_LINKS.c.usage_points + points, last_time=now)
             )
+
+    async def finish_turn(self, turn: ChatTurn, answer: ChatItemRecord, *, variables_changed: bool) -> bool:
+        """The end of a turn stored by :meth:`save_turn` at its start, in one transaction: the chat's
+        variables when the run changed them, ``answer`` replacing the running AI item (status cleared)
+        and the usage records; a run without usage or new variables is one statement. False when the
+        item is gone (its chat deleted while the run went on): the usage is stored all the same."""
+        return await self.db.run_write(lambda conn: self._finish(conn, turn, answer, variables_changed))
+
+    def _finish(
+        self, conn: Connection, turn: ChatTurn, answer: ChatItemRecord, variables_changed: bool
+    ) -> bool:
+        now = utcnow()
+        if variables_changed:
+            where = _chat_where(turn.team_id, turn.app_id, turn.chat_id)
+            conn.execute(update(_CHATS).where(*where).values(variables=turn.variables, updated_at=now))
+        replaced = conn.execute(
+            update(_ITEMS)
+            .where(*_items_where(turn.team_id, turn.app_id, turn.chat_id), _ITEMS.c.data_id == answer.data_id)
+            .values(
+                value=answer.value,
+                response_data=answer.response_data,
+                duration_seconds=answer.duration_seconds,
+                status=None,
+                heartbeat_at=None,
+            )
+        )
+        self._save_usage(conn, turn, now)
+        return bool(replaced.rowcount)
+
+    async def heartbeat(self, items: list[tuple[str, str, str]]) -> None:
+        """Refresh the heartbeat of the running AI items ``(app id, chat id, data id)`` (one statement)."""
+        if not items:
+            return
+        statement = (
+            update(_ITEMS)
+            .where(
+                tuple_(_ITEMS.c.app_id, _ITEMS.c.chat_id, _ITEMS.c.data_id).in_(items),
+                _ITEMS.c.status == "running",
+            )
+            .values(heartbeat_at=utcnow())
+        )
+        await self.db.run_write(lambda conn: conn.execute(statement).rowcount)
 
     def _save_chat(self, conn: Connection, turn: ChatTurn, now: Any) -> None:
         if turn.new_chat:

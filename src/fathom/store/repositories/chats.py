@@ -56,6 +56,8 @@ def item_record(row: ChatItem) -> ChatItemRecord:
         duration_seconds=row.duration_seconds,
         created_at=row.created_at,
         admin_feedback=dict(row.admin_feedback) if row.admin_feedback else None,
+        status=row.status,
+        heartbeat_at=row.heartbeat_at,
     )
 
 
