@@ -28,6 +28,7 @@ from sqlalchemy import text as sql
 
 from fathom.bench.search_recall import RecallResult, measure_recall
 from fathom.datasets import DatasetSearchService, EmbedderResolver
+from fathom.gc_tuning import tune_garbage_collector
 from fathom.knowledge.tokenize import segment_for_index
 from fathom.llm import count_tokens
 from fathom.store import migrate
@@ -382,14 +383,9 @@ async def run_search_latency(
             query_vectors = query_set(corpus, queries, seed)
             texts = list(query_vectors)
             result = LatencyResult(backend, chunks, seconds)
-            from fathom.cli import GC_YOUNG_THRESHOLD
-
             # as `fathom serve` does once started: start-up objects leave the full GC passes, and the
             # young generation is collected every GC_YOUNG_THRESHOLD allocations instead of 700
-            gc.collect()
-            gc.freeze()
-            thresholds = gc.get_threshold()
-            gc.set_threshold(GC_YOUNG_THRESHOLD, 50, 100)
+            thresholds = tune_garbage_collector()
             try:
                 result.modes = await measure_modes(
                     db,

@@ -17,13 +17,12 @@ from fathom.agent.compress.constants import (
     get_compression_token_limit,
     message_threshold,
 )
+from fathom.agent.compress.text_cleanup import head_tail_truncate, regex_cleanup
 from fathom.agent.compress.tool_response import (
     ToolCompressOutcome,
     compress_tool_response,
-    head_tail_truncate,
     json_structural_summary,
     light_process,
-    regex_cleanup,
 )
 
 __all__ = [

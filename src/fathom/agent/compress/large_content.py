@@ -21,7 +21,7 @@ from fathom.agent.compress.constants import (
     SOURCE_ANCHOR_APPEND_SKIP_RATIO,
 )
 from fathom.agent.compress.llm_text import TextCall, call_for_text
-from fathom.agent.compress.tool_response import _BASE64, _URL, head_tail_truncate, regex_cleanup
+from fathom.agent.compress.text_cleanup import BASE64_PATTERN, URL_PATTERN, head_tail_truncate, regex_cleanup
 from fathom.agent.usage import TOOL_RESPONSE_COMPRESS_MODULE, AgentLoopUsage
 from fathom.llm import count_tokens
 from fathom.llm.protocols import ChatModel
@@ -132,7 +132,7 @@ async def compress_large_content(
     """Fit ``text`` into ``limit`` tokens (see the module docstring for the stages)."""
     if count_tokens(text) <= limit:
         return LargeContentResult(text)
-    stripped = _URL.sub("", _BASE64.sub("[BASE64_DATA]", text))
+    stripped = URL_PATTERN.sub("", BASE64_PATTERN.sub("[BASE64_DATA]", text))
     if count_tokens(stripped) <= limit:
         return LargeContentResult(stripped)
     cleaned = regex_cleanup(text)
