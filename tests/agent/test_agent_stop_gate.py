@@ -8,7 +8,7 @@ import pytest
 from agent_helpers import Recorder, all_providers, make_runtime
 
 from fathom.agent import AgentLoopInput, StopGateConfig, SystemToolsConfig, run_agent_loop
-from fathom.agent.fast_agent import stop_gate_feedback
+from fathom.agent.kernel import stop_gate_feedback
 from fathom.testing import ScriptedOpenAIServer, text_turn, tool_call_turn
 
 PLAN = {

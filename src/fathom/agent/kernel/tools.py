@@ -1,4 +1,4 @@
-"""Running one response's tool calls (spec §3.6.5–§3.6.8).
+"""Running one response's tool calls (spec §3.6.5–§3.6.8), for every provider.
 
 System tools run serially in call order; consecutive runtime tools run concurrently in batches of
 ``max(1, batch_tool_size)``. After each serial tool or batch, a pause/stop/abort leaves the remaining
@@ -15,7 +15,7 @@ from typing import Any
 
 from fathom.agent.compress.tool_response import compress_tool_response
 from fathom.agent.events import AskStart, PlanOperation, ToolResponseCompress, ToolRunEnd, ToolRunStart
-from fathom.agent.fast_agent.state import RunState
+from fathom.agent.kernel.state import RunState
 from fathom.agent.messages import is_empty_assistant, plain_messages, tool_message
 from fathom.agent.system_tools.ask import ASK_WAITING_RESPONSE, parse_ask_arguments
 from fathom.agent.system_tools.files_search import run_dataset_search, run_read_files
