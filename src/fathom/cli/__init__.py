@@ -46,7 +46,7 @@ app.add_typer(bench_app, name="bench")  # fathom.cli.bench
 app.add_typer(users_app, name="users")  # fathom.cli.users
 
 
-def configure_logging(settings: Settings) -> None:
+def _configure_logging(settings: Settings) -> None:
     level = getattr(logging, settings.log_level.upper())
     handler = logging.StreamHandler(sys.stderr)
     if settings.log_format == "json":
@@ -147,7 +147,7 @@ def serve(
     settings = _settings()
     updates = {k: v for k, v in {"host": host, "port": port, "workers": workers}.items() if v is not None}
     settings = settings.model_copy(update=updates)
-    configure_logging(settings)
+    _configure_logging(settings)
     _load_models(settings)
     platform = _platform(settings)
     platform.install_log_masking()
@@ -196,7 +196,7 @@ def worker(
 ) -> None:
     """Run background jobs (claimed from the database's jobs table) until stopped."""
     settings = _settings()
-    configure_logging(settings)
+    _configure_logging(settings)
     platform = _platform(settings)
 
     async def main() -> int:

@@ -225,7 +225,7 @@ class OpenAIChatModel:
             "/chat/completions", cast_to=httpx2.Response, body=payload, stream=True
         )
         return _Chunks(
-            sse_chunks(sdk_response), sdk_response.headers.get("x-request-id"), sdk_response.aclose
+            _sse_chunks(sdk_response), sdk_response.headers.get("x-request-id"), sdk_response.aclose
         )
 
     async def complete(
@@ -299,7 +299,7 @@ class _Chunks:
         await self._close()
 
 
-async def sse_chunks(response: httpx2.Response) -> AsyncIterator[dict[str, Any]]:
+async def _sse_chunks(response: httpx2.Response) -> AsyncIterator[dict[str, Any]]:
     """The JSON objects of an OpenAI-style SSE stream up to ``[DONE]``; an ``error`` object in the
     stream raises :class:`openai.APIError` as the SDK's own stream does."""
     data: list[str] = []

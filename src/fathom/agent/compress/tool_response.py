@@ -47,7 +47,7 @@ def _ordered_keys(obj: dict[str, Any]) -> list[str]:
     return sorted(keys, key=lambda k: PRIORITY_KEYS.index(k) if k in PRIORITY_KEYS else len(PRIORITY_KEYS))
 
 
-def json_structural_summary(value: Any) -> str:
+def _json_structural_summary(value: Any) -> str:
     """A JSON summary: important scalars (``key=value``), structure lines and sampled arrays."""
     scalars: list[str] = []
     structure: list[str] = []
@@ -78,7 +78,7 @@ def json_structural_summary(value: Any) -> str:
     )
 
 
-def light_process(text: str, target_tokens: int) -> str:
+def _light_process(text: str, target_tokens: int) -> str:
     """Local clean-up: JSON is minified (then summarised if still too big and the summary fits);
     other text goes through :func:`regex_cleanup`."""
     try:
@@ -90,7 +90,7 @@ def light_process(text: str, target_tokens: int) -> str:
     minified = json.dumps(value, ensure_ascii=False, separators=(",", ":"))
     if count_tokens(minified) <= target_tokens:
         return minified
-    summary = json_structural_summary(value)
+    summary = _json_structural_summary(value)
     if len(summary) < len(minified) and count_tokens(summary) <= target_tokens:
         return summary
     return minified
@@ -116,7 +116,7 @@ async def compress_tool_response(
     if count_tokens(response) <= direct:
         return ToolCompressOutcome(response)
     started = time.monotonic()
-    light = light_process(response, direct)
+    light = _light_process(response, direct)
     light_limit = get_compression_token_limit(max_context, TOOL_RESPONSE_LIGHT_PROCESS_CONTEXT_RATIO)
     if count_tokens(light) <= light_limit:
         return ToolCompressOutcome(light, True, seconds=time.monotonic() - started)

@@ -2,18 +2,12 @@
 
 from fathom.agent.fast_agent.loop import run_fast_agent
 from fathom.agent.fast_agent.model_turn import EMPTY_RESPONSE_ERROR
-from fathom.agent.fast_agent.prompt_mode import (
-    ToolTextFilter,
-    parse_tool_blocks,
-    prompt_tools_instruction,
-    to_prompt_messages,
-)
+from fathom.agent.fast_agent.prompt_mode import ToolTextFilter, parse_tool_blocks, to_prompt_messages
 
 __all__ = [
     "EMPTY_RESPONSE_ERROR",
     "ToolTextFilter",
     "parse_tool_blocks",
-    "prompt_tools_instruction",
     "run_fast_agent",
     "to_prompt_messages",
 ]

@@ -26,7 +26,7 @@ from fathom.agent.kernel.lifecycle import (
     tool_choice,
 )
 from fathom.agent.kernel.state import RunState
-from fathom.agent.kernel.stop_gate import StopGateConfig, stop_gate_feedback, stop_gate_rejects
+from fathom.agent.kernel.stop_gate import StopGateConfig, stop_gate_rejects
 from fathom.agent.kernel.stream import ModelTurn, StreamHandler
 from fathom.agent.kernel.tools import (
     PROVIDER_STATE_VERSION,
@@ -54,7 +54,6 @@ __all__ = [
     "run_plan",
     "run_tool_calls",
     "start_run",
-    "stop_gate_feedback",
     "stop_gate_rejects",
     "tool_choice",
 ]

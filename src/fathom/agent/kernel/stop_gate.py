@@ -25,7 +25,6 @@ __all__ = [
     "FEEDBACK_START",
     "RESOLVED_STATUSES",
     "StopGateConfig",
-    "stop_gate_feedback",
     "stop_gate_rejects",
 ]
 
@@ -36,7 +35,7 @@ def _steps(plan: dict[str, Any]) -> str:
     )
 
 
-def stop_gate_feedback(
+def _stop_gate_feedback(
     plan: dict[str, Any] | None, *, require_plan: bool, tools_since_plan_update: bool
 ) -> str | None:
     """The feedback that rejects finishing, or None when the model may finish."""
@@ -68,7 +67,7 @@ async def stop_gate_rejects(state: RunState, append: Callable[[dict[str, Any]], 
         return False
     if state.request_index >= max(1, state.runtime.max_run_agent_times):
         return False
-    feedback = stop_gate_feedback(
+    feedback = _stop_gate_feedback(
         state.active_plan,
         require_plan=config.require_plan,
         tools_since_plan_update=state.tools_since_plan_update,

@@ -37,7 +37,7 @@ class CallOutcome:
     messages: list[dict[str, Any]] = field(default_factory=list)
 
 
-async def execute_generic(
+async def _execute_generic(
     state: RunState, call: dict[str, Any], snapshot: list[dict[str, Any]]
 ) -> ToolResult:
     """Run a sandbox/read_files/dataset_search/runtime call; never raises."""
@@ -105,7 +105,7 @@ async def run_generic(state: RunState, call: dict[str, Any], snapshot: list[dict
     """``tool_run_start`` → execute → ``tool_run_end``; runtime tools' responses are compressed."""
     await state.emit(ToolRunStart(call))
     started = time.monotonic()
-    result = await execute_generic(state, call, snapshot)
+    result = await _execute_generic(state, call, snapshot)
     is_runtime = state.catalog.kind(call["function"]["name"]) == "runtime"
     state.tools_since_plan_update = state.tools_since_plan_update or is_runtime
     return await finish_generic(state, call, result, started, compress=is_runtime)
