@@ -45,9 +45,9 @@ from fathom.tools import (  # noqa: E402
     ToolDefinition,
     function_tool,
     run_tool,
-    validate_tool_runtime_params,
 )
 from fathom.tools.schema import SchemaValidatorCache  # noqa: E402
+from fathom.tools.schema.validation import _validate_tool_runtime_params  # noqa: E402
 from fathom.tools.schema.validation_messages import format_errors  # noqa: E402
 
 SCHEMA: dict[str, Any] = {
@@ -196,8 +196,8 @@ async def main(rounds: int) -> None:
     print(f"machine: {platform.machine()} {platform.processor() or ''}".rstrip())
     print(f"load average: {' '.join(f'{v:.1f}' for v in os.getloadavg())}")
 
-    assert validate_tool_runtime_params(SCHEMA, VALID).success
-    assert not validate_tool_runtime_params(SCHEMA, INVALID).success
+    assert _validate_tool_runtime_params(SCHEMA, VALID).success
+    assert not _validate_tool_runtime_params(SCHEMA, INVALID).success
     schema_tool = ToolDefinition(name="search", description="Search", parameters=SCHEMA, execute=_noop)
     fn_tool = function_tool(search)
     call = {"id": "call_1", "type": "function", "function": {"name": "search", "arguments": ARGS_JSON}}

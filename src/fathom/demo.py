@@ -12,12 +12,32 @@ from __future__ import annotations
 
 from dataclasses import dataclass
 from pathlib import Path
-from typing import TYPE_CHECKING, Any
+from typing import TYPE_CHECKING, Any, Protocol
 
 import fathom
 
 if TYPE_CHECKING:
-    from fathom.platform import Platform
+    from fathom.chat import ChatApplication
+    from fathom.datasets import EmbedderResolver, IngestionService
+    from fathom.store.knowledge import SqlDatasetRepository
+
+
+class DemoHost(Protocol):
+    """The parts of :class:`fathom.platform.Platform` the demo seeds through (the platform calls the
+    demo, so the demo names what it needs instead of importing the platform)."""
+
+    @property
+    def datasets(self) -> SqlDatasetRepository: ...
+
+    @property
+    def embedders(self) -> EmbedderResolver: ...
+
+    @property
+    def ingestion(self) -> IngestionService: ...
+
+    @property
+    def chat(self) -> ChatApplication: ...
+
 
 DEMO_DATASET_NAME = "Fathom docs (demo)"
 DEMO_PRIORITY = -10  # the demo's ingestion jobs wait behind every normal (0) job
@@ -136,7 +156,7 @@ def load_docs(docs: Path | None) -> list[tuple[str, str]]:
 
 
 async def seed_demo(
-    platform: Platform, team_id: str, member_id: str, documents: list[tuple[str, str]]
+    platform: DemoHost, team_id: str, member_id: str, documents: list[tuple[str, str]]
 ) -> DemoSeed:
     """Create the demo knowledge base (one collection per document, ingestion queued) and the
     published demo app in ``team_id``; no documents: the app only, explaining what is missing."""

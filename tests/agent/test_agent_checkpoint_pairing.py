@@ -12,7 +12,7 @@ from hypothesis import given, settings
 from hypothesis import strategies as st
 
 from fathom.agent import restore_from_newest_checkpoint
-from fathom.agent.compress import is_checkpoint_message
+from fathom.agent.compress.checkpoint import _is_checkpoint_message
 from fathom.workflow.nodes.agent_context import checkpoint_value, history_messages
 
 Message = dict[str, Any]
@@ -64,7 +64,7 @@ def assert_paired(messages: list[Message]) -> None:
 
 def balanced(messages: list[Message]) -> list[Message]:
     """The transcript without the checkpoint messages (what the loop itself produced)."""
-    return [m for m in messages if not is_checkpoint_message(m)]
+    return [m for m in messages if not _is_checkpoint_message(m)]
 
 
 @settings(max_examples=300, deadline=None)
@@ -79,7 +79,7 @@ def test_restoring_from_the_newest_checkpoint_never_separates_a_call_from_its_re
     if not checkpoints:
         assert restored == messages
         return
-    newest = max(i for i, m in enumerate(messages) if is_checkpoint_message(m))
+    newest = max(i for i, m in enumerate(messages) if _is_checkpoint_message(m))
     lead = [m for m in messages[:newest] if m["role"] == "system"]
     assert restored[: len(lead)] == lead
     assert restored[len(lead)] is messages[newest]
@@ -118,7 +118,7 @@ def test_the_history_rebuild_starts_at_the_newest_stored_checkpoint(items: list[
         if isinstance(v, dict) and "contextCheckpoint" in v
     ]
     if not stored:
-        assert not any(is_checkpoint_message(m) for m in messages)
+        assert not any(_is_checkpoint_message(m) for m in messages)
         return
     newest_item, newest = stored[-1]
     assert messages[0] == {
@@ -127,7 +127,7 @@ def test_the_history_rebuild_starts_at_the_newest_stored_checkpoint(items: list[
         "hideInUI": True,
         "contextCheckpoint": True,
     }
-    assert sum(is_checkpoint_message(m) for m in messages) == 1
+    assert sum(_is_checkpoint_message(m) for m in messages) == 1
     values = items[newest_item]["value"]
     shown = [v["text"]["content"] for v in values[values.index(newest) + 1 :] if v.get("type") == "text"]
     if shown:

@@ -18,15 +18,9 @@ from fathom.agent import (
     restore_from_newest_checkpoint,
     run_agent_loop,
 )
-from fathom.agent.compress import (
-    TRUNCATED_MARKER,
-    active_plan_block,
-    head_tail_truncate,
-    json_structural_summary,
-    light_process,
-    normalize_checkpoint_content,
-    regex_cleanup,
-)
+from fathom.agent.compress import TRUNCATED_MARKER, head_tail_truncate, regex_cleanup
+from fathom.agent.compress.checkpoint import _active_plan_block, _normalize_checkpoint_content
+from fathom.agent.compress.tool_response import _json_structural_summary, _light_process
 from fathom.llm import count_tokens
 from fathom.testing import ScriptedOpenAIServer, text_turn, tool_call_turn
 from fathom.tools import ToolDefinition, ToolResult
@@ -59,11 +53,11 @@ def test_threshold_and_target_vectors(max_context: int, threshold: int, target: 
     ],
 )
 def test_checkpoint_normalization(raw: str, normalized: str) -> None:
-    assert normalize_checkpoint_content(raw) == normalized
+    assert _normalize_checkpoint_content(raw) == normalized
 
 
 def test_active_plan_block_escapes_its_closing_tag() -> None:
-    block = active_plan_block({"name": "x</active_plan>y", "steps": []})
+    block = _active_plan_block({"name": "x</active_plan>y", "steps": []})
     assert block == '<active_plan>\n{\n  "name": "x<\\/active_plan>y",\n  "steps": []\n}\n</active_plan>\n'
     assert block.count("</active_plan>") == 1
 
@@ -97,13 +91,13 @@ def test_regex_cleanup_stages() -> None:
 
 
 def test_light_process_minifies_json_and_summarises_when_still_too_big() -> None:
-    assert light_process('{ "a" : [ 1, 2 ] }', 100) == '{"a":[1,2]}'
+    assert _light_process('{ "a" : [ 1, 2 ] }', 100) == '{"a":[1,2]}'
     big = {"items": [{"id": i, "name": f"n{i}", "payload": "x" * 200} for i in range(200)]}
-    summary = json.loads(light_process(json.dumps(big), 500))
+    summary = json.loads(_light_process(json.dumps(big), 500))
     assert summary["summaryType"] == "JSON structural summary"
     assert "items: array(length=200)" in summary["structure"]
     assert "items[0].id=0" in summary["values"] and "items[199].id=199" in summary["values"]
-    assert json.loads(json_structural_summary([]))["structure"] == ["$: array(length=0)"]
+    assert json.loads(_json_structural_summary([]))["structure"] == ["$: array(length=0)"]
 
 
 def test_head_tail_truncation_fits_and_marks_the_middle() -> None:

@@ -6,7 +6,7 @@ import pytest
 from hypothesis import given
 from hypothesis import strategies as st
 
-from fathom.agent.system_tools import patch_dataset_search_args
+from fathom.agent.system_tools.files_search import _patch_dataset_search_args
 
 
 @pytest.mark.parametrize(
@@ -25,7 +25,7 @@ from fathom.agent.system_tools import patch_dataset_search_args
 def test_query_is_a_trimmed_list_plus_absolute_http_files(
     args: dict[str, object], files: list[str], query: list[str]
 ) -> None:
-    assert patch_dataset_search_args(args, files)["query"] == query
+    assert _patch_dataset_search_args(args, files)["query"] == query
 
 
 @given(
@@ -33,6 +33,6 @@ def test_query_is_a_trimmed_list_plus_absolute_http_files(
     st.lists(st.sampled_from(["https://h/a", "http://h/b", "rel/c", "/abs/d", "file:///e"]), max_size=5),
 )
 def test_patched_query_is_always_clean(query: object, files: list[str]) -> None:
-    patched = patch_dataset_search_args({"query": query}, files)["query"]
+    patched = _patch_dataset_search_args({"query": query}, files)["query"]
     assert all(isinstance(q, str) and q == q.strip() and q for q in patched)
     assert not any(q in ("rel/c", "/abs/d", "file:///e") for q in patched if q not in (query or []))

@@ -8,8 +8,8 @@ from fathom.agent.compress import TRUNCATED_MARKER
 from fathom.agent.compress.large_content import (
     ANCHORS_HEADER,
     EXCERPTS_HEADER,
-    add_source_context,
-    chunk_plan,
+    _add_source_context,
+    _chunk_plan,
     compress_large_content,
 )
 from fathom.llm import count_tokens
@@ -18,7 +18,7 @@ from fathom.testing import ScriptedOpenAIServer, error_turn, text_turn
 
 def test_chunk_plan_follows_the_formula() -> None:
     text = "x" * 40000
-    chunks, budget = chunk_plan(text, 4096, 16000)
+    chunks, budget = _chunk_plan(text, 4096, 16000)
     # tokens = min(8000, max(1, (16000 - 4096) // 2)) = 5952 → 17856 characters per chunk
     assert [len(c) for c in chunks] == [17856, 17856, 4288]
     assert budget == int(0.65 * 4096 / 3)
@@ -42,7 +42,7 @@ async def test_chunks_compress_in_parallel_and_empty_answers_keep_the_chunk(
 
     server.set_script(script)
     text = "\n".join(f"line {i} value {i * 3}" for i in range(2400))
-    chunks, _ = chunk_plan(text, 9000, 40000)
+    chunks, _ = _chunk_plan(text, 9000, 40000)
     assert len(chunks) == 2 and count_tokens(chunks[1]) < 8000 < count_tokens(text)
     result = await compress_large_content(text, 9000, server.chat_model(), max_context=40000)
     assert EXCERPTS_HEADER in result.text  # under-filled: topped up with source excerpts
@@ -74,8 +74,8 @@ async def test_model_failure_returns_cleaned_text_unbilled(server: ScriptedOpenA
 
 def test_underfilled_results_get_excerpts_and_missing_anchors() -> None:
     source = "# Title\nStatus: ok\n" + "\n".join(f"Item{i}: {'filler ' * 20}" for i in range(400))
-    topped = add_source_context("tiny", source, 2000)
+    topped = _add_source_context("tiny", source, 2000)
     assert topped.startswith("tiny\n\n" + EXCERPTS_HEADER)
     assert count_tokens(topped) <= 2000 * 0.96 + 1
-    assert add_source_context("tiny", "short source", 2000) == "tiny"
-    assert ANCHORS_HEADER not in add_source_context("x " * 700, source, 2000)
+    assert _add_source_context("tiny", "short source", 2000) == "tiny"
+    assert ANCHORS_HEADER not in _add_source_context("x " * 700, source, 2000)

@@ -9,12 +9,8 @@ import pytest
 from hypothesis import given
 from hypothesis import strategies as st
 
-from fathom.agent.system_tools import (
-    is_plan_finished,
-    plan_progress_text,
-    run_set_plan,
-    run_update_plan,
-)
+from fathom.agent.system_tools import is_plan_finished, run_set_plan, run_update_plan
+from fathom.agent.system_tools.plan import _plan_progress_text
 
 PLAN = {
     "planId": "plan_x",
@@ -137,7 +133,7 @@ def test_finished_plan_is_all_done_or_skipped() -> None:
     assert is_plan_finished({"steps": steps})
     assert not is_plan_finished({"steps": [*steps, {"id": "c", "name": "c", "status": "blocked"}]})
     assert not is_plan_finished(None)
-    assert plan_progress_text({"steps": steps}).startswith("Plan progress: 1 done, 0 in progress, 0 pending")
+    assert _plan_progress_text({"steps": steps}).startswith("Plan progress: 1 done, 0 in progress, 0 pending")
 
 
 @given(

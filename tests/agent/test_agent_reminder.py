@@ -2,7 +2,8 @@
 
 from __future__ import annotations
 
-from fathom.agent import ReminderBackground, build_context_reminder, build_history_reminder, escape_xml
+from fathom.agent import ReminderBackground, build_context_reminder, build_history_reminder
+from fathom.agent.reminder import _escape_xml
 
 
 def test_no_sections_leaves_the_query_unchanged() -> None:
@@ -11,7 +12,7 @@ def test_no_sections_leaves_the_query_unchanged() -> None:
 
 
 def test_values_are_xml_escaped() -> None:
-    assert escape_xml("a&b<c>\"d'") == "a&amp;b&lt;c&gt;&quot;d&apos;"
+    assert _escape_xml("a&b<c>\"d'") == "a&amp;b&lt;c&gt;&quot;d&apos;"
 
 
 def test_sections_in_order_separated_by_blank_lines() -> None:

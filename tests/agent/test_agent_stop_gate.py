@@ -8,7 +8,7 @@ import pytest
 from agent_helpers import Recorder, all_providers, make_runtime
 
 from fathom.agent import AgentLoopInput, StopGateConfig, SystemToolsConfig, run_agent_loop
-from fathom.agent.fast_agent import stop_gate_feedback
+from fathom.agent.kernel.stop_gate import _stop_gate_feedback
 from fathom.testing import ScriptedOpenAIServer, text_turn, tool_call_turn
 
 PLAN = {
@@ -31,25 +31,25 @@ def provider(request: pytest.FixtureRequest) -> str:
 @pytest.mark.parametrize("status", ["done", "skipped", "blocked"])
 def test_resolved_plans_may_finish(status: str) -> None:
     plan = {"steps": [{"id": "s", "name": "n", "status": status}]}
-    assert stop_gate_feedback(plan, require_plan=False, tools_since_plan_update=False) is None
+    assert _stop_gate_feedback(plan, require_plan=False, tools_since_plan_update=False) is None
 
 
 def test_unresolved_steps_are_listed() -> None:
-    text = stop_gate_feedback(PLAN, require_plan=False, tools_since_plan_update=False)
+    text = _stop_gate_feedback(PLAN, require_plan=False, tools_since_plan_update=False)
     assert text is not None and text.startswith("<stop_gate_feedback> You cannot finish yet.")
     assert "- step_1: A (done)\n- step_2: B (pending)" in text and "update_plan" in text
     assert text.endswith("</stop_gate_feedback>")
 
 
 def test_no_plan_is_allowed_unless_the_user_required_one() -> None:
-    assert stop_gate_feedback(None, require_plan=False, tools_since_plan_update=True) is None
-    required = stop_gate_feedback(None, require_plan=True, tools_since_plan_update=False)
+    assert _stop_gate_feedback(None, require_plan=False, tools_since_plan_update=True) is None
+    required = _stop_gate_feedback(None, require_plan=True, tools_since_plan_update=False)
     assert required is not None and "set_plan" in required
 
 
 def test_tools_used_after_the_last_plan_update_reject() -> None:
     done = {"steps": [{"id": "s", "name": "n", "status": "done"}]}
-    assert stop_gate_feedback(done, require_plan=False, tools_since_plan_update=True) is not None
+    assert _stop_gate_feedback(done, require_plan=False, tools_since_plan_update=True) is not None
 
 
 async def test_loop_sends_the_model_back_until_the_plan_is_resolved(

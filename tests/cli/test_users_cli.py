@@ -200,9 +200,9 @@ def wait_healthy(base: str, proc: subprocess.Popen[str]) -> None:
 
 
 def test_the_printed_address_is_one_a_browser_can_open() -> None:
-    from fathom.cli.start_banner import base_url
+    from fathom.cli.start_banner import _base_url
 
-    assert base_url("127.0.0.1", 3000) == "http://127.0.0.1:3000"
-    assert base_url("0.0.0.0", 8080) == "http://127.0.0.1:8080"  # every interface: loopback is one
-    assert base_url("::1", 3000) == "http://[::1]:3000"
-    assert base_url("fathom.internal", 3000) == "http://fathom.internal:3000"
+    assert _base_url("127.0.0.1", 3000) == "http://127.0.0.1:3000"
+    assert _base_url("0.0.0.0", 8080) == "http://127.0.0.1:8080"  # every interface: loopback is one
+    assert _base_url("::1", 3000) == "http://[::1]:3000"
+    assert _base_url("fathom.internal", 3000) == "http://fathom.internal:3000"

@@ -16,7 +16,7 @@ from typing import Any
 import pytest
 
 from fathom.tools.schema.json_schema_to_nodeio import (
-    get_node_input_type_from_schema_input_type,
+    _get_node_input_type_from_schema_input_type,
     json_schema_to_node_inputs,
     json_schema_to_node_outputs,
 )
@@ -481,7 +481,7 @@ VALUE_TYPES: list[tuple[str, Any, Any, str]] = [
 def test_node_input_type_from_schema_type_matches_fastgpt(
     name: str, schema_type: Any, items: Any, expected: str
 ) -> None:
-    assert get_node_input_type_from_schema_input_type(schema_type, items) == expected
+    assert _get_node_input_type_from_schema_input_type(schema_type, items) == expected
 
 
 JO = "jsonSchema2NodeOutput > "

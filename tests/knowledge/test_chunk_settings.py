@@ -3,21 +3,21 @@
 from __future__ import annotations
 
 from fathom.knowledge.chunk_settings import (
+    _llm_default_chunk_size,
+    _llm_max_chunk_size,
     compute_chunk_settings,
-    llm_default_chunk_size,
-    llm_max_chunk_size,
     split_chunk_indexes,
 )
 from fathom.knowledge.text import valid_length
 
 
 def test_llm_chunk_sizes_follow_fastgpt_formulas() -> None:
-    assert llm_default_chunk_size() == 8000
-    assert llm_default_chunk_size(16000, 4000) == 8000
-    assert llm_default_chunk_size(4000, 1000) == 3000
-    assert llm_default_chunk_size(2000, 1000) == 2000
-    assert llm_max_chunk_size(128000, 4000) == 124000
-    assert llm_max_chunk_size(1500, 1000) == 2000
+    assert _llm_default_chunk_size() == 8000
+    assert _llm_default_chunk_size(16000, 4000) == 8000
+    assert _llm_default_chunk_size(4000, 1000) == 3000
+    assert _llm_default_chunk_size(2000, 1000) == 2000
+    assert _llm_max_chunk_size(128000, 4000) == 124000
+    assert _llm_max_chunk_size(1500, 1000) == 2000
 
 
 def test_auto_mode_uses_1000_and_the_embedding_default_index_size() -> None:

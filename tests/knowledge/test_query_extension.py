@@ -4,12 +4,8 @@ from __future__ import annotations
 
 import math
 
-from fathom.knowledge.search import (
-    build_extended_queries,
-    cosine,
-    lazy_greedy_select,
-    parse_query_extension_output,
-)
+from fathom.knowledge.search import parse_query_extension_output
+from fathom.knowledge.search.query_extension import _build_extended_queries, _cosine, _lazy_greedy_select
 
 
 def test_parse_takes_first_bracket_to_last_bracket() -> None:
@@ -29,7 +25,7 @@ def test_parse_without_array_or_with_empty_array_gives_nothing() -> None:
 
 
 def test_cosine_of_zero_vector_is_zero() -> None:
-    assert cosine([0, 0], [1, 0]) == 0.0
+    assert _cosine([0, 0], [1, 0]) == 0.0
 
 
 def _unit(angle: float) -> list[float]:
@@ -39,15 +35,15 @@ def _unit(angle: float) -> list[float]:
 def test_first_pick_is_the_most_relevant() -> None:
     original = _unit(0)
     candidates = [_unit(0.5), _unit(0.05), _unit(1.2), _unit(0.06)]
-    assert lazy_greedy_select(original, candidates)[0] == 1
+    assert _lazy_greedy_select(original, candidates)[0] == 1
 
 
 def test_selection_is_capped_at_three_and_at_the_candidate_count() -> None:
     original = _unit(0)
-    assert len(lazy_greedy_select(original, [_unit(i / 10) for i in range(8)])) == 3
-    assert len(lazy_greedy_select(original, [_unit(0.1)])) == 1
-    assert lazy_greedy_select(original, []) == []
-    assert lazy_greedy_select(original, [_unit(0.1)], k=0) == []
+    assert len(_lazy_greedy_select(original, [_unit(i / 10) for i in range(8)])) == 3
+    assert len(_lazy_greedy_select(original, [_unit(0.1)])) == 1
+    assert _lazy_greedy_select(original, []) == []
+    assert _lazy_greedy_select(original, [_unit(0.1)], k=0) == []
 
 
 def test_stale_gain_is_accepted_when_the_fresh_gain_is_not_lower() -> None:
@@ -55,19 +51,21 @@ def test_stale_gain_is_accepted_when_the_fresh_gain_is_not_lower() -> None:
     # gain of 0.3*1 + (1 - 1) = 0.3 >= 0.3, so it is accepted before the orthogonal c1 (fresh gain 1.0)
     # is ever recomputed. With alpha 0.3 and diversity weight 1 the selection is the relevance order.
     original = [1.0, 0.0]
-    chosen = lazy_greedy_select(original, [[1.0, 0.0], [0.0, 1.0], [1.0, 0.0]], k=2)
+    chosen = _lazy_greedy_select(original, [[1.0, 0.0], [0.0, 1.0], [1.0, 0.0]], k=2)
     assert chosen == [0, 2]
 
 
 def test_selection_order_is_relevance_order() -> None:
     original = _unit(0)
     angles = [0.9, 0.1, 1.4, 0.3, 0.2]
-    chosen = lazy_greedy_select(original, [_unit(a) for a in angles])
+    chosen = _lazy_greedy_select(original, [_unit(a) for a in angles])
     assert chosen == [1, 4, 3]
 
 
 def test_extended_queries_dedupe_by_letters_and_digits_and_join_for_rerank() -> None:
-    ext = build_extended_queries("Reset password?", ["reset password", "Reset, password!", "recover account"])
+    ext = _build_extended_queries(
+        "Reset password?", ["reset password", "Reset, password!", "recover account"]
+    )
     assert ext.search_queries == ["Reset password?", "reset password", "recover account"]
     assert ext.re_rank_query == "Reset password?\nreset password\nrecover account"
-    assert build_extended_queries("only", []).re_rank_query == "only"
+    assert _build_extended_queries("only", []).re_rank_query == "only"

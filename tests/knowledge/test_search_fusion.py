@@ -8,7 +8,7 @@ import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
-from fathom.knowledge.search.fusion import ConvexInput, convex_combination, normalize_scores
+from fathom.knowledge.search.fusion import ConvexInput, _normalize_scores, convex_combination
 from fathom.knowledge.search.types import SearchDataItem
 
 
@@ -82,12 +82,12 @@ def test_raw_scores_merge_and_trace_names_both_legs() -> None:
 
 
 def test_normalize_scores_edges() -> None:
-    assert normalize_scores([], None) == []
-    assert normalize_scores([3.0, 3.0], None) == [1.0, 1.0]
-    assert normalize_scores([2.0], 0.0) == [1.0]
-    assert normalize_scores([4.0, 2.0, 0.0], None) == [1.0, 0.5, 0.0]
+    assert _normalize_scores([], None) == []
+    assert _normalize_scores([3.0, 3.0], None) == [1.0, 1.0]
+    assert _normalize_scores([2.0], 0.0) == [1.0]
+    assert _normalize_scores([4.0, 2.0, 0.0], None) == [1.0, 0.5, 0.0]
     # a value under the theoretical minimum (rounding) lowers the bound instead of leaving [0, 1]
-    assert normalize_scores([0.5, -1.0000001], -1.0) == [1.0, 0.0]
+    assert _normalize_scores([0.5, -1.0000001], -1.0) == [1.0, 0.0]
 
 
 def test_empty_legs() -> None:

@@ -13,10 +13,10 @@ from fathom.knowledge.search.hybrid import (
     COVERAGE_EXPONENT,
     DEFAULT_FUSION,
     FusionPlan,
+    _leg_weights,
+    _resolve_fusion,
     fuse_legs,
-    leg_weights,
     query_coverage,
-    resolve_fusion,
 )
 from fathom.knowledge.search.rrf import RrfInput, dataset_search_result_concat
 from fathom.knowledge.search.types import SearchDataItem, SearchScore
@@ -41,30 +41,30 @@ leg_ids = st.lists(st.sampled_from([f"d{i}" for i in range(12)]), min_size=1, ma
 
 
 def test_resolve_fusion() -> None:
-    assert resolve_fusion("rrf") == FusionPlan("rrf", coverage_aware=False)
-    assert resolve_fusion("convex") == FusionPlan("convex", coverage_aware=True)
+    assert _resolve_fusion("rrf") == FusionPlan("rrf", coverage_aware=False)
+    assert _resolve_fusion("convex") == FusionPlan("convex", coverage_aware=True)
     for other in (None, "", "linear"):
-        assert resolve_fusion(other) == FusionPlan(DEFAULT_FUSION, coverage_aware=True)
+        assert _resolve_fusion(other) == FusionPlan(DEFAULT_FUSION, coverage_aware=True)
 
 
 def test_leg_weights_examples() -> None:
-    assert leg_weights(0.5, None) == (0.5, 0.5)
-    assert leg_weights(0.5, 1.0) == (0.5, 0.5)
-    embedding, full_text = leg_weights(0.5, 0.36, 4.0)
+    assert _leg_weights(0.5, None) == (0.5, 0.5)
+    assert _leg_weights(0.5, 1.0) == (0.5, 0.5)
+    embedding, full_text = _leg_weights(0.5, 0.36, 4.0)
     assert embedding == 0.5 * 0.36**4 and math.isclose(embedding + full_text, 1.0)
-    assert leg_weights(0.5, 0.99, math.inf) == (0.0, 1.0)
-    assert leg_weights(1.0, 0.1) == (1.0, 0.0) and leg_weights(0.0, 0.1) == (0.0, 1.0)
+    assert _leg_weights(0.5, 0.99, math.inf) == (0.0, 1.0)
+    assert _leg_weights(1.0, 0.1) == (1.0, 0.0) and _leg_weights(0.0, 0.1) == (0.0, 1.0)
 
 
 @given(weights, coverages, exponents)
 def test_leg_weights_properties(weight: float, coverage: float, exponent: float) -> None:
-    embedding, full_text = leg_weights(weight, coverage, exponent)
+    embedding, full_text = _leg_weights(weight, coverage, exponent)
     assert math.isclose(embedding + full_text, 1.0, abs_tol=1e-12)
     if 0 < weight < 1:
         assert 0 <= embedding <= weight  # coverage only ever takes weight from the embedding leg
     else:
         assert (embedding, full_text) == (weight, 1 - weight)  # a switched-off leg stays off
-    assert leg_weights(weight, 1.0, exponent) == (weight, 1 - weight)  # full coverage: no change
+    assert _leg_weights(weight, 1.0, exponent) == (weight, 1 - weight)  # full coverage: no change
 
 
 @given(weights, coverages, coverages, exponents)
@@ -72,7 +72,7 @@ def test_more_coverage_never_lowers_the_embedding_weight(
     weight: float, low: float, high: float, exponent: float
 ) -> None:
     low, high = min(low, high), max(low, high)
-    assert leg_weights(weight, low, exponent)[0] <= leg_weights(weight, high, exponent)[0]
+    assert _leg_weights(weight, low, exponent)[0] <= _leg_weights(weight, high, exponent)[0]
 
 
 @given(leg_ids, leg_ids, st.floats(min_value=0.05, max_value=0.95))
@@ -117,7 +117,7 @@ def test_a_low_coverage_query_keeps_the_full_text_leg_on_top(
     embedding, full_text = _leg(embedding_ids, "embedding"), _leg(full_text_ids, "fullText")
     fused = fuse_legs(embedding, full_text, weight=0.5, fusion=None, coverage=coverage)
     assert fused[0].id in full_text_ids[:2]
-    dropped = leg_weights(0.5, coverage)[0] == 0  # only when the model reads (next to) nothing
+    dropped = _leg_weights(0.5, coverage)[0] == 0  # only when the model reads (next to) nothing
     assert {i.id for i in fused} == set(full_text_ids) | (set() if dropped else set(embedding_ids))
 
 

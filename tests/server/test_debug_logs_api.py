@@ -20,7 +20,7 @@ import httpx
 import pytest
 from live_support import LiveServer, free_port, ok, start_live_server
 
-from fathom.cli import configure_logging
+from fathom.cli import _configure_logging
 from fathom.config import Settings
 
 LOGIN = "/api/support/user/account/loginByPassword"
@@ -53,7 +53,7 @@ def logged(
     )
     logger = logging.getLogger()
     saved = (logger.handlers[:], logger.level)
-    configure_logging(settings)
+    _configure_logging(settings)
     # SQLAlchemy keeps its own loggers at WARNING unless told; an operator chasing a query turns them on
     engine_logger = logging.getLogger("sqlalchemy.engine")
     engine_level = engine_logger.level

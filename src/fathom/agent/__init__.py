@@ -33,12 +33,7 @@ from fathom.agent.events import (
     ToolRunEnd,
     ToolRunStart,
 )
-from fathom.agent.reminder import (
-    ReminderBackground,
-    build_context_reminder,
-    build_history_reminder,
-    escape_xml,
-)
+from fathom.agent.reminder import ReminderBackground, build_context_reminder, build_history_reminder
 from fathom.agent.run import (
     DEFAULT_PROVIDER,
     AgentLoopProvider,
@@ -117,12 +112,11 @@ __all__ = [
     "checkpoint_target",
     "compress_history",
     "compress_tool_response",
-    "escape_xml",
     "get_compression_token_limit",
-    "get_provider",
     "message_threshold",
     "normalize_usages",
     "provider_gaps",
+    "get_provider",
     "register_provider",
     "registered_providers",
     "restore_from_newest_checkpoint",

@@ -9,7 +9,7 @@ from typing import Any
 REQUEST_MESSAGE_KEYS = ("role", "content", "name", "tool_calls", "tool_call_id")
 
 
-def to_plain(item: Any) -> dict[str, Any]:
+def _to_plain(item: Any) -> dict[str, Any]:
     """A deep-copied plain dict from a dict or a pydantic/SDK model."""
     if isinstance(item, Mapping):
         return copy.deepcopy(dict(item))
@@ -23,12 +23,12 @@ def to_plain(item: Any) -> dict[str, Any]:
 
 def plain_messages(messages: Sequence[Any]) -> list[dict[str, Any]]:
     """Every message as a plain dict."""
-    return [to_plain(message) for message in messages]
+    return [_to_plain(message) for message in messages]
 
 
-def plain_call(call: Any) -> dict[str, Any]:
+def _plain_call(call: Any) -> dict[str, Any]:
     """A tool call in wire form ``{id, type: function, function: {name, arguments}}``."""
-    data = to_plain(call)
+    data = _to_plain(call)
     function = dict(data.get("function") or {})
     return {
         "id": str(data.get("id") or ""),
@@ -55,7 +55,7 @@ def find_tool_call(messages: Sequence[Mapping[str, Any]], call_id: str) -> dict[
             continue
         for call in message.get("tool_calls") or []:
             if isinstance(call, Mapping) and call.get("id") == call_id:
-                return plain_call(call)
+                return _plain_call(call)
     return None
 
 

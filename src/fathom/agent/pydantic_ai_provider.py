@@ -16,25 +16,21 @@ import json
 import time
 from typing import Any
 
-from fathom.agent.events import AskEvent, LLMRequestEnd, LLMRequestStart, StopGateEvent
-from fathom.agent.fast_agent.loop import (
-    TOOL_CHOICE_NONE_AFTER,
-    pending_ask_context,
-    resume_ask,
-    resume_ask_in_transcript,
-    resume_child,
-    run_system_prompt,
+from fathom.agent.events import LLMRequestEnd, LLMRequestStart
+from fathom.agent.kernel import (
+    RunState,
+    StreamHandler,
+    finish_run,
+    request_limit,
+    run_ask,
+    run_generic,
+    run_plan,
+    start_run,
+    stop_gate_rejects,
+    tool_choice,
 )
-from fathom.agent.fast_agent.model_turn import _StreamHandler
-from fathom.agent.fast_agent.state import RunState
-from fathom.agent.fast_agent.stop_gate import stop_gate_feedback
-from fathom.agent.fast_agent.tool_runner import run_ask, run_generic, run_plan
-from fathom.agent.messages import initial_messages
 from fathom.agent.pydantic_ai_bridge import from_pydantic_ai_messages, to_pydantic_ai_history
-from fathom.agent.system_tools.catalog import build_run_catalog
-from fathom.agent.system_tools.plan import normalize_plan
-from fathom.agent.types import AgentLoopInput, AgentLoopPause, AgentLoopResult, AgentLoopRuntime
-from fathom.agent.usage import AGENT_CALL_MODULE, AgentLoopUsage, sum_agent_call_usages
+from fathom.agent.types import AgentLoopInput, AgentLoopResult, AgentLoopRuntime
 from fathom.llm import ReasoningDelta, TextDelta, ToolCallStart, ToolParamsDelta
 from fathom.tools import error_text
 
@@ -73,7 +69,7 @@ def _tools(state: RunState, step: dict[str, list[dict[str, Any]]]) -> list[Any]:
 
     from fathom.agent.pydantic_ai_bridge import from_pydantic_ai_messages as to_openai
 
-    limit = max(1, state.runtime.max_run_agent_times)
+    limit = request_limit(state.runtime)
 
     async def withhold_on_last_request(ctx: RunContext[Any], tool_def: Any) -> Any:
         return None if state.request_index >= limit else tool_def  # counted over every run
@@ -163,7 +159,7 @@ async def _model_node(
     state.request_index += 1
     await state.emit(LLMRequestStart(index, model_name))
     started = time.monotonic()
-    handler = _StreamHandler(state, prompt_mode=False)
+    handler = StreamHandler(state)
     async with node.stream(run.ctx) as stream:
         async for event in stream:
             for converted in _convert_event(event):
@@ -172,13 +168,11 @@ async def _model_node(
                 await handler.handle(converted)
         response = stream.response
     step.clear()
-    usage = response.usage
-    config = state.runtime.model.config
-    points = 0.0 if state.runtime.user_key else config.price(usage.input_tokens, usage.output_tokens)
-    record = AgentLoopUsage(AGENT_CALL_MODULE, points, model_name, usage.input_tokens, usage.output_tokens)
     request_id = response.provider_response_id or f"pydantic-ai-{index}"
     state.request_ids.append(request_id)
-    await state.push([record])
+    record = await state.bill_model_call(
+        model_name, response.usage.input_tokens, response.usage.output_tokens
+    )
     converted = from_pydantic_ai_messages([response])[0]
     state.append(dict(converted))
     state.consecutive_tool_rounds = state.consecutive_tool_rounds + 1 if converted.get("tool_calls") else 0
@@ -196,28 +190,6 @@ async def _model_node(
             usages=[record],
         )
     )
-
-
-async def _stop_gate_rejects(state: RunState, limit: int) -> bool:
-    """The stop gate after a run that answered (spec §3.8): True when it appended the hidden feedback
-    (to ``state.messages``) and the model must go on; never on the last allowed request."""
-    config = state.runtime.stop_gate
-    if config is None or state.stop_gate_rejections >= config.max_rejections or state.request_index >= limit:
-        return False
-    feedback = stop_gate_feedback(
-        state.active_plan,
-        require_plan=config.require_plan,
-        tools_since_plan_update=state.tools_since_plan_update,
-    )
-    if feedback is None:
-        return False
-    state.stop_gate_rejections += 1
-    state.messages = [
-        *state.messages,
-        {"role": "user", "content": feedback, "hideInUI": True, "stopGate": True},
-    ]
-    await state.emit(StopGateEvent(feedback, state.stop_gate_rejections))
-    return True
 
 
 async def _run_once(
@@ -246,8 +218,7 @@ async def _run_once(
     settings = {k: v for k, v in runtime.llm_params.items() if k in ("temperature", "top_p")}
 
     def step_settings(ctx: Any) -> Any:  # evaluated per request: the tool_choice flip of spec §3.6.4
-        flip = state.consecutive_tool_rounds > TOOL_CHOICE_NONE_AFTER
-        return {**settings, "tool_choice": "none" if flip else "auto"}
+        return {**settings, "tool_choice": tool_choice(state)}
 
     first = True
     try:
@@ -311,49 +282,18 @@ async def run_pydantic_ai(input: AgentLoopInput, runtime: AgentLoopRuntime) -> A
     client = getattr(runtime.model, "client", None)
     if client is None:
         raise ProviderGapError("pydanticAI provider needs an OpenAI-compatible model (runtime.model.client)")
-    state = RunState(
-        input=input,
-        runtime=runtime,
-        catalog=build_run_catalog(runtime.tools, runtime.system_tools),
-        active_plan=normalize_plan(input.active_plan),
-    )
-    state.messages = initial_messages(input.messages, run_system_prompt(input, runtime, state.catalog))
-    pending = pending_ask_context(input)
-    if input.user_answer is not None and pending is not None:
-        await resume_ask(state, pending, input.user_answer)
-    elif input.user_answer is not None:
-        await resume_ask_in_transcript(state, input.user_answer)
-    elif input.children_interactive_params:
-        await resume_child(state, input.children_interactive_params)
+    state = await start_run(input, runtime)
     complete, produced = list(state.messages), list(state.assistant_messages)
-    limit = max(1, runtime.max_run_agent_times)
+    limit = request_limit(runtime)
+
+    def append_feedback(message: dict[str, Any]) -> None:
+        state.messages = [*state.messages, message]
+
     while not state.halted:
         complete, produced, trimmed = await _run_once(state, client, complete, produced, limit)
-        if trimmed or state.error is not None or not await _stop_gate_rejects(state, limit):
+        if trimmed or state.error is not None or not await stop_gate_rejects(state, append_feedback):
             break
         feedback = state.messages[-1]
         complete, produced = [*complete, feedback], [*produced, feedback]
-    pause: AgentLoopPause | None
-    if state.ask_pause is not None:
-        status, pause = "paused", state.ask_pause
-    elif runtime.is_stopping():
-        status, pause = "aborted", None
-    elif state.child_pause is not None:
-        status, pause = "paused", state.child_pause
-    else:
-        status, pause = ("error" if state.error else "done"), None
-    result = AgentLoopResult(
-        status=status,  # type: ignore[arg-type]
-        complete_messages=complete,
-        assistant_messages=produced,
-        request_ids=state.request_ids,
-        usages=[sum_agent_call_usages(state.usages, runtime.model.config.id)],
-        finish_reason="error" if status == "error" else state.finish_reason,
-        active_plan=state.active_plan,
-        provider_state=state.provider_state,
-        pause=pause,
-        error=state.error if status == "error" else None,
-    )
-    if state.ask_pause is not None:
-        await state.emit(AskEvent(state.ask_pause.ask, state.provider_state))
-    return result
+    state.messages, state.assistant_messages = complete, produced
+    return await finish_run(state)

@@ -14,7 +14,7 @@ from typing import Any
 _ESCAPES = {"&": "&amp;", "<": "&lt;", ">": "&gt;", '"': "&quot;", "'": "&apos;"}
 
 
-def escape_xml(value: Any) -> str:
+def _escape_xml(value: Any) -> str:
     """Escape ``& < > " '``."""
     return "".join(_ESCAPES.get(ch, ch) for ch in str(value))
 
@@ -35,15 +35,15 @@ class ReminderBackground:
     sandbox_workdir: str | None = None
 
 
-def skills_section(skills: Sequence[Any]) -> str:
+def _skills_section(skills: Sequence[Any]) -> str:
     """``<available_skills>`` with each skill's name, description and SKILL.md location."""
     if not skills:
         return ""
     items = "\n".join(
         "<skill>"
-        f"<name>{escape_xml(_get(s, 'name') or '')}</name>"
-        f"<description>{escape_xml(_get(s, 'description') or '')}</description>"
-        f"<location>{escape_xml(_get(s, 'location', 'path') or '')}</location>"
+        f"<name>{_escape_xml(_get(s, 'name') or '')}</name>"
+        f"<description>{_escape_xml(_get(s, 'description') or '')}</description>"
+        f"<location>{_escape_xml(_get(s, 'location', 'path') or '')}</location>"
         "</skill>"
         for s in skills
     )
@@ -53,7 +53,7 @@ def skills_section(skills: Sequence[Any]) -> str:
     )
 
 
-def files_section(files: Sequence[Any]) -> str:
+def _files_section(files: Sequence[Any]) -> str:
     """Conversation files (``<file><name/><type/><url/>[<sandboxPath/>]</file>``) readable by read_files."""
     if not files:
         return ""
@@ -62,16 +62,16 @@ def files_section(files: Sequence[Any]) -> str:
         sandbox_path = _get(f, "sandboxPath", "sandbox_path")
         rows.append(
             "<file>"
-            f"<name>{escape_xml(_get(f, 'name') or '')}</name>"
-            f"<type>{escape_xml(_get(f, 'type') or '')}</type>"
-            f"<url>{escape_xml(_get(f, 'url') or '')}</url>"
-            + (f"<sandboxPath>{escape_xml(sandbox_path)}</sandboxPath>" if sandbox_path else "")
+            f"<name>{_escape_xml(_get(f, 'name') or '')}</name>"
+            f"<type>{_escape_xml(_get(f, 'type') or '')}</type>"
+            f"<url>{_escape_xml(_get(f, 'url') or '')}</url>"
+            + (f"<sandboxPath>{_escape_xml(sandbox_path)}</sandboxPath>" if sandbox_path else "")
             + "</file>"
         )
     return "Files in this conversation (read documents with read_files):\n" + "\n".join(rows)
 
 
-def datasets_section(datasets: Sequence[Any]) -> str:
+def _datasets_section(datasets: Sequence[Any]) -> str:
     """Available knowledge bases (``<dataset><id/><name/>[<description/>]</dataset>``)."""
     if not datasets:
         return ""
@@ -80,23 +80,23 @@ def datasets_section(datasets: Sequence[Any]) -> str:
         description = _get(d, "description", "intro")
         rows.append(
             "<dataset>"
-            f"<id>{escape_xml(_get(d, 'id', 'datasetId') or '')}</id>"
-            f"<name>{escape_xml(_get(d, 'name') or '')}</name>"
-            + (f"<description>{escape_xml(description)}</description>" if description else "")
+            f"<id>{_escape_xml(_get(d, 'id', 'datasetId') or '')}</id>"
+            f"<name>{_escape_xml(_get(d, 'name') or '')}</name>"
+            + (f"<description>{_escape_xml(description)}</description>" if description else "")
             + "</dataset>"
         )
     return "Knowledge bases you can search with dataset_search:\n" + "\n".join(rows)
 
 
-def background_section(background: ReminderBackground | None) -> str:
+def _background_section(background: ReminderBackground | None) -> str:
     """Current time and sandbox working directory."""
     if background is None:
         return ""
     lines = []
     if background.current_time:
-        lines.append(f"Current time: {escape_xml(background.current_time)}")
+        lines.append(f"Current time: {_escape_xml(background.current_time)}")
     if background.sandbox_workdir:
-        lines.append(f"Sandbox working directory: {escape_xml(background.sandbox_workdir)}")
+        lines.append(f"Sandbox working directory: {_escape_xml(background.sandbox_workdir)}")
     return "\n".join(lines)
 
 
@@ -112,10 +112,10 @@ def build_context_reminder(
     sections = [
         section
         for section in (
-            skills_section(skills),
-            files_section(files),
-            datasets_section(datasets),
-            background_section(background),
+            _skills_section(skills),
+            _files_section(files),
+            _datasets_section(datasets),
+            _background_section(background),
         )
         if section
     ]

@@ -126,7 +126,7 @@ def _percentile(values: list[float], q: float) -> float:
     return ordered[min(len(ordered) - 1, int(q * len(ordered)))] if ordered else 0.0
 
 
-def search_settings(
+def _search_settings(
     modes: Iterable[str], fusions: Sequence[str], weights: Sequence[float]
 ) -> list[tuple[str, str | None, float | None]]:
     """``(mode, fusion, embeddingWeight)`` per measured setting: single legs once, mixedRecall per
@@ -402,7 +402,7 @@ async def run_retrieval_bench(
                 "p95_ms": round(_percentile(embed_ms, 0.95), 2),
             }
             platform.search.embedders = _QueryVectorResolver(platform.embedders, vectors)
-            for setting in search_settings(modes, fusions, embedding_weights):
+            for setting in _search_settings(modes, fusions, embedding_weights):
                 result.modes.append(
                     await _measure(platform, team_id, dataset_id, data_to_doc, queries, qrels, setting)
                 )

@@ -28,6 +28,7 @@ from sqlalchemy import text as sql
 
 from fathom.bench.search_recall import RecallResult, measure_recall
 from fathom.datasets import DatasetSearchService, EmbedderResolver
+from fathom.gc_tuning import tune_garbage_collector
 from fathom.knowledge.tokenize import segment_for_index
 from fathom.llm import count_tokens
 from fathom.store import migrate
@@ -167,12 +168,12 @@ class _Resolver(EmbedderResolver):
         return self.embedder
 
 
-def percentile(values: Sequence[float], q: float) -> float:
+def _percentile(values: Sequence[float], q: float) -> float:
     ordered = sorted(values)
     return ordered[min(len(ordered) - 1, int(q * len(ordered)))] if ordered else 0.0
 
 
-async def load_corpus(
+async def _load_corpus(
     db: Database, corpus: SyntheticCorpus, chunks: int, *, progress: Any = None
 ) -> tuple[str, str, float]:
     """Create a team and one knowledge base holding ``chunks`` synthetic chunks: (team, dataset, seconds)."""
@@ -214,7 +215,7 @@ async def load_corpus(
     return team.id, dataset.id, time.perf_counter() - started
 
 
-async def stored_corpus(db: Database, chunks: int) -> tuple[str, str] | None:
+async def _stored_corpus(db: Database, chunks: int) -> tuple[str, str] | None:
     """(team, dataset) of a corpus a previous run left in this database, None when there is none."""
     rows = await db.read(
         "SELECT d.team_id, d.id, (SELECT count(*) FROM data_chunks c WHERE c.dataset_id = d.id) "
@@ -228,7 +229,7 @@ async def stored_corpus(db: Database, chunks: int) -> tuple[str, str] | None:
     return str(team_id), str(dataset_id)
 
 
-def query_set(corpus: SyntheticCorpus, count: int, seed: int) -> dict[str, list[float]]:
+def _query_set(corpus: SyntheticCorpus, count: int, seed: int) -> dict[str, list[float]]:
     """``count`` distinct query texts with their random query vectors (independent of the corpus's draws,
     so a kept corpus is searched with the same queries as a fresh one)."""
     rng = np.random.default_rng(seed + 1)
@@ -237,7 +238,7 @@ def query_set(corpus: SyntheticCorpus, count: int, seed: int) -> dict[str, list[
     return {text: vectors[i].tolist() for i, text in enumerate(texts)}
 
 
-def search_service(db: Database, queries: dict[str, list[float]]) -> DatasetSearchService:
+def _search_service(db: Database, queries: dict[str, list[float]]) -> DatasetSearchService:
     return DatasetSearchService(
         SqlDatasetRepository(db),
         SqlChunkRepository(db, segment_for_index),
@@ -248,7 +249,7 @@ def search_service(db: Database, queries: dict[str, list[float]]) -> DatasetSear
     )
 
 
-def backends_cpu(server_pid: int) -> float:
+def _backends_cpu(server_pid: int) -> float:
     """CPU seconds (utime + stime) of a PostgreSQL server's client backends (its children serving a TCP
     connection: not the checkpointer, autovacuum and the other background processes)."""
     tick = os.sysconf("SC_CLK_TCK")
@@ -264,7 +265,7 @@ def backends_cpu(server_pid: int) -> float:
     return total / tick
 
 
-async def measure_modes(
+async def _measure_modes(
     db: Database,
     team_id: str,
     dataset_id: str,
@@ -278,7 +279,7 @@ async def measure_modes(
     """p50/p95 of ``DatasetSearchService.search`` per mode over ``repeats`` rounds (the modes rotated
     round by round; one warm-up query per mode, not counted). ``server_pid``: the PostgreSQL server,
     whose backends' CPU time per search is reported too."""
-    service = search_service(db, queries)
+    service = _search_service(db, queries)
     texts = list(queries)
     samples: dict[str, dict[str, list[float]]] = {m: {} for m in modes}
     for mode in modes:
@@ -292,7 +293,7 @@ async def measure_modes(
             # the server's CPU over the whole round, not around each search: a scan of /proc costs ~2 ms
             # of this process's CPU, and two per search made the client look CPU-bound to the scheduler
             # (its searches were preempted more often on a loaded machine)
-            server_begun = backends_cpu(server_pid) if server_pid else 0.0
+            server_begun = _backends_cpu(server_pid) if server_pid else 0.0
             for text in texts:
                 params["queries"] = [text]
                 begun, begun_cpu = time.perf_counter(), time.process_time()
@@ -301,18 +302,18 @@ async def measure_modes(
                 got.setdefault("cpu", []).append((time.process_time() - begun_cpu) * 1000)
                 got.setdefault("found", []).append(len(result.search_res))
             if server_pid:  # the round's mean per search
-                spent = (backends_cpu(server_pid) - server_begun) * 1000
+                spent = (_backends_cpu(server_pid) - server_begun) * 1000
                 got.setdefault("server", []).append(spent / len(texts))
             got.setdefault("wall", []).extend(round_latencies)
-            got.setdefault("round_p50", []).append(percentile(round_latencies, 0.5))
+            got.setdefault("round_p50", []).append(_percentile(round_latencies, 0.5))
     return [
         ModeLatency(
             mode,
             len(texts),
-            round(percentile(got["wall"], 0.5), 2),
-            round(percentile(got["wall"], 0.95), 2),
+            round(_percentile(got["wall"], 0.5), 2),
+            round(_percentile(got["wall"], 0.95), 2),
             round(statistics.fmean(got["wall"]), 2),
-            round(percentile(got["cpu"], 0.5), 2),
+            round(_percentile(got["cpu"], 0.5), 2),
             round(statistics.fmean(got["found"]), 1),
             [round(p, 2) for p in got["round_p50"]],
             round(statistics.fmean(got["server"]), 2) if got.get("server") else None,
@@ -321,7 +322,7 @@ async def measure_modes(
     ]
 
 
-async def measure_query_embedding(texts: Sequence[str]) -> dict[str, float]:
+async def _measure_query_embedding(texts: Sequence[str]) -> dict[str, float]:
     """The local model's time to embed one query (the part the search latency excludes)."""
     from fathom.llm.local_embedding import LocalEmbedder
 
@@ -334,8 +335,8 @@ async def measure_query_embedding(texts: Sequence[str]) -> dict[str, float]:
         latencies.append((time.perf_counter() - begun) * 1000)
     return {
         "queries": float(len(texts)),
-        "p50_ms": round(percentile(latencies, 0.5), 2),
-        "p95_ms": round(percentile(latencies, 0.95), 2),
+        "p50_ms": round(_percentile(latencies, 0.5), 2),
+        "p95_ms": round(_percentile(latencies, 0.95), 2),
     }
 
 
@@ -374,24 +375,19 @@ async def run_search_latency(
         db = Database(url)
         try:
             await migrate.upgrade(db)
-            stored = await stored_corpus(db, chunks)
+            stored = await _stored_corpus(db, chunks)
             if stored is None:
-                team_id, dataset_id, seconds = await load_corpus(db, corpus, chunks, progress=progress)
+                team_id, dataset_id, seconds = await _load_corpus(db, corpus, chunks, progress=progress)
             else:
                 (team_id, dataset_id), seconds = stored, 0.0
-            query_vectors = query_set(corpus, queries, seed)
+            query_vectors = _query_set(corpus, queries, seed)
             texts = list(query_vectors)
             result = LatencyResult(backend, chunks, seconds)
-            from fathom.cli import GC_YOUNG_THRESHOLD
-
             # as `fathom serve` does once started: start-up objects leave the full GC passes, and the
             # young generation is collected every GC_YOUNG_THRESHOLD allocations instead of 700
-            gc.collect()
-            gc.freeze()
-            thresholds = gc.get_threshold()
-            gc.set_threshold(GC_YOUNG_THRESHOLD, 50, 100)
+            thresholds = tune_garbage_collector()
             try:
-                result.modes = await measure_modes(
+                result.modes = await _measure_modes(
                     db,
                     team_id,
                     dataset_id,
@@ -407,7 +403,7 @@ async def run_search_latency(
                 resolver = _Resolver(PrecomputedEmbedder(query_vectors))
                 result.recall = await measure_recall(db, team_id, dataset_id, sample, resolver)
             if embed_queries:
-                result.query_embedding = await measure_query_embedding(texts)
+                result.query_embedding = await _measure_query_embedding(texts)
             return result
         finally:
             await db.close()

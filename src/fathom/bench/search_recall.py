@@ -40,12 +40,12 @@ class RecallResult:
     hybrid_results: float
 
 
-def overlap(fast: Sequence[str], exact: Sequence[str]) -> float:
+def _overlap(fast: Sequence[str], exact: Sequence[str]) -> float:
     """|fast ∩ exact| / |exact| (1.0 when both are empty)."""
     return len(set(fast) & set(exact)) / len(exact) if exact else float(not fast)
 
 
-def overlap_by_score(fast: Sequence[tuple[str, float]], exact: Sequence[tuple[str, float]]) -> float:
+def _overlap_by_score(fast: Sequence[tuple[str, float]], exact: Sequence[tuple[str, float]]) -> float:
     """The share of ``exact``'s places that ``fast`` fills with a row scoring at least exact's last."""
     if not exact:
         return float(not fast)
@@ -85,12 +85,12 @@ async def measure_recall(
     for text, vector in queries.items():
         fast = [data_id for data_id, _ in await fast_vectors.search(vector, vector_pool, scope)]
         exact = [data_id for data_id, _ in await exact_vectors.search(vector, vector_pool, scope)]
-        scores.setdefault("vector", []).append(overlap(fast, exact))
-        scores.setdefault("vector10", []).append(overlap(fast[:10], exact[:10]))
+        scores.setdefault("vector", []).append(_overlap(fast, exact))
+        scores.setdefault("vector10", []).append(_overlap(fast[:10], exact[:10]))
         fast_hits = await fast_text.search(text, full_text_pool, scope)
         exact_hits = await exact_text.search(text, full_text_pool, scope)
-        scores.setdefault("text", []).append(overlap([d for d, _ in fast_hits], [d for d, _ in exact_hits]))
-        scores.setdefault("text_score", []).append(overlap_by_score(fast_hits, exact_hits))
+        scores.setdefault("text", []).append(_overlap([d for d, _ in fast_hits], [d for d, _ in exact_hits]))
+        scores.setdefault("text_score", []).append(_overlap_by_score(fast_hits, exact_hits))
         params: dict[str, Any] = {
             "queries": [text],
             "datasetIds": [dataset_id],
@@ -100,7 +100,7 @@ async def measure_recall(
         fast_result = await fast_service.search(team_id, params)
         exact_result = await exact_service.search(team_id, params)
         scores.setdefault("hybrid", []).append(
-            overlap([i.id for i in fast_result.search_res], [i.id for i in exact_result.search_res])
+            _overlap([i.id for i in fast_result.search_res], [i.id for i in exact_result.search_res])
         )
         found.append(len(fast_result.search_res))
 

@@ -5,7 +5,6 @@ from __future__ import annotations
 
 import asyncio
 import errno
-import gc
 import json
 import logging
 import signal
@@ -22,6 +21,7 @@ from fathom.cli.bench import bench_app
 from fathom.cli.output import err, fail, out
 from fathom.cli.users import users_app
 from fathom.config import ConfigError, Settings, load_settings
+from fathom.gc_tuning import tune_garbage_collector
 
 __all__ = ["app", "err", "fail", "main", "out"]
 
@@ -46,7 +46,7 @@ app.add_typer(bench_app, name="bench")  # fathom.cli.bench
 app.add_typer(users_app, name="users")  # fathom.cli.users
 
 
-def configure_logging(settings: Settings) -> None:
+def _configure_logging(settings: Settings) -> None:
     level = getattr(logging, settings.log_level.upper())
     handler = logging.StreamHandler(sys.stderr)
     if settings.log_format == "json":
@@ -147,7 +147,7 @@ def serve(
     settings = _settings()
     updates = {k: v for k, v in {"host": host, "port": port, "workers": workers}.items() if v is not None}
     settings = settings.model_copy(update=updates)
-    configure_logging(settings)
+    _configure_logging(settings)
     _load_models(settings)
     platform = _platform(settings)
     platform.install_log_masking()
@@ -163,25 +163,9 @@ def serve(
     config = server_config(
         create_app(platform), settings.host, settings.port, log_level=settings.log_level, lifespan="on"
     )
-    _tune_garbage_collector()
+    tune_garbage_collector()
     # the address and the first start's credentials, boxed, once every start-up log line is out
     AnnouncingServer(config, lambda: print_ready(settings.host, settings.port, boot)).run()
-
-
-GC_YOUNG_THRESHOLD = 20_000
-
-
-def _tune_garbage_collector() -> None:
-    """Move everything built at start (modules, models, tokenizers: ~150k objects) out of the garbage
-    collector's full passes: they live as long as the process, and a full pass over them took ~80 ms on
-    the 2-core machine, landing on one request in a few dozen as a latency spike."""
-    gc.collect()
-    gc.freeze()
-    # A chat request allocates a few thousand containers; at the default threshold (700) that is a
-    # young-generation pass every few hundred microseconds of work. 20,000 makes them rare (+14 % chat
-    # requests per server CPU-second, an interleaved A/B as benchmarks/api_ab.py runs it) for a few
-    # megabytes of garbage kept a little longer.
-    gc.set_threshold(GC_YOUNG_THRESHOLD, 50, 100)
 
 
 SCHEMA_WAIT_S = 120.0
@@ -212,13 +196,13 @@ def worker(
 ) -> None:
     """Run background jobs (claimed from the database's jobs table) until stopped."""
     settings = _settings()
-    configure_logging(settings)
+    _configure_logging(settings)
     platform = _platform(settings)
 
     async def main() -> int:
         await platform.check_database()
         await _wait_for_schema(platform.db)
-        _tune_garbage_collector()
+        tune_garbage_collector()
         try:
             if once:
                 return sum(

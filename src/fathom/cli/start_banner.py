@@ -24,7 +24,7 @@ if TYPE_CHECKING:
 _ALL_INTERFACES = ("0.0.0.0", "::", "")
 
 
-def base_url(host: str, port: int) -> str:
+def _base_url(host: str, port: int) -> str:
     """The address to open in a browser (loopback when the server listens on every interface)."""
     shown = "127.0.0.1" if host in _ALL_INTERFACES else host
     return f"http://[{shown}]:{port}" if ":" in shown else f"http://{shown}:{port}"
@@ -60,7 +60,7 @@ def print_credentials(boot: Bootstrap, base: str | None = None) -> None:
 
 def print_ready(settings_host: str, port: int, boot: Bootstrap) -> None:
     """The server's addresses, then the first start's credentials (if any)."""
-    base = base_url(settings_host, port)
+    base = _base_url(settings_host, port)
     print_credentials(boot, base)
     out.print(
         f"Fathom {__version__} on {base}  (console: {base}/, API docs: {base}/docs)",

@@ -36,7 +36,7 @@ class Section:
     heading_ids: tuple[int, ...] = ()  # line number of each heading: tells equal titles apart
 
 
-def heading_level(line: str, max_depth: int) -> int:
+def _heading_level(line: str, max_depth: int) -> int:
     """Markdown ATX heading level of ``line`` (1..max_depth), or 0 when it is not such a heading."""
     if max_depth <= 0 or not line.startswith("#"):
         return 0
@@ -99,7 +99,7 @@ def parse_sections(text: str, max_depth: int) -> list[Section]:
             blocks.append(Block("code", "\n".join(lines[i : end + 1])))
             i = end + 1
             continue
-        level = heading_level(line, max_depth)
+        level = _heading_level(line, max_depth)
         if level:
             close_section(level)
             while path and path[-1][0] >= level:

@@ -57,7 +57,7 @@ _THREE_NEWLINES = re.compile(r"\n{3,}")
 CUSTOM_SPLIT_SIGN = "-----CUSTOM_SPLIT_SIGN-----"
 
 
-def fastgpt_length(text: str) -> int:
+def _fastgpt_length(text: str) -> int:
     """FastGPT's ``getTextValidLength``: non-whitespace UTF-16 code units."""
     stripped = _WHITESPACE.sub("", text)
     if stripped.isascii():
@@ -75,7 +75,7 @@ def _simple_text(text: str) -> str:
     return _C0_CONTROLS.sub(" ", text)
 
 
-def is_markdown_table(text: str) -> bool:
+def _is_markdown_table(text: str) -> bool:
     """FastGPT's ``strIsMdTable``: a header row, a ``| --- |`` row, and only ``|…|`` rows after them."""
     if "|" not in text:
         return False
@@ -204,7 +204,7 @@ class _FastGPTSplitter:
         overlap = ""
         for piece in reversed(self._pieces(text, step)):
             candidate = piece.text + overlap
-            size = fastgpt_length(candidate)
+            size = _fastgpt_length(candidate)
             if size > self.overlap_len:
                 if size > max_overlap:
                     return self._overlap(candidate, step + 1) or overlap
@@ -221,7 +221,7 @@ class _FastGPTSplitter:
         """``splitTextRecursively``; ``last`` is the open text the next piece joins."""
         if step >= len(self.steps):
             combined = last + text
-            if fastgpt_length(combined) < self.max_size:
+            if _fastgpt_length(combined) < self.max_size:
                 return [combined]
             return self._slices(combined)
         is_markdown = self._is_markdown(step)
@@ -234,10 +234,10 @@ class _FastGPTSplitter:
             piece = pieces[i]
             i += 1
             max_len = piece.max_size
-            last_len = fastgpt_length(last)
+            last_len = _fastgpt_length(last)
             current = piece.text
             joined = last + current
-            joined_len = fastgpt_length(joined)
+            joined_len = _fastgpt_length(joined)
             # FastGPT takes this branch at a heading step too, and so drops the heading of a section
             # whose whole text is one code block; Fathom keeps the heading
             if not is_markdown and _WHOLE_CODE_BLOCK.match(current.strip()):
@@ -245,21 +245,21 @@ class _FastGPTSplitter:
                     chunks.append(last)
                     last = ""
                     overlap = False
-                if fastgpt_length(current) > max_len:
+                if _fastgpt_length(current) > max_len:
                     restored = current.replace(_CODE_MARKER, "\n")
                     size = max(1, math.floor(self.chunk_size))
                     chunks.extend(restored[j : j + size] for j in range(0, len(restored), size))
                 else:
                     chunks.append(current)
                 continue
-            if is_markdown_table(current) and joined_len > max_len:
+            if _is_markdown_table(current) and joined_len > max_len:
                 if last_len > 0:
                     chunks.append(last)
                     last = ""
                     overlap = False
                 table_size = self.chunk_size * 1.2
                 resplit = _FastGPTSplitter(table_size, self.max_size, 0.15, 5, ()).split
-                chunks.extend(split_markdown_table_fastgpt(current, table_size, self.max_size, resplit))
+                chunks.extend(_split_markdown_table_fastgpt(current, table_size, self.max_size, resplit))
                 continue
             if is_markdown:
                 inner = self._recurse(joined, step + 1, "", parent_title + piece.title)
@@ -287,7 +287,7 @@ class _FastGPTSplitter:
                 if not inner:
                     continue
                 tail = inner[-1]
-                if fastgpt_length(tail) < min_chunk:
+                if _fastgpt_length(tail) < min_chunk:
                     chunks.extend(inner[:-1])
                     last = tail
                     overlap = False
@@ -306,7 +306,7 @@ class _FastGPTSplitter:
         # token mode does.
         if last and chunks and chunks[-1] and not (overlap and chunks[-1].endswith(last)):
             tail_chunk = chunks[-1]
-            small = fastgpt_length(last) < self.chunk_size * 0.4
+            small = _fastgpt_length(last) < self.chunk_size * 0.4
             if small and not _WHOLE_CODE_BLOCK.match(tail_chunk.strip()):
                 chunks[-1] = tail_chunk + last
             else:
@@ -324,7 +324,7 @@ def _js_round(value: float) -> int:
     return math.floor(value + 0.5)
 
 
-def split_markdown_table_fastgpt(
+def _split_markdown_table_fastgpt(
     text: str, chunk_size: float, max_size: float, resplit: Callable[[str], list[str]]
 ) -> list[str]:
     """FastGPT's ``markdownTableSplit``: rows packed up to ``chunk_size``, the header and separator rows
@@ -338,8 +338,8 @@ def split_markdown_table_fastgpt(
     chunks: list[str] = []
     chunk = head
     for row in lines[2:]:
-        chunk_len = fastgpt_length(chunk)
-        if chunk_len + fastgpt_length(row) > chunk_size:
+        chunk_len = _fastgpt_length(chunk)
+        if chunk_len + _fastgpt_length(row) > chunk_size:
             if chunk_len > max_size:  # one enormous row: split as text
                 chunks.extend(resplit(chunk.replace(head, "", 1).strip()))
             elif chunk != head:
@@ -365,8 +365,8 @@ def split_text_fastgpt(
     splitter = _FastGPTSplitter(chunk_size, limit, overlap_ratio, paragraph_chunk_deep, custom_separators)
     chunks: list[str] = []
     for part in text.split(CUSTOM_SPLIT_SIGN):
-        if is_markdown_table(part):
-            chunks.extend(split_markdown_table_fastgpt(part, chunk_size, limit, splitter.split))
+        if _is_markdown_table(part):
+            chunks.extend(_split_markdown_table_fastgpt(part, chunk_size, limit, splitter.split))
         else:
             chunks.extend(splitter.split(part))
     return [cleaned for cleaned in (_simple_text(chunk) for chunk in chunks) if cleaned]

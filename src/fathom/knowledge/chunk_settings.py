@@ -31,26 +31,26 @@ ChunkSettingMode = Literal["auto", "custom"]
 ChunkSplitMode = Literal["paragraph", "size", "char"]
 
 
-def llm_default_chunk_size(max_context: int | None = None, max_response: int | None = None) -> int:
+def _llm_default_chunk_size(max_context: int | None = None, max_response: int | None = None) -> int:
     """``getLLMDefaultChunkSize``: ``max(min(maxContext - maxResponse, 8000), 2000)``; 8000 with no model."""
     if max_context is None:
         return DEFAULT_MAX_CHUNK_SIZE
     return max(min(max_context - (max_response or 0), DEFAULT_MAX_CHUNK_SIZE), 2000)
 
 
-def llm_max_chunk_size(max_context: int | None = None, max_response: int | None = None) -> int:
+def _llm_max_chunk_size(max_context: int | None = None, max_response: int | None = None) -> int:
     """``getLLMMaxChunkSize``: ``max(maxContext - maxResponse, 2000)``; 8000 with no model."""
     if max_context is None:
         return DEFAULT_MAX_CHUNK_SIZE
     return max(max_context - (max_response or 0), 2000)
 
 
-def max_index_size(embedding_max_tokens: int | None) -> int:
+def _max_index_size(embedding_max_tokens: int | None) -> int:
     """``getMaxIndexSize``: the embedding model's ``maxToken`` or 512."""
     return embedding_max_tokens or DEFAULT_INDEX_SIZE
 
 
-def auto_index_size(embedding_default_tokens: int | None) -> int:
+def _auto_index_size(embedding_default_tokens: int | None) -> int:
     """``getAutoIndexSize``: the embedding model's ``defaultToken`` or 512."""
     return embedding_default_tokens or DEFAULT_INDEX_SIZE
 
@@ -105,12 +105,12 @@ def compute_chunk_settings(
     ``overlap_ratio`` (Fathom: FastGPT fixes it at 0.15) and ``split_rule`` (Fathom's or FastGPT's
     algorithm) apply in both modes.
     """
-    maximum = max_index_size(embedding_max_tokens)
-    max_chunk = llm_max_chunk_size(llm_max_context, llm_max_response)
+    maximum = _max_index_size(embedding_max_tokens)
+    max_chunk = _llm_max_chunk_size(llm_max_context, llm_max_response)
     if training_type == "qa":
-        auto_chunk, auto_index = llm_default_chunk_size(llm_max_context, llm_max_response), maximum
+        auto_chunk, auto_index = _llm_default_chunk_size(llm_max_context, llm_max_response), maximum
     else:
-        auto_chunk, auto_index = CHUNK_AUTO_CHUNK_SIZE, auto_index_size(embedding_default_tokens)
+        auto_chunk, auto_index = CHUNK_AUTO_CHUNK_SIZE, _auto_index_size(embedding_default_tokens)
     if mode == "auto":
         return ChunkSettings(
             auto_chunk,

@@ -25,16 +25,10 @@ from fathom.llm.local_embedding import (
 from fathom.llm.model_config import ModelConfig, ModelType
 from fathom.llm.openai_client import make_openai_client
 from fathom.llm.protocols import ChatModel, EmbeddingModel, RerankModel
-from fathom.llm.registry import ModelRegistry, load_model_registry, parse_models_document
+from fathom.llm.registry import ModelRegistry, load_model_registry
 from fathom.llm.rerank import OpenAIRerankModel, RerankHit, RerankResult
 from fathom.llm.retry import RetryPolicy
-from fathom.llm.tokens import (
-    count_message_tokens,
-    count_tokens,
-    count_tokens_by_chars,
-    get_encoder,
-    seed_tiktoken_cache,
-)
+from fathom.llm.tokens import count_message_tokens, count_tokens, seed_tiktoken_cache
 
 __all__ = [
     "LOCAL_EMBEDDING_DIMENSIONS",
@@ -71,10 +65,7 @@ __all__ = [
     "check_model_endpoint",
     "count_message_tokens",
     "count_tokens",
-    "count_tokens_by_chars",
-    "get_encoder",
     "load_model_registry",
     "make_openai_client",
-    "parse_models_document",
     "seed_tiktoken_cache",
 ]

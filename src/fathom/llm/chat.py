@@ -13,18 +13,17 @@ from typing import Any, TypeVar
 import httpx2
 import openai
 
+from fathom.llm.endpoint import EndpointClient, Sleep
 from fathom.llm.errors import ModelRequestError
 from fathom.llm.events import CompletionResult, FinishEvent, StreamEvent, ToolCall, Usage
 from fathom.llm.http_stream import EndpointError, StreamingEndpoint, streamable
 from fathom.llm.model_config import ModelConfig
-from fathom.llm.openai_client import NO_KEY, make_openai_client, ssl_context
-from fathom.llm.retry import RetryPolicy, retry_after_seconds, to_model_error
+from fathom.llm.openai_client import NO_KEY, ssl_context
+from fathom.llm.retry import RetryPolicy
 from fathom.llm.stream_assembler import StreamAssembler, new_call_id, usage_from
 from fathom.llm.tokens import count_message_tokens, count_tokens, count_tool_call_tokens
 
 T = TypeVar("T")
-
-Sleep = Callable[[float], Awaitable[None]]
 
 
 class ChatStream:
@@ -85,13 +84,15 @@ def _local_usage(messages: Sequence[Any], tools: Sequence[Any] | None) -> Callab
 _FAILURES = (openai.OpenAIError, ModelRequestError, EndpointError)
 
 
-class OpenAIChatModel:
+class OpenAIChatModel(EndpointClient):
     """Chat completions against one configured OpenAI-compatible endpoint (async).
 
     Streamed completions go through :class:`StreamingEndpoint` (a lean pooled HTTP/1.1 client: the SDK
     and httpx cost more CPU than the rest of a chat turn); the SDK serves non-streamed completions, a
     client passed in, and endpoints behind a proxy from the environment or with a query string.
     """
+
+    _failures = _FAILURES
 
     def __init__(
         self,
@@ -101,7 +102,6 @@ class OpenAIChatModel:
         retry: RetryPolicy | None = None,
         sleep: Sleep = asyncio.sleep,
     ) -> None:
-        self.config = config
         self._endpoint: StreamingEndpoint | None = None
         if client is None and streamable(config.base_url):
             self._endpoint = StreamingEndpoint(
@@ -114,20 +114,13 @@ class OpenAIChatModel:
                 read_timeout=config.timeout,
                 ssl_context=ssl_context,
             )
-        self.client = client or make_openai_client(config)
-        self.retry = retry or RetryPolicy()
-        self._sleep = sleep
+        super().__init__(config, client=client, retry=retry, sleep=sleep)
 
     async def aclose(self) -> None:
         """Close the underlying HTTP clients."""
         if self._endpoint is not None:
             await self._endpoint.aclose()
-        await self.client.close()
-
-    @property
-    def max_retries(self) -> int:
-        """How many times a retryable failure is retried."""
-        return self.config.max_retries if self.retry.max_retries is None else self.retry.max_retries
+        await super().aclose()
 
     def _body(
         self,
@@ -149,23 +142,6 @@ class OpenAIChatModel:
             if tool_choice is not None:
                 body["tool_choice"] = tool_choice
         return body
-
-    def _retry_delay(self, exc: BaseException, attempt: int, *, retry_allowed: bool = True) -> float:
-        """Seconds to wait before retrying after ``exc``, or raise it as a ModelRequestError."""
-        error = to_model_error(exc, self.config.id, attempt)
-        if not retry_allowed or not error.retryable or attempt > self.max_retries:
-            raise error from exc
-        return self.retry.delay(attempt, retry_after_seconds(exc))
-
-    async def _with_retries(self, attempt_fn: Callable[[int], Awaitable[T]]) -> T:
-        attempt = 0
-        while True:
-            attempt += 1
-            try:
-                return await attempt_fn(attempt)
-            except _FAILURES as exc:
-                delay = self._retry_delay(exc, attempt)
-            await self._sleep(delay)
 
     def stream(
         self,
@@ -225,7 +201,7 @@ class OpenAIChatModel:
             "/chat/completions", cast_to=httpx2.Response, body=payload, stream=True
         )
         return _Chunks(
-            sse_chunks(sdk_response), sdk_response.headers.get("x-request-id"), sdk_response.aclose
+            _sse_chunks(sdk_response), sdk_response.headers.get("x-request-id"), sdk_response.aclose
         )
 
     async def complete(
@@ -299,7 +275,7 @@ class _Chunks:
         await self._close()
 
 
-async def sse_chunks(response: httpx2.Response) -> AsyncIterator[dict[str, Any]]:
+async def _sse_chunks(response: httpx2.Response) -> AsyncIterator[dict[str, Any]]:
     """The JSON objects of an OpenAI-style SSE stream up to ``[DONE]``; an ``error`` object in the
     stream raises :class:`openai.APIError` as the SDK's own stream does."""
     data: list[str] = []

@@ -2,16 +2,12 @@
 
 from __future__ import annotations
 
-import asyncio
 from collections.abc import Sequence
 from dataclasses import dataclass
+from typing import Any
 
-import openai
-
-from fathom.llm.chat import Sleep
-from fathom.llm.model_config import ModelConfig
-from fathom.llm.openai_client import make_openai_client
-from fathom.llm.retry import RetryPolicy, retry_after_seconds, to_model_error
+from fathom.llm.endpoint import EndpointClient
+from fathom.llm.retry import to_model_error
 
 
 @dataclass(frozen=True)
@@ -23,26 +19,10 @@ class EmbeddingResult:
     model: str
 
 
-class OpenAIEmbeddingModel:
+class OpenAIEmbeddingModel(EndpointClient):
     """Embeds texts through an OpenAI-compatible endpoint, ``config.batch_size`` inputs per request."""
 
-    def __init__(
-        self,
-        config: ModelConfig,
-        *,
-        client: openai.AsyncOpenAI | None = None,
-        retry: RetryPolicy | None = None,
-        sleep: Sleep = asyncio.sleep,
-    ) -> None:
-        self.config = config
-        self.client = client or make_openai_client(config)
-        self.retry = retry or RetryPolicy()
-        self._sleep = sleep
-        self._seen_dimensions = 0
-
-    async def aclose(self) -> None:
-        """Close the underlying HTTP client."""
-        await self.client.close()
+    _seen_dimensions = 0  # the width of the last vectors returned (0 before the first call)
 
     @property
     def model_id(self) -> str:
@@ -50,26 +30,20 @@ class OpenAIEmbeddingModel:
         return self.config.id
 
     async def _batch(self, texts: list[str]) -> tuple[list[list[float]], int]:
-        max_retries = self.config.max_retries if self.retry.max_retries is None else self.retry.max_retries
-        attempt = 0
-        while True:
-            attempt += 1
-            try:
-                extra = dict(self.config.default_params)
-                if self.config.dimensions is not None:
-                    extra.setdefault("dimensions", self.config.dimensions)
-                response = await self.client.embeddings.create(
-                    model=self.config.request_model,
-                    input=texts,
-                    encoding_format="float",
-                    extra_body=extra or None,
-                )
-                break
-            except openai.OpenAIError as exc:
-                error = to_model_error(exc, self.config.id, attempt)
-                if not error.retryable or attempt > max_retries:
-                    raise error from exc
-                await self._sleep(self.retry.delay(attempt, retry_after_seconds(exc)))
+        extra = dict(self.config.default_params)
+        if self.config.dimensions is not None:
+            extra.setdefault("dimensions", self.config.dimensions)
+
+        async def call(attempt: int) -> tuple[Any, int]:
+            response = await self.client.embeddings.create(
+                model=self.config.request_model,
+                input=texts,
+                encoding_format="float",
+                extra_body=extra or None,
+            )
+            return response, attempt
+
+        response, attempt = await self._with_retries(call)
         ordered = sorted(response.data, key=lambda item: item.index)
         if len(ordered) != len(texts):
             raise to_model_error(

@@ -61,7 +61,7 @@ class EndpointStreamError(EndpointError):
         self.message = message
 
 
-def uses_proxy(base_url: str) -> bool:
+def _uses_proxy(base_url: str) -> bool:
     """Whether the environment routes ``base_url`` through a proxy (``HTTP(S)_PROXY``, ``NO_PROXY``)."""
     parts = urlsplit(base_url)
     proxies = getproxies_environment()
@@ -77,7 +77,7 @@ def streamable(base_url: str) -> bool:
         parts.scheme in {"http", "https"}
         and bool(parts.hostname)
         and not parts.query
-        and not (uses_proxy(base_url))
+        and not (_uses_proxy(base_url))
     )
 
 

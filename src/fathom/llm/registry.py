@@ -6,7 +6,7 @@ one-line :class:`ModelsFileError` naming the file, the model id and the field.
 
 from __future__ import annotations
 
-__all__ = ["ModelRegistry", "check_model_endpoint", "load_model_registry", "parse_models_document"]
+__all__ = ["ModelRegistry", "check_model_endpoint", "load_model_registry"]
 
 import json
 import os
@@ -186,7 +186,7 @@ def _pick_default(
     return chosen
 
 
-def parse_models_document(doc: object, label: str, environ: Mapping[str, str]) -> ModelRegistry:
+def _parse_models_document(doc: object, label: str, environ: Mapping[str, str]) -> ModelRegistry:
     """Build a registry from an already-parsed models document (a mapping with ``models: [...]``)."""
     if isinstance(doc, list):
         doc = {"models": doc}
@@ -254,7 +254,7 @@ def load_model_registry(settings: Settings, environ: Mapping[str, str] | None = 
     env: Mapping[str, str] = os.environ if environ is None else environ
     if settings.models_file is not None:
         label = f"FATHOM_MODELS_FILE={settings.models_file}"
-        registry = parse_models_document(_read_file(Path(settings.models_file), label), label, env)
+        registry = _parse_models_document(_read_file(Path(settings.models_file), label), label, env)
     else:
         registry = ModelRegistry(source="environment")
     _apply_shortcuts(registry, settings)

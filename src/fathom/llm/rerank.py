@@ -2,17 +2,12 @@
 
 from __future__ import annotations
 
-import asyncio
 from collections.abc import Sequence
 from dataclasses import dataclass
 from typing import Any
 
-import openai
-
-from fathom.llm.chat import Sleep
-from fathom.llm.model_config import ModelConfig
-from fathom.llm.openai_client import make_openai_client
-from fathom.llm.retry import RetryPolicy, retry_after_seconds, to_model_error
+from fathom.llm.endpoint import EndpointClient
+from fathom.llm.retry import to_model_error
 
 
 @dataclass(frozen=True, slots=True)
@@ -32,25 +27,8 @@ class RerankResult:
     model: str
 
 
-class OpenAIRerankModel:
+class OpenAIRerankModel(EndpointClient):
     """Calls ``POST {base_url}/rerank`` (Jina, Cohere-compatible, Xinference, vLLM, SiliconFlow, ...)."""
-
-    def __init__(
-        self,
-        config: ModelConfig,
-        *,
-        client: openai.AsyncOpenAI | None = None,
-        retry: RetryPolicy | None = None,
-        sleep: Sleep = asyncio.sleep,
-    ) -> None:
-        self.config = config
-        self.client = client or make_openai_client(config)
-        self.retry = retry or RetryPolicy()
-        self._sleep = sleep
-
-    async def aclose(self) -> None:
-        """Close the underlying HTTP client."""
-        await self.client.close()
 
     async def rerank(self, query: str, documents: Sequence[str], top_n: int | None = None) -> RerankResult:
         """Scores for ``documents`` against ``query``, best first (no request when there are none)."""
@@ -64,18 +42,11 @@ class OpenAIRerankModel:
         }
         if top_n is not None:
             body["top_n"] = top_n
-        max_retries = self.config.max_retries if self.retry.max_retries is None else self.retry.max_retries
-        attempt = 0
-        while True:
-            attempt += 1
-            try:
-                data = await self.client.post("/rerank", cast_to=object, body=body)
-                break
-            except openai.OpenAIError as exc:
-                error = to_model_error(exc, self.config.id, attempt)
-                if not error.retryable or attempt > max_retries:
-                    raise error from exc
-                await self._sleep(self.retry.delay(attempt, retry_after_seconds(exc)))
+
+        async def call(attempt: int) -> tuple[Any, int]:
+            return await self.client.post("/rerank", cast_to=object, body=body), attempt
+
+        data, attempt = await self._with_retries(call)
         return self._parse(data, len(documents), attempt)
 
     def _parse(self, data: Any, count: int, attempt: int) -> RerankResult:

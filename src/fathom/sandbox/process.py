@@ -54,7 +54,7 @@ def output_message(limits: SandboxLimits) -> str:
     return f"Output limit exceeded ({limits.output_bytes} bytes)"
 
 
-def memory_message(limits: SandboxLimits) -> str:
+def _memory_message(limits: SandboxLimits) -> str:
     return f"Memory limit exceeded ({limits.memory_mb} MB)"
 
 
@@ -104,11 +104,11 @@ async def settle(task: asyncio.Task[None]) -> None:
         task.result()
 
 
-def explain_exit(returncode: int | None, stderr: str, limits: SandboxLimits) -> tuple[Reason, str]:
+def _explain_exit(returncode: int | None, stderr: str, limits: SandboxLimits) -> tuple[Reason, str]:
     """Map a run that ended without a result to a reason and a clear message."""
     lowered = stderr.lower()
     if any(s in lowered for s in ("out of memory", "bad_alloc", "memoryerror", "allocation failed")):
-        return "memory", memory_message(limits)
+        return "memory", _memory_message(limits)
     code = returncode if returncode is not None else -1
     sig = code - SIGNAL_EXIT if code > SIGNAL_EXIT else (-code if code < 0 else 0)
     if sig == signal.SIGXCPU or (sig == signal.SIGKILL and "signal 9" in stderr):
@@ -148,7 +148,7 @@ def build_result(
         kind = result.get("reason")
         out.reason = "memory" if kind == "memory" else "output" if kind == "output" else "error"
         message = str(result.get("message") or "error")
-        out.message = memory_message(limits) if kind == "memory" else message
+        out.message = _memory_message(limits) if kind == "memory" else message
     else:
-        out.reason, out.message = explain_exit(returncode, stderr, limits)
+        out.reason, out.message = _explain_exit(returncode, stderr, limits)
     return out

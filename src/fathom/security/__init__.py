@@ -25,7 +25,6 @@ from fathom.security.files import (
     WorkflowFileRef,
     WorkflowFileRegistrar,
     WorkflowFileStore,
-    derive_workflow_files,
     prepare_workflow_file_context,
     run_with_derived_workflow_file_context,
 )
@@ -34,7 +33,6 @@ from fathom.security.secrets import (
     SecretDecryptError,
     SecretMaskingFilter,
     SecretRedactor,
-    any_value_decrypt,
     is_secret_value,
     mask_secret,
 )
@@ -67,8 +65,6 @@ __all__ = [
     "WorkflowFileRef",
     "WorkflowFileRegistrar",
     "WorkflowFileStore",
-    "any_value_decrypt",
-    "derive_workflow_files",
     "is_secret_value",
     "mask_secret",
     "prepare_workflow_file_context",

@@ -115,11 +115,11 @@ class SignedIn:
     token: str
 
 
-def hash_token(token: str) -> str:
+def _hash_token(token: str) -> str:
     return hashlib.sha256(token.encode()).hexdigest()
 
 
-def normalize_username(value: object) -> str:
+def _normalize_username(value: object) -> str:
     """A valid username (lowercased), else AccountError naming the field."""
     name = str(value or "").strip().lower()
     if not _USERNAME.fullmatch(name):
@@ -131,7 +131,7 @@ def normalize_username(value: object) -> str:
     return name
 
 
-def check_password(value: object, field: str = "password") -> str:
+def _check_password(value: object, field: str = "password") -> str:
     if not isinstance(value, str) or len(value) < PASSWORD_MIN:
         raise AccountError("invalid", f"at least {PASSWORD_MIN} characters", field=field)
     if len(value) > PASSWORD_MAX:
@@ -186,7 +186,7 @@ class AccountService:
         if await self.store.user_by_member(member_id) is not None:
             return None
         plain = password if password is not None else secrets.token_urlsafe(12)
-        check_password(plain, "FATHOM_ROOT_PASSWORD")
+        _check_password(plain, "FATHOM_ROOT_PASSWORD")
         try:
             await self.store.create_user(member_id, ROOT_USERNAME, await self.hash_password(plain))
         except Conflict:  # another replica made it first
@@ -241,14 +241,14 @@ class AccountService:
     async def _open_session(self, user: UserRecord, client_ip: str) -> SignedIn:
         token = secrets.token_urlsafe(32)
         session = await self.store.create_session(
-            user.id, hash_token(token), secrets.token_urlsafe(24), client_ip, self.clock() + self.session_ttl
+            user.id, _hash_token(token), secrets.token_urlsafe(24), client_ip, self.clock() + self.session_ttl
         )
         return SignedIn(user, session, token)
 
     async def resolve_session(self, token: str) -> tuple[SessionRecord, UserRecord] | None:
         if not token:
             return None
-        return await self.store.session_by_token_hash(hash_token(token), self.clock())
+        return await self.store.session_by_token_hash(_hash_token(token), self.clock())
 
     async def sign_out(self, session_id: str) -> None:
         await self.store.delete_session(session_id)
@@ -259,7 +259,7 @@ class AccountService:
         """Check the old password, store the new one and end every other session of the user."""
         if not isinstance(old, str) or not await self._verify(user.password_hash, old):
             raise AccountError("credentials", "the current password is wrong", field="oldPsw")
-        plain = check_password(new, "newPsw")
+        plain = _check_password(new, "newPsw")
         await self.store.set_password(
             user.id, await self.hash_password(plain), keep_session_id=current_session_id
         )
@@ -269,9 +269,9 @@ class AccountService:
     async def create_user(
         self, team_id: str, creator_role: Role, username: object, password: object, role: object
     ) -> UserRecord:
-        name = normalize_username(username)
-        plain = check_password(password)
-        chosen = check_role(role, creator_role)
+        name = _normalize_username(username)
+        plain = _check_password(password)
+        chosen = _check_role(role, creator_role)
         try:
             return await self.store.create_member_user(team_id, name, chosen, await self.hash_password(plain))
         except Conflict:
@@ -294,7 +294,7 @@ class AccountService:
         """Give the user ``password`` (else a new random one, returned to be shown once), end all of
         their sessions and lift a sign-in lock-out on the name. Also re-enables a disabled user."""
         user = await self.user_named(username)
-        plain = check_password(password) if password is not None else secrets.token_urlsafe(12)
+        plain = _check_password(password) if password is not None else secrets.token_urlsafe(12)
         await self.store.set_password(user.id, await self.hash_password(plain), keep_session_id=None)
         await self.store.forget_attempts("user", user.username)
         return plain
@@ -309,7 +309,7 @@ class AccountService:
     async def create_invitation(
         self, team_id: str, creator_member_id: str, creator_role: Role, role: object, hours: object
     ) -> tuple[InvitationRecord, str]:
-        chosen = check_role(role, creator_role)
+        chosen = _check_role(role, creator_role)
         lifetime = INVITATION_HOURS_DEFAULT if hours in (None, "") else hours
         if (
             isinstance(lifetime, bool)
@@ -324,7 +324,7 @@ class AccountService:
         token = secrets.token_urlsafe(24)
         expires = self.clock() + timedelta(hours=float(lifetime))
         record = await self.store.create_invitation(
-            team_id, chosen, hash_token(token), creator_member_id, expires
+            team_id, chosen, _hash_token(token), creator_member_id, expires
         )
         return record, token
 
@@ -336,7 +336,7 @@ class AccountService:
 
     async def invitation(self, token: object) -> InvitationRecord:
         """The invitation a link's token names, if it can still be used; else AccountError ``gone``."""
-        record = await self.store.invitation_by_token_hash(hash_token(str(token or "")))
+        record = await self.store.invitation_by_token_hash(_hash_token(str(token or "")))
         if record is None:
             raise AccountError("gone", "this invitation link is unknown or was revoked", field="token")
         if record.used_at is not None:
@@ -349,12 +349,12 @@ class AccountService:
         self, token: object, username: object, password: object, client_ip: str
     ) -> SignedIn:
         await self.invitation(token)
-        name = normalize_username(username)
-        plain = check_password(password)
+        name = _normalize_username(username)
+        plain = _check_password(password)
         password_hash = await self.hash_password(plain)
         try:
             user = await self.store.accept_invitation(
-                hash_token(str(token)), name, password_hash, self.clock()
+                _hash_token(str(token)), name, password_hash, self.clock()
             )
         except Conflict:
             raise AccountError("taken", f"{name!r} is taken; choose another", field="username") from None
@@ -368,7 +368,7 @@ def is_disabled(user: UserRecord) -> bool:
     return user.password_hash == DISABLED_HASH
 
 
-def check_role(value: object, creator_role: Role) -> Role:
+def _check_role(value: object, creator_role: Role) -> Role:
     """A role the creator may hand out: owners any, admins admin or member, members none."""
     role = str(value or "member")
     if role not in ROLES:

@@ -229,8 +229,3 @@ def is_secret_value(value: Any) -> bool:
     """Whether ``value`` is a stored secret object (``{"secret": …, "value": …}``, FastGPT's
     ``isSecretValue``: an object whose ``secret`` is truthy in JavaScript's sense)."""
     return isinstance(value, Mapping) and js_truthy(value.get("secret"))
-
-
-def any_value_decrypt(value: Any, box: SecretBox) -> Any:
-    """Function form of :meth:`SecretBox.any_value_decrypt` (FastGPT's ``anyValueDecrypt``)."""
-    return box.any_value_decrypt(value)

@@ -30,7 +30,7 @@ from fathom.tools.errors import (
 )
 from fathom.tools.function_tool import FunctionTool, function_tool
 from fathom.tools.http_client import ToolHttpClient, create_tool_http_client
-from fathom.tools.run_tool import execute_tool, find_tool, run_tool
+from fathom.tools.run_tool import execute_tool, run_tool
 from fathom.tools.schema import *  # noqa: F403
 from fathom.tools.sources import (
     McpServer,
@@ -69,7 +69,6 @@ __all__ = [
     "define_tool_catalog",
     "error_text",
     "execute_tool",
-    "find_tool",
     "function_tool",
     "parse_json_args",
     "parse_openapi_document",

@@ -47,10 +47,6 @@ class CancelSignal:
         if self._handle is not None:
             self._handle.cancel()
 
-    @property
-    def cancelled(self) -> bool:
-        return self._event.is_set()
-
     def is_set(self) -> bool:
         return self._event.is_set()
 

@@ -28,10 +28,10 @@ from fathom.tools.contract import (
 )
 from fathom.tools.errors import ToolCancelledError, ToolOutputError, error_text
 
-__all__ = ["run_tool", "execute_tool", "find_tool"]
+__all__ = ["run_tool", "execute_tool"]
 
 
-def find_tool(tools: Iterable[Any] | Mapping[str, Any], name: str) -> ToolDefinition | None:
+def _find_tool(tools: Iterable[Any] | Mapping[str, Any], name: str) -> ToolDefinition | None:
     """Look a tool up by its model-facing name (``schema.function.name``)."""
     if isinstance(tools, Mapping):
         found = tools.get(name)
@@ -123,7 +123,7 @@ async def run_tool(
         return ToolResult.failure(f"Tool error: invalid tool call: {error_text(exc)}")
     name = tool_call.function.name
     try:
-        definition = find_tool(tools, name)
+        definition = _find_tool(tools, name)
     except Exception as exc:
         return ToolResult.failure(f"Tool error: {error_text(exc)}")
     if definition is None:

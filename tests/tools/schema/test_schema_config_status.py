@@ -8,12 +8,11 @@ import pytest
 
 from fathom.tools.schema import (
     ToolIdParts,
-    check_needs_user_configuration,
     get_tool_config_status,
-    is_tool_input_value_configured,
     split_combine_tool_id,
     validate_tool_configuration,
 )
+from fathom.tools.schema.config_status import _check_needs_user_configuration, _is_tool_input_value_configured
 
 
 @pytest.mark.parametrize(
@@ -32,15 +31,15 @@ from fathom.tools.schema import (
     ],
 )
 def test_input_value_configured_rules(item: dict[str, Any], configured: bool) -> None:
-    assert is_tool_input_value_configured(item) is configured
+    assert _is_tool_input_value_configured(item) is configured
 
 
 def test_explicit_value_argument_overrides_the_stored_one() -> None:
-    assert not is_tool_input_value_configured(
+    assert not _is_tool_input_value_configured(
         {"key": "k", "renderTypeList": ["input"], "value": "x"}, value=""
     )
-    assert is_tool_input_value_configured({"key": "k", "renderTypeList": ["input"]}, value="x")
-    assert not is_tool_input_value_configured({"key": "k", "renderTypeList": ["input"]}, value=[])
+    assert _is_tool_input_value_configured({"key": "k", "renderTypeList": ["input"]}, value="x")
+    assert not _is_tool_input_value_configured({"key": "k", "renderTypeList": ["input"]}, value=[])
 
 
 def test_tools_without_form_inputs_need_no_config() -> None:
@@ -50,7 +49,7 @@ def test_tools_without_form_inputs_need_no_config() -> None:
         {"key": "history", "renderTypeList": ["numberInput"]},
         {"key": "ref", "renderTypeList": ["reference"]},
     ]
-    assert not check_needs_user_configuration(inputs)
+    assert not _check_needs_user_configuration(inputs)
     status = get_tool_config_status(inputs)
     assert (status.need_config, status.status) == (False, "noConfig")
 
@@ -67,7 +66,7 @@ def test_only_required_form_inputs_decide_configured_versus_waiting() -> None:
 
 def test_system_input_config_is_always_checked() -> None:
     empty = {"key": "system_input_config", "renderTypeList": ["hidden"]}
-    assert check_needs_user_configuration([empty])
+    assert _check_needs_user_configuration([empty])
     assert get_tool_config_status([empty]).status == "waitingForConfig"
     assert get_tool_config_status([{**empty, "value": {"type": "system"}}]).status == "configured"
 

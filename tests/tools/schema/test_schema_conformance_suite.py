@@ -16,7 +16,8 @@ import pytest
 import referencing
 import referencing.jsonschema
 
-from fathom.tools.schema import SchemaValidatorCache, offline_registry, validate_tool_input_value
+from fathom.tools.schema import SchemaValidatorCache, validate_tool_input_value
+from fathom.tools.schema.validation import _offline_registry
 
 SUITE = Path(__file__).parents[3] / ".." / "shared" / "datasets" / "json-schema-test-suite"
 
@@ -36,7 +37,7 @@ REMOTE_FOLDER_SPECS = {
 
 def _remote_registry(default: referencing.Specification[Any]) -> referencing.Registry[Any]:
     """Every file of `remotes/` at `http://localhost:1234/<path>`, as the suite's README prescribes."""
-    registry = offline_registry()
+    registry = _offline_registry()
     remotes = SUITE / "remotes"
     resources = []
     for path in sorted(remotes.rglob("*.json")):

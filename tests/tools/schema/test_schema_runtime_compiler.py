@@ -14,12 +14,11 @@ from fathom.tools.schema import (
     ToolInputConflictError,
     can_input_be_agent_generated,
     compile_tool_runtime,
-    create_tool_input_configurations,
-    create_tool_input_definitions,
     get_selected_input_render_type,
     init_tool_input_type_by_default_mode,
     merge_tool_runtime_params,
 )
+from fathom.tools.schema.runtime import _create_tool_input_configurations, _create_tool_input_definitions
 
 VECTOR_A_INPUTS: list[dict[str, Any]] = [
     {
@@ -290,7 +289,7 @@ def test_secret_properties_and_nodeio_only_inputs_stay_out_of_the_model_schema()
 
 
 def test_definitions_take_raw_property_then_custom_json_schema_and_allowed_modes() -> None:
-    definitions = create_tool_input_definitions(
+    definitions = _create_tool_input_definitions(
         [
             {"key": "a", "renderTypeList": ["input", "reference"], "customJsonSchema": {"type": "integer"}},
             {"key": "b", "renderTypeList": ["reference"], "selectedType": "reference"},
@@ -305,7 +304,7 @@ def test_definitions_take_raw_property_then_custom_json_schema_and_allowed_modes
         ("c", None, ["agentGenerated"]),
         ("d", None, ["manual"]),
     ]
-    configurations = create_tool_input_configurations(definitions)
+    configurations = _create_tool_input_configurations(definitions)
     assert [c.to_wire() for c in configurations] == [
         {"key": "a", "mode": "manual"},
         {"key": "b", "mode": "manual"},
@@ -315,13 +314,13 @@ def test_definitions_take_raw_property_then_custom_json_schema_and_allowed_modes
 
 
 def test_value_present_as_null_is_a_binding_and_wins_over_default() -> None:
-    definitions = create_tool_input_definitions(
+    definitions = _create_tool_input_definitions(
         [
             {"key": "a", "renderTypeList": ["input"], "value": None, "defaultValue": 1},
             {"key": "b", "renderTypeList": ["input"], "defaultValue": 2},
         ]
     )
-    wire = [c.to_wire() for c in create_tool_input_configurations(definitions)]
+    wire = [c.to_wire() for c in _create_tool_input_configurations(definitions)]
     assert wire == [
         {"key": "a", "mode": "manual", "binding": None},
         {"key": "b", "mode": "manual", "binding": 2},

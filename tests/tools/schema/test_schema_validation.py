@@ -12,10 +12,9 @@ from fathom.tools.schema import (
     ToolInputValidationError,
     ValidationResult,
     assert_tool_runtime_params,
-    offline_registry,
     validate_tool_input_value,
-    validate_tool_runtime_params,
 )
+from fathom.tools.schema.validation import _offline_registry, _validate_tool_runtime_params
 
 PROPERTY = {"type": "string", "pattern": "^[a-z]+$", "minLength": 3}
 ROOT_ONE_OF = {
@@ -45,19 +44,19 @@ def test_property_vector_accepts_fastgpt_and_rejects_capital_a() -> None:
 
 def test_no_schema_accepts_anything() -> None:
     assert validate_tool_input_value(None, object()) == ValidationResult(True, [])
-    assert validate_tool_runtime_params(None, {"x": 1}) == ValidationResult(True, [])
+    assert _validate_tool_runtime_params(None, {"x": 1}) == ValidationResult(True, [])
 
 
 def test_additional_properties_false_rejects_unknown_key() -> None:
     schema = {"type": "object", "properties": {"query": PROPERTY}, "additionalProperties": False}
-    assert validate_tool_runtime_params({**schema, "required": ["query"]}, {"query": "fastgpt"}).success
-    result = validate_tool_runtime_params(schema, {"query": "fastgpt", "unknown": True})
+    assert _validate_tool_runtime_params({**schema, "required": ["query"]}, {"query": "fastgpt"}).success
+    result = _validate_tool_runtime_params(schema, {"query": "fastgpt", "unknown": True})
     assert result.errors == ["/ must NOT have additional properties"]
 
 
 def test_root_one_of_accepts_one_branch_and_reports_every_branch_error() -> None:
-    assert validate_tool_runtime_params(ROOT_ONE_OF, {"query": "fastgpt"}) == ValidationResult(True, [])
-    result = validate_tool_runtime_params(ROOT_ONE_OF, {"query": "x"})
+    assert _validate_tool_runtime_params(ROOT_ONE_OF, {"query": "fastgpt"}) == ValidationResult(True, [])
+    result = _validate_tool_runtime_params(ROOT_ONE_OF, {"query": "x"})
     assert result.errors == [
         "/query must NOT have fewer than 3 characters",
         "/ must have required property 'count'",
@@ -78,14 +77,14 @@ def test_root_ref_to_defs_and_pattern_properties() -> None:
             }
         },
     }
-    assert validate_tool_runtime_params(referenced, {"query": "fastgpt"}) == ValidationResult(True, [])
-    assert validate_tool_runtime_params(referenced, {}).errors == ["/ must have required property 'query'"]
+    assert _validate_tool_runtime_params(referenced, {"query": "fastgpt"}) == ValidationResult(True, [])
+    assert _validate_tool_runtime_params(referenced, {}).errors == ["/ must have required property 'query'"]
     pattern = {
         "type": "object",
         "patternProperties": {"^value_": {"type": "number"}},
         "additionalProperties": False,
     }
-    assert validate_tool_runtime_params(pattern, {"value_count": "invalid"}).errors == [
+    assert _validate_tool_runtime_params(pattern, {"value_count": "invalid"}).errors == [
         "/value_count must be number"
     ]
 
@@ -174,7 +173,7 @@ def test_2020_12_rejects_array_items_as_a_malformed_schema() -> None:
     ],
 )
 def test_bad_schemas_give_a_clear_error_result_never_an_exception(schema: Any, message: str) -> None:
-    assert validate_tool_runtime_params(schema, {"a": 1}) == ValidationResult(False, [message])
+    assert _validate_tool_runtime_params(schema, {"a": 1}) == ValidationResult(False, [message])
     with pytest.raises(ToolInputValidationError, match="Tool input validation failed: "):
         assert_tool_runtime_params(schema, {"a": 1})
 
@@ -204,14 +203,14 @@ def test_cache_keys_on_canonical_json_and_is_bounded() -> None:
 def test_cached_validator_does_not_follow_later_mutation_of_the_callers_schema() -> None:
     cache = SchemaValidatorCache()
     schema: dict[str, Any] = {"type": "object", "properties": {"a": {"type": "string"}}}
-    assert not validate_tool_runtime_params(schema, {"a": 1}, cache=cache).success
+    assert not _validate_tool_runtime_params(schema, {"a": 1}, cache=cache).success
     schema["properties"]["a"]["type"] = "integer"
-    assert validate_tool_runtime_params(schema, {"a": 1}, cache=cache).success
+    assert _validate_tool_runtime_params(schema, {"a": 1}, cache=cache).success
 
 
 def test_registry_resolves_known_remote_schemas_without_network() -> None:
-    cache = SchemaValidatorCache(registry=offline_registry({"urn:fathom:int": {"type": "integer"}}))
+    cache = SchemaValidatorCache(registry=_offline_registry({"urn:fathom:int": {"type": "integer"}}))
     schema = {"properties": {"n": {"$ref": "urn:fathom:int"}}}
-    assert validate_tool_runtime_params(schema, {"n": 1}, cache=cache).success
-    assert validate_tool_runtime_params(schema, {"n": "x"}, cache=cache).errors == ["/n must be integer"]
-    assert not validate_tool_runtime_params(schema, {"n": 1}).success  # default cache does not know it
+    assert _validate_tool_runtime_params(schema, {"n": 1}, cache=cache).success
+    assert _validate_tool_runtime_params(schema, {"n": "x"}, cache=cache).errors == ["/n must be integer"]
+    assert not _validate_tool_runtime_params(schema, {"n": 1}).success  # default cache does not know it

@@ -39,7 +39,7 @@ _FENCE_START = re.compile(r"^```(?:markdown|md|text)?[ \t]*\n", re.IGNORECASE)
 _FENCE_END = re.compile(r"\n?```\s*$")
 
 
-def normalize_checkpoint_content(text: str) -> str:
+def _normalize_checkpoint_content(text: str) -> str:
     """Trim, strip a leading ```markdown|md|text fence and the trailing fence, keep the first tagged
     block when both tags are present, else wrap the whole text in the tags."""
     value = text.strip()
@@ -53,18 +53,18 @@ def normalize_checkpoint_content(text: str) -> str:
     return f"{CONTEXT_CHECKPOINT_START_TAG}\n{value}\n{CONTEXT_CHECKPOINT_END_TAG}"
 
 
-def active_plan_block(plan: dict[str, Any]) -> str:
+def _active_plan_block(plan: dict[str, Any]) -> str:
     """``<active_plan>`` + pretty JSON (literal ``</active_plan>`` escaped) + ``</active_plan>``."""
     body = json.dumps(plan, ensure_ascii=False, indent=2).replace(ACTIVE_PLAN_END_TAG, "<\\/active_plan>")
     return f"{ACTIVE_PLAN_START_TAG}\n{body}\n{ACTIVE_PLAN_END_TAG}\n"
 
 
-def checkpoint_content(checkpoint: str, active_plan: dict[str, Any] | None) -> str:
+def _checkpoint_content(checkpoint: str, active_plan: dict[str, Any] | None) -> str:
     """The stored checkpoint: the runtime's plan block (if any) in front of the normalised summary."""
-    return (active_plan_block(active_plan) if active_plan else "") + checkpoint
+    return (_active_plan_block(active_plan) if active_plan else "") + checkpoint
 
 
-def is_checkpoint_message(message: Any) -> bool:
+def _is_checkpoint_message(message: Any) -> bool:
     """A hidden user message holding a checkpoint."""
     if not isinstance(message, dict) or message.get("role") != "user":
         return False
@@ -83,7 +83,7 @@ def restore_from_newest_checkpoint(messages: Sequence[Any]) -> list[Any]:
     A checkpoint never separates a tool call from its result: tool replies right after the
     checkpoint whose call lies before it (the checkpoint summarises both) are dropped too."""
     items = list(messages)
-    newest = max((i for i, m in enumerate(items) if is_checkpoint_message(m)), default=-1)
+    newest = max((i for i, m in enumerate(items) if _is_checkpoint_message(m)), default=-1)
     if newest < 0:
         return items
     lead = [m for m in items[:newest] if isinstance(m, dict) and m.get("role") in ("system", "developer")]
@@ -158,10 +158,10 @@ async def compress_history(
     if not call.text.strip():
         log.info("context checkpoint: empty_response")
         return CheckpointOutcome(items, None, call.usage, [call.request_id], seconds, "empty_response")
-    checkpoint = normalize_checkpoint_content(call.text)
+    checkpoint = _normalize_checkpoint_content(call.text)
     out_tokens = count_tokens(checkpoint)
     if out_tokens > max_context * REQUEST_CHECKPOINT_COMPLETION_ACCEPT_CONTEXT_RATIO or out_tokens > target:
         log.warning("context checkpoint larger than its budget: %d tokens (target %d)", out_tokens, target)
-    content = checkpoint_content(checkpoint, active_plan)
+    content = _checkpoint_content(checkpoint, active_plan)
     result = [*system, {"role": "user", "content": content, "hideInUI": True}]
     return CheckpointOutcome(result, content, call.usage, [call.request_id], seconds, "compressed")

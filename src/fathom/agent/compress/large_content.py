@@ -21,7 +21,7 @@ from fathom.agent.compress.constants import (
     SOURCE_ANCHOR_APPEND_SKIP_RATIO,
 )
 from fathom.agent.compress.llm_text import TextCall, call_for_text
-from fathom.agent.compress.tool_response import _BASE64, _URL, head_tail_truncate, regex_cleanup
+from fathom.agent.compress.text_cleanup import BASE64_PATTERN, URL_PATTERN, head_tail_truncate, regex_cleanup
 from fathom.agent.usage import TOOL_RESPONSE_COMPRESS_MODULE, AgentLoopUsage
 from fathom.llm import count_tokens
 from fathom.llm.protocols import ChatModel
@@ -50,7 +50,7 @@ class LargeContentResult:
     request_ids: list[str] = field(default_factory=list)
 
 
-def chunk_plan(text: str, limit: int, max_context: int) -> tuple[list[str], int]:
+def _chunk_plan(text: str, limit: int, max_context: int) -> tuple[list[str], int]:
     """Chunks of ``tokens × 3`` characters, ``tokens = min(⌊0.5·ctx⌋, max(1, ⌊(ctx − limit)/2⌋))``, and the
     per-chunk output budget ``max(1, ⌊0.65·limit / chunks⌋)``."""
     tokens = min(math.floor(CHUNK_SIZE_RATIO * max_context), max(1, (max_context - limit) // 2))
@@ -62,7 +62,7 @@ def chunk_plan(text: str, limit: int, max_context: int) -> tuple[list[str], int]
 async def _compress_chunks(
     text: str, limit: int, model: ChatModel, max_context: int, user_key: bool
 ) -> tuple[str, list[TextCall]]:
-    chunks, budget = chunk_plan(text, limit, max_context)
+    chunks, budget = _chunk_plan(text, limit, max_context)
 
     async def one(chunk: str) -> TextCall:
         messages = [
@@ -78,7 +78,7 @@ async def _compress_chunks(
     return joined, list(calls)
 
 
-def fit_by_truncation(text: str, limit: int) -> str:
+def _fit_by_truncation(text: str, limit: int) -> str:
     """Head/tail truncation, then character truncation at 0.75× shrinking ×0.72 per step."""
     result = head_tail_truncate(text, limit)
     chars = math.floor(len(result) * 0.75)
@@ -97,7 +97,7 @@ def _anchors(source: str) -> list[str]:
     return seen
 
 
-def add_source_context(result: str, source: str, limit: int) -> str:
+def _add_source_context(result: str, source: str, limit: int) -> str:
     """Top up an under-filled result with head/tail source excerpts, then missing exact anchors."""
     used = count_tokens(result)
     base = UNDERFILL_BASE_RATIO * limit
@@ -132,7 +132,7 @@ async def compress_large_content(
     """Fit ``text`` into ``limit`` tokens (see the module docstring for the stages)."""
     if count_tokens(text) <= limit:
         return LargeContentResult(text)
-    stripped = _URL.sub("", _BASE64.sub("[BASE64_DATA]", text))
+    stripped = URL_PATTERN.sub("", BASE64_PATTERN.sub("[BASE64_DATA]", text))
     if count_tokens(stripped) <= limit:
         return LargeContentResult(stripped)
     cleaned = regex_cleanup(text)
@@ -155,10 +155,10 @@ async def compress_large_content(
             if gain < MIN_MERGE_GAIN:
                 break
     except Exception:
-        return LargeContentResult(fit_by_truncation(cleaned, limit))
+        return LargeContentResult(_fit_by_truncation(cleaned, limit))
     if count_tokens(current) > limit:
-        current = fit_by_truncation(current, limit)
-    result.text = add_source_context(current, cleaned, limit)
+        current = _fit_by_truncation(current, limit)
+    result.text = _add_source_context(current, cleaned, limit)
     return result
 
 

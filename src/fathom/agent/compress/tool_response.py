@@ -3,20 +3,17 @@
 from __future__ import annotations
 
 import json
-import math
-import re
 import time
 from dataclasses import dataclass, field
 from typing import Any
 
 from fathom.agent.compress.constants import (
-    APPROX_CHARS_PER_TOKEN,
-    FINAL_HEAD_RATIO,
     TOOL_RESPONSE_DIRECT_RETURN_CONTEXT_RATIO,
     TOOL_RESPONSE_LIGHT_PROCESS_CONTEXT_RATIO,
-    TRUNCATED_MARKER,
     get_compression_token_limit,
 )
+from fathom.agent.compress.large_content import compress_large_content, sum_usages
+from fathom.agent.compress.text_cleanup import regex_cleanup
 from fathom.agent.usage import AgentLoopUsage
 from fathom.llm import count_tokens
 from fathom.llm.protocols import ChatModel
@@ -38,16 +35,6 @@ MAX_SCALAR_CHARS = 100
 MAX_DEPTH = 6
 MAX_CHILD_KEYS = 12
 
-_IMAGE = re.compile(r"!\[([^\]]*)\]\([^)]*\)")
-_URL = re.compile(r"https?://[^\s)\]>\"']+")
-_BASE64 = re.compile(r"(?:data:[\w/+.-]+;base64,)?[A-Za-z0-9+/]{100,}={0,2}")
-_PATH = re.compile(r"(?<![\w.])(?:/[\w.-]+){2,}/([\w.-]+)")
-_HEX_ID = re.compile(r"\b[0-9a-fA-F]{32,}\b")
-_UUID = re.compile(r"\b[0-9a-fA-F]{8}-[0-9a-fA-F]{4}-[0-9a-fA-F]{4}-[0-9a-fA-F]{4}-[0-9a-fA-F]{12}\b")
-_ISO_TIME = re.compile(r"\b\d{4}-\d{2}-\d{2}[T ]\d{2}:\d{2}(?::\d{2}(?:\.\d+)?)?(?:Z|[+-]\d{2}:?\d{2})?\b")
-_SPACES = re.compile(r"[ \t]+")
-_NEWLINES = re.compile(r"\n{3,}")
-
 TOOL_COMPRESS_SYSTEM_PROMPT = (
     "Compress this tool output for an agent that will act on it. Keep every fact the agent may need: "
     "names, numbers, ids, error messages, structure. Drop repetition and boilerplate. Answer with the "
@@ -55,27 +42,12 @@ TOOL_COMPRESS_SYSTEM_PROMPT = (
 )
 
 
-def regex_cleanup(text: str) -> str:
-    """Images → ``[alt]``, URLs removed, long base64 → ``[BASE64_DATA]``, paths → basename, long hex ids,
-    UUIDs and ISO timestamps removed, spaces collapsed, 3+ newlines → 2."""
-    value = _IMAGE.sub(lambda m: f"[{m.group(1)}]", text)
-    value = _BASE64.sub("[BASE64_DATA]", value)
-    value = _URL.sub("", value)
-    value = _PATH.sub(lambda m: m.group(1), value)
-    value = _UUID.sub("", value)
-    value = _HEX_ID.sub("", value)
-    value = _ISO_TIME.sub("", value)
-    value = _SPACES.sub(" ", value)
-    value = "\n".join(line.rstrip() for line in value.split("\n"))
-    return _NEWLINES.sub("\n\n", value).strip()
-
-
 def _ordered_keys(obj: dict[str, Any]) -> list[str]:
     keys = list(obj)
     return sorted(keys, key=lambda k: PRIORITY_KEYS.index(k) if k in PRIORITY_KEYS else len(PRIORITY_KEYS))
 
 
-def json_structural_summary(value: Any) -> str:
+def _json_structural_summary(value: Any) -> str:
     """A JSON summary: important scalars (``key=value``), structure lines and sampled arrays."""
     scalars: list[str] = []
     structure: list[str] = []
@@ -106,7 +78,7 @@ def json_structural_summary(value: Any) -> str:
     )
 
 
-def light_process(text: str, target_tokens: int) -> str:
+def _light_process(text: str, target_tokens: int) -> str:
     """Local clean-up: JSON is minified (then summarised if still too big and the summary fits);
     other text goes through :func:`regex_cleanup`."""
     try:
@@ -118,29 +90,10 @@ def light_process(text: str, target_tokens: int) -> str:
     minified = json.dumps(value, ensure_ascii=False, separators=(",", ":"))
     if count_tokens(minified) <= target_tokens:
         return minified
-    summary = json_structural_summary(value)
+    summary = _json_structural_summary(value)
     if len(summary) < len(minified) and count_tokens(summary) <= target_tokens:
         return summary
     return minified
-
-
-def head_tail_truncate(text: str, limit_tokens: int) -> str:
-    """Deterministic truncation: ~60 % head and the rest tail (cut at paragraph breaks), marker between."""
-    budget = max(1, limit_tokens * APPROX_CHARS_PER_TOKEN - len(TRUNCATED_MARKER))
-    if len(text) <= budget:
-        return text
-    head_chars = math.floor(budget * FINAL_HEAD_RATIO)
-    head = text[:head_chars]
-    cut = head.rfind("\n\n")
-    head = head[:cut] if cut > head_chars // 2 else head
-    tail = text[len(text) - (budget - len(head)) :]
-    cut = tail.find("\n\n")
-    tail = tail[cut + 2 :] if 0 <= cut < len(tail) // 2 else tail
-    result = head + TRUNCATED_MARKER + tail
-    while count_tokens(result) > limit_tokens and len(head) + len(tail) > 8:
-        head, tail = head[: math.floor(len(head) * 0.82)], tail[len(tail) - math.floor(len(tail) * 0.82) :]
-        result = head + TRUNCATED_MARKER + tail
-    return result
 
 
 @dataclass
@@ -163,12 +116,10 @@ async def compress_tool_response(
     if count_tokens(response) <= direct:
         return ToolCompressOutcome(response)
     started = time.monotonic()
-    light = light_process(response, direct)
+    light = _light_process(response, direct)
     light_limit = get_compression_token_limit(max_context, TOOL_RESPONSE_LIGHT_PROCESS_CONTEXT_RATIO)
     if count_tokens(light) <= light_limit:
         return ToolCompressOutcome(light, True, seconds=time.monotonic() - started)
-    from fathom.agent.compress.large_content import compress_large_content, sum_usages
-
     fitted = await compress_large_content(light, direct, model, max_context=max_context, user_key=user_key)
     usage = sum_usages(fitted.usages, model.config.id)
     return ToolCompressOutcome(fitted.text, True, usage, fitted.request_ids, time.monotonic() - started)

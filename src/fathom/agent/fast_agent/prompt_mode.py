@@ -16,7 +16,7 @@ TOOL_CALL_START = "<tool_call>"
 TOOL_CALL_END = "</tool_call>"
 
 
-def prompt_tools_instruction(schemas: Sequence[dict[str, Any]]) -> str:
+def _prompt_tools_instruction(schemas: Sequence[dict[str, Any]]) -> str:
     """The system-prompt section that describes the tools and the call syntax."""
     tools = [
         {
@@ -52,7 +52,7 @@ def to_prompt_messages(
     """Render a native transcript as plain text turns, with the tool instruction in the system prompt."""
     names = {}
     out: list[dict[str, Any]] = []
-    instruction = prompt_tools_instruction(schemas) if schemas else ""
+    instruction = _prompt_tools_instruction(schemas) if schemas else ""
     for message in messages:
         role = message.get("role")
         if role == "assistant" and message.get("tool_calls"):

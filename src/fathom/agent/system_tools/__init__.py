@@ -9,13 +9,12 @@ from fathom.agent.system_tools.ask import (
     build_ask_answer_text,
     parse_ask_arguments,
 )
-from fathom.agent.system_tools.catalog import RunCatalog, build_run_catalog, enabled_system_tools
+from fathom.agent.system_tools.catalog import RunCatalog, build_run_catalog
 from fathom.agent.system_tools.files_search import (
     DATASET_SEARCH,
     DATASET_SEARCH_NOT_AVAILABLE,
     READ_FILE_NOT_AVAILABLE,
     READ_FILES,
-    patch_dataset_search_args,
     run_dataset_search,
     run_read_files,
 )
@@ -26,7 +25,6 @@ from fathom.agent.system_tools.plan import (
     PlanOutcome,
     is_plan_finished,
     normalize_plan,
-    plan_progress_text,
     run_set_plan,
     run_update_plan,
 )
@@ -58,12 +56,9 @@ __all__ = [
     "RunCatalog",
     "build_ask_answer_text",
     "build_run_catalog",
-    "enabled_system_tools",
     "is_plan_finished",
     "normalize_plan",
     "parse_ask_arguments",
-    "patch_dataset_search_args",
-    "plan_progress_text",
     "run_dataset_search",
     "run_read_files",
     "run_sandbox_tool",

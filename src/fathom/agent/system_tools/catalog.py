@@ -45,7 +45,7 @@ class RunCatalog:
         return self.kind(name) == "runtime"
 
 
-def enabled_system_tools(config: SystemToolsConfig) -> list[tuple[str, ToolKind, dict[str, Any]]]:
+def _enabled_system_tools(config: SystemToolsConfig) -> list[tuple[str, ToolKind, dict[str, Any]]]:
     """Enabled system tools as ``(name, kind, schema)`` in model-visible order."""
     items: list[tuple[str, ToolKind, dict[str, Any]]] = []
     if config.ask:
@@ -75,7 +75,7 @@ def _definition(tool: Any) -> ToolDefinition:
 
 def build_run_catalog(runtime_tools: Sequence[Any], config: SystemToolsConfig) -> RunCatalog:
     """Normalise the catalog of one run (collisions removed, spec order)."""
-    system = enabled_system_tools(config)
+    system = _enabled_system_tools(config)
     system_names = {name for name, _, _ in system}
     if any(kind == "read_files" for _, kind, _ in system):
         system_names.add(LEGACY_READ_FILES)
@@ -96,4 +96,4 @@ def build_run_catalog(runtime_tools: Sequence[Any], config: SystemToolsConfig) -
     return catalog
 
 
-__all__ = ["CONTROL_KINDS", "RunCatalog", "ToolKind", "build_run_catalog", "enabled_system_tools"]
+__all__ = ["CONTROL_KINDS", "RunCatalog", "ToolKind", "build_run_catalog"]

@@ -79,7 +79,7 @@ def _is_absolute_http(url: str) -> bool:
     return lowered.startswith(("http://", "https://")) and len(lowered.split("://", 1)[1]) > 0
 
 
-def patch_dataset_search_args(args: dict[str, Any], current_input_files: Sequence[str]) -> dict[str, Any]:
+def _patch_dataset_search_args(args: dict[str, Any], current_input_files: Sequence[str]) -> dict[str, Any]:
     """Normalise ``query`` to a trimmed non-empty string list and append this turn's absolute http(s)
     file URLs (relative paths are never added)."""
     query = args.get("query")
@@ -128,4 +128,4 @@ async def run_dataset_search(call: dict[str, Any], config: DatasetSearchToolConf
     args = _args(call)
     if isinstance(args, str):
         return ToolResult.failure(args)
-    return await _call(config.execute, patch_dataset_search_args(args, config.current_input_files), call)
+    return await _call(config.execute, _patch_dataset_search_args(args, config.current_input_files), call)

@@ -106,7 +106,7 @@ def normalize_plan(plan: dict[str, Any] | None) -> dict[str, Any] | None:
     return result
 
 
-def plan_progress_text(plan: dict[str, Any]) -> str:
+def _plan_progress_text(plan: dict[str, Any]) -> str:
     """``Plan progress: …`` + ``Current plan steps:`` + one line per step."""
     counts = {status: 0 for status in STEP_STATUSES}
     for step in plan.get("steps", []):
@@ -181,7 +181,7 @@ def run_set_plan(raw_args: str | None) -> PlanOutcome:
     plan = {"planId": f"plan_{uuid.uuid4().hex[:12]}", "name": name.strip(), "steps": steps}
     message = f'Set active plan "{plan["name"]}" with {len(steps)} step(s).'
     return PlanOutcome(
-        "set_plan", True, message + "\n" + plan_progress_text(plan), message, plan, params=args
+        "set_plan", True, message + "\n" + _plan_progress_text(plan), message, plan, params=args
     )
 
 
@@ -246,5 +246,5 @@ def run_update_plan(raw_args: str | None, plan: dict[str, Any] | None) -> PlanOu
         parts.append("Added plan step(s): " + ", ".join(f'"{text.strip()}"' for text in add_steps) + ".")
     message = " ".join(parts)
     return PlanOutcome(
-        operation, True, message + "\n" + plan_progress_text(new_plan), message, new_plan, params=args
+        operation, True, message + "\n" + _plan_progress_text(new_plan), message, new_plan, params=args
     )

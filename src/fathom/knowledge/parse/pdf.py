@@ -43,7 +43,7 @@ def _parse_pdf(data: bytes, filename: str) -> ParsedDocument:
         if reader.is_encrypted:
             try:
                 opened = reader.decrypt("")
-            except (FileNotDecryptedError, NotImplementedError, DependencyError_()) as exc:
+            except (FileNotDecryptedError, NotImplementedError, _DependencyError_()) as exc:
                 raise EncryptedDocumentError(filename) from exc
             if not opened:
                 raise EncryptedDocumentError(filename)
@@ -70,7 +70,7 @@ def _parse_pdf(data: bytes, filename: str) -> ParsedDocument:
     return ParsedDocument(text="\n\n".join(p for p in pages if p), format="pdf", metadata=metadata)
 
 
-def DependencyError_() -> type[Exception]:  # noqa: N802 - returns an exception class for except clauses
+def _DependencyError_() -> type[Exception]:  # noqa: N802 - returns an exception class for except clauses
     """pypdf's missing-crypto-library error (AES needs ``cryptography``)."""
     from pypdf.errors import DependencyError
 

@@ -9,17 +9,10 @@ from fathom.knowledge.search.filters import (
     normalize_search_mode,
     similarity_score_type,
 )
-from fathom.knowledge.search.pipeline import approximate_token_count, search_dataset_data
-from fathom.knowledge.search.query_extension import (
-    ExtendedQueries,
-    build_extended_queries,
-    cosine,
-    lazy_greedy_select,
-    parse_query_extension_output,
-    select_extension_queries,
-)
+from fathom.knowledge.search.pipeline import search_dataset_data
+from fathom.knowledge.search.query_extension import ExtendedQueries, parse_query_extension_output
 from fathom.knowledge.search.recall import embed_texts, embedding_recall, full_text_recall
-from fathom.knowledge.search.rerank import RerankOutcome, rerank_document, rerank_search_results
+from fathom.knowledge.search.rerank import RerankOutcome, rerank_search_results
 from fathom.knowledge.search.rrf import RRF_K, RrfInput, dataset_search_result_concat
 from fathom.knowledge.search.types import (
     SEARCH_MODES,
@@ -49,9 +42,6 @@ __all__ = [
     "SearchScore",
     "TraceEntry",
     "TraceStage",
-    "approximate_token_count",
-    "build_extended_queries",
-    "cosine",
     "count_recall_limit",
     "dataset_search_result_concat",
     "dedupe_results",
@@ -61,12 +51,9 @@ __all__ = [
     "filter_by_similarity",
     "filter_search_results_by_max_chars",
     "full_text_recall",
-    "lazy_greedy_select",
     "normalize_search_mode",
     "parse_query_extension_output",
-    "rerank_document",
     "rerank_search_results",
     "search_dataset_data",
-    "select_extension_queries",
     "similarity_score_type",
 ]

@@ -61,7 +61,7 @@ class ConvexInput:
     name: str = ""
 
 
-def normalize_scores(values: Sequence[float], lower_bound: float | None) -> list[float]:
+def _normalize_scores(values: Sequence[float], lower_bound: float | None) -> list[float]:
     """``values`` scaled to [0, 1] by ``(v - lower) / (max - lower)``; ``lower`` is ``lower_bound`` (TMM)
     or the minimum of ``values`` (None), whichever is lower. All equal: every value becomes 1."""
     if not values:
@@ -102,7 +102,7 @@ def convex_combination(
         items = [SearchDataItem.of(raw) for raw in leg.items]
         values = _leg_values(items, leg.score_type)
         lower = THEORETICAL_MIN.get(leg.score_type) if normalization == "tmm" else None
-        scaled_values = normalize_scores(values, lower)
+        scaled_values = _normalize_scores(values, lower)
         for rank, (item, value, scaled) in enumerate(zip(items, values, scaled_values, strict=True)):
             if item.id in ranks and ranks[item.id][index] < rank:
                 continue  # an id repeated within one list counts at its best rank

@@ -52,7 +52,7 @@ class FusionPlan:
     coverage_aware: bool
 
 
-def resolve_fusion(requested: str | None) -> FusionPlan:
+def _resolve_fusion(requested: str | None) -> FusionPlan:
     """``"rrf"``: FastGPT's formula as sent; ``"convex"``: convex, coverage-aware; anything else (absent,
     empty, unknown): ``DEFAULT_FUSION``, coverage-aware."""
     if requested == "rrf":
@@ -73,7 +73,7 @@ def query_coverage(embedder: Any, queries: Sequence[str]) -> float | None:
     return statistics.fmean(known) if known else None
 
 
-def leg_weights(
+def _leg_weights(
     weight: float, coverage: float | None, exponent: float = COVERAGE_EXPONENT
 ) -> tuple[float, float]:
     """``(embedding, fullText)`` weights for ``embeddingWeight`` ``weight`` and the query's coverage.
@@ -103,9 +103,9 @@ def fuse_legs(
     """The mixedRecall fusion of the two recalled legs (see the module docstring); legs whose weight is
     <= 0 are dropped. With scaled weights, each fused item's trace entry says why. ``plan`` overrides what
     ``fusion`` resolves to (the tuning sweep measures coverage-aware RRF with it)."""
-    plan = plan or resolve_fusion(fusion)
+    plan = plan or _resolve_fusion(fusion)
     embedding_weight, full_text_weight = (
-        leg_weights(weight, coverage, exponent) if plan.coverage_aware else (weight, 1 - weight)
+        _leg_weights(weight, coverage, exponent) if plan.coverage_aware else (weight, 1 - weight)
     )
     active = [
         items

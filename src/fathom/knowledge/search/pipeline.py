@@ -29,7 +29,7 @@ from fathom.knowledge.search.rerank import rerank_search_results
 from fathom.knowledge.search.types import SearchDataItem, SearchDatasetDataParams, SearchDatasetDataResponse
 
 
-def approximate_token_count(text: str) -> int:
+def _approximate_token_count(text: str) -> int:
     """Rough token count when no tokenizer is passed: a CJK character is about one token, other text
     about four characters per token. Pass ``fathom.llm.count_tokens`` for the real count."""
     cjk = sum(1 for ch in text if "\u3000" <= ch <= "\u9fff" or "\uac00" <= ch <= "\ud7af")
@@ -57,7 +57,7 @@ async def search_dataset_data(
         if isinstance(params, SearchDatasetDataParams)
         else SearchDatasetDataParams.model_validate(params)
     )
-    counter = count_tokens or approximate_token_count
+    counter = count_tokens or _approximate_token_count
     mode = normalize_search_mode(p.search_mode)
     rerank_query = p.re_rank_query.strip()
     wants_rerank = p.using_re_rank and bool(rerank_query) and reranker is not None

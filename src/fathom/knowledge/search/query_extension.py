@@ -44,14 +44,14 @@ def extension_prompt(background: str) -> str:
     return "\n\n".join(parts)
 
 
-def cosine(a: Sequence[float], b: Sequence[float]) -> float:
+def _cosine(a: Sequence[float], b: Sequence[float]) -> float:
     """Cosine similarity; 0 when either vector is all zeros."""
     dot = sum(x * y for x, y in zip(a, b, strict=False))
     norm = math.sqrt(sum(x * x for x in a)) * math.sqrt(sum(y * y for y in b))
     return 0.0 if norm == 0 else dot / norm
 
 
-def lazy_greedy_select(
+def _lazy_greedy_select(
     original: Sequence[float],
     candidates: Sequence[Sequence[float]],
     k: int = MAX_SELECTED_QUERIES,
@@ -61,13 +61,13 @@ def lazy_greedy_select(
     k = min(k, len(candidates))
     if k <= 0:
         return []
-    relevance = [alpha * cosine(c, original) for c in candidates]
+    relevance = [alpha * _cosine(c, original) for c in candidates]
     selected: list[int] = []
 
     def gain(i: int) -> float:
         if not selected:
             return relevance[i]
-        closest = max([0.0, *(cosine(candidates[i], candidates[j]) for j in selected)])
+        closest = max([0.0, *(_cosine(candidates[i], candidates[j]) for j in selected)])
         return relevance[i] + (1 - closest)
 
     heap = [(-relevance[i], i) for i in range(len(candidates))]
@@ -131,7 +131,7 @@ class ExtendedQueries:
     re_rank_query: str
 
 
-def build_extended_queries(query: str, selected: Sequence[str]) -> ExtendedQueries:
+def _build_extended_queries(query: str, selected: Sequence[str]) -> ExtendedQueries:
     """Dedupe ``[query, *selected]`` by their letters and digits; join them by ``\\n`` for rerank."""
     seen: set[str] = set()
     queries: list[str] = []
@@ -144,7 +144,7 @@ def build_extended_queries(query: str, selected: Sequence[str]) -> ExtendedQueri
     return ExtendedQueries(queries, "\n".join(queries) if len(queries) > 1 else query)
 
 
-async def select_extension_queries(
+async def _select_extension_queries(
     query: str, candidates: Sequence[str], embedder: Any, k: int = MAX_SELECTED_QUERIES
 ) -> ExtendedQueries:
     """Embed ``[query, *candidates]`` in one call, pick up to ``k`` by lazy greedy, build the queries.
@@ -152,11 +152,11 @@ async def select_extension_queries(
     ``embedder.embed`` may return vectors or an object with ``vectors``."""
     candidates = [c for c in candidates if c.strip()]
     if not candidates:
-        return build_extended_queries(query, [])
+        return _build_extended_queries(query, [])
     result = await embedder.embed([query, *candidates])
     vectors = result.vectors if hasattr(result, "vectors") else result
-    chosen = lazy_greedy_select(vectors[0], vectors[1:], k)
-    return build_extended_queries(query, [candidates[i] for i in chosen])
+    chosen = _lazy_greedy_select(vectors[0], vectors[1:], k)
+    return _build_extended_queries(query, [candidates[i] for i in chosen])
 
 
 @dataclass(frozen=True)
@@ -181,7 +181,7 @@ async def extend_search_query(
     ]
     result = await model.complete(messages, temperature=0.1)
     candidates = parse_query_extension_output(str(getattr(result, "content", "") or ""))
-    extended = await select_extension_queries(query, candidates, embedder)
+    extended = await _select_extension_queries(query, candidates, embedder)
     usage = getattr(result, "usage", None)
     config = getattr(model, "config", None)
     return QueryExtension(

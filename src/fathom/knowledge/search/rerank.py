@@ -29,7 +29,7 @@ class RerankOutcome:
     error: str | None = None
 
 
-def rerank_document(item: SearchDataItem) -> str:
+def _rerank_document(item: SearchDataItem) -> str:
     """The text a reranker sees for one item."""
     return f"{item.q}\n{item.a or ''}".strip()
 
@@ -53,7 +53,7 @@ async def rerank_search_results(
     """Rerank ``items`` (already deduped) with ``reranker`` and fuse by ``rerank_weight``."""
     if not items:
         return RerankOutcome([], False, 0)
-    documents = [rerank_document(item) for item in items]
+    documents = [_rerank_document(item) for item in items]
     try:
         raw = await reranker.rerank(query, documents)
         hits, reported_tokens = _hits(raw)

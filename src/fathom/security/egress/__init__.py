@@ -13,7 +13,6 @@ from .addresses import (
     ParsedHost,
     classify,
     parse_host,
-    parse_ipv4_legacy,
 )
 from .client import GuardedAsyncClient
 from .errors import (
@@ -61,6 +60,5 @@ __all__ = [
     "build_redirect_request",
     "classify",
     "parse_host",
-    "parse_ipv4_legacy",
     "system_resolver",
 ]

@@ -40,11 +40,6 @@ class AddressKind(Enum):
         """Lower is worse; used to report the worst reading of an address."""
         return _SEVERITY[self]
 
-    @property
-    def never_allowed(self) -> bool:
-        """Kinds no allow-list entry can open (metadata, and the unspecified address)."""
-        return self in (AddressKind.METADATA, AddressKind.UNSPECIFIED)
-
 
 _SEVERITY = {kind: index for index, kind in enumerate(AddressKind)}
 
@@ -119,7 +114,7 @@ def _parse_ipv4_part(part: str) -> int | None:
     return None
 
 
-def parse_ipv4_legacy(text: str) -> ipaddress.IPv4Address | None:
+def _parse_ipv4_legacy(text: str) -> ipaddress.IPv4Address | None:
     """Read ``text`` as ``inet_aton`` does (1–4 parts, decimal/hex/octal), else ``None``."""
     if text.endswith("."):
         text = text[:-1]
@@ -143,7 +138,7 @@ def parse_ipv4_legacy(text: str) -> ipaddress.IPv4Address | None:
     return ipaddress.IPv4Address(value)
 
 
-def ends_in_number(host: str) -> bool:
+def _ends_in_number(host: str) -> bool:
     """WHATWG "ends in a number": the last label is decimal digits or ``0x`` hex (so: an IPv4 host)."""
     labels = host.split(".")
     if labels and labels[-1] == "" and len(labels) > 1:
@@ -170,8 +165,8 @@ def parse_host(host: str) -> ParsedHost:
             return ParsedHost(text=host, ip=ipaddress.IPv6Address(host))
         except ValueError:
             raise HostError(f"Invalid IPv6 address: {host}") from None
-    if ends_in_number(host):
-        ip = parse_ipv4_legacy(host)
+    if _ends_in_number(host):
+        ip = _parse_ipv4_legacy(host)
         if ip is None:
             raise HostError(f"Host {host!r} ends in a number but is not a valid IPv4 address")
         return ParsedHost(text=host, ip=ip)
@@ -200,17 +195,17 @@ def embedded_ipv4(ip: ipaddress.IPv6Address) -> ipaddress.IPv4Address | None:
     return None
 
 
-def is_metadata(ip: IPAddress) -> bool:
+def _is_metadata(ip: IPAddress) -> bool:
     """True for cloud metadata endpoints, also when reached through an IPv4-in-IPv6 form."""
     if isinstance(ip, ipaddress.IPv6Address):
         inner = embedded_ipv4(ip)
-        if inner is not None and is_metadata(inner):
+        if inner is not None and _is_metadata(inner):
             return True
     return any(ip.version == net.version and ip in net for net in METADATA_NETWORKS)
 
 
 def _classify_v4(ip: ipaddress.IPv4Address) -> AddressKind:
-    if is_metadata(ip):
+    if _is_metadata(ip):
         return AddressKind.METADATA
     if ip in _THIS_NETWORK_V4:
         return AddressKind.UNSPECIFIED
@@ -230,7 +225,7 @@ def _classify_v4(ip: ipaddress.IPv4Address) -> AddressKind:
 
 
 def _classify_v6(ip: ipaddress.IPv6Address) -> AddressKind:
-    if is_metadata(ip):
+    if _is_metadata(ip):
         return AddressKind.METADATA
     if ip.is_unspecified:
         return AddressKind.UNSPECIFIED

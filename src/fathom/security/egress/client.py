@@ -16,7 +16,7 @@ from __future__ import annotations
 
 import ssl
 from http.cookiejar import CookieJar, DefaultCookiePolicy
-from typing import TYPE_CHECKING, Any
+from typing import Any
 
 import httpcore
 import httpx
@@ -24,12 +24,9 @@ from httpx._client import USE_CLIENT_DEFAULT, UseClientDefault
 from httpx._types import AuthTypes
 
 from .errors import EgressDenied, EgressRedirectError, EgressSizeError
-from .guard import reject_ambiguous_url
 from .redirects import build_redirect_request, is_redirect
+from .target import UrlChecker, reject_ambiguous_url
 from .transport import GuardedTransport, request_max_bytes
-
-if TYPE_CHECKING:
-    from .guard import EgressGuard
 
 MAX_REDIRECTS_EXTENSION = "max_redirects"
 
@@ -43,7 +40,7 @@ class GuardedAsyncClient(httpx.AsyncClient):
 
     def __init__(
         self,
-        guard: EgressGuard,
+        guard: UrlChecker,
         *,
         headers: dict[str, str] | None = None,
         timeout: httpx.Timeout | float | None = None,
@@ -78,7 +75,7 @@ class GuardedAsyncClient(httpx.AsyncClient):
             raise EgressDenied(f"Invalid URL {str(url)!r}: {exc}", url=str(url)) from None
 
     @property
-    def guard(self) -> EgressGuard:
+    def guard(self) -> UrlChecker:
         """The guard every request of this client goes through."""
         return self._guard
 

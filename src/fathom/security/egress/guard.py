@@ -4,8 +4,6 @@ from __future__ import annotations
 
 import asyncio
 import ipaddress
-import re
-from dataclasses import dataclass
 from typing import TYPE_CHECKING
 
 import httpx
@@ -21,6 +19,7 @@ from .addresses import (
     parse_host,
     parse_ip,
 )
+from .client import GuardedAsyncClient
 from .errors import (
     ALLOW_CIDRS_SETTING,
     ALLOW_HOSTS_SETTING,
@@ -30,36 +29,15 @@ from .errors import (
 )
 from .policy import EgressPolicy
 from .resolver import Resolver, system_resolver
+from .target import CheckedTarget, reject_ambiguous_url
 
 if TYPE_CHECKING:
     import ssl
 
     import httpcore
 
-    from .client import GuardedAsyncClient
-
 ALLOWED_SCHEMES = ("http", "https")
 _NEVER = f"it is never allowed, whatever {ALLOW_CIDRS_SETTING} or {ALLOW_HOSTS_SETTING} say"
-
-
-@dataclass(frozen=True)
-class CheckedTarget:
-    """A URL that passed the guard: ``host`` as the connection layer sees it, and the checked IPs."""
-
-    url: httpx.URL
-    host: str
-    addresses: tuple[str, ...]
-
-
-_AMBIGUOUS = re.compile(r"[\\\s\x00-\x1f\x7f]")
-
-
-def reject_ambiguous_url(url: str) -> None:
-    """Refuse backslashes, whitespace and control characters: they make URL parsers disagree on the host."""
-    if _AMBIGUOUS.search(url):
-        raise EgressDenied(
-            f"Refused URL {url!r}: backslashes, spaces and control characters are not allowed", url=url
-        )
 
 
 def _describe(ip: IPAddress) -> str:
@@ -214,8 +192,6 @@ class EgressGuard:
         ``max_bytes=-1`` takes the policy's limit; ``None`` means no limit. ``network_backend`` replaces
         the socket layer under the pinning (tests use one that records and refuses connections).
         """
-        from .client import GuardedAsyncClient
-
         return GuardedAsyncClient(
             self,
             headers=headers,

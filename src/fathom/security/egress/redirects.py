@@ -15,7 +15,7 @@ def is_redirect(response: httpx.Response) -> bool:
     return response.status_code in REDIRECT_STATUS_CODES and "location" in response.headers
 
 
-def redirect_url(current: httpx.URL, location: str) -> httpx.URL:
+def _redirect_url(current: httpx.URL, location: str) -> httpx.URL:
     """Resolve ``Location`` against the current URL; only http(s) targets are accepted."""
     if any(ch == "\\" or ord(ch) < 0x20 or ord(ch) == 0x7F for ch in location):
         raise EgressRedirectError(f"Invalid redirect location: {location!r}")
@@ -39,7 +39,7 @@ def build_redirect_request(request: httpx.Request, response: httpx.Response) -> 
     method and body; ``Host`` is always dropped (rebuilt from the new URL); a hop to another host,
     port or scheme drops ``authorization``, ``cookie`` and ``proxy-authorization``.
     """
-    url = redirect_url(request.url, response.headers["location"])
+    url = _redirect_url(request.url, response.headers["location"])
     method = request.method
     status = response.status_code
     switch_to_get = (status in (301, 302) and method == "POST") or (

@@ -19,7 +19,7 @@ import httpcore
 import httpx
 
 from .errors import EgressDenied, EgressSizeError
-from .guard import CheckedTarget, EgressGuard
+from .target import CheckedTarget, UrlChecker
 
 MAX_BYTES_EXTENSION = "max_bytes"
 
@@ -107,7 +107,7 @@ class GuardedTransport(httpx.AsyncHTTPTransport):
 
     def __init__(
         self,
-        guard: EgressGuard,
+        guard: UrlChecker,
         *,
         verify: ssl.SSLContext | bool = True,
         max_bytes: int | None = None,
@@ -129,7 +129,7 @@ class GuardedTransport(httpx.AsyncHTTPTransport):
         self._max_bytes = max_bytes
 
     @property
-    def guard(self) -> EgressGuard:
+    def guard(self) -> UrlChecker:
         """The guard this transport enforces."""
         return self._guard
 

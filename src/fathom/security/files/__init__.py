@@ -11,7 +11,6 @@ from fathom.security.files.derive import (
     DerivedWorkflowFiles,
     WorkflowFileStore,
     current_workflow_files,
-    derive_workflow_files,
     run_with_derived_workflow_file_context,
     set_workflow_files,
 )
@@ -51,7 +50,6 @@ __all__ = [
     "WorkflowFileRegistrar",
     "WorkflowFileStore",
     "current_workflow_files",
-    "derive_workflow_files",
     "external_identity",
     "is_absolute_http_url",
     "prepare_workflow_file_context",

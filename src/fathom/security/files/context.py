@@ -99,17 +99,6 @@ class WorkflowFileContext:
         url = file_url(file)
         return self.resolve(url) if url is not None else None
 
-    def resolve_chat_file(self, url: str) -> dict[str, Any] | None:
-        """The chat-file value (``type``, ``name``, ``key`` for private files, ``url``) for a runtime URL."""
-        ref = self.resolve(url)
-        if ref is None:
-            return None
-        value: dict[str, Any] = {"type": ref.type, "name": ref.name}
-        if isinstance(ref.source, ChatObjectSource):
-            value["key"] = ref.source.object_key
-        value["url"] = ref.model_url
-        return value
-
     def get_identity(self, url: str) -> str | None:
         """``chat:{key}`` / ``external:{url}`` of the ref registered for ``url``."""
         ref = self.resolve(url)

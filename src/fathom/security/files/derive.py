@@ -146,7 +146,7 @@ class ChildFileRegistrar:
             return ref
 
 
-def derive_workflow_files(
+def _derive_workflow_files(
     parent: WorkflowFileStore | None,
     *,
     files: Sequence[Any],
@@ -221,7 +221,7 @@ async def run_with_derived_workflow_file_context(
 ) -> T:
     """Run ``fn`` with the child's file store current (the parent's is restored afterwards)."""
     parent = current_workflow_files()
-    derived = derive_workflow_files(
+    derived = _derive_workflow_files(
         parent, files=files, query=query, histories=histories, validate_url_domain=validate_url_domain
     )
     token = _current.set(derived.store)

@@ -3,9 +3,7 @@ compiler, tool configuration status and tool id rules (spec §1). See `docs/tool
 
 from fathom.tools.schema.config_status import (
     ToolConfigStatusResult,
-    check_needs_user_configuration,
     get_tool_config_status,
-    is_tool_input_value_configured,
     validate_tool_configuration,
 )
 from fathom.tools.schema.constants import (
@@ -32,15 +30,9 @@ from fathom.tools.schema.input_modes import (
     init_tool_input_type_by_default_mode,
     is_agent_generated_tool_input,
 )
-from fathom.tools.schema.json_schema_to_nodeio import (
-    get_node_input_type_from_schema_input_type,
-    is_agent_only_json_schema,
-    json_schema_to_node_inputs,
-    json_schema_to_node_outputs,
-)
+from fathom.tools.schema.json_schema_to_nodeio import json_schema_to_node_inputs, json_schema_to_node_outputs
 from fathom.tools.schema.nodeio_to_json_schema import (
     MODEL_SCHEMA_STRIPPED_KEYWORDS,
-    json_schema_property_from_value_type,
     node_input_to_json_schema_property,
     strip_model_schema_annotations,
 )
@@ -61,10 +53,7 @@ from fathom.tools.schema.runtime import (
     ToolInputConfiguration,
     ToolInputConflictError,
     ToolInputDefinition,
-    build_model_visible_tool_json_schema,
     compile_tool_runtime,
-    create_tool_input_configurations,
-    create_tool_input_definitions,
     merge_tool_runtime_params,
 )
 from fathom.tools.schema.tool_id import ToolIdParts, split_combine_tool_id
@@ -75,9 +64,7 @@ from fathom.tools.schema.validation import (
     ValidationResult,
     assert_tool_runtime_params,
     default_validator_cache,
-    offline_registry,
     validate_tool_input_value,
-    validate_tool_runtime_params,
 )
 
 __all__ = [
@@ -116,33 +103,23 @@ __all__ = [
     "ValidationResult",
     "WorkflowIOValueType",
     "assert_tool_runtime_params",
-    "build_model_visible_tool_json_schema",
     "can_input_be_agent_generated",
     "can_input_be_manually_configured",
-    "check_needs_user_configuration",
     "compile_tool_runtime",
-    "create_tool_input_configurations",
-    "create_tool_input_definitions",
     "default_validator_cache",
-    "get_node_input_type_from_schema_input_type",
     "get_selected_input_render_type",
     "get_tool_config_status",
     "init_tool_input_type_by_default_mode",
     "is_agent_generated_tool_input",
-    "is_agent_only_json_schema",
-    "is_tool_input_value_configured",
-    "json_schema_property_from_value_type",
     "json_schema_to_node_inputs",
     "json_schema_to_node_outputs",
     "merge_tool_runtime_params",
     "node_input_to_json_schema_property",
-    "offline_registry",
     "split_combine_tool_id",
     "strip_model_schema_annotations",
     "to_node_input",
     "to_node_inputs",
     "validate_tool_configuration",
     "validate_tool_input_value",
-    "validate_tool_runtime_params",
     "validator_class_for",
 ]

@@ -24,9 +24,7 @@ from fathom.tools.schema.nodeio_types import FlowNodeInputItem, NodeInputLike, t
 
 __all__ = [
     "ToolConfigStatusResult",
-    "check_needs_user_configuration",
     "get_tool_config_status",
-    "is_tool_input_value_configured",
     "validate_tool_configuration",
 ]
 
@@ -37,7 +35,7 @@ def _is_generated(node_input: FlowNodeInputItem) -> bool:
     return is_agent_generated_tool_input(node_input) and can_input_be_agent_generated(node_input)
 
 
-def is_tool_input_value_configured(item: NodeInputLike, value: Any = _UNSET) -> bool:
+def _is_tool_input_value_configured(item: NodeInputLike, value: Any = _UNSET) -> bool:
     """`isToolInputValueConfigured`: value := `value ?? defaultValue`; null/''/[]/{} are not configured;
     a `timeRangeSelect` needs both ends."""
     node_input = to_node_input(item)
@@ -56,7 +54,7 @@ def _has_form_control(node_input: FlowNodeInputItem) -> bool:
     return any(t in FORM_RENDER_TYPES for t in node_input.render_type_list or [])
 
 
-def check_needs_user_configuration(inputs: Iterable[NodeInputLike]) -> bool:
+def _check_needs_user_configuration(inputs: Iterable[NodeInputLike]) -> bool:
     """`checkNeedsUserConfiguration`: some input is not agent-generated, not forbid-stream, not history,
     and is the system config input or has a form control."""
     for node_input in to_node_inputs(inputs):
@@ -81,7 +79,7 @@ class ToolConfigStatusResult:
 def get_tool_config_status(inputs: Iterable[NodeInputLike]) -> ToolConfigStatusResult:
     """`getToolConfigStatus`: only *required* form inputs (and the system config input) are checked."""
     items = to_node_inputs(inputs)
-    if not check_needs_user_configuration(items):
+    if not _check_needs_user_configuration(items):
         return ToolConfigStatusResult(False, ToolConfigStatus.noConfig)
     to_check = []
     for node_input in items:
@@ -94,7 +92,7 @@ def get_tool_config_status(inputs: Iterable[NodeInputLike]) -> ToolConfigStatusR
             continue
         if node_input.required is True and _has_form_control(node_input):
             to_check.append(node_input)
-    configured = all(is_tool_input_value_configured(node_input) for node_input in to_check)
+    configured = all(_is_tool_input_value_configured(node_input) for node_input in to_check)
     status = ToolConfigStatus.configured if configured else ToolConfigStatus.waitingForConfig
     return ToolConfigStatusResult(not configured, status)
 

@@ -22,8 +22,6 @@ from fathom.tools.schema.constants import (
 from fathom.tools.schema.nodeio_types import FlowNodeInputItem, FlowNodeOutputItem
 
 __all__ = [
-    "get_node_input_type_from_schema_input_type",
-    "is_agent_only_json_schema",
     "json_schema_to_node_inputs",
     "json_schema_to_node_outputs",
 ]
@@ -44,7 +42,7 @@ _SCALAR_VALUE_TYPES = {
 }
 
 
-def get_node_input_type_from_schema_input_type(schema_type: Any, array_items: Any = None) -> str:
+def _get_node_input_type_from_schema_input_type(schema_type: Any, array_items: Any = None) -> str:
     """`getNodeInputTypeFromSchemaInputType`: the NodeIO value type of a JSON-Schema `type` (spec §1.6.2)."""
     if not schema_type:
         return WorkflowIOValueType.any
@@ -104,7 +102,7 @@ def _base_types(schema: Any) -> set[str] | None:
     return set()
 
 
-def is_agent_only_json_schema(schema: Any) -> bool:
+def _is_agent_only_json_schema(schema: Any) -> bool:
     """Whether no manual control can express the property (mixed union, tuple, `$ref` in a union)."""
     if not isinstance(schema, Mapping):
         return False
@@ -186,7 +184,7 @@ def json_schema_to_node_inputs(json_schema: Any, schema_type: str) -> list[FlowN
         data: dict[str, Any] = {
             "key": key,
             "label": schema.get("title") or key,
-            "valueType": get_node_input_type_from_schema_input_type(schema.get("type"), schema.get("items")),
+            "valueType": _get_node_input_type_from_schema_input_type(schema.get("type"), schema.get("items")),
         }
         for name in ("description", "isToolParam"):
             if schema.get(name) is not None:
@@ -195,7 +193,7 @@ def json_schema_to_node_inputs(json_schema: Any, schema_type: str) -> list[FlowN
         if tool_description is not None:
             data["toolDescription"] = tool_description
         data["required"] = key in required
-        if is_agent_only_json_schema(schema):
+        if _is_agent_only_json_schema(schema):
             data["isToolParam"] = True
             data["renderTypeList"] = [FlowNodeInputType.agentGenerated]
             data["selectedType"] = FlowNodeInputType.agentGenerated
@@ -217,7 +215,7 @@ def json_schema_to_node_outputs(json_schema: Any) -> list[FlowNodeOutputItem]:
             "label": schema.get("title") or key,
             "required": key in required,
             "type": FlowNodeOutputType.static,
-            "valueType": get_node_input_type_from_schema_input_type(schema.get("type"), schema.get("items")),
+            "valueType": _get_node_input_type_from_schema_input_type(schema.get("type"), schema.get("items")),
         }
         if schema.get("description") is not None:
             data["description"] = schema["description"]

@@ -24,7 +24,6 @@ from fathom.tools.schema.nodeio_types import (
 
 __all__ = [
     "MODEL_SCHEMA_STRIPPED_KEYWORDS",
-    "json_schema_property_from_value_type",
     "node_input_to_json_schema_property",
     "strip_model_schema_annotations",
 ]
@@ -43,7 +42,7 @@ _ARRAY_OF_OBJECTS = {
 }
 
 
-def json_schema_property_from_value_type(value_type: str | None) -> dict[str, Any]:
+def _json_schema_property_from_value_type(value_type: str | None) -> dict[str, Any]:
     """The JSON-Schema property of a NodeIO value type (spec §1.7.2); unknown types fall back to string."""
     if value_type in _EMPTY_VALUE_TYPES:
         return {}
@@ -92,7 +91,7 @@ def node_input_to_json_schema_property(item: NodeInputLike) -> dict[str, Any]:
     if node_input.custom_json_schema is not None:
         return _clone_property(node_input.custom_json_schema)
     schema = _with_enum(
-        json_schema_property_from_value_type(node_input.value_type),
+        _json_schema_property_from_value_type(node_input.value_type),
         _enum_candidates(node_input.options, node_input.enums, node_input.enum),
     )
     schema["title"] = node_input.label or node_input.key

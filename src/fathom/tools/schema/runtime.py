@@ -31,10 +31,7 @@ __all__ = [
     "ToolInputConfiguration",
     "ToolInputConflictError",
     "ToolInputDefinition",
-    "build_model_visible_tool_json_schema",
     "compile_tool_runtime",
-    "create_tool_input_configurations",
-    "create_tool_input_definitions",
     "merge_tool_runtime_params",
 ]
 
@@ -105,7 +102,7 @@ def _is_secret(schema: Any) -> bool:
     return isinstance(schema, Mapping) and schema.get("isSecret") is True
 
 
-def create_tool_input_definitions(
+def _create_tool_input_definitions(
     inputs: Iterable[NodeInputLike], json_schema: Mapping[str, Any] | None = None
 ) -> list[ToolInputDefinition]:
     """`createToolInputDefinitions` (spec §1.1.1, §1.2.3). A property marked `isSecret` is never
@@ -128,7 +125,7 @@ def create_tool_input_definitions(
     return definitions
 
 
-def create_tool_input_configurations(
+def _create_tool_input_configurations(
     definitions: Iterable[ToolInputDefinition],
 ) -> list[ToolInputConfiguration]:
     """`createToolInputConfigurations` (spec §1.1.2, §1.2.4, §1.2.7): requested mode from the selected
@@ -154,7 +151,7 @@ def create_tool_input_configurations(
     return configurations
 
 
-def build_model_visible_tool_json_schema(
+def _build_model_visible_tool_json_schema(
     definitions: Iterable[ToolInputDefinition],
     generated_keys: Iterable[str],
     json_schema: Mapping[str, Any] | None = None,
@@ -201,15 +198,15 @@ def compile_tool_runtime(
 ) -> CompiledToolRuntime:
     """`compileToolRuntime` (spec §1.3). `parameters` is omitted when nothing is agent-generated.
     Raises `ToolInputConflictError` when a fixed key is also generated."""
-    definitions = create_tool_input_definitions(inputs, json_schema)
-    configurations = create_tool_input_configurations(definitions)
+    definitions = _create_tool_input_definitions(inputs, json_schema)
+    configurations = _create_tool_input_configurations(definitions)
     generated = [
         definition.key
         for definition, configuration in zip(definitions, configurations, strict=True)
         if configuration.mode == AgentToolInputMode.agentGenerated
         and AgentToolInputMode.agentGenerated in definition.allowed_modes
     ]
-    parameters = build_model_visible_tool_json_schema(definitions, generated, json_schema)
+    parameters = _build_model_visible_tool_json_schema(definitions, generated, json_schema)
     agent_generated_keys = list(parameters.get("properties", {}))
     fixed = dict(fixed_input_bindings or {})
     for configuration in configurations:

@@ -43,9 +43,7 @@ __all__ = [
     "ValidationResult",
     "assert_tool_runtime_params",
     "default_validator_cache",
-    "offline_registry",
     "validate_tool_input_value",
-    "validate_tool_runtime_params",
     "validator_class_for",
 ]
 
@@ -73,7 +71,7 @@ def _refuse_retrieval(uri: str) -> referencing.Resource[Any]:
     raise referencing.exceptions.NoSuchResource(ref=uri)  # type: ignore[call-arg]
 
 
-def offline_registry(
+def _offline_registry(
     resources: Mapping[str, Any] | None = None,
     default_specification: referencing.Specification[Any] = referencing.jsonschema.DRAFT7,
 ) -> referencing.Registry[Any]:
@@ -138,10 +136,6 @@ class CompiledSchema:
         self.error = error
         self.fast = fast
 
-    @property
-    def has_fast_path(self) -> bool:
-        return self.fast is not None
-
     def validate(self, instance: Any) -> ValidationResult:
         """Validate `instance`; every failure is a result, never an exception."""
         fast = self.fast
@@ -171,7 +165,7 @@ class SchemaValidatorCache:
     """Compiled validators keyed by the schema's canonical JSON, resolving `$ref`s through `registry`."""
 
     def __init__(self, registry: referencing.Registry[Any] | None = None, maxsize: int = _DEFAULT_CACHE_SIZE):
-        self._registry = registry if registry is not None else offline_registry()
+        self._registry = registry if registry is not None else _offline_registry()
         self._maxsize = maxsize
         self._entries: OrderedDict[str, CompiledSchema] = OrderedDict()
         self._lock = threading.Lock()
@@ -237,7 +231,7 @@ def validate_tool_input_value(
     return (cache if cache is not None else default_validator_cache).validate(schema, value)
 
 
-def validate_tool_runtime_params(
+def _validate_tool_runtime_params(
     json_schema: Any, params: Any, *, cache: SchemaValidatorCache | None = None
 ) -> ValidationResult:
     """Validate the whole parameter object against the tool's full raw schema (no pre-filtering)."""
@@ -250,6 +244,6 @@ def assert_tool_runtime_params(
     json_schema: Any, params: Any, *, cache: SchemaValidatorCache | None = None
 ) -> None:
     """Like `validate_tool_runtime_params`, raising `ToolInputValidationError` on failure."""
-    result = validate_tool_runtime_params(json_schema, params, cache=cache)
+    result = _validate_tool_runtime_params(json_schema, params, cache=cache)
     if not result.success:
         raise ToolInputValidationError(result.errors)

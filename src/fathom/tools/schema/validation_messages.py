@@ -98,7 +98,7 @@ _SIMPLE: dict[str, Any] = {
 }
 
 
-def error_message(error: ValidationError) -> str:
+def _error_message(error: ValidationError) -> str:
     """AJV-style message of one error (without the path)."""
     keyword = error.validator
     if keyword is None:
@@ -124,7 +124,7 @@ def format_errors(errors: Iterable[ValidationError]) -> list[str]:
     lines: list[str] = []
     seen: set[str] = set()
     for error in _flatten(errors):
-        line = f"{json_pointer(error.absolute_path) or '/'} {error_message(error)}"
+        line = f"{json_pointer(error.absolute_path) or '/'} {_error_message(error)}"
         if line not in seen:
             seen.add(line)
             lines.append(line)

@@ -12,16 +12,9 @@ from fathom.tools.sources.http_tools import (
     HttpToolError,
     OpenApiToolSet,
     SecretHeaderSource,
-    header_secret_headers,
     model_tool_name,
 )
-from fathom.tools.sources.mcp import (
-    McpServer,
-    McpToolError,
-    McpToolInfo,
-    McpToolSet,
-    mcp_result_to_tool_result,
-)
+from fathom.tools.sources.mcp import McpServer, McpToolError, McpToolInfo, McpToolSet
 from fathom.tools.sources.openapi import (
     OpenApiOperation,
     OpenApiSchema,
@@ -34,7 +27,6 @@ __all__ = [
     "McpToolError",
     "McpToolInfo",
     "McpToolSet",
-    "mcp_result_to_tool_result",
     "HttpRequestSpec",
     "HttpTool",
     "HttpToolError",
@@ -45,7 +37,6 @@ __all__ = [
     "OpenApiToolSet",
     "SecretHeaderSource",
     "build_openapi_request",
-    "header_secret_headers",
     "model_tool_name",
     "operation_request_schema",
     "parse_openapi_document",

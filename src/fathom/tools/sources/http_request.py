@@ -20,7 +20,6 @@ from fathom.tools.sources.openapi import OpenApiOperation
 __all__ = [
     "HttpRequestSpec",
     "OpenApiRequestError",
-    "body_schema",
     "build_openapi_request",
     "operation_request_schema",
 ]
@@ -53,7 +52,7 @@ def _json_media(content: Mapping[str, Any]) -> Mapping[str, Any] | None:
     return None
 
 
-def body_schema(operation: OpenApiOperation) -> dict[str, Any] | None:
+def _body_schema(operation: OpenApiOperation) -> dict[str, Any] | None:
     """The JSON request-body schema, ``None`` without a body; refuses non-JSON bodies."""
     body = operation.request_body
     if not body:
@@ -89,7 +88,7 @@ def operation_request_schema(operation: OpenApiOperation) -> dict[str, Any]:
         if param.get("required") or param.get("in") == "path":
             required.append(str(param["name"]))
     closed = False
-    body = body_schema(operation)
+    body = _body_schema(operation)
     if body is not None:
         body_required = bool((operation.request_body or {}).get("required"))
         if _is_object_schema(body):
@@ -169,7 +168,7 @@ def build_openapi_request(operation: OpenApiOperation, params: Mapping[str, Any]
     for placeholder in _PLACEHOLDER.findall(spec.path):
         if placeholder not in declared_path:
             raise OpenApiRequestError(f"Missing OpenAPI path parameter: {placeholder}")
-    schema = body_schema(operation)
+    schema = _body_schema(operation)
     if schema is not None:
         body_required = bool((operation.request_body or {}).get("required"))
         if _is_object_schema(schema):

@@ -28,7 +28,6 @@ __all__ = [
     "HttpToolError",
     "OpenApiToolSet",
     "SecretHeaderSource",
-    "header_secret_headers",
     "model_tool_name",
 ]
 
@@ -46,7 +45,7 @@ class SecretHeaderSource(Protocol):
     def get_secret_value(self, store_secret: Mapping[str, Any] | None = None) -> dict[str, str]: ...
 
 
-def header_secret_headers(header_secret: Mapping[str, Any] | None) -> dict[str, str]:
+def _header_secret_headers(header_secret: Mapping[str, Any] | None) -> dict[str, str]:
     """Headers from plain (already decrypted) header secrets: ``{key: value}`` or ``{key: {value}}``."""
     headers: dict[str, str] = {}
     for key, entry in (header_secret or {}).items():
@@ -141,7 +140,7 @@ class OpenApiToolSet:
             return {}
         if self.secrets is not None:
             return self.secrets.get_secret_value(self.header_secret)
-        return header_secret_headers(self.header_secret)
+        return _header_secret_headers(self.header_secret)
 
     async def call(self, name: str, params: Mapping[str, Any]) -> ToolResult:
         """Validate, build and send one request; raises on invalid input or a failed request."""

@@ -28,7 +28,7 @@ from fathom.tools.schema import assert_tool_runtime_params
 from fathom.tools.sources.http_tools import model_tool_name
 from fathom.tools.sources.runtime_tool import compile_json_schema_tool, runtime_tool_definition
 
-__all__ = ["McpServer", "McpToolError", "McpToolInfo", "McpToolSet", "mcp_result_to_tool_result"]
+__all__ = ["McpServer", "McpToolError", "McpToolInfo", "McpToolSet"]
 
 
 class McpToolError(RuntimeError):
@@ -90,7 +90,7 @@ def _block_text(block: Any) -> str:
     return json.dumps(dump, ensure_ascii=False)
 
 
-def mcp_result_to_tool_result(result: Any) -> ToolResult:
+def _mcp_result_to_tool_result(result: Any) -> ToolResult:
     """A ``CallToolResult`` → :class:`ToolResult`; raises :class:`McpToolError` when ``isError``."""
     content = list(getattr(result, "content", None) or [])
     structured = getattr(result, "structured_content", None)
@@ -295,7 +295,7 @@ class McpToolSet:
 
         async def action(client: Any) -> ToolResult:
             result = await client.call_tool(name, params, read_timeout_seconds=self.timeout)
-            return mcp_result_to_tool_result(result)
+            return _mcp_result_to_tool_result(result)
 
         return await self._wrap_errors(action)
 

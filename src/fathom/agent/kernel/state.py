@@ -1,4 +1,4 @@
-"""The mutable state of one fastAgent run, with the event and usage side effects."""
+"""The mutable state of one agent-loop run (any provider), with the event and usage side effects."""
 
 from __future__ import annotations
 
@@ -8,7 +8,7 @@ from typing import Any
 from fathom.agent.events import AgentLoopEvent
 from fathom.agent.system_tools.catalog import RunCatalog
 from fathom.agent.types import AgentLoopInput, AgentLoopRuntime, AskPause, ToolChildPause
-from fathom.agent.usage import AgentLoopUsage
+from fathom.agent.usage import AGENT_CALL_MODULE, AgentLoopUsage
 from fathom.llm import count_message_tokens
 from fathom.tools.contract import maybe_await
 
@@ -62,6 +62,14 @@ class RunState:
         self.usages.extend(usages)
         if self.runtime.usage_push is not None:
             await maybe_await(self.runtime.usage_push(list(usages)))
+
+    async def bill_model_call(self, model_id: str, input_tokens: int, output_tokens: int) -> AgentLoopUsage:
+        """Bill one model request once (``agent_call``; no points when the user brought the key)."""
+        config = self.runtime.model.config
+        points = 0.0 if self.runtime.user_key else config.price(input_tokens, output_tokens)
+        record = AgentLoopUsage(AGENT_CALL_MODULE, points, model_id, input_tokens, output_tokens)
+        await self.push([record])
+        return record
 
     def append(self, message: dict[str, Any], *, new: bool = True) -> None:
         """Append to the request transcript (and to this run's assistant messages when ``new``)."""

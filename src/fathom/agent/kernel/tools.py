@@ -1,4 +1,4 @@
-"""Running one response's tool calls (spec §3.6.5–§3.6.8).
+"""Running one response's tool calls (spec §3.6.5–§3.6.8), for every provider.
 
 System tools run serially in call order; consecutive runtime tools run concurrently in batches of
 ``max(1, batch_tool_size)``. After each serial tool or batch, a pause/stop/abort leaves the remaining
@@ -15,7 +15,7 @@ from typing import Any
 
 from fathom.agent.compress.tool_response import compress_tool_response
 from fathom.agent.events import AskStart, PlanOperation, ToolResponseCompress, ToolRunEnd, ToolRunStart
-from fathom.agent.fast_agent.state import RunState
+from fathom.agent.kernel.state import RunState
 from fathom.agent.messages import is_empty_assistant, plain_messages, tool_message
 from fathom.agent.system_tools.ask import ASK_WAITING_RESPONSE, parse_ask_arguments
 from fathom.agent.system_tools.files_search import run_dataset_search, run_read_files
@@ -37,7 +37,7 @@ class CallOutcome:
     messages: list[dict[str, Any]] = field(default_factory=list)
 
 
-async def execute_generic(
+async def _execute_generic(
     state: RunState, call: dict[str, Any], snapshot: list[dict[str, Any]]
 ) -> ToolResult:
     """Run a sandbox/read_files/dataset_search/runtime call; never raises."""
@@ -105,7 +105,7 @@ async def run_generic(state: RunState, call: dict[str, Any], snapshot: list[dict
     """``tool_run_start`` → execute → ``tool_run_end``; runtime tools' responses are compressed."""
     await state.emit(ToolRunStart(call))
     started = time.monotonic()
-    result = await execute_generic(state, call, snapshot)
+    result = await _execute_generic(state, call, snapshot)
     is_runtime = state.catalog.kind(call["function"]["name"]) == "runtime"
     state.tools_since_plan_update = state.tools_since_plan_update or is_runtime
     return await finish_generic(state, call, result, started, compress=is_runtime)
