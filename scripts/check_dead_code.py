@@ -89,6 +89,7 @@ REGISTERING_DECORATORS = frozenset(
         "model_serializer",
         "computed_field",
         "overload",
+        "_tag_route",  # server/routes/dataset_tags.py: api_route under /api/core/… and /api/proApi/…
     }
 )
 _FATHOM_REFERENCE = re.compile(r"^fathom(?:\.\w+)+(?::\w+)?$")

@@ -85,7 +85,7 @@ def test_a_killed_sync_worker_leaves_whole_pages_and_the_run_resumes(tmp_path: P
         dataset_id, sync_id = _read(tmp_path, setup)
 
         async def state(platform: Platform) -> tuple[Any, dict[str, int]]:
-            run = await platform.syncs.sources.get_sync(sync_id)
+            run = next(r for r in await platform.syncs.sources.list_syncs(dataset_id) if r.id == sync_id)
             collections, _ = await platform.datasets.list_collections(run.team_id, dataset_id, limit=1000)
             chunks = {}
             for collection in collections:

@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import pytest
 
-from fathom.knowledge.parse.selector import SelectorError, select_html, web_page_text
+from fathom.knowledge.parse.selector import SelectorError, _select_html, web_page_text
 
 PAGE = (
     "<html><head><title>T</title></head><body><nav class='menu'>MENU</nav>"
@@ -30,7 +30,7 @@ PAGE = (
 def test_supported_selectors_keep_only_what_they_match(
     selector: str, kept: list[str], dropped: list[str]
 ) -> None:
-    picked = select_html(PAGE, selector)
+    picked = _select_html(PAGE, selector)
     assert picked is not None
     for text in kept:
         assert text in picked
@@ -41,15 +41,15 @@ def test_supported_selectors_keep_only_what_they_match(
 @pytest.mark.parametrize("selector", ["a:hover", "p ~ p", "h1 + p", "[href^=x]", "", "main >", ", p", "> p"])
 def test_other_selectors_are_refused_naming_the_part(selector: str) -> None:
     with pytest.raises(SelectorError, match="webPageSelector"):
-        select_html(PAGE, selector)
+        _select_html(PAGE, selector)
 
 
 def test_a_selector_that_matches_nothing_fails_the_page() -> None:
-    assert select_html(PAGE, ".missing") is None
+    assert _select_html(PAGE, ".missing") is None
     with pytest.raises(ValueError, match="matches nothing"):
         web_page_text(PAGE.encode(), "https://example.com/", ".missing")
 
 
 def test_an_element_inside_another_match_is_kept_once() -> None:
-    picked = select_html(PAGE, "main, .doc")
+    picked = _select_html(PAGE, "main, .doc")
     assert picked is not None and picked.count("One") == 1

@@ -85,7 +85,7 @@ def history_messages(items: Sequence[Any]) -> list[dict[str, str]]:
     return messages
 
 
-def parse_questions(answer: str) -> list[str]:
+def _parse_questions(answer: str) -> list[str]:
     """The list between the answer's first ``[`` and last ``]`` (JSON, or the single-quoted form FastGPT's
     prompt shows); ``[]`` when there is none."""
     start, end = answer.find("["), answer.rfind("]")
@@ -112,7 +112,7 @@ async def create_question_guide(
     usage = getattr(result, "usage", None)
     config = getattr(model, "config", None)
     return QuestionGuide(
-        questions=parse_questions(str(getattr(result, "content", "") or "")),
+        questions=_parse_questions(str(getattr(result, "content", "") or "")),
         model=str(getattr(config, "id", "") or getattr(model, "model_id", "") or ""),
         input_tokens=int(getattr(usage, "input_tokens", 0) or 0),
         output_tokens=int(getattr(usage, "output_tokens", 0) or 0),

@@ -64,7 +64,7 @@ def qa_prompt(text: str, instructions: str | None = None) -> str:
     return f"{(instructions or '').strip() or QA_INSTRUCTIONS}\n{QA_FORMAT.replace('{text}', text)}"
 
 
-def parse_qa_answer(answer: str) -> list[tuple[str, str]]:
+def _parse_qa_answer(answer: str) -> list[tuple[str, str]]:
     """The (question, answer) pairs of the model's answer, in order; pairs without a question are
     dropped. Literal ``\\n`` sequences are read as line breaks (FastGPT does the same)."""
     answer = answer.replace("\\n", "\n")
@@ -78,7 +78,7 @@ def parse_qa_answer(answer: str) -> list[tuple[str, str]]:
 
 def qa_rows(answer: str, chunk: str) -> list[tuple[str, str]]:
     """The rows a QA answer makes: its pairs, or (no pair in it) the chunk itself with an empty answer."""
-    return parse_qa_answer(answer) or [(chunk, "")]
+    return _parse_qa_answer(answer) or [(chunk, "")]
 
 
 def auto_index_prompt(text: str, questions: int = MAX_AUTO_INDEXES - 1) -> str:

@@ -86,10 +86,14 @@ class DatasetIndexingEvent(WorkflowEvent):
     datasets: list[dict[str, Any]] = field(default_factory=list)
 
     def sse_data(self) -> Any:
-        return {"nodeId": self.node_id, "datasets": self.datasets, "message": indexing_message(self.datasets)}
+        return {
+            "nodeId": self.node_id,
+            "datasets": self.datasets,
+            "message": _indexing_message(self.datasets),
+        }
 
 
-def indexing_message(datasets: list[dict[str, Any]]) -> str:
+def _indexing_message(datasets: list[dict[str, Any]]) -> str:
     """The notice for knowledge bases still indexing, in English (clients may word their own)."""
     parts = [
         f"“{d.get('name', '')}” ({d.get('pending', 0)} of {d.get('total', 0)} documents not searchable yet)"

@@ -1,12 +1,13 @@
 """FastGPT's API file library (``apiDataset``): an HTTP service the team runs, called for a file list, a
-file's content (or a preview URL to read it from) and a read URL.
+file's content (or a preview URL to read it from).
 
 The protocol, as FastGPT's docs and client give it (``Authorization: Bearer <authorization>``):
 
 - ``POST {baseUrl}/v1/file/list`` ``{parentId, searchKey}`` → ``{success, message, data: [{id, parentId,
   name, type: "file"|"folder", updateTime, createTime, hasChild?}]}``;
-- ``GET {baseUrl}/v1/file/content?id=`` → ``data: {title?, content}`` or ``data: {title?, previewUrl}``;
-- ``GET {baseUrl}/v1/file/read?id=`` → ``data: {url}``.
+- ``GET {baseUrl}/v1/file/content?id=`` → ``data: {title?, content}`` or ``data: {title?, previewUrl}``.
+
+FastGPT's ``GET {baseUrl}/v1/file/read?id=`` (a URL to open the file at, for its console) is not called.
 
 Every request (and the preview URL's) goes through the HTTP client the caller passes: the egress guard.
 A file the service answers 404 for is gone (:class:`ApiFileGone`): a sync removes its collection.
@@ -160,12 +161,3 @@ class ApiFileLibrary:
         if fmt == "html":
             return web_page_text(response.content, url)
         return parse_document(response.content, name, fmt=fmt).text
-
-    async def read_url(self, file_id: str) -> str:
-        """The URL the file can be opened at (``/v1/file/read``)."""
-        async with self._client() as client:
-            data = _data_of(await client.get(self._url("/v1/file/read"), params={"id": file_id}), file_id)
-        url = data.get("url") if isinstance(data, dict) else None
-        if not isinstance(url, str) or not url:
-            raise ApiLibraryError(f"API file library: file {file_id}: the read answer has no url")
-        return url

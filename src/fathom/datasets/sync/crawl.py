@@ -92,14 +92,14 @@ def normalise(url: str) -> str:
     return f"{parts.scheme.lower()}://{parts.netloc.lower()}{path}{query}"
 
 
-def on_site(config: WebsiteConfig, url: str) -> bool:
+def _on_site(config: WebsiteConfig, url: str) -> bool:
     parts = urlsplit(url)
     return (parts.scheme.lower(), parts.netloc.lower()) == config.origin and (parts.path or "/").startswith(
         config.path_prefix
     )
 
 
-def page_links(markup: bytes, base_url: str) -> list[str]:
+def _page_links(markup: bytes, base_url: str) -> list[str]:
     try:
         root = lxml_html.document_fromstring(markup)
     except (ValueError, lxml_html.etree.ParserError):
@@ -152,7 +152,7 @@ async def crawl_site(config: WebsiteConfig, client_factory: Callable[..., Any]) 
                         result.failures[url] = outcome
                     continue
                 final_url, body = outcome
-                if final_url != url and not on_site(config, final_url):
+                if final_url != url and not _on_site(config, final_url):
                     continue  # redirected off the site (or out of the prefix)
                 if len(result.pages) >= config.max_pages:
                     result.complete = False
@@ -166,8 +166,8 @@ async def crawl_site(config: WebsiteConfig, client_factory: Callable[..., Any]) 
                 if text.strip() and final_url not in {page.url for page in result.pages}:
                     result.pages.append(Page(final_url, title, text))
                 if depth < config.max_depth:
-                    for link in page_links(body, final_url):
-                        if link not in seen and on_site(config, link):
+                    for link in _page_links(body, final_url):
+                        if link not in seen and _on_site(config, link):
                             seen.add(link)
                             next_frontier.append(link)
             frontier = [url for url in next_frontier if robots.allows(url) or _note(result, url)]

@@ -374,7 +374,7 @@ class SourceSyncService:
                 )
 
     async def _crawl(self, sync: SyncRecord, source: KnowledgeSourceRecord, tally: SyncTally) -> None:
-        config = website_config(source.config)
+        config = _website_config(source.config)
         dataset = await self.datasets.get_dataset(source.team_id, source.dataset_id)
         crawl = await crawl_site(config, self.http_client)
         existing = {
@@ -422,7 +422,7 @@ class SourceSyncService:
                 tally.counts["deleted"] += 1
 
 
-def website_config(config: dict[str, Any]) -> WebsiteConfig:
+def _website_config(config: dict[str, Any]) -> WebsiteConfig:
     """A stored ``websiteConfig`` as the crawler's settings."""
     return WebsiteConfig(
         url=normalise(str(config["url"])),

@@ -88,7 +88,7 @@ def css_to_xpath(selector: str) -> str:
     return " | ".join(paths)
 
 
-def select_html(markup: str, selector: str) -> str | None:
+def _select_html(markup: str, selector: str) -> str | None:
     """The matching elements (document order, an element inside another match kept once) as one HTML
     document, with the page's ``<title>``; None when nothing matches."""
     xpath = css_to_xpath(selector)
@@ -116,7 +116,7 @@ def web_page_text(data: bytes, url: str, selector: str | None = None) -> str:
     """A web page's main text; with ``selector``, only the text of the elements it matches."""
     markup = decode_text(data)[0]
     if selector and selector.strip():
-        picked = select_html(markup, selector)
+        picked = _select_html(markup, selector)
         if picked is None:
             raise SelectorMatchesNothing(url, selector)
         markup = picked

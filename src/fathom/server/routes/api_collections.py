@@ -81,7 +81,7 @@ class SyncView(BaseModel):
     finishTime: str | None = None
 
 
-def sync_view(sync: SyncRecord) -> dict[str, Any]:
+def _sync_view(sync: SyncRecord) -> dict[str, Any]:
     counts = {
         key: int(sync.counts.get(key, 0))
         for key in ("seen", "added", "changed", "unchanged", "deleted", "failed")
@@ -207,7 +207,7 @@ async def sync_dataset(
         sync = await platform_of(request).syncs.sync_dataset(dataset)
     except NotSyncable as exc:
         raise ApiError(400, "invalidParams", f"datasetId: {exc}") from None
-    return envelope(sync_view(sync))
+    return envelope(_sync_view(sync))
 
 
 @router.api_route(
@@ -223,4 +223,4 @@ async def sync_history(
 ) -> dict[str, Any]:
     dataset, _ = await load_dataset(request, auth, payload.datasetId, "read")
     runs = await platform_of(request).syncs.history(dataset.id, payload.collectionId)
-    return envelope([sync_view(run) for run in runs])
+    return envelope([_sync_view(run) for run in runs])

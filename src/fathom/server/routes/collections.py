@@ -250,7 +250,7 @@ def _training(request: Request, dataset: DatasetRecord, payload: NewCollection) 
     return training_type, extra
 
 
-async def parent_folder(
+async def _parent_folder(
     request: Request, auth: AuthContext, dataset_id: str, parent_id: str | None
 ) -> str | None:
     """``parent_id`` when it is a folder collection of the knowledge base (None: the root)."""
@@ -277,7 +277,7 @@ async def _create(
     when the text is at hand (a text import), else 0 (a link or file is parsed by the job)."""
     platform = platform_of(request)
     dataset = await load_knowledge_base(request, auth, payload.datasetId, "write")
-    parent_id = await parent_folder(request, auth, dataset.id, payload.parentId)
+    parent_id = await _parent_folder(request, auth, dataset.id, payload.parentId)
     bill_id = await training_bill(request, auth, payload.billId)
     training_type, training_settings = _training(request, dataset, payload)
     collection = await platform.datasets.create_collection(
@@ -329,7 +329,7 @@ async def create_empty(
         training_type=training_type,
         chunk_settings=training_settings,
         metadata=payload.metadata or {},
-        parent_id=await parent_folder(request, auth, dataset.id, payload.parentId),
+        parent_id=await _parent_folder(request, auth, dataset.id, payload.parentId),
         **stored_fields(payload),
     )
     await platform.datasets.set_collection_state(collection.id, "ready")
@@ -426,7 +426,7 @@ async def list_collections(
     platform = platform_of(request)
     search = payload.searchText or ""
     if payload.parentId and not search:
-        await parent_folder(request, auth, dataset.id, payload.parentId)
+        await _parent_folder(request, auth, dataset.id, payload.parentId)
     tag_names: list[str] = []
     for tag_id in dict.fromkeys(payload.filterTags or ()):
         try:

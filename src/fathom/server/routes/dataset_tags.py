@@ -69,11 +69,11 @@ class AddToCollections(DatasetRef):
     )
 
 
-def tag_view(tag: TagRecord) -> dict[str, Any]:
+def _tag_view(tag: TagRecord) -> dict[str, Any]:
     return {"_id": tag.id, "tag": tag.tag, "teamId": tag.team_id, "datasetId": tag.dataset_id}
 
 
-def _routes(name: str, summary: str, data: Any) -> Any:
+def _tag_route(name: str, summary: str, data: Any) -> Any:
     def register(handler: Any) -> Any:
         for index, prefix in enumerate(PREFIXES):
             router.api_route(
@@ -88,7 +88,7 @@ def _routes(name: str, summary: str, data: Any) -> Any:
     return register
 
 
-@_routes("create", "Create a tag", str)
+@_tag_route("create", "Create a tag", str)
 async def create_tag(
     request: Request, auth: AuthContext = Depends(kb_caller), payload: CreateTag = parsed(CreateTag)
 ) -> dict[str, Any]:
@@ -101,7 +101,7 @@ async def create_tag(
     return envelope(tag.id)
 
 
-@_routes("update", "Rename a tag (and on every collection carrying it)", None)
+@_tag_route("update", "Rename a tag (and on every collection carrying it)", None)
 async def update_tag(
     request: Request, auth: AuthContext = Depends(kb_caller), payload: UpdateTag = parsed(UpdateTag)
 ) -> dict[str, Any]:
@@ -115,7 +115,7 @@ async def update_tag(
     return envelope(None)
 
 
-@_routes("delete", "Delete a tag (and take it off every collection)", None)
+@_tag_route("delete", "Delete a tag (and take it off every collection)", None)
 async def delete_tag(
     request: Request, auth: AuthContext = Depends(kb_caller), payload: DeleteTag = parsed(DeleteTag)
 ) -> dict[str, Any]:
@@ -128,7 +128,7 @@ async def delete_tag(
     return envelope(None)
 
 
-@_routes("list", "A page of tags, newest first", dict[str, Any])
+@_tag_route("list", "A page of tags, newest first", dict[str, Any])
 async def list_tags(
     request: Request, auth: AuthContext = Depends(kb_caller), payload: ListTags = parsed(ListTags)
 ) -> dict[str, Any]:
@@ -140,10 +140,10 @@ async def list_tags(
     tags, total = await platform_of(request).tags.list_tags(
         auth.team_id, dataset.id, search=payload.searchText or "", offset=offset, limit=size
     )
-    return envelope({"list": [tag_view(tag) for tag in tags], "total": total})
+    return envelope({"list": [_tag_view(tag) for tag in tags], "total": total})
 
 
-@_routes("getAllTags", "Every tag of a knowledge base", dict[str, Any])
+@_tag_route("getAllTags", "Every tag of a knowledge base", dict[str, Any])
 async def all_tags(
     request: Request, auth: AuthContext = Depends(kb_caller), payload: DatasetRef = parsed(DatasetRef)
 ) -> dict[str, Any]:
@@ -152,7 +152,7 @@ async def all_tags(
     return envelope({"list": [{"_id": tag.id, "tag": tag.tag} for tag in tags]})
 
 
-@_routes("tagUsage", "Which collections carry each tag", list[dict[str, Any]])
+@_tag_route("tagUsage", "Which collections carry each tag", list[dict[str, Any]])
 async def tag_usage(
     request: Request, auth: AuthContext = Depends(kb_caller), payload: DatasetRef = parsed(DatasetRef)
 ) -> dict[str, Any]:
@@ -161,7 +161,7 @@ async def tag_usage(
     return envelope([{"tagId": tag_id, "usage": len(ids), "collections": ids} for tag_id, ids in usage])
 
 
-@_routes("addToCollections", "Put a tag on collections (and take it off others)", None)
+@_tag_route("addToCollections", "Put a tag on collections (and take it off others)", None)
 async def add_to_collections(
     request: Request,
     auth: AuthContext = Depends(kb_caller),

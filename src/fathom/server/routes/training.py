@@ -80,7 +80,7 @@ class TrainingErrorList(ApiModel):
     total: int
 
 
-def training_item_view(item: TrainingItemRecord) -> dict[str, Any]:
+def _training_item_view(item: TrainingItemRecord) -> dict[str, Any]:
     return {
         "_id": item.id,
         "teamId": item.team_id,
@@ -130,7 +130,7 @@ async def get_training_error(
     items, total = await platform_of(request).training.errors(
         auth.team_id, collection.id, offset=offset, limit=size
     )
-    return envelope({"list": [training_item_view(item) for item in items], "total": total})
+    return envelope({"list": [_training_item_view(item) for item in items], "total": total})
 
 
 async def _requeue(request: Request, collections: list[CollectionRecord]) -> None:

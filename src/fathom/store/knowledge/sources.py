@@ -354,13 +354,6 @@ class SqlSourceRepository:
             await _queue_sync(session, row, job)
             return _sync(row)
 
-    async def get_sync(self, sync_id: str) -> SyncRecord:
-        async with self.db.sessions() as session:
-            row = await session.get(SourceSync, sync_id)
-            if row is None:
-                raise NotFound(f"sync {sync_id} not found")
-            return _sync(row)
-
     async def start_sync(self, sync_id: str) -> SyncRecord:
         """Mark the run started (again, after a worker died: its counts start over)."""
         async with self.db.transaction() as session:
