@@ -358,14 +358,20 @@ def start_servers() -> Servers:
         }
     )
     fathom = Process([sys.executable, "-m", "fathom", "serve"], env=env)
-    model.read_until("ready")
-    fathom.read_until("Fathom ")
-    # the first start's credentials box: "│ API key   fathom-… │"
-    key = next(m.group(0) for line in fathom.lines if (m := re.search(r"fathom-[A-Za-z0-9_-]{20,}", line)))
     bare_url, fathom_url = f"http://127.0.0.1:{bare_port}", f"http://127.0.0.1:{fathom_port}"
-    wait_http(f"{fathom_url}/api/health")
-    wait_http(f"{bare_url}/docs")
-    return Servers(model, bare, fathom, bare_url, fathom_url, key, data_dir)
+    servers = Servers(model, bare, fathom, bare_url, fathom_url, "", data_dir)
+    try:
+        model.read_until("ready")
+        fathom.read_until("Fathom ")
+        # the first start's credentials box: "│ API key   fathom-… │"
+        pattern = re.compile(r"fathom-[A-Za-z0-9_-]{20,}")
+        servers.key = next(m.group(0) for line in fathom.lines if (m := pattern.search(line)))
+        wait_http(f"{fathom_url}/api/health")
+        wait_http(f"{bare_url}/docs")
+    except BaseException:
+        servers.stop()  # no server outlives a failed start
+        raise
+    return servers
 
 
 async def seed_chats(url: str, headers: dict[str, str], app_id: str, chats: int, turns: int) -> list[str]:
