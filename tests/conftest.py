@@ -28,11 +28,26 @@ def pytest_report_header(config: pytest.Config) -> str:
     return f"fathom: PostgreSQL tests {'required' if required else 'optional (skip when unavailable)'}"
 
 
+# Under pytest-xdist (``make test``: ``-n auto --dist loadgroup``) every worker has its own temporary
+# folders, free ports, PostgreSQL and session servers. These folders' tests each start several ``fathom``
+# processes and wait on them: they run one after another on one worker, never two at once.
+SERIAL_FOLDERS = {"cluster": "several fathom processes per test"}
+
+
+def pytest_collection_modifyitems(config: pytest.Config, items: list[pytest.Item]) -> None:
+    for item in items:
+        folder = item.path.parent.name
+        if folder in SERIAL_FOLDERS and item.path.parent.parent.name == "tests":
+            item.add_marker(pytest.mark.xdist_group(folder))
+
+
 _STARTED = pytest.StashKey[float]()
 
 
 def pytest_configure(config: pytest.Config) -> None:
     config.stash[_STARTED] = time.monotonic()
+    # pytest-xdist's own marker, known also when it is not installed (a plain `pytest` run)
+    config.addinivalue_line("markers", "xdist_group(name): run these tests on one xdist worker")
 
 
 def _cpu_seconds() -> float:
