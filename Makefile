@@ -49,8 +49,12 @@ imports: $(STAMP_DEV)
 deadcode: $(STAMP_DEV)
 	$(BIN)/python scripts/check_dead_code.py
 
+# The suite's last line is its wall time. PYTEST_WORKERS=auto runs it on every core (pytest-xdist, a
+# worker per core, each with its own temporary folders, ports, PostgreSQL and servers); 0 (the default
+# until a whole parallel run is measured clean) runs it in this one process.
+PYTEST_WORKERS ?= 0
 test: lint typecheck imports deadcode
-	$(BIN)/pytest -q $(PYTEST_ARGS)
+	$(BIN)/pytest -q -n $(PYTEST_WORKERS) --dist loadgroup $(PYTEST_ARGS)
 
 # One recorded example per route for /openapi.json and docs/api-examples.md (run after changing a route).
 api-examples: $(STAMP_DEV)

@@ -8,9 +8,13 @@ chat-shaped JSON body, or one SSE frame and ``[DONE]`` when ``stream`` is set: t
 one ``fathom serve`` (fresh SQLite data dir, no job workers) and the scripted OpenAI-compatible model
 server (a fixed short answer, no delay; its own process, so its CPU is not Fathom's).
 
-Targets on the Fathom server: ``start→answer`` (a workflowStart → answerNode app: no model) and
-``chat app`` (a simple app against the scripted model). Every Fathom request is a real chat:
-authenticated, the published version loaded, the workflow run, the turn stored under a new chat.
+Targets on the Fathom server: ``start→answer`` (a workflowStart → answerNode app: no model),
+``chat app`` (a simple app against the scripted model) and ``continued chat`` (the same app, each request
+sent with the ``chatId`` of a chat that already has 20 turns, so its history is read and handed to the
+model: the console's normal case; each concurrent client continues its own chat, seeded through the chat
+API before the rounds, and the chats grow by one turn per request). Every Fathom request is a real chat:
+authenticated, the published version loaded, the workflow run, the turn stored (under a new chat, or
+appended to the continued one).
 
 Each round runs, for each mode (``json``, ``sse``), every target for ``--requests`` requests from
 ``--clients`` closed-loop clients, in an order rotated by one each round, so that load from other
@@ -30,6 +34,7 @@ import asyncio
 import json
 import os
 import platform
+import re
 import shutil
 import socket
 import statistics
@@ -49,6 +54,9 @@ ANSWER = "Fathom answers from the scripted model."
 BARE = "bare FastAPI"
 NO_MODEL = "start→answer"
 CHAT_APP = "chat app"
+CONTINUED = "continued chat"
+PRIOR_TURNS = 20  # turns each continued chat has before the measured requests
+TARGETS = (BARE, NO_MODEL, CHAT_APP, CONTINUED)
 
 
 def free_port() -> int:
@@ -164,6 +172,14 @@ class Target:
     body: dict[str, Any]
     server: Process
     headers: dict[str, str] = field(default_factory=dict)
+    chat_ids: list[str] = field(default_factory=list)  # continued chats: one per concurrent client
+
+    def body_for(self, client: int, stream: bool) -> dict[str, Any]:
+        """The request body of concurrent client ``client`` (its own chat, so no two runs share one)."""
+        body = {**self.body, "stream": True} if stream else self.body
+        if self.chat_ids:
+            body = {**body, "chatId": self.chat_ids[client % len(self.chat_ids)]}
+        return body
 
 
 @dataclass
@@ -182,11 +198,15 @@ class Share:
         return self.requests / self.cpu if self.cpu > 0 else float("nan")
 
 
-async def one_request(client: httpx.AsyncClient, target: Target, stream: bool) -> tuple[float, float]:
-    """(seconds to the first complete SSE frame or the whole answer, seconds to the end)."""
+async def one_request(
+    client: httpx.AsyncClient, target: Target, stream: bool, slot: int = 0
+) -> tuple[float, float]:
+    """(seconds to the first complete SSE frame or the whole answer, seconds to the end); ``slot``: which
+    concurrent client sends it."""
     started = time.perf_counter()
+    body = target.body_for(slot, stream)
     if not stream:
-        response = await client.post(target.url, json=target.body, headers=target.headers)
+        response = await client.post(target.url, json=body, headers=target.headers)
         response.raise_for_status()
         if "choices" not in response.json():
             raise RuntimeError(response.text[:200])
@@ -194,7 +214,6 @@ async def one_request(client: httpx.AsyncClient, target: Target, stream: bool) -
         return done, done
     first: float | None = None
     buffer = ""
-    body = {**target.body, "stream": True}
     async with client.stream("POST", target.url, json=body, headers=target.headers) as response:
         response.raise_for_status()
         async for chunk in response.aiter_text():
@@ -210,19 +229,19 @@ async def closed_loop(target: Target, *, stream: bool, clients: int, requests: i
     """``requests`` requests from ``clients`` closed-loop clients; the server's CPU over the share."""
     limits = httpx.Limits(max_connections=clients, max_keepalive_connections=clients)
     async with httpx.AsyncClient(limits=limits, timeout=120) as client:
-        for _ in range(min(clients, 4)):  # connections up, caches warm
-            await one_request(client, target, stream)
+        for slot in range(min(clients, 4)):  # connections up, caches warm
+            await one_request(client, target, stream, slot)
         first: list[float] = []
         total: list[float] = []
         errors = 0
         left = requests
 
-        async def worker() -> None:
+        async def worker(slot: int) -> None:
             nonlocal errors, left
             while left > 0:
                 left -= 1
                 try:
-                    a, b = await one_request(client, target, stream)
+                    a, b = await one_request(client, target, stream, slot)
                     first.append(a)
                     total.append(b)
                 except Exception:
@@ -230,7 +249,7 @@ async def closed_loop(target: Target, *, stream: bool, clients: int, requests: i
 
         cpu_before = target.server.cpu_seconds()
         started = time.perf_counter()
-        await asyncio.gather(*(worker() for _ in range(clients)))
+        await asyncio.gather(*(worker(slot) for slot in range(clients)))
         wall = time.perf_counter() - started
         cpu = target.server.cpu_seconds() - cpu_before
     return Share(len(total), errors, wall, cpu, first, total)
@@ -244,7 +263,7 @@ async def burst(target: Target, streams: int) -> Share:
         cpu_before = target.server.cpu_seconds()
         started = time.perf_counter()
         results = await asyncio.gather(
-            *(one_request(client, target, True) for _ in range(streams)), return_exceptions=True
+            *(one_request(client, target, True, slot) for slot in range(streams)), return_exceptions=True
         )
         wall = time.perf_counter() - started
         cpu = target.server.cpu_seconds() - cpu_before
@@ -339,17 +358,43 @@ def start_servers() -> Servers:
         }
     )
     fathom = Process([sys.executable, "-m", "fathom", "serve"], env=env)
-    model.read_until("ready")
-    fathom.read_until("Fathom ")
-    # the first start prints the admin key in a box: the one word that starts with "fathom-"
-    key = next(word for line in fathom.lines for word in line.split() if word.startswith("fathom-"))
     bare_url, fathom_url = f"http://127.0.0.1:{bare_port}", f"http://127.0.0.1:{fathom_port}"
-    wait_http(f"{fathom_url}/api/health")
-    wait_http(f"{bare_url}/docs")
-    return Servers(model, bare, fathom, bare_url, fathom_url, key, data_dir)
+    servers = Servers(model, bare, fathom, bare_url, fathom_url, "", data_dir)
+    try:
+        model.read_until("ready")
+        fathom.read_until("Fathom ")
+        # the first start's credentials box: "│ API key   fathom-… │"
+        pattern = re.compile(r"fathom-[A-Za-z0-9_-]{20,}")
+        servers.key = next(m.group(0) for line in fathom.lines if (m := pattern.search(line)))
+        wait_http(f"{fathom_url}/api/health")
+        wait_http(f"{bare_url}/docs")
+    except BaseException:
+        servers.stop()  # no server outlives a failed start
+        raise
+    return servers
 
 
-def targets_of(servers: Servers) -> list[Target]:
+async def seed_chats(url: str, headers: dict[str, str], app_id: str, chats: int, turns: int) -> list[str]:
+    """``chats`` chats of ``app_id`` with ``turns`` turns each, sent through the chat API as a user would."""
+    chat_ids = [f"bench-continued-{n:03d}" for n in range(chats)]
+    limits = httpx.Limits(max_connections=16, max_keepalive_connections=16)
+    async with httpx.AsyncClient(limits=limits, timeout=120, headers=headers) as client:
+
+        async def one_chat(chat_id: str) -> None:
+            for turn in range(turns):
+                body = {
+                    "appId": app_id,
+                    "chatId": chat_id,
+                    "messages": [{"role": "user", "content": f"q{turn}"}],
+                }
+                response = await client.post(url, json=body)
+                response.raise_for_status()
+
+        await asyncio.gather(*(one_chat(chat_id) for chat_id in chat_ids))
+    return chat_ids
+
+
+def targets_of(servers: Servers, args: argparse.Namespace) -> list[Target]:
     messages = [{"role": "user", "content": "hello"}]
     auth = {"Authorization": f"Bearer {servers.key}"}
     path = "/api/v1/chat/completions"
@@ -366,6 +411,18 @@ def targets_of(servers: Servers) -> list[Target]:
         ),
         Target(
             CHAT_APP, servers.fathom_url + path, {"appId": chat, "messages": messages}, servers.fathom, auth
+        ),
+        Target(
+            CONTINUED,
+            servers.fathom_url + path,
+            {"appId": chat, "messages": messages},
+            servers.fathom,
+            auth,
+            chat_ids=asyncio.run(
+                seed_chats(
+                    servers.fathom_url + path, auth, chat, max(args.clients, args.streams), PRIOR_TURNS
+                )
+            ),
         ),
     ]
 
@@ -411,19 +468,26 @@ def report(results: Results, args: argparse.Namespace, servers: Servers) -> dict
     print("|---|---|---:|---|")
     for mode in ("json", "sse"):
         bare = results[mode][BARE]
-        for name in (BARE, NO_MODEL, CHAT_APP):
+        for name in TARGETS:
             shares = results[mode][name]
             ratios = [s.per_cpu_second / b.per_cpu_second for s, b in zip(shares, bare, strict=True)]
             median = statistics.median(s.per_cpu_second for s in shares)
             summary["ratios"][f"{name} {mode}"] = ratios
             print(f"| {name} | {mode} | {median:.0f} | {spread(ratios) if name != BARE else '1'} |")
     print()
+    print(f"{CONTINUED} ({PRIOR_TURNS}+ prior turns) against a new chat of the same app, per round:")
+    for mode in ("json", "sse"):
+        pairs = zip(results[mode][CONTINUED], results[mode][CHAT_APP], strict=True)
+        ratios = [c.per_cpu_second / n.per_cpu_second for c, n in pairs]
+        summary["ratios"][f"{CONTINUED} / {CHAT_APP} {mode}"] = ratios
+        print(f"  {mode}: min / median / max {spread(ratios)}")
+    print()
     print(
         f"| target | TTFE p50 ms, 1 client (per round) | {args.streams} streams at once: end p50 ms "
         "| first event p50 ms |"
     )
     print("|---|---|---|---|")
-    for name in (BARE, NO_MODEL, CHAT_APP):
+    for name in TARGETS:
         ttfe = [p50_ms(s.first) for s in results["ttfe"][name]]
         ends = [p50_ms(s.total) for s in results["burst"][name]]
         firsts = [p50_ms(s.first) for s in results["burst"][name]]
@@ -461,7 +525,7 @@ def main() -> None:
         return serve_bare(args.serve_bare)
     servers = start_servers()
     try:
-        results = asyncio.run(run_rounds(targets_of(servers), args))
+        results = asyncio.run(run_rounds(targets_of(servers, args), args))
         summary = report(results, args, servers)
         if args.json:
             args.json.write_text(json.dumps(summary, indent=1))

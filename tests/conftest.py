@@ -9,6 +9,8 @@ from __future__ import annotations
 
 import itertools
 import os
+import resource
+import time
 from collections.abc import AsyncIterator, Iterator
 from pathlib import Path
 
@@ -24,6 +26,50 @@ _db_counter = itertools.count()
 def pytest_report_header(config: pytest.Config) -> str:
     required = os.environ.get("FATHOM_REQUIRE_POSTGRES") == "1"
     return f"fathom: PostgreSQL tests {'required' if required else 'optional (skip when unavailable)'}"
+
+
+# Under pytest-xdist (``make test``: ``-n auto --dist loadgroup``) every worker has its own temporary
+# folders, free ports, PostgreSQL and session servers. These folders' tests each start several ``fathom``
+# processes and wait on them: they run one after another on one worker, never two at once.
+SERIAL_FOLDERS = {"cluster": "several fathom processes per test"}
+
+
+def pytest_collection_modifyitems(config: pytest.Config, items: list[pytest.Item]) -> None:
+    for item in items:
+        folder = item.path.parent.name
+        if folder in SERIAL_FOLDERS and item.path.parent.parent.name == "tests":
+            item.add_marker(pytest.mark.xdist_group(folder))
+
+
+_STARTED = pytest.StashKey[float]()
+
+
+def pytest_configure(config: pytest.Config) -> None:
+    config.stash[_STARTED] = time.monotonic()
+    # pytest-xdist's own marker, known also when it is not installed (a plain `pytest` run)
+    config.addinivalue_line("markers", "xdist_group(name): run these tests on one xdist worker")
+
+
+def _cpu_seconds() -> float:
+    """User + system CPU of this process and of its children that have ended (servers, workers)."""
+    own, children = resource.getrusage(resource.RUSAGE_SELF), resource.getrusage(resource.RUSAGE_CHILDREN)
+    return own.ru_utime + own.ru_stime + children.ru_utime + children.ru_stime
+
+
+@pytest.hookimpl(wrapper=True, tryfirst=True)  # outside pytest's reporter: after its "N passed" line
+def pytest_sessionfinish(session: pytest.Session) -> Iterator[None]:
+    """The suite's wall time as the last line of ``make test`` (issue 33: under 12 minutes on 2 cores)."""
+    yield
+    config = session.config
+    reporter = config.pluginmanager.get_plugin("terminalreporter")
+    if reporter is None or hasattr(config, "workerinput"):  # a pytest-xdist worker: the controller reports
+        return
+    wall = time.monotonic() - config.stash[_STARTED]
+    workers = getattr(config.option, "numprocesses", None) or 1
+    reporter.write_line(
+        f"fathom: test suite wall time {int(wall // 60)} min {wall % 60:.0f} s, CPU {_cpu_seconds():.0f} s "
+        f"({workers} pytest process(es) on {os.cpu_count()} CPUs, load average {os.getloadavg()[0]:.1f})"
+    )
 
 
 @pytest.fixture(scope="session")

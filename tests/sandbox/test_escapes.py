@@ -9,7 +9,9 @@ from __future__ import annotations
 
 import asyncio
 import os
+import shutil
 import socket
+import tempfile
 from collections.abc import Iterator
 from dataclasses import replace
 from pathlib import Path
@@ -65,8 +67,31 @@ def loopback_server() -> Iterator[tuple[int, list[int]]]:
     server.close()
 
 
+def _parent(pid: int) -> int:
+    try:
+        return int(Path(f"/proc/{pid}/stat").read_text().rsplit(")", 1)[1].split()[1])
+    except (OSError, ValueError, IndexError):
+        return 0
+
+
+def _ours_or_orphaned(pid: int) -> bool:
+    """Whether a sandbox process counts here: one this process started (its descendant) or an orphan
+    re-parented to init, which outlived its run whoever started it. Not counted: one under the live run
+    of another process (a second pytest-xdist worker, another checkout's tests on a shared machine),
+    whose ancestors reach a live process other than init without passing through this one."""
+    mine, parent = os.getpid(), _parent(pid)
+    if parent == 1:
+        return True
+    while parent > 1:
+        if parent == mine:
+            return True
+        parent = _parent(parent)
+    return False  # under another live process, or gone meanwhile
+
+
 def _sandbox_processes() -> list[int]:
-    """Pids of live processes owned by a sandbox run uid (there must be none after a run)."""
+    """Pids of live processes owned by a sandbox run uid that this process started or that outlived
+    their run (there must be none after a run)."""
     found = []
     for entry in Path("/proc").iterdir():
         if entry.name.isdigit():
@@ -74,7 +99,7 @@ def _sandbox_processes() -> list[int]:
                 uid = entry.stat().st_uid
             except FileNotFoundError:
                 continue
-            if _UID_BASE <= uid < _UID_BASE + _UID_SPAN:
+            if _UID_BASE <= uid < _UID_BASE + _UID_SPAN and _ours_or_orphaned(int(entry.name)):
                 found.append(int(entry.name))
     return found
 
@@ -131,7 +156,18 @@ async def test_guarded_javascript_has_no_require_process_or_eval(runner: Sandbox
     assert not result.success and "Code generation from strings disallowed" in result.message
 
 
-async def test_the_work_dir_is_private_writable_and_removed(runner: SandboxRunner) -> None:
+@pytest.fixture
+def own_temp_root() -> Iterator[Path]:
+    """A temporary root of this test's runner alone: no other process's live run shows up in it (another
+    pytest-xdist worker's, or another checkout's tests on a shared machine, whose runs use /tmp)."""
+    root = Path(tempfile.mkdtemp(prefix="fathom-sandbox-test-"))
+    root.chmod(0o755)  # as /tmp is traversable
+    yield root
+    shutil.rmtree(root, ignore_errors=True)
+
+
+async def test_the_work_dir_is_private_writable_and_removed(own_temp_root: Path) -> None:
+    runner = SandboxRunner(FAST, temp_root=str(own_temp_root))
     code = (
         "def main():\n"
         "    with open('note.txt', 'w') as f:\n"
@@ -140,7 +176,7 @@ async def test_the_work_dir_is_private_writable_and_removed(runner: SandboxRunne
     )
     result = await runner.run_python(code)
     assert result.code_return == "x" * 10
-    leftovers = await asyncio.to_thread(lambda: list(Path("/tmp").glob("fathom-sandbox-*")))
+    leftovers = await asyncio.to_thread(lambda: list(own_temp_root.glob("fathom-sandbox-*")))
     assert leftovers == []
 
 

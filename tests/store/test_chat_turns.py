@@ -93,9 +93,32 @@ async def test_a_resumed_turn_extends_the_paused_item(database: Database) -> Non
     extended = _item("a1", "AI", "picked", app, "c2", response_data=[{"n": 2}], duration_seconds=0.5)
     await turns.save_turn(ChatTurn(team, app, "c2", new_chat=False, variables={}, resumed=extended))
     history = await turns.load_history(team, app, "c2", limit=10)
-    ai = history.items[-1]
-    assert len(history.items) == 2 and ai.value == extended.value
+    assert len(history.items) == 2 and history.items[-1].value == extended.value
+    stored, _ = await SqlChatRepository(database).list_items(team, app, "c2")  # what the run does not read
+    ai = stored[-1]
     assert ai.response_data == [{"n": 1}, {"n": 2}] and ai.duration_seconds == pytest.approx(1.5)
+
+
+async def test_a_continued_chat_reads_only_what_its_run_uses(database: Database) -> None:
+    team, member, app = await _team_app(database)
+    turns = SqlChatTurnRepository(database)
+    items = (
+        _item("h1", "Human", "hi", app, "c4"),
+        _item(
+            "a1", "AI", "hello", app, "c4", response_data=[{"moduleName": "AI chat"}], duration_seconds=2.0
+        ),
+    )
+    await turns.save_turn(
+        ChatTurn(team, app, "c4", new_chat=True, variables={}, member_id=member, items=items)
+    )
+    history = await turns.load_history(team, app, "c4", limit=10)
+    assert [(i.data_id, i.obj, i.value) for i in history.items] == [
+        (i.data_id, i.obj, i.value) for i in items
+    ]
+    assert not hasattr(history.items[-1], "response_data")  # a run's node details stay in the database
+    assert (
+        history.chat is not None and history.chat.member_id == member and history.chat.owner_kind == "member"
+    )
 
 
 async def test_a_failing_turn_stores_nothing(database: Database) -> None:

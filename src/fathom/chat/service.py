@@ -33,6 +33,7 @@ from fathom.store.protocols import (
     ChatRepository,
     ChatTurn,
     ChatTurnRepository,
+    HistoryItem,
     UsageRecord,
     UsageRepository,
 )
@@ -109,7 +110,7 @@ def inject_plugin_inputs(
     return {**workflow, "nodes": nodes}, query
 
 
-def item_to_history(item: ChatItemRecord) -> dict[str, Any]:
+def item_to_history(item: HistoryItem) -> dict[str, Any]:
     return {"dataId": item.data_id, "obj": item.obj, "value": list(item.value)}
 
 

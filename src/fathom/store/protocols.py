@@ -307,11 +307,23 @@ class ShareLinkRepository(Protocol):
 
 
 @dataclass(frozen=True)
+class HistoryItem:
+    """A stored chat item as a run's history sees it: the columns a run uses (not its response data, its
+    feedback or its timings: read those with the chat's item list). ``status``: ``running`` for an
+    answer not finished yet (another request's, or one whose replica died), None when finished."""
+
+    data_id: str
+    obj: str
+    value: list[Any]
+    status: str | None = None
+
+
+@dataclass(frozen=True)
 class ChatHistory:
     """A chat and the newest ``limit`` of its items, oldest first (``chat`` None: no such chat)."""
 
     chat: ChatRecord | None
-    items: list[ChatItemRecord]
+    items: list[HistoryItem]
 
 
 @dataclass(frozen=True)

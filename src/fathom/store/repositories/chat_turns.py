@@ -17,14 +17,22 @@ from __future__ import annotations
 
 from typing import Any, cast
 
-from sqlalchemy import Connection, Table, and_, bindparam, func, insert, select, tuple_, update
+from sqlalchemy import Connection, Integer, Table, and_, bindparam, func, insert, select, tuple_, update
 from sqlalchemy.dialects.postgresql import insert as pg_insert
 from sqlalchemy.dialects.sqlite import insert as sqlite_insert
 
 from fathom.store.db import Database
 from fathom.store.models import Chat, ChatItem, ShareLink, new_id, utcnow
 from fathom.store.models import UsageRecord as UsageRow
-from fathom.store.protocols import ChatHistory, ChatItemRecord, ChatRecord, ChatTurn, Conflict, NotFound
+from fathom.store.protocols import (
+    ChatHistory,
+    ChatItemRecord,
+    ChatRecord,
+    ChatTurn,
+    Conflict,
+    HistoryItem,
+    NotFound,
+)
 
 _CHATS = cast(Table, Chat.__table__)
 _ITEMS = cast(Table, ChatItem.__table__)
@@ -56,6 +64,39 @@ _LAST_SEQ = select(func.coalesce(func.max(_ITEMS.c.seq), 0)).where(
 )
 
 
+# A continued chat's history read, built once (the hot path binds values only): the chat, and of its
+# newest items only the columns a run uses (with the status: an unfinished answer is no history);
+# ``response_data`` (a run's node details, the largest column by far) stays in the database.
+_HISTORY_CHAT = select(_CHATS).where(
+    _CHATS.c.team_id == bindparam("team_id"),
+    _CHATS.c.app_id == bindparam("app_id"),
+    _CHATS.c.chat_id == bindparam("chat_id"),
+)
+_HISTORY_ITEMS = (
+    select(_ITEMS.c.data_id, _ITEMS.c.obj, _ITEMS.c.value, _ITEMS.c.status)
+    .where(
+        _ITEMS.c.team_id == bindparam("team_id"),
+        _ITEMS.c.app_id == bindparam("app_id"),
+        _ITEMS.c.chat_id == bindparam("chat_id"),
+    )
+    .order_by(_ITEMS.c.seq.desc())
+    .limit(bindparam("limit", type_=Integer))
+)
+
+
+def _read_history(conn: Connection, team_id: str, app_id: str, chat_id: str, limit: int) -> ChatHistory:
+    """The chat and its newest ``limit`` items (data id, obj, value, status), oldest first."""
+    where = {"team_id": team_id, "app_id": app_id, "chat_id": chat_id}
+    chat = conn.execute(_HISTORY_CHAT, where).mappings().first()
+    if chat is None:
+        return ChatHistory(None, [])
+    rows = conn.execute(_HISTORY_ITEMS, {**where, "limit": limit}).all()
+    return ChatHistory(
+        chat_from_row(chat),
+        [HistoryItem(row[0], row[1], list(row[2] or []), row[3]) for row in reversed(rows)],
+    )
+
+
 def chat_from_row(row: Any) -> ChatRecord:
     return ChatRecord(
         chat_id=row["chat_id"],
@@ -74,24 +115,6 @@ def chat_from_row(row: Any) -> ChatRecord:
         owner_kind=row["owner_kind"],
         member_id=row["member_id"],
         api_key_id=row["api_key_id"],
-    )
-
-
-def item_from_row(row: Any) -> ChatItemRecord:
-    return ChatItemRecord(
-        data_id=row["data_id"],
-        chat_id=row["chat_id"],
-        app_id=row["app_id"],
-        obj=row["obj"],
-        value=list(row["value"] or []),
-        response_data=list(row["response_data"] or []),
-        user_good_feedback=row["user_good_feedback"],
-        user_bad_feedback=row["user_bad_feedback"],
-        duration_seconds=row["duration_seconds"],
-        created_at=row["created_at"],
-        admin_feedback=dict(row["admin_feedback"]) if row["admin_feedback"] else None,
-        status=row["status"],
-        heartbeat_at=row["heartbeat_at"],
     )
 
 
@@ -138,24 +161,10 @@ class SqlChatTurnRepository:
         self.db = db
 
     async def load_history(self, team_id: str, app_id: str, chat_id: str, limit: int) -> ChatHistory:
-        """The chat and its newest ``limit`` items, oldest first, read in one snapshot."""
-
-        def read(conn: Connection) -> ChatHistory:
-            chat = (
-                conn.execute(select(_CHATS).where(*_chat_where(team_id, app_id, chat_id))).mappings().first()
-            )
-            if chat is None:
-                return ChatHistory(None, [])
-            newest = (
-                select(_ITEMS)
-                .where(*_items_where(team_id, app_id, chat_id))
-                .order_by(_ITEMS.c.seq.desc())
-                .limit(limit)
-            )
-            rows = conn.execute(newest).mappings().all()
-            return ChatHistory(chat_from_row(chat), [item_from_row(row) for row in reversed(rows)])
-
-        return await self.db.run_read(read, snapshot=True)
+        """The chat and its newest ``limit`` items as a run's history, oldest first, in one snapshot."""
+        return await self.db.run_read(
+            lambda conn: _read_history(conn, team_id, app_id, chat_id, limit), snapshot=True
+        )
 
     async def has_item(self, team_id: str, app_id: str, chat_id: str, data_id: str) -> bool:
         query = select(_ITEMS.c.id).where(
