@@ -4,11 +4,13 @@
 against FastGPT and against Fathom.
 
     export FASTGPT_BASE_URL=http://127.0.0.1:3000 FASTGPT_API_KEY=fastgpt-xxx
+    export FASTGPT_AGENT_MODEL=gpt-4o-mini   # optional: the model that writes the Q&A pairs
     python examples/fastgpt_dataset_script.py
 
-Steps: create a folder → a knowledge base in it → two text collections with tags → wait for training →
-searchTest filtered by a tag (``collectionFilterMatch``) → rename and retag a collection → delete a
-collection, then the folder (which deletes the knowledge base in it).
+Steps: create a folder → a knowledge base in it → two text collections in QA mode (the knowledge base's
+``agentModel`` writes question/answer pairs from each chunk), with tags → wait for training → searchTest
+filtered by a tag (``collectionFilterMatch``), printing the pairs it found → rename and retag a collection →
+delete a collection, then the folder (which deletes the knowledge base in it).
 """
 
 from __future__ import annotations
@@ -24,6 +26,7 @@ from typing import Any
 
 BASE_URL = os.environ.get("FASTGPT_BASE_URL", "http://127.0.0.1:3000").rstrip("/")
 API_KEY = os.environ.get("FASTGPT_API_KEY", "")
+AGENT_MODEL = os.environ.get("FASTGPT_AGENT_MODEL", "")  # empty: the server's default model
 TRAINING_TIMEOUT_S = float(os.environ.get("FASTGPT_TRAINING_TIMEOUT", "300"))
 
 REFUNDS = (
@@ -100,21 +103,20 @@ def main() -> int:
     )
 
     step("create a knowledge base in the folder")
-    dataset_id = call(
-        "POST",
-        "/core/dataset/create",
-        {
-            "parentId": folder_id,
-            "type": "dataset",
-            "name": "Script knowledge base",
-            "intro": "",
-            "avatar": "",
-        },
-    )
+    dataset: dict[str, Any] = {
+        "parentId": folder_id,
+        "type": "dataset",
+        "name": "Script knowledge base",
+        "intro": "",
+        "avatar": "",
+    }
+    if AGENT_MODEL:
+        dataset["agentModel"] = AGENT_MODEL
+    dataset_id = call("POST", "/core/dataset/create", dataset)
     inside = call("POST", "/core/dataset/list", {"parentId": folder_id})
     assert [item["_id"] for item in inside] == [dataset_id], inside
 
-    step("import two texts with tags")
+    step("import two texts in QA mode, with tags")
     collection_ids = []
     for name, text, tags in (
         ("refunds", REFUNDS, ["policy", "money"]),
@@ -128,9 +130,9 @@ def main() -> int:
                 "datasetId": dataset_id,
                 "parentId": None,
                 "name": name,
-                # trainingType "qa" would have the knowledge base's agentModel write question/answer pairs
-                # from each chunk (qaPrompt overrides its prompt); plain chunks are used here
-                "trainingType": "chunk",
+                # the knowledge base's agentModel writes question/answer pairs from each chunk
+                # ("qaPrompt" would replace its default instructions)
+                "trainingType": "qa",
                 "chunkSettingMode": "auto",
                 "tags": tags,
                 "metadata": {},
@@ -159,6 +161,10 @@ def main() -> int:
     found = {item["collectionId"] for item in result["list"]}
     if found != {refunds_id}:
         raise ApiFailure(f"the tag filter let through {found}, expected only {refunds_id}")
+    if not all(item["a"] for item in result["list"]):
+        raise ApiFailure("a QA collection holds a row without an answer")
+    for item in result["list"]:
+        print(f"  found: {json.dumps({'q': item['q'], 'a': item['a']})}", flush=True)
 
     step("rename the refunds collection and change its tags")
     call(
