@@ -1,6 +1,6 @@
 """A ``fathom worker`` process killed with SIGKILL in the middle of QA training (the scripted model writing
 question/answer pairs chunk by chunk): after its lease expires, another worker finishes the job, and every
-chunk ends with exactly the pairs the model wrote for it, none lost, none twice."""
+chunk ends with exactly the pairs the model wrote for it, none lost, none twice. On SQLite and PostgreSQL."""
 
 from __future__ import annotations
 
@@ -12,6 +12,8 @@ import subprocess
 import sys
 import time
 from pathlib import Path
+
+import pytest
 
 from fathom.config import Settings
 from fathom.llm.local_embedding import LOCAL_EMBEDDING_MODEL_ID
@@ -39,17 +41,20 @@ async def slow_qa(request: RecordedRequest) -> Turn:
     return Turn(content="\n".join(f"Q{n}: {q}\nA{n}: {a}" for n, (q, a) in enumerate(pairs_for(chunk), 1)))
 
 
-def _settings(tmp_path: Path, base_url: str) -> Settings:
+def _settings(tmp_path: Path, base_url: str, database_url: str | None) -> Settings:
     return Settings(
         data_dir=tmp_path / "data",
+        database_url=database_url,
         job_lease_seconds=LEASE_SECONDS,
         openai_base_url=base_url,
         chat_model="scripted-chat",
     )
 
 
-def _env(tmp_path: Path, base_url: str) -> dict[str, str]:
+def _env(tmp_path: Path, base_url: str, database_url: str | None) -> dict[str, str]:
     env = {k: v for k, v in os.environ.items() if not k.startswith("FATHOM_")}
+    if database_url:
+        env["FATHOM_DATABASE_URL"] = database_url
     env.update(
         {
             "FATHOM_DATA_DIR": str(tmp_path / "data"),
@@ -84,10 +89,15 @@ def _state(settings: Settings, collection_id: str) -> tuple[str, int, int, list[
     return asyncio.run(read())
 
 
-def test_killed_qa_worker_loses_and_duplicates_no_pair(tmp_path: Path) -> None:
+def test_killed_qa_worker_loses_and_duplicates_no_pair(
+    tmp_path: Path, backend: str, request: pytest.FixtureRequest
+) -> None:
+    database_url = None
+    if backend == "postgres":
+        database_url = request.getfixturevalue("postgres_server").create_database(f"killed_qa_{os.getpid()}")
     with ScriptedOpenAIServer(slow_qa) as scripted:
-        settings = _settings(tmp_path, scripted.base_url)
-        env = _env(tmp_path, scripted.base_url)
+        settings = _settings(tmp_path, scripted.base_url, database_url)
+        env = _env(tmp_path, scripted.base_url, database_url)
         upgraded = subprocess.run(
             [sys.executable, "-m", "fathom", "db", "upgrade"], env=env, capture_output=True
         )
