@@ -1,11 +1,18 @@
 """``POST /api/core/dataset/searchTest``: Fathom's optional ``fusion`` field, and the default fusion, which
-weighs the embedding leg by how much of the query the knowledge base's embedding model can read."""
+weighs the embedding leg by how much of the query the knowledge base's embedding model can read. The score
+types FastGPT clients read (``embedding``, ``fullText``, ``reRank``, ``rrf``) on SQLite and PostgreSQL."""
 
 from __future__ import annotations
 
+import os
+from collections.abc import Iterator
+from pathlib import Path
 from typing import Any
 
-from live_support import create_text_dataset, ok
+import pytest
+from live_support import LiveServer, create_text_dataset, free_port, ok, start_live_server
+
+from fathom.config import Settings
 
 # the default local model (English MiniLM) reads about a third of these characters
 CHINESE = "\n\n".join(
@@ -23,7 +30,18 @@ def _fusion_entry(item: dict[str, Any]) -> dict[str, Any]:
     return entry
 
 
-def test_search_test_fusion_convex_and_invalid_value(live_server: Any) -> None:
+@pytest.fixture
+def live_server(backend: str, tmp_path: Path, request: pytest.FixtureRequest) -> Iterator[LiveServer]:
+    database_url = None
+    if backend == "postgres":
+        database_url = request.getfixturevalue("postgres_server").create_database(
+            f"fusion_{os.getpid()}_{free_port()}"
+        )
+    settings = Settings(data_dir=tmp_path / "data", port=free_port(), workers=1, database_url=database_url)
+    yield from start_live_server(settings)  # this module's server, once per backend
+
+
+def test_search_test_fusion_convex_and_invalid_value(live_server: LiveServer) -> None:
     with live_server.client(live_server.admin_key) as client:
         dataset_id = create_text_dataset(client, name="Fusion")
         query = {"datasetId": dataset_id, "text": "When are refunds paid?", "searchMode": "mixedRecall"}
@@ -50,7 +68,7 @@ def test_search_test_fusion_convex_and_invalid_value(live_server: Any) -> None:
         assert bad.status_code == 400 and "fusion" in bad.text
 
 
-def test_default_fusion_weighs_the_embedding_leg_by_query_coverage(live_server: Any) -> None:
+def test_default_fusion_weighs_the_embedding_leg_by_query_coverage(live_server: LiveServer) -> None:
     with live_server.client(live_server.admin_key) as client:
         dataset_id = create_text_dataset(client, text=CHINESE, name="中文")
         query = {"datasetId": dataset_id, "text": "退款多久能到账？", "searchMode": "mixedRecall"}
