@@ -12,6 +12,7 @@ import os
 import re
 import time
 from collections.abc import Iterator
+from pathlib import Path
 from typing import Any
 
 import httpx
@@ -352,8 +353,20 @@ def test_refusals_name_the_field(client: httpx.Client) -> None:
     assert unknown.status_code == 404
 
 
-def test_model_training_without_a_chat_model_is_refused(live_server: LiveServer) -> None:
-    with live_server.client(live_server.admin_key) as client:
+@pytest.fixture
+def modelless(backend: str, tmp_path: Path, request: pytest.FixtureRequest) -> Iterator[LiveServer]:
+    """A server with no chat model configured, on each backend."""
+    database_url = None
+    if backend == "postgres":
+        database_url = request.getfixturevalue("postgres_server").create_database(
+            f"modelless_{os.getpid()}_{free_port()}"
+        )
+    settings = Settings(data_dir=tmp_path / "data", port=free_port(), workers=1, database_url=database_url)
+    yield from start_live_server(settings)
+
+
+def test_model_training_without_a_chat_model_is_refused(modelless: LiveServer) -> None:
+    with modelless.client(modelless.admin_key) as client:
         dataset_id = new_dataset(client, "No model")
         answer = client.post(
             "/api/core/dataset/collection/create/text",
