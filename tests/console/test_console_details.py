@@ -35,10 +35,19 @@ def simple_app(server: Any, name: str) -> str:
         return str(data(client.post("/api/core/app/create", json=body)))
 
 
-@pytest.mark.parametrize("width", [1366, 390], ids=["desktop", "phone"])
+SHARE_WORDS = {  # the desktop browser reads English, the phone Chinese
+    "en-US": {"sign_in": "Sign in", "create": "Create link", "rate": "60 requests/min per visitor"},
+    "zh-CN": {"sign_in": "登录", "create": "创建链接", "rate": "每位访客每分钟 60 次"},
+}
+
+
+@pytest.mark.parametrize(
+    ("width", "locale"), [(1366, "en-US"), (390, "zh-CN")], ids=["desktop-en", "phone-zh"]
+)
 def test_share_links_name_is_readable_api_links_get_the_console_rate_and_snippets_use_the_public_url(
-    public_server: Any, browser: Any, width: int
+    public_server: Any, browser: Any, width: int, locale: str
 ) -> None:
+    words = SHARE_WORDS[locale]
     server = public_server
     app_id = simple_app(server, f"Shared {width}")
     with server.client(server.admin_key) as client:  # no limit given: the same default as the console's
@@ -47,18 +56,21 @@ def test_share_links_name_is_readable_api_links_get_the_console_rate_and_snippet
                 "/api/support/outLink/create", json={"appId": app_id, "type": "share", "name": "By API"}
             )
         )
-    page = browser.new_page(viewport={"width": width, "height": 900})
+    page = browser.new_page(viewport={"width": width, "height": 900}, locale=locale)
     try:
-        sign_in(page, server.base_url, server.admin_key)
+        page.goto(server.base_url + "/")
+        page.fill("input[name=apiKey]", server.admin_key)
+        page.click(f"button:has-text('{words['sign_in']}')")
+        page.wait_for_selector("nav.sidebar")
         page.goto(f"{server.base_url}/apps/{app_id}")
         name = page.locator("input[name=shareName]")
         assert name.bounding_box()["width"] >= 200  # was ~50 px ("Link i")
         assert page.input_value("input[name=shareQpm]") == "60"
         name.fill("Link in the console")
-        page.click("button:has-text('Create link')")
+        page.click(f"button:has-text('{words['create']}')")
         page.wait_for_selector("[data-testid=share-link]:has-text('Link in the console')")
         rates = page.locator("[data-testid=share-link] > .row.small > .muted").all_inner_texts()
-        assert rates == ["60 requests/min per visitor", "60 requests/min per visitor"]  # console's, API's
+        assert rates == [words["rate"], words["rate"]]  # the console's link's and the API's
         script = page.input_value("[data-testid=share-script-snippet] >> nth=0")
         assert script.startswith(f'<script src="{PUBLIC_URL}/js/widget.js" data-share-id="')
         assert page.input_value("[data-testid=share-link-url] >> nth=0").startswith(
