@@ -2,7 +2,7 @@
 field is wide enough to read; links made through the API get the console's per-visitor rate (60 a
 minute); simple-app cards have an Edit link; two knowledge bases with the same name are told apart in
 the app form; Enter runs the editor's test panel; the sign-in page asks nothing that answers 401; the
-widget snippet uses ``FATHOM_PUBLIC_URL``."""
+widget snippet and invitation links use ``FATHOM_PUBLIC_URL``."""
 
 from __future__ import annotations
 
@@ -195,5 +195,19 @@ def test_the_sign_in_page_asks_nothing_that_answers_401(
         page.wait_for_selector("input[name=password]")
         page.wait_for_load_state("networkidle")
         assert errors == [] and refused == []
+    finally:
+        page.close()
+
+
+def test_invitation_links_use_the_public_url(public_server: Any, browser: Any) -> None:
+    server = public_server
+    page = browser.new_page(viewport={"width": 1366, "height": 900})
+    try:
+        sign_in(page, server.base_url, server.admin_key)
+        page.click("nav >> text=Members")
+        page.select_option("select[name=inviteRole]", "member")
+        page.click("button:has-text('Create invitation link')")
+        link = page.locator("[data-testid=invite-link] code").inner_text().strip()
+        assert link.startswith(f"{PUBLIC_URL}/invite/"), link
     finally:
         page.close()
