@@ -12,7 +12,6 @@ from typing import Any
 
 import pytest
 from console_support import data, sign_in
-from test_console_accounts import sign_in_with_password
 
 from fathom.config import Settings
 
@@ -111,8 +110,26 @@ def test_simple_app_cards_have_an_edit_link_and_same_named_knowledge_bases_diffe
         page.close()
 
 
-def test_enter_runs_the_editors_test_panel(public_server: Any, browser: Any) -> None:
+VIEWS = {  # desktop in English, a phone in Chinese
+    "desktop-en": ({"width": 1366, "height": 900}, "en-US"),
+    "phone-zh": ({"width": 390, "height": 844}, "zh-CN"),
+}
+WORDS = {
+    "en-US": {"sign_in": "Sign in", "run": "Run", "sign_out": "Sign out"},
+    "zh-CN": {"sign_in": "登录", "run": "运行", "sign_out": "退出登录"},
+}
+
+
+def _page(browser: Any, view: str) -> Any:
+    viewport, locale = VIEWS[view]
+    phone = viewport["width"] < 500
+    return browser.new_page(viewport=viewport, locale=locale, is_mobile=phone, has_touch=phone)
+
+
+@pytest.mark.parametrize("view", sorted(VIEWS))
+def test_enter_runs_the_editors_test_panel(public_server: Any, browser: Any, view: str) -> None:
     server = public_server
+    words = WORDS[VIEWS[view][1]]
     workflow = {
         "nodes": [
             {
@@ -150,12 +167,15 @@ def test_enter_runs_the_editors_test_panel(public_server: Any, browser: Any) -> 
         app_id = data(
             client.post("/api/core/app/create", json={"name": "Echo", "type": "advanced", **workflow})
         )
-    page = browser.new_page(viewport={"width": 1366, "height": 900})
+    page = _page(browser, view)
     try:
-        sign_in(page, server.base_url, server.admin_key)
+        page.goto(server.base_url + "/")
+        page.fill("input[name=apiKey]", server.admin_key)
+        page.click(f"button:has-text('{words['sign_in']}')")
+        page.wait_for_selector("nav.sidebar")
         page.goto(f"{server.base_url}/apps/{app_id}/workflow")
         page.wait_for_selector(".react-flow__node [data-node-type=answerNode]")
-        page.click("button:has-text('Run')")
+        page.click(f"button:has-text('{words['run']}')")
         page.fill("textarea[name=runQuery]", "first line")
         page.press("textarea[name=runQuery]", "Shift+Enter")  # a new line, not a run
         page.type("textarea[name=runQuery]", "second line")
@@ -168,11 +188,13 @@ def test_enter_runs_the_editors_test_panel(public_server: Any, browser: Any) -> 
         page.close()
 
 
+@pytest.mark.parametrize("view", sorted(VIEWS))
 def test_the_sign_in_page_asks_nothing_that_answers_401(
-    public_server: Any, browser: Any, screenshots: Path
+    public_server: Any, browser: Any, screenshots: Path, view: str
 ) -> None:
     server = public_server
-    page = browser.new_page(viewport={"width": 1366, "height": 900})
+    words = WORDS[VIEWS[view][1]]
+    page = _page(browser, view)
     errors: list[str] = []
     refused: list[str] = []
     page.on("console", lambda message: errors.append(message.text) if message.type == "error" else None)
@@ -186,10 +208,15 @@ def test_the_sign_in_page_asks_nothing_that_answers_401(
         # a password session still survives a reload (the console asks only when it has signed in)
         password = server.boot.root_password
         assert password
-        sign_in_with_password(page, "root", password)
+        page.fill("input[name=username]", "root")
+        page.fill("input[name=password]", password)
+        page.click(f"button:has-text('{words['sign_in']}')")
+        page.wait_for_selector("nav.sidebar")
         page.reload()
         page.wait_for_selector("nav.sidebar")
-        page.click("button:has-text('Sign out')")
+        if view.startswith("phone"):
+            page.click("button[aria-label=Menu]")
+        page.click(f"button:has-text('{words['sign_out']}')")
         page.wait_for_selector("input[name=password]")
         page.reload()
         page.wait_for_selector("input[name=password]")
