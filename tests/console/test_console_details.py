@@ -2,7 +2,8 @@
 field is wide enough to read; links made through the API get the console's per-visitor rate (60 a
 minute); simple-app cards have an Edit link; two knowledge bases with the same name are told apart in
 the app form; Enter runs the editor's test panel; the sign-in page asks nothing that answers 401; the
-widget snippet and invitation links use ``FATHOM_PUBLIC_URL``."""
+widget snippet and invitation links use ``FATHOM_PUBLIC_URL``. Each at desktop size in English and on a
+phone in Chinese, but the invitation link (desktop, English)."""
 
 from __future__ import annotations
 
@@ -32,6 +33,24 @@ def simple_app(server: Any, name: str) -> str:
     with server.client(server.admin_key) as client:
         body = {"name": name, "type": "simple", "simpleConfig": {"systemPrompt": "Be brief."}}
         return str(data(client.post("/api/core/app/create", json=body)))
+
+
+VIEWS = {  # desktop in English, a phone in Chinese
+    "desktop-en": ({"width": 1366, "height": 900}, "en-US"),
+    "phone-zh": ({"width": 390, "height": 844}, "zh-CN"),
+}
+WORDS = {
+    "en-US": {"sign_in": "Sign in", "run": "Run", "sign_out": "Sign out", "apps": "Apps"}
+    | {"simple_app": "Simple app"},
+    "zh-CN": {"sign_in": "登录", "run": "运行", "sign_out": "退出登录", "apps": "应用"}
+    | {"simple_app": "简易应用"},
+}
+
+
+def _page(browser: Any, view: str) -> Any:
+    viewport, locale = VIEWS[view]
+    phone = viewport["width"] < 500
+    return browser.new_page(viewport=viewport, locale=locale, is_mobile=phone, has_touch=phone)
 
 
 SHARE_WORDS = {  # the desktop browser reads English, the phone Chinese
@@ -82,48 +101,42 @@ def test_share_links_name_is_readable_api_links_get_the_console_rate_and_snippet
         page.close()
 
 
+@pytest.mark.parametrize("view", sorted(VIEWS))
 def test_simple_app_cards_have_an_edit_link_and_same_named_knowledge_bases_differ(
-    public_server: Any, browser: Any
+    public_server: Any, browser: Any, view: str
 ) -> None:
     server = public_server
-    app_id = simple_app(server, "Card with edit")
+    name = f"Card with edit {view}"
+    app_id = simple_app(server, name)
     with server.client(server.admin_key) as client:
         first = data(
-            client.post("/api/core/dataset/create", json={"name": "Handbook", "intro": "HR rules 2025"})
+            client.post(
+                "/api/core/dataset/create", json={"name": f"Handbook {view}", "intro": "HR rules 2025"}
+            )
         )
-        second = data(client.post("/api/core/dataset/create", json={"name": "Handbook"}))
-    page = browser.new_page(viewport={"width": 1366, "height": 900})
+        second = data(client.post("/api/core/dataset/create", json={"name": f"Handbook {view}"}))
+    words = WORDS[VIEWS[view][1]]
+    page = _page(browser, view)
     try:
-        sign_in(page, server.base_url, server.admin_key)
-        page.click("nav >> text=Apps")
-        card = page.locator(".tile[data-app='Card with edit']")
+        page.goto(server.base_url + "/")
+        page.fill("input[name=apiKey]", server.admin_key)
+        page.click(f"button:has-text('{words['sign_in']}')")
+        page.wait_for_selector("nav.sidebar")
+        if view.startswith("phone"):
+            page.click("button[aria-label=Menu]")
+        page.click(f"nav >> text={words['apps']}")
+        card = page.locator(f".tile[data-app='{name}']")
         card.locator("[data-testid=edit-app]").click()
         page.wait_for_url(f"**/apps/{app_id}")
-        page.wait_for_selector("h2:has-text('Simple app')")
+        page.wait_for_selector(f"h2:has-text('{words['simple_app']}')")
         labels = {
             kb: " ".join(page.locator(f"label:has(input[data-kb-id='{kb}'])").inner_text().split())
             for kb in (first, second)
         }
-        assert labels[first] == "Handbook (HR rules 2025)"
-        assert labels[second] == f"Handbook (id …{second[-6:]})"
+        assert labels[first] == f"Handbook {view} (HR rules 2025)"
+        assert labels[second] == f"Handbook {view} (id …{second[-6:]})"
     finally:
         page.close()
-
-
-VIEWS = {  # desktop in English, a phone in Chinese
-    "desktop-en": ({"width": 1366, "height": 900}, "en-US"),
-    "phone-zh": ({"width": 390, "height": 844}, "zh-CN"),
-}
-WORDS = {
-    "en-US": {"sign_in": "Sign in", "run": "Run", "sign_out": "Sign out"},
-    "zh-CN": {"sign_in": "登录", "run": "运行", "sign_out": "退出登录"},
-}
-
-
-def _page(browser: Any, view: str) -> Any:
-    viewport, locale = VIEWS[view]
-    phone = viewport["width"] < 500
-    return browser.new_page(viewport=viewport, locale=locale, is_mobile=phone, has_touch=phone)
 
 
 @pytest.mark.parametrize("view", sorted(VIEWS))
