@@ -38,10 +38,19 @@ def test_the_bundled_assets_carry_their_licences() -> None:
         assert (ASSETS_DIR / licence).stat().st_size > 0
 
 
+VIEWS = {  # a desktop English browser and a Chinese phone: the reference is the same for both
+    "desktop-en": ({"width": 1366, "height": 900}, "en-US", ""),
+    "phone-zh": ({"width": 390, "height": 844}, "zh-CN", "-phone-zh"),
+}
+
+
+@pytest.mark.parametrize("view", sorted(VIEWS))
 def test_swagger_ui_and_redoc_render_the_operations_with_the_network_blocked(
-    live_server: Any, browser: Any, screenshots: Path
+    live_server: Any, browser: Any, screenshots: Path, view: str
 ) -> None:
-    context = browser.new_context(viewport={"width": 1366, "height": 900})
+    viewport, locale, suffix = VIEWS[view]
+    phone = viewport["width"] < 500
+    context = browser.new_context(viewport=viewport, locale=locale, is_mobile=phone, has_touch=phone)
     outside: list[str] = []
 
     def only_loopback(route: Any) -> None:
@@ -64,13 +73,13 @@ def test_swagger_ui_and_redoc_render_the_operations_with_the_network_blocked(
         assert page.locator(".swagger-ui .info .title").inner_text().startswith("Fathom")
         page.click(".opblock-post .opblock-summary-path[data-path='/api/v1/chat/completions']")
         page.wait_for_selector(".opblock.is-open .opblock-section-request-body")  # the body model, offline
-        page.screenshot(path=str(screenshots / "40-api-docs-swagger.png"))
+        page.screenshot(path=str(screenshots / f"40-api-docs-swagger{suffix}.png"))
 
         page.goto(live_server.base_url + "/redoc")
         page.wait_for_selector("[data-section-id^='operation/']", timeout=90_000)
         assert page.locator("[data-section-id^='operation/']").count() >= 10
         assert page.locator("h1").first.inner_text().startswith("Fathom")
-        page.screenshot(path=str(screenshots / "41-api-docs-redoc.png"))
+        page.screenshot(path=str(screenshots / f"41-api-docs-redoc{suffix}.png"))
     finally:
         context.close()
     assert not outside, f"the reference pages reached outside the machine: {sorted(set(outside))}"

@@ -2,7 +2,8 @@
 field is wide enough to read; links made through the API get the console's per-visitor rate (60 a
 minute); simple-app cards have an Edit link; two knowledge bases with the same name are told apart in
 the app form; Enter runs the editor's test panel; the sign-in page asks nothing that answers 401; the
-widget snippet uses ``FATHOM_PUBLIC_URL``."""
+widget snippet and invitation links use ``FATHOM_PUBLIC_URL``. Each at desktop size in English and on a
+phone in Chinese, but the invitation link (desktop, English)."""
 
 from __future__ import annotations
 
@@ -12,7 +13,6 @@ from typing import Any
 
 import pytest
 from console_support import data, sign_in
-from test_console_accounts import sign_in_with_password
 
 from fathom.config import Settings
 
@@ -35,10 +35,37 @@ def simple_app(server: Any, name: str) -> str:
         return str(data(client.post("/api/core/app/create", json=body)))
 
 
-@pytest.mark.parametrize("width", [1366, 390], ids=["desktop", "phone"])
+VIEWS = {  # desktop in English, a phone in Chinese
+    "desktop-en": ({"width": 1366, "height": 900}, "en-US"),
+    "phone-zh": ({"width": 390, "height": 844}, "zh-CN"),
+}
+WORDS = {
+    "en-US": {"sign_in": "Sign in", "run": "Run", "sign_out": "Sign out", "apps": "Apps"}
+    | {"simple_app": "Simple app"},
+    "zh-CN": {"sign_in": "登录", "run": "运行", "sign_out": "退出登录", "apps": "应用"}
+    | {"simple_app": "简易应用"},
+}
+
+
+def _page(browser: Any, view: str) -> Any:
+    viewport, locale = VIEWS[view]
+    phone = viewport["width"] < 500
+    return browser.new_page(viewport=viewport, locale=locale, is_mobile=phone, has_touch=phone)
+
+
+SHARE_WORDS = {  # the desktop browser reads English, the phone Chinese
+    "en-US": {"sign_in": "Sign in", "create": "Create link", "rate": "60 requests/min per visitor"},
+    "zh-CN": {"sign_in": "登录", "create": "创建链接", "rate": "每位访客每分钟 60 次"},
+}
+
+
+@pytest.mark.parametrize(
+    ("width", "locale"), [(1366, "en-US"), (390, "zh-CN")], ids=["desktop-en", "phone-zh"]
+)
 def test_share_links_name_is_readable_api_links_get_the_console_rate_and_snippets_use_the_public_url(
-    public_server: Any, browser: Any, width: int
+    public_server: Any, browser: Any, width: int, locale: str
 ) -> None:
+    words = SHARE_WORDS[locale]
     server = public_server
     app_id = simple_app(server, f"Shared {width}")
     with server.client(server.admin_key) as client:  # no limit given: the same default as the console's
@@ -47,18 +74,21 @@ def test_share_links_name_is_readable_api_links_get_the_console_rate_and_snippet
                 "/api/support/outLink/create", json={"appId": app_id, "type": "share", "name": "By API"}
             )
         )
-    page = browser.new_page(viewport={"width": width, "height": 900})
+    page = browser.new_page(viewport={"width": width, "height": 900}, locale=locale)
     try:
-        sign_in(page, server.base_url, server.admin_key)
+        page.goto(server.base_url + "/")
+        page.fill("input[name=apiKey]", server.admin_key)
+        page.click(f"button:has-text('{words['sign_in']}')")
+        page.wait_for_selector("nav.sidebar")
         page.goto(f"{server.base_url}/apps/{app_id}")
         name = page.locator("input[name=shareName]")
         assert name.bounding_box()["width"] >= 200  # was ~50 px ("Link i")
         assert page.input_value("input[name=shareQpm]") == "60"
         name.fill("Link in the console")
-        page.click("button:has-text('Create link')")
+        page.click(f"button:has-text('{words['create']}')")
         page.wait_for_selector("[data-testid=share-link]:has-text('Link in the console')")
         rates = page.locator("[data-testid=share-link] > .row.small > .muted").all_inner_texts()
-        assert rates == ["60 requests/min per visitor", "60 requests/min per visitor"]  # console's, API's
+        assert rates == [words["rate"], words["rate"]]  # the console's link's and the API's
         script = page.input_value("[data-testid=share-script-snippet] >> nth=0")
         assert script.startswith(f'<script src="{PUBLIC_URL}/js/widget.js" data-share-id="')
         assert page.input_value("[data-testid=share-link-url] >> nth=0").startswith(
@@ -71,36 +101,48 @@ def test_share_links_name_is_readable_api_links_get_the_console_rate_and_snippet
         page.close()
 
 
+@pytest.mark.parametrize("view", sorted(VIEWS))
 def test_simple_app_cards_have_an_edit_link_and_same_named_knowledge_bases_differ(
-    public_server: Any, browser: Any
+    public_server: Any, browser: Any, view: str
 ) -> None:
     server = public_server
-    app_id = simple_app(server, "Card with edit")
+    name = f"Card with edit {view}"
+    app_id = simple_app(server, name)
     with server.client(server.admin_key) as client:
         first = data(
-            client.post("/api/core/dataset/create", json={"name": "Handbook", "intro": "HR rules 2025"})
+            client.post(
+                "/api/core/dataset/create", json={"name": f"Handbook {view}", "intro": "HR rules 2025"}
+            )
         )
-        second = data(client.post("/api/core/dataset/create", json={"name": "Handbook"}))
-    page = browser.new_page(viewport={"width": 1366, "height": 900})
+        second = data(client.post("/api/core/dataset/create", json={"name": f"Handbook {view}"}))
+    words = WORDS[VIEWS[view][1]]
+    page = _page(browser, view)
     try:
-        sign_in(page, server.base_url, server.admin_key)
-        page.click("nav >> text=Apps")
-        card = page.locator(".tile[data-app='Card with edit']")
+        page.goto(server.base_url + "/")
+        page.fill("input[name=apiKey]", server.admin_key)
+        page.click(f"button:has-text('{words['sign_in']}')")
+        page.wait_for_selector("nav.sidebar")
+        if view.startswith("phone"):
+            page.click("button[aria-label=Menu]")
+        page.click(f"nav >> text={words['apps']}")
+        card = page.locator(f".tile[data-app='{name}']")
         card.locator("[data-testid=edit-app]").click()
         page.wait_for_url(f"**/apps/{app_id}")
-        page.wait_for_selector("h2:has-text('Simple app')")
+        page.wait_for_selector(f"h2:has-text('{words['simple_app']}')")
         labels = {
             kb: " ".join(page.locator(f"label:has(input[data-kb-id='{kb}'])").inner_text().split())
             for kb in (first, second)
         }
-        assert labels[first] == "Handbook (HR rules 2025)"
-        assert labels[second] == f"Handbook (id …{second[-6:]})"
+        assert labels[first] == f"Handbook {view} (HR rules 2025)"
+        assert labels[second] == f"Handbook {view} (id …{second[-6:]})"
     finally:
         page.close()
 
 
-def test_enter_runs_the_editors_test_panel(public_server: Any, browser: Any) -> None:
+@pytest.mark.parametrize("view", sorted(VIEWS))
+def test_enter_runs_the_editors_test_panel(public_server: Any, browser: Any, view: str) -> None:
     server = public_server
+    words = WORDS[VIEWS[view][1]]
     workflow = {
         "nodes": [
             {
@@ -138,12 +180,15 @@ def test_enter_runs_the_editors_test_panel(public_server: Any, browser: Any) -> 
         app_id = data(
             client.post("/api/core/app/create", json={"name": "Echo", "type": "advanced", **workflow})
         )
-    page = browser.new_page(viewport={"width": 1366, "height": 900})
+    page = _page(browser, view)
     try:
-        sign_in(page, server.base_url, server.admin_key)
+        page.goto(server.base_url + "/")
+        page.fill("input[name=apiKey]", server.admin_key)
+        page.click(f"button:has-text('{words['sign_in']}')")
+        page.wait_for_selector("nav.sidebar")
         page.goto(f"{server.base_url}/apps/{app_id}/workflow")
         page.wait_for_selector(".react-flow__node [data-node-type=answerNode]")
-        page.click("button:has-text('Run')")
+        page.click(f"button:has-text('{words['run']}')")
         page.fill("textarea[name=runQuery]", "first line")
         page.press("textarea[name=runQuery]", "Shift+Enter")  # a new line, not a run
         page.type("textarea[name=runQuery]", "second line")
@@ -156,11 +201,13 @@ def test_enter_runs_the_editors_test_panel(public_server: Any, browser: Any) -> 
         page.close()
 
 
+@pytest.mark.parametrize("view", sorted(VIEWS))
 def test_the_sign_in_page_asks_nothing_that_answers_401(
-    public_server: Any, browser: Any, screenshots: Path
+    public_server: Any, browser: Any, screenshots: Path, view: str
 ) -> None:
     server = public_server
-    page = browser.new_page(viewport={"width": 1366, "height": 900})
+    words = WORDS[VIEWS[view][1]]
+    page = _page(browser, view)
     errors: list[str] = []
     refused: list[str] = []
     page.on("console", lambda message: errors.append(message.text) if message.type == "error" else None)
@@ -174,14 +221,33 @@ def test_the_sign_in_page_asks_nothing_that_answers_401(
         # a password session still survives a reload (the console asks only when it has signed in)
         password = server.boot.root_password
         assert password
-        sign_in_with_password(page, "root", password)
+        page.fill("input[name=username]", "root")
+        page.fill("input[name=password]", password)
+        page.click(f"button:has-text('{words['sign_in']}')")
+        page.wait_for_selector("nav.sidebar")
         page.reload()
         page.wait_for_selector("nav.sidebar")
-        page.click("button:has-text('Sign out')")
+        if view.startswith("phone"):
+            page.click("button[aria-label=Menu]")
+        page.click(f"button:has-text('{words['sign_out']}')")
         page.wait_for_selector("input[name=password]")
         page.reload()
         page.wait_for_selector("input[name=password]")
         page.wait_for_load_state("networkidle")
         assert errors == [] and refused == []
+    finally:
+        page.close()
+
+
+def test_invitation_links_use_the_public_url(public_server: Any, browser: Any) -> None:
+    server = public_server
+    page = browser.new_page(viewport={"width": 1366, "height": 900})
+    try:
+        sign_in(page, server.base_url, server.admin_key)
+        page.click("nav >> text=Members")
+        page.select_option("select[name=inviteRole]", "member")
+        page.click("button:has-text('Create invitation link')")
+        link = page.locator("[data-testid=invite-link] code").inner_text().strip()
+        assert link.startswith(f"{PUBLIC_URL}/invite/"), link
     finally:
         page.close()

@@ -50,7 +50,9 @@ def test_server_errors_read_in_the_console_language(
 ) -> None:
     server = module_live_server
     unknown_key, malformed_key, missing_app = SHOWN[locale]
-    page = browser.new_page(viewport={"width": 1440, "height": 900}, locale=locale)
+    # the English browser on a desktop, the Chinese one on a phone
+    viewport = {"width": 1440, "height": 900} if locale == "en-US" else {"width": 390, "height": 844}
+    page = browser.new_page(viewport=viewport, locale=locale)
     try:
         page.goto(server.base_url + "/")
         page.fill("input[name=apiKey]", "fathom-unknownsecret")

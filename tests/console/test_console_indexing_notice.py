@@ -1,6 +1,6 @@
-"""Issue 31 item 6 in the console, at 1440×900 and 390×844: an answer from a knowledge base still indexing
-shows a notice above the answer (from the ``datasetIndexing`` event, and again after a reload, from the
-stored node responses); once the knowledge base is indexed, a new answer shows none.
+"""Issue 31 item 6 in the console, at 1440×900 (English) and 390×844 (Chinese): an answer from a knowledge
+base still indexing shows a notice above the answer (from the ``datasetIndexing`` event, and again after
+a reload, from the stored node responses); once the knowledge base is indexed, a new answer shows none.
 
 The server runs no in-process worker: the test runs the real ingestion worker once, in another thread."""
 
@@ -13,7 +13,7 @@ from pathlib import Path
 from typing import Any
 
 import pytest
-from console_support import data, sign_in
+from console_support import data
 from live_support import free_port, start_live_server
 
 from fathom.config import Settings
@@ -23,6 +23,15 @@ from fathom.testing import text_turn
 MODEL = "scripted-chat"
 VIEWPORTS = {"desktop": {"width": 1440, "height": 900}, "phone": {"width": 390, "height": 844}}
 SHOTS = Path(__file__).parents[2] / "build" / "console-screenshots"
+LOCALES = {"desktop": "en-US", "phone": "zh-CN"}  # the phone's browser reads Chinese
+SIGN_IN = {"desktop": "Sign in", "phone": "登录"}
+NOTICE = {
+    "desktop": (
+        "“Handbook” is still indexing: 1 of 1 documents are not searchable yet. "
+        "This answer may miss passages."
+    ),
+    "phone": "“Handbook”仍在索引中：1 个文档中有 1 个尚不可检索。 此回答可能遗漏相关内容。",
+}
 
 
 @pytest.fixture
@@ -74,17 +83,20 @@ def test_an_answer_from_a_knowledge_base_still_indexing_says_so(idle_server: Any
         }
         body = {"name": "Handbook desk", "type": "simple", "simpleConfig": config}
         app_id = data(client.post("/api/core/app/create", json=body))
-    pages = {size: browser.new_page(viewport=viewport) for size, viewport in VIEWPORTS.items()}
+    pages = {
+        size: browser.new_page(viewport=viewport, locale=LOCALES[size])
+        for size, viewport in VIEWPORTS.items()
+    }
     try:
         for size, page in pages.items():
-            sign_in(page, server.base_url, server.admin_key)
+            page.goto(server.base_url + "/")
+            page.fill("input[name=apiKey]", server.admin_key)
+            page.click(f"button:has-text('{SIGN_IN[size]}')")
+            page.wait_for_selector("nav.sidebar")
             page.goto(f"{server.base_url}/chat/{app_id}")
             _ask(page, "When do refunds arrive?")
             notice = page.wait_for_selector("[data-testid=indexing-notice]")
-            assert notice.inner_text() == (
-                "“Handbook” is still indexing: 1 of 1 documents are not searchable yet. "
-                "This answer may miss passages."
-            )
+            assert notice.inner_text() == NOTICE[size]
             box, width = notice.bounding_box(), VIEWPORTS[size]["width"]
             assert box is not None and box["x"] >= 0 and box["x"] + box["width"] <= width
             SHOTS.mkdir(parents=True, exist_ok=True)

@@ -8,7 +8,7 @@ from __future__ import annotations
 from pathlib import Path
 from typing import Any
 
-from console_support import sign_in
+from console_support import data, sign_in
 from test_console_workflow import drag
 
 from fathom.testing import text_turn
@@ -79,3 +79,68 @@ def test_broken_workflow_is_outlined_refused_at_publish_and_publishes_once_fixed
             json={"appId": app_id, "messages": [{"role": "user", "content": "hello"}]},
         ).json()
     assert reply["choices"][0]["message"]["content"] == "Connected now."
+
+
+def _node(node_id: str, name: str, kind: str, inputs: list[Any], outputs: list[Any]) -> dict[str, Any]:
+    return {"nodeId": node_id, "name": name, "flowNodeType": kind, "inputs": inputs, "outputs": outputs}
+
+
+START = _node(
+    "workflowStartNodeId",
+    "Start",
+    "workflowStart",
+    [{"key": "userChatInput", "renderTypeList": ["reference", "textarea"], "valueType": "string"}],
+    [{"id": "userChatInput", "key": "userChatInput", "valueType": "string", "type": "static"}],
+)
+LONE_CHAT = _node(  # unconnected, its required question unset
+    "aiChat",
+    "AI chat",
+    "chatNode",
+    [
+        {
+            "key": "model",
+            "renderTypeList": ["settingLLMModel"],
+            "valueType": "string",
+            "value": "scripted-chat",
+        },
+        {"key": "userChatInput", "label": "User question", "renderTypeList": ["reference", "textarea"]}
+        | {"valueType": "string", "required": True},
+    ],
+    [{"id": "answerText", "key": "answerText", "valueType": "string", "type": "static"}],
+)
+
+
+def test_a_refused_publish_reads_in_chinese_on_a_phone(
+    chat_live_server: Any, browser: Any, screenshots: Path
+) -> None:
+    """The problems' fixed phrases are the console's: a Chinese browser reads them in Chinese."""
+    server = chat_live_server
+    with server.client(server.admin_key) as client:
+        body = {"name": "检查", "type": "advanced", "nodes": [START], "edges": [], "chatConfig": {}}
+        app_id = data(client.post("/api/core/app/create", json=body))
+        broken = {"appId": app_id, "nodes": [START, LONE_CHAT], "edges": [], "chatConfig": {}}
+        data(client.post("/api/core/app/update", json=broken))  # a draft may keep its problems
+    context = browser.new_context(
+        viewport={"width": 390, "height": 844}, locale="zh-CN", is_mobile=True, has_touch=True
+    )
+    page = context.new_page()
+    try:
+        page.goto(server.base_url + "/")
+        page.fill("input[name=apiKey]", server.admin_key)
+        page.click("button:has-text('登录')")
+        page.wait_for_selector("nav.sidebar")
+        page.goto(f"{server.base_url}/apps/{app_id}/workflow")
+        page.wait_for_selector(".react-flow__node[data-id='aiChat']")
+        page.click("button:has-text('发布')")
+        page.wait_for_selector("[data-testid=editor-error]:has-text('未发布：请修复下列问题后再发布。')")
+        page.wait_for_selector(".react-flow__node[data-id='aiChat'] .wf-node.invalid")
+        heading = page.locator("[data-testid=problem-list] b").inner_text()
+        assert heading == "发布前需修复 2 处问题：见红框标出的节点。", heading
+        texts = page.locator("[data-testid=problem]").all_inner_texts()
+        assert len(texts) == 2, texts
+        assert "未连接：从开始节点到不了这里，它永远不会运行；请把它连入流程或删除" in texts[0], texts
+        assert "为必填项，尚未设置：" in texts[1], texts
+        assert not any(word in " ".join(texts) for word in ("not connected", "required", "fill it in")), texts
+        page.screenshot(path=str(screenshots / "31-workflow-publish-refused-phone-zh.png"))
+    finally:
+        context.close()

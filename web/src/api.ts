@@ -41,6 +41,11 @@ export class ApiError extends Error {
   }
 }
 
+/** Where people reach this server: FATHOM_PUBLIC_URL when the server announces one (a meta tag of the
+ * console's page), else this console's address. Share links, widget snippets and invitation links use it. */
+export const publicOrigin = (): string =>
+  document.querySelector<HTMLMetaElement>("meta[name=fathom-public-url]")?.content || location.origin;
+
 type Method = "GET" | "POST" | "PUT" | "DELETE";
 
 /** Call an enveloped route ({code, statusText, message, data}) and return `data`; `anonymous` sends

@@ -1,7 +1,7 @@
 // Members and accounts: the people of the team and invitation links (owners and admins), your password,
 // and the page an invitation link opens (/invite/<token>), where one person sets a name and password.
 import { useEffect, useState } from "react";
-import { api, fmtTime, setCsrf, setKey } from "../api";
+import { api, fmtTime, publicOrigin, setCsrf, setKey } from "../api";
 import { navigate } from "../router";
 import { t } from "../lang";
 
@@ -37,7 +37,7 @@ function Team({ who }: { who: Who }) {
     setError("");
     try {
       const made = await api<{ link: string }>("POST", "/api/support/user/team/invitation/create", { role, expiresHours: hours });
-      setLink(location.origin + made.link);
+      setLink(publicOrigin() + made.link);
       load();
     } catch (err) { setError((err as Error).message); }
   };

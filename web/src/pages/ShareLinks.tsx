@@ -2,13 +2,11 @@
 // see its public address, its iframe and script-tag snippets (the widget), edit the sites allowed to
 // embed it, delete it. The limits' other settings are in the API (docs/api.md).
 import { useEffect, useState } from "react";
-import { api } from "../api";
+import { api, publicOrigin } from "../api";
 import { t } from "../lang";
 
 type Link = { _id: string; shareId: string; name: string; usagePoints: number; allowedOrigins: string[]; limit: { QPM: number; expiredTime: string | null; maxUsagePoints: number } };
 
-/** Where visitors reach this server: FATHOM_PUBLIC_URL when the server announces one, else this console's address. */
-const publicOrigin = () => document.querySelector<HTMLMetaElement>("meta[name=fathom-public-url]")?.content || location.origin;
 export const shareUrl = (shareId: string) => `${publicOrigin()}/chat/share?shareId=${shareId}`;
 const iframeSnippet = (shareId: string) =>
   `<iframe src="${shareUrl(shareId)}&embed=1" style="width: 100%; height: 600px; border: 0" allow="clipboard-write"></iframe>`;
