@@ -26,6 +26,12 @@ async def _team_app(db: Database) -> tuple[str, str, str]:
     return team.id, owner.id, app.id
 
 
+async def _stored_items(database: Database, team: str, app: str, chat_id: str) -> list[ChatItemRecord]:
+    """Every stored item of the chat, whole (status, heartbeat, timings), oldest first."""
+    items, _ = await SqlChatRepository(database).list_items(team, app, chat_id)
+    return items
+
+
 def _item(data_id: str, obj: str, text: str, app_id: str, chat_id: str, **extra: object) -> ChatItemRecord:
     value = [{"type": "text", "text": {"content": text}}]
     return ChatItemRecord(data_id=data_id, chat_id=chat_id, app_id=app_id, obj=obj, value=value, **extra)  # type: ignore[arg-type]
@@ -192,7 +198,12 @@ async def test_a_turn_begun_running_is_finished_in_place_and_its_heartbeat_decid
         ),
     )
     await turns.save_turn(begun)
-    items = (await turns.load_history(team, app, "c-run", 10)).items
+    # the run's history read sees the answer's status; the item list has its heartbeat and timings
+    assert [(i.obj, i.status) for i in (await turns.load_history(team, app, "c-run", 10)).items] == [
+        ("Human", None),
+        ("AI", "running"),
+    ]
+    items = await _stored_items(database, team, app, "c-run")
     assert [(i.obj, i.status) for i in items] == [("Human", None), ("AI", "running")]
     started = items[1].heartbeat_at
     assert started is not None
@@ -204,7 +215,7 @@ async def test_a_turn_begun_running_is_finished_in_place_and_its_heartbeat_decid
     )
 
     await turns.heartbeat([(app, "c-run", "a"), (app, "c-run", "h")])
-    beaten = (await turns.load_history(team, app, "c-run", 10)).items
+    beaten = await _stored_items(database, team, app, "c-run")
     assert beaten[0].heartbeat_at is None and beaten[1].heartbeat_at is not None
     assert beaten[1].heartbeat_at >= started
 
@@ -213,13 +224,16 @@ async def test_a_turn_begun_running_is_finished_in_place_and_its_heartbeat_decid
     finish = ChatTurn(team, app, "c-run", new_chat=False, variables={"k": "v"}, usages=(usage,))
     assert await turns.finish_turn(finish, answer, variables_changed=True) is True
     history = await turns.load_history(team, app, "c-run", 10)
-    assert [(i.obj, i.status, i.heartbeat_at) for i in history.items] == [
+    assert [(i.obj, i.status) for i in history.items] == [("Human", None), ("AI", None)]
+    finished = await _stored_items(database, team, app, "c-run")
+    assert [(i.obj, i.status, i.heartbeat_at) for i in finished] == [
         ("Human", None, None),
         ("AI", None, None),
     ]
-    assert history.items[1].value == answer.value and history.items[1].duration_seconds == 1.5
+    assert finished[1].value == answer.value and finished[1].duration_seconds == 1.5
+    assert history.items[1].value == answer.value
     assert history.chat is not None and history.chat.variables == {"k": "v"}
-    assert chat_item_state(history.items[1], 30.0, now=datetime.now(UTC) + timedelta(days=1)) is None
+    assert chat_item_state(finished[1], 30.0, now=datetime.now(UTC) + timedelta(days=1)) is None
     assert [row.total_points for row in await SqlUsageRepository(database).summarize(team)] == [0.5]
 
     # the chat deleted while the run went on: nothing to replace, the usage is kept all the same
