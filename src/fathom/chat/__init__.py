@@ -14,13 +14,7 @@ from fathom.chat.apps import (
     version_workflow,
 )
 from fathom.chat.channel import DONE, ChatKey, Frame, RunChannel, RunRegistry
-from fathom.chat.chat_logs import (
-    AdminFeedback,
-    ChatLogEntry,
-    ChatLogQuery,
-    ChatLogService,
-    FeedbackFilter,
-)
+from fathom.chat.chat_logs import AdminFeedback, ChatLogService
 from fathom.chat.errors import (
     APP_KEY_REQUIRED,
     DATA_ID_REQUIRED,
@@ -43,6 +37,7 @@ from fathom.chat.service import ChatService, history_load_limit
 from fathom.chat.services import NO_MODEL_HINT, ModelPool, NoChatModelConfigured, RunServicesFactory
 from fathom.chat.simple_app import compile_simple_app, validate_simple_config
 from fathom.chat.templates import apply_template, template_detail, template_list
+from fathom.store.protocols import ChatLogEntry, ChatLogQuery, FeedbackFilter
 from fathom.workflow.nodes.system_tools import system_tool_templates
 
 __all__ = [

@@ -6,14 +6,12 @@ from collections.abc import Awaitable, Callable, Sequence
 from dataclasses import dataclass
 from typing import Any
 
-from fathom.chat.app_owner_store import AppOwnerStore
 from fathom.chat.apps import AppService
 from fathom.chat.channel import RunRegistry
 from fathom.chat.chat_files import ChatFiles
-from fathom.chat.chat_logs import ChatLogService, ChatLogStore
+from fathom.chat.chat_logs import ChatLogService
 from fathom.chat.fanout import RedisFanout
 from fathom.chat.history import HistoryService
-from fathom.chat.history_store import ChatListStore
 from fathom.chat.run_access import MemberAccess
 from fathom.chat.run_files import RunFilePolicy
 from fathom.chat.service import ChatService
@@ -27,11 +25,14 @@ from fathom.security import SecretBox
 from fathom.store.db import Database
 from fathom.store.protocols import (
     ApiKeyRepository,
+    AppOwnerRepository,
     AppRepository,
     ChatRepository,
     TeamRepository,
     UsageRepository,
 )
+from fathom.store.repositories.app_owners import SqlAppOwnerRepository
+from fathom.store.repositories.chat_logs import SqlChatLogRepository
 from fathom.store.repositories.chat_turns import SqlChatTurnRepository
 from fathom.store.repositories.share_links import SqlShareLinkRepository
 
@@ -43,7 +44,7 @@ class ChatApplication:
     apps: AppService
     runs: ChatService
     history: HistoryService
-    owners: AppOwnerStore
+    owners: AppOwnerRepository
     tool_sets: ToolSetService
     share_links: ShareLinkService
     logs: ChatLogService
@@ -76,7 +77,7 @@ class ChatApplication:
         app_service = AppService(apps, secrets=secrets, models=models)
         box = secrets if secrets is not None else SecretBox("fathom-unconfigured-secret-key")
         tool_runtime = ToolSetRuntime(box, egress, StdioPolicy(tuple(mcp_stdio_commands)))
-        owners = AppOwnerStore(db)
+        owners = SqlAppOwnerRepository(db)
         factory = RunServicesFactory(
             apps=apps,
             models=ModelPool(models),
@@ -90,7 +91,6 @@ class ChatApplication:
         )
         # a dead replica's running key goes within the chat lease, as its running answers do
         fanout = RedisFanout(redis_url, running_ttl_s=max(2, int(chat_lease_s))) if redis_url else None
-        chat_list = ChatListStore(db)
         runs = ChatService(
             app_service,
             chats,
@@ -100,16 +100,15 @@ class ChatApplication:
             api_keys=api_keys,
             registry=registry,
             fanout=fanout,
-            chat_owners=chat_list,
             app_owners=owners,
             file_policy=file_policy,
             lease_s=chat_lease_s,
         )
-        history = HistoryService(chats, chat_list, chat_files, lease_s=chat_lease_s)
+        history = HistoryService(chats, chat_files, lease_s=chat_lease_s)
         share_links = ShareLinkService(
             SqlShareLinkRepository(db), egress.client if egress is not None else None
         )
-        logs = ChatLogService(ChatLogStore(db), chats)
+        logs = ChatLogService(SqlChatLogRepository(db), chats)
         tool_sets = ToolSetService(apps, tool_runtime)
         return cls(app_service, runs, history, owners, tool_sets, share_links, logs, chat_files)
 

@@ -8,13 +8,15 @@ from typing import Any
 
 from fathom.chat.chat_files import ChatFiles, file_keys
 from fathom.chat.errors import DATA_ID_REQUIRED, ChatError
-from fathom.chat.history_store import ChatListStore
 from fathom.chat.ownership import ChatAction, ChatCaller
 from fathom.chat.projection import still_indexing
 from fathom.chat.turn_lease import DEFAULT_LEASE_S, chat_item_state
 from fathom.store.protocols import ChatItemRecord, ChatRecord, ChatRepository, NotFound
 
 VISITOR_HISTORY = timedelta(days=30)  # FastGPT: share-link visitors see their last 30 days
+# the editor's debug runs (``chatTest``): the builder's, not users' chats; a listing without a source
+# leaves them out, ``source="test"`` lists them
+DEBUG_SOURCE = "test"
 
 
 def record_preview(item: ChatItemRecord) -> dict[str, Any]:
@@ -43,13 +45,11 @@ class HistoryService:
     def __init__(
         self,
         chats: ChatRepository,
-        store: ChatListStore,
         files: ChatFiles | None = None,
         *,
         lease_s: float = DEFAULT_LEASE_S,
     ) -> None:
         self.chats = chats
-        self.store = store
         self.files = files  # a chat's uploaded files go with it
         self.lease_s = lease_s
 
@@ -66,8 +66,15 @@ class HistoryService:
     ) -> tuple[list[ChatRecord], int]:
         """The caller's own chats of the app (a share-link visitor's: of the last 30 days)."""
         since = datetime.now(UTC) - VISITOR_HISTORY if caller.kind == "visitor" else None
-        return await self.store.list_chats(
-            team_id, app_id, source=source, offset=offset, limit=limit, owner=caller, since=since
+        return await self.chats.list_chats(
+            team_id,
+            app_id,
+            owner=caller,
+            source=source,
+            exclude_source=None if source else DEBUG_SOURCE,
+            since=since,
+            offset=offset,
+            limit=limit,
         )
 
     async def get_chat(
@@ -112,7 +119,7 @@ class HistoryService:
             changes["custom_title"] = custom_title
         if top is not None:
             changes["top"] = bool(top)
-        await self.store.update_chat(team_id, app_id, chat_id, **changes)
+        await self.chats.update_chat(team_id, app_id, chat_id, **changes)
 
     async def delete_history(self, team_id: str, app_id: str, chat_id: str, caller: ChatCaller) -> bool:
         """Delete the chat, its items and its uploaded files; False (and nothing done) when there is none
@@ -126,7 +133,7 @@ class HistoryService:
 
     async def clear_histories(self, team_id: str, app_id: str, caller: ChatCaller, *, source: str) -> int:
         """Delete the caller's own chats of the app made from ``source``, with their uploaded files."""
-        chat_ids = await self.store.clear_chats(team_id, app_id, source=source, owner=caller)
+        chat_ids = await self.chats.clear_chats(team_id, app_id, source=source, owner=caller)
         if chat_ids and self.files is not None:
             await self.files.delete_chats(team_id, app_id, chat_ids)
         return len(chat_ids)

@@ -8,8 +8,7 @@ from __future__ import annotations
 from collections.abc import Awaitable, Callable
 from dataclasses import dataclass
 
-from fathom.chat.app_owner_store import AppOwnerStore
-from fathom.store.protocols import NotFound, TeamRepository
+from fathom.store.protocols import AppOwnerRepository, NotFound, TeamRepository
 
 _RANK = {"read": 1, "write": 2, "manage": 3}
 
@@ -39,7 +38,7 @@ class MemberAccess:
     or a read (or higher) grant."""
 
     teams: TeamRepository
-    owners: AppOwnerStore
+    owners: AppOwnerRepository
     #: a knowledge base's (id, creator, name) and its folders', nearest first (a folder's grant holds inside)
     dataset_lineage: Callable[[str], Awaitable[list[tuple[str, str | None, str]]]] | None = None
 

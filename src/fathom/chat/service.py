@@ -11,12 +11,10 @@ import json
 import logging
 from typing import Any
 
-from fathom.chat.app_owner_store import AppOwnerStore
 from fathom.chat.apps import AppGraph, AppService
 from fathom.chat.channel import DONE, ChatKey, RunChannel, RunRegistry
 from fathom.chat.errors import ChatError
 from fathom.chat.fanout import RedisFanout, RemoteChannel
-from fathom.chat.history_store import ChatListStore
 from fathom.chat.ids import nanoid
 from fathom.chat.messages import concat_histories, split_messages, text_value, value_text
 from fathom.chat.ownership import ChatCaller, owner_kind
@@ -29,6 +27,7 @@ from fathom.chat.turn_lease import DEFAULT_LEASE_S, RUNNING, TurnHeartbeat
 from fathom.store.db import database_errors, database_unavailable
 from fathom.store.protocols import (
     ApiKeyRepository,
+    AppOwnerRepository,
     ChatItemRecord,
     ChatRepository,
     ChatTurn,
@@ -145,8 +144,7 @@ class ChatService:
         api_keys: ApiKeyRepository | None = None,
         registry: RunRegistry | None = None,
         fanout: RedisFanout | None = None,
-        chat_owners: ChatListStore | None = None,
-        app_owners: AppOwnerStore | None = None,
+        app_owners: AppOwnerRepository | None = None,
         file_policy: RunFilePolicy | None = None,
         lease_s: float = DEFAULT_LEASE_S,
         save_patience_s: float = SAVE_PATIENCE_S,
@@ -159,7 +157,6 @@ class ChatService:
         self.api_keys = api_keys
         self.registry = registry or RunRegistry()
         self.fanout = fanout
-        self.chat_owners = chat_owners
         self.app_owners = app_owners
         self.file_policy = file_policy
         self.lease_s = lease_s

@@ -6,6 +6,7 @@ This module imports no database library: domain packages may depend on it. The S
 
 from __future__ import annotations
 
+from collections.abc import Sequence
 from dataclasses import dataclass, field
 from datetime import datetime
 from typing import Any, Literal, Protocol
@@ -453,6 +454,69 @@ class AppRepository(Protocol):
     async def get_version(self, team_id: str, app_id: str, version_id: str) -> AppVersionRecord: ...
 
 
+class ChatOwner(Protocol):
+    """Whose chats a listing selects (``fathom.chat.ownership.ChatCaller`` is one): the owner kind
+    (``member``, ``key``, ``visitor``; None is nobody, who owns no chat) and the ids that name it."""
+
+    @property
+    def kind(self) -> str | None: ...
+    @property
+    def member_id(self) -> str | None: ...
+    @property
+    def api_key_id(self) -> str | None: ...
+    @property
+    def share_id(self) -> str | None: ...
+    @property
+    def out_link_uid(self) -> str | None: ...
+
+
+class AppOwnerRepository(Protocol):
+    """Who created an app (the member its creator rule and ownership checks name)."""
+
+    async def set_owner(self, app_id: str, member_id: str) -> None: ...
+    async def owner_of(self, app_id: str) -> str | None: ...
+
+
+#: FastGPT's ``feedbackType`` values, plus Fathom's ``marked`` (answers the owner marked)
+FeedbackFilter = Literal["all", "has_feedback", "good", "bad", "marked"]
+
+
+@dataclass(frozen=True)
+class ChatLogQuery:
+    """Which conversations of an app a log page or an export shows."""
+
+    date_start: datetime
+    date_end: datetime
+    sources: tuple[str, ...] | None = None
+    feedback: FeedbackFilter = "all"
+    search: str | None = None
+
+
+@dataclass(frozen=True)
+class ChatLogEntry:
+    """One conversation of the log and its counts."""
+
+    chat: ChatRecord
+    member_id: str | None
+    message_count: int
+    good_count: int
+    bad_count: int
+    mark_count: int
+    average_response_time: float | None
+    owner_name: str = ""  # the owner's name: the member's, the key's, or the visitor's uid
+
+
+class ChatLogRepository(Protocol):
+    """An app's conversations as the owner's log pages read them."""
+
+    async def page(
+        self, team_id: str, app_id: str, query: ChatLogQuery, *, offset: int, limit: int
+    ) -> tuple[list[ChatLogEntry], int]: ...
+    async def feedback_items(
+        self, team_id: str, app_id: str, chat_ids: Sequence[str]
+    ) -> dict[str, list[ChatItemRecord]]: ...
+
+
 class ChatRepository(Protocol):
     async def get_chat(self, team_id: str, app_id: str, chat_id: str) -> ChatRecord | None: ...
     async def upsert_chat(
@@ -467,8 +531,19 @@ class ChatRepository(Protocol):
         metadata: dict[str, Any] | None = None,
     ) -> ChatRecord: ...
     async def list_chats(
-        self, team_id: str, app_id: str, *, offset: int = 0, limit: int = 20
+        self,
+        team_id: str,
+        app_id: str,
+        *,
+        owner: ChatOwner | None = None,
+        source: str | None = None,
+        exclude_source: str | None = None,
+        since: datetime | None = None,
+        offset: int = 0,
+        limit: int = 20,
     ) -> tuple[list[ChatRecord], int]: ...
+    async def update_chat(self, team_id: str, app_id: str, chat_id: str, **changes: Any) -> None: ...
+    async def clear_chats(self, team_id: str, app_id: str, *, source: str, owner: ChatOwner) -> list[str]: ...
     async def delete_chat(self, team_id: str, app_id: str, chat_id: str) -> None: ...
     async def add_item(self, team_id: str, item: ChatItemRecord) -> ChatItemRecord: ...
     async def update_item(

@@ -3,14 +3,16 @@
 from __future__ import annotations
 
 from dataclasses import replace
+from datetime import datetime
 from typing import Any
 
-from sqlalchemy import delete, func, select, update
+from sqlalchemy import delete, false, func, select, update
 from sqlalchemy.exc import IntegrityError
 
 from fathom.store.db import Database
 from fathom.store.models import Chat, ChatItem, utcnow
-from fathom.store.protocols import ChatItemRecord, ChatRecord, Conflict, NotFound
+from fathom.store.protocols import ChatItemRecord, ChatOwner, ChatRecord, Conflict, NotFound
+from fathom.store.repositories.chat_turns import owner_conditions
 
 _ITEM_FIELDS = {
     "value",
@@ -61,6 +63,20 @@ def item_record(row: ChatItem) -> ChatItemRecord:
     )
 
 
+def _owned_by(owner: ChatOwner) -> list[Any]:
+    """The conditions that select ``owner``'s own chats (``ChatCaller.owns`` as SQL, through the one
+    ownership rule of :func:`owner_conditions`); nobody's (an expired link's visitor) selects none."""
+    if owner.kind is None:
+        return [false()]
+    return owner_conditions(
+        owner.kind,
+        member_id=owner.member_id,
+        api_key_id=owner.api_key_id,
+        share_id=owner.share_id,
+        out_link_uid=owner.out_link_uid,
+    )
+
+
 class SqlChatRepository:
     def __init__(self, db: Database) -> None:
         self.db = db
@@ -105,9 +121,29 @@ class SqlChatRepository:
             return chat_record(row)
 
     async def list_chats(
-        self, team_id: str, app_id: str, *, offset: int = 0, limit: int = 20
+        self,
+        team_id: str,
+        app_id: str,
+        *,
+        owner: ChatOwner | None = None,
+        source: str | None = None,
+        exclude_source: str | None = None,
+        since: datetime | None = None,
+        offset: int = 0,
+        limit: int = 20,
     ) -> tuple[list[ChatRecord], int]:
-        where = (Chat.team_id == team_id, Chat.app_id == app_id)
+        """The app's chats, pinned first, then most recently updated, and how many match. ``owner``
+        keeps that owner's own chats (an owner of kind None, nobody, keeps none); ``source`` keeps one
+        source, ``exclude_source`` leaves one out, ``since`` keeps chats updated since then."""
+        where: list[Any] = [Chat.team_id == team_id, Chat.app_id == app_id]
+        if source:
+            where.append(Chat.source == source)
+        if exclude_source:
+            where.append(Chat.source != exclude_source)
+        if owner is not None:
+            where += _owned_by(owner)
+        if since is not None:
+            where.append(Chat.updated_at >= since)
         async with self.db.sessions() as session:
             total = int(await session.scalar(select(func.count()).select_from(Chat).where(*where)) or 0)
             rows = await session.scalars(
@@ -118,6 +154,36 @@ class SqlChatRepository:
                 .limit(limit)
             )
             return [chat_record(row) for row in rows], total
+
+    async def update_chat(self, team_id: str, app_id: str, chat_id: str, **changes: Any) -> None:
+        """Set ``title``, ``custom_title``, ``top`` and/or ``member_id``; bumps ``updated_at``; unknown chat
+        is NotFound."""
+        async with self.db.transaction() as session:
+            result = await session.execute(
+                update(Chat)
+                .where(Chat.team_id == team_id, Chat.app_id == app_id, Chat.chat_id == chat_id)
+                .values(**changes, updated_at=utcnow())
+            )
+            if result.rowcount == 0:  # type: ignore[attr-defined]
+                raise NotFound(f"chat {chat_id} not found")
+
+    async def clear_chats(self, team_id: str, app_id: str, *, source: str, owner: ChatOwner) -> list[str]:
+        """Delete ``owner``'s chats of the app created from ``source``, and their items; returns their chat
+        ids."""
+        where: list[Any] = [Chat.team_id == team_id, Chat.app_id == app_id, Chat.source == source]
+        where += _owned_by(owner)
+        async with self.db.transaction() as session:
+            ids = list(await session.scalars(select(Chat.chat_id).where(*where)))
+            if ids:
+                await session.execute(
+                    delete(ChatItem).where(
+                        ChatItem.team_id == team_id, ChatItem.app_id == app_id, ChatItem.chat_id.in_(ids)
+                    )
+                )
+                await session.execute(
+                    delete(Chat).where(Chat.team_id == team_id, Chat.app_id == app_id, Chat.chat_id.in_(ids))
+                )
+            return ids
 
     async def delete_chat(self, team_id: str, app_id: str, chat_id: str) -> None:
         async with self.db.transaction() as session:

@@ -1,4 +1,4 @@
-"""Who created an app (the ``apps.member_id`` column the generic repository does not expose)."""
+"""Who created an app (the ``apps.member_id`` column the generic app repository does not expose)."""
 
 from __future__ import annotations
 
@@ -10,7 +10,7 @@ from fathom.store.models import App
 _OWNER = select(App.member_id).where(App.id == bindparam("app_id"))
 
 
-class AppOwnerStore:
+class SqlAppOwnerRepository:
     def __init__(self, db: Database) -> None:
         self.db = db
 
