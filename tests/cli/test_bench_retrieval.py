@@ -42,21 +42,37 @@ def _dataset(root: Path) -> Path:
     return root
 
 
-def _bench(*args: str, tmp_path: Path) -> subprocess.CompletedProcess[str]:
+BENCH = ("bench", "retrieval", "--split", "train", "--throughput-docs", "0")
+
+
+def _bench_process(*args: str) -> subprocess.CompletedProcess[str]:
+    """``python -m fathom bench retrieval …`` in a fresh interpreter, as a user runs it."""
     env = {k: v for k, v in os.environ.items() if not k.startswith("FATHOM_")}
     env["FATHOM_LOG_LEVEL"] = "warning"
-    command = [
-        sys.executable,
-        "-m",
-        "fathom",
-        "bench",
-        "retrieval",
-        "--split",
-        "train",
-        "--throughput-docs",
-        "0",
-    ]
-    return subprocess.run([*command, *args], env=env, capture_output=True, text=True, timeout=180)
+    command = [sys.executable, "-m", "fathom", *BENCH, *args]
+    return subprocess.run(command, env=env, capture_output=True, text=True, timeout=180)
+
+
+def _cli(*args: str) -> subprocess.CompletedProcess[str]:
+    """The same ``fathom`` typer app in this process, stdout and stderr apart, the same environment as
+    :func:`_bench_process`. A fresh interpreter spends ~3 s of CPU importing the pipelines before the
+    command starts (issue #33): one run per entry point goes through a subprocess, the others here.
+    An exception the command does not turn into a clean exit is raised, where a subprocess would print
+    its traceback."""
+    from typer.testing import CliRunner
+
+    from fathom.cli import app
+
+    env: dict[str, str | None] = {k: None for k in os.environ if k.startswith("FATHOM_")}
+    env["FATHOM_LOG_LEVEL"] = "warning"
+    result = CliRunner().invoke(app, list(args), env=env)
+    if result.exception is not None and not isinstance(result.exception, SystemExit):
+        raise result.exception
+    return subprocess.CompletedProcess(["fathom", *args], result.exit_code, result.stdout, result.stderr)
+
+
+def _bench(*args: str, tmp_path: Path) -> subprocess.CompletedProcess[str]:
+    return _cli(*BENCH, *args)
 
 
 def test_sweep_and_data_dir_reuse(tmp_path: Path) -> None:
@@ -68,7 +84,7 @@ def test_sweep_and_data_dir_reuse(tmp_path: Path) -> None:
         *("--embedding-weight", "0.3", "--embedding-weight", "0.7"),
         *("--fusion", "rrf", "--fusion", "convex"),
     ]
-    first = _bench(*sweep, tmp_path=tmp_path)
+    first = _bench_process(*sweep)
     assert first.returncode == 0, first.stderr
     result = json.loads(first.stdout)
     assert result["reusedDataDir"] is False and result["documents"] == 5
@@ -143,17 +159,10 @@ def _sweep_matches_search(tmp_path: Path, *model: str) -> dict[str, Any]:
     )
     assert searched.returncode == 0, searched.stderr
     by_fusion = {row["fusion"]: row for row in json.loads(searched.stdout)["modes"]}
-    env = {k: v for k, v in os.environ.items() if not k.startswith("FATHOM_")}
-    sweep = subprocess.run(
-        [
-            *(sys.executable, "-m", "fathom", "bench", "fusion-sweep", "--split", "train"),
-            *("--dataset", str(dataset), "--data-dir", str(data_dir), "--embedding-weight", "0.3"),
-            *("--fusion", "default", "--fusion", "rrf", "--coverage-exponent", "4"),
-        ],
-        env={**env, "FATHOM_LOG_LEVEL": "warning"},
-        capture_output=True,
-        text=True,
-        timeout=180,
+    sweep = _cli(
+        *("bench", "fusion-sweep", "--split", "train"),
+        *("--dataset", str(dataset), "--data-dir", str(data_dir), "--embedding-weight", "0.3"),
+        *("--fusion", "default", "--fusion", "rrf", "--coverage-exponent", "4"),
     )
     assert sweep.returncode == 0, sweep.stderr
     result = json.loads(sweep.stdout)

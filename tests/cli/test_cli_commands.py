@@ -40,6 +40,26 @@ def run_cli(*args: str, env: dict[str, str], timeout: float = 60) -> subprocess.
     return subprocess.run([*FATHOM, *args], env=env, capture_output=True, text=True, timeout=timeout)
 
 
+def cli_in_process(*args: str, env: dict[str, str]) -> subprocess.CompletedProcess[str]:
+    """The same ``fathom`` typer app run in this process, with ``env``'s ``FATHOM_*`` settings and no others.
+
+    A fresh interpreter spends ~3 s of CPU importing fathom before a command starts (issue #33). What a
+    user sees of a whole process (``serve``, the one-clean-line errors, a worker that configures logging)
+    runs through :func:`run_cli`; commands whose output these tests read (``db upgrade``, ``doctor``,
+    ``keys create``, ``jobs list``) run here. An exception the command does not turn into a clean exit is
+    raised, where a subprocess would print its traceback."""
+    from typer.testing import CliRunner
+
+    from fathom.cli import app
+
+    settings: dict[str, str | None] = {k: None for k in os.environ if k.startswith("FATHOM_")}
+    settings.update({k: v for k, v in env.items() if k.startswith("FATHOM_")})
+    result = CliRunner().invoke(app, list(args), env=settings)
+    if result.exception is not None and not isinstance(result.exception, SystemExit):
+        raise result.exception
+    return subprocess.CompletedProcess(["fathom", *args], result.exit_code, result.stdout, result.stderr)
+
+
 def assert_one_clean_error(result: subprocess.CompletedProcess[str], *fragments: str) -> None:
     assert result.returncode != 0
     assert "Traceback" not in result.stderr + result.stdout
@@ -155,19 +175,19 @@ def test_invalid_setting_is_one_clear_line(tmp_path: Path) -> None:
 
 def test_db_upgrade_is_idempotent(tmp_path: Path) -> None:
     env = _env(tmp_path)
-    first, second = run_cli("db", "upgrade", env=env), run_cli("db", "upgrade", env=env)
+    first, second = cli_in_process("db", "upgrade", env=env), cli_in_process("db", "upgrade", env=env)
     assert first.returncode == 0 and second.returncode == 0
     assert first.stdout.split()[-1] == second.stdout.split()[-1]
 
 
 def test_keys_create_prints_a_working_key(served: tuple[str, subprocess.Popen[str], dict[str, str]]) -> None:
     base, _, env = served
-    result = run_cli("keys", "create", "--name", "ci", env=env)
+    result = cli_in_process("keys", "create", "--name", "ci", env=env)
     assert result.returncode == 0, result.stderr
     key = result.stdout.strip()
     response = httpx.get(f"{base}/api/v1/whoami", headers={"Authorization": f"Bearer {key}"})
     assert response.status_code == 200
-    unknown_app = run_cli("keys", "create", "--app", "0" * 24, env=env)
+    unknown_app = cli_in_process("keys", "create", "--app", "0" * 24, env=env)
     assert_one_clean_error(unknown_app, "--app", "not found")
 
 
@@ -182,8 +202,8 @@ def test_doctor_prints_masked_settings_and_every_check(tmp_path: Path) -> None:
             FATHOM_OPENAI_BASE_URL=model_server.base_url,
             FATHOM_CHAT_MODEL="scripted-chat",
         )
-        assert run_cli("db", "upgrade", env=env).returncode == 0
-        result = run_cli("doctor", env=env)
+        assert cli_in_process("db", "upgrade", env=env).returncode == 0
+        result = cli_in_process("doctor", env=env)
         asked = [request.path for request in model_server.requests]
     assert "sk-very-secret-value" not in result.stdout and "s" * 32 not in result.stdout
     assert "FATHOM_SECRET_KEY = ********" in result.stdout
@@ -207,14 +227,14 @@ def test_doctor_reports_a_model_endpoint_that_does_not_answer(tmp_path: Path) ->
         FATHOM_OPENAI_API_KEY="sk-x",
         FATHOM_CHAT_MODEL="down-model",
     )
-    assert run_cli("db", "upgrade", env=env).returncode == 0
-    result = run_cli("doctor", env=env)
+    assert cli_in_process("db", "upgrade", env=env).returncode == 0
+    result = cli_in_process("doctor", env=env)
     assert result.returncode == 1
     assert "FAIL model down-model" in " ".join(result.stdout.split())
 
 
 def test_doctor_on_an_empty_database_says_serve_migrates_it(tmp_path: Path) -> None:
-    result = run_cli("doctor", env=_env(tmp_path))
+    result = cli_in_process("doctor", env=_env(tmp_path))
     words = " ".join(result.stdout.split())
     assert "ok database reachable: " in words and "empty: `fathom serve` migrates it when it starts" in words
     assert "FAIL database" not in words and result.returncode == 0, result.stdout
@@ -223,7 +243,7 @@ def test_doctor_on_an_empty_database_says_serve_migrates_it(tmp_path: Path) -> N
 def test_doctor_reports_a_redis_that_does_not_answer_without_its_address(tmp_path: Path) -> None:
     port = _free_port()
     env = _env(tmp_path, FATHOM_REDIS_URL=f"redis://:hunter2secret@127.0.0.1:{port}/0")
-    result = run_cli("doctor", env=env)
+    result = cli_in_process("doctor", env=env)
     words = " ".join(result.stdout.split())
     assert "FAIL redis: unreachable" in words and result.returncode == 1
     assert "hunter2secret" not in result.stdout and f"unreachable: {port}" not in words
@@ -236,7 +256,7 @@ def test_worker_once_claims_and_runs_jobs_from_the_table(tmp_path: Path) -> None
     from fathom.platform import Platform
 
     env = _env(tmp_path)
-    assert run_cli("db", "upgrade", env=env).returncode == 0
+    assert cli_in_process("db", "upgrade", env=env).returncode == 0
     platform = Platform.build(Settings(data_dir=tmp_path / "data"))
 
     async def enqueue() -> list[str]:
@@ -259,5 +279,5 @@ def test_worker_once_claims_and_runs_jobs_from_the_table(tmp_path: Path) -> None
             await platform.db.close()
 
     assert asyncio.run(states()) == [("done", {"analyzed": True, "dialect": "sqlite"})] * 2
-    listing = run_cli("jobs", "list", env=env)
+    listing = cli_in_process("jobs", "list", env=env)
     assert listing.stdout.count("db.analyze") == 2 and "done" in listing.stdout

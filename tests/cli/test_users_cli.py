@@ -14,7 +14,7 @@ from pathlib import Path
 
 import httpx
 import pytest
-from test_cli_commands import _env, _free_port, run_cli
+from test_cli_commands import _env, _free_port, cli_in_process, run_cli
 
 from fathom import __version__
 
@@ -30,7 +30,10 @@ def printed_password(stdout: str) -> str:
 
 
 def users(env: dict[str, str], *args: str) -> subprocess.CompletedProcess[str]:
-    return run_cli("users", *args, env=env)
+    """``fathom users …`` through the typer app in this process (a fresh interpreter costs ~3 s of CPU to
+    import fathom, issue #33); the first command of a database and the one-clean-line errors run as real
+    subprocesses through :func:`run_cli`."""
+    return cli_in_process("users", *args, env=env)
 
 
 def sign_in_status(base: str, username: str, password: str) -> int:
@@ -65,7 +68,7 @@ def _serve_in_thread(env: dict[str, str]) -> Iterator[str]:
 
 def test_users_create_reset_disable_and_list_on_both_backends(operator_env: dict[str, str]) -> None:
     env = operator_env
-    created = users(env, "create", "alice", "--role", "admin")
+    created = run_cli("users", "create", "alice", "--role", "admin", env=env)
     assert created.returncode == 0, created.stderr
     # the command was the first to touch this database: root's one-time password is printed too
     assert "First start: your credentials" in created.stdout
@@ -120,12 +123,12 @@ def test_a_reset_ends_the_users_sessions_and_lifts_the_lock_out(tmp_path: Path) 
 
 def test_unknown_users_and_bad_names_are_one_clear_line(tmp_path: Path) -> None:
     env = _env(tmp_path)
-    missing = users(env, "reset-password", "nobody")
+    missing = run_cli("users", "reset-password", "nobody", env=env)
     assert missing.returncode == 1 and "Traceback" not in missing.stderr
     assert "username: no user is called 'nobody'" in missing.stderr
-    bad = users(env, "create", "x")
+    bad = run_cli("users", "create", "x", env=env)
     assert bad.returncode == 1 and "username: 3 to 64 characters" in bad.stderr
-    taken = users(env, "create", "root")
+    taken = run_cli("users", "create", "root", env=env)
     assert taken.returncode == 1 and "'root' is taken" in taken.stderr
 
 

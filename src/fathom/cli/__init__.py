@@ -141,17 +141,18 @@ def serve(
     workers: int | None = typer.Option(None, help="In-process job workers (FATHOM_WORKERS)."),
 ) -> None:
     """Start the HTTP server (migrates the database first; creates the admin key on first start)."""
-    from fathom.cli.start_banner import AnnouncingServer, print_ready
-    from fathom.server.app import create_app, server_config
-
     settings = _settings()
     updates = {k: v for k, v in {"host": host, "port": port, "workers": workers}.items() if v is not None}
     settings = settings.model_copy(update=updates)
     _configure_logging(settings)
+    # a bad setting or a busy port is refused before the ~3 s of CPU that importing the server costs
+    _check_port(settings.host, settings.port)
+    from fathom.cli.start_banner import AnnouncingServer, print_ready
+    from fathom.server.app import create_app, server_config
+
     _load_models(settings)
     platform = _platform(settings)
     platform.install_log_masking()
-    _check_port(settings.host, settings.port)
 
     async def prepare() -> Any:
         try:
