@@ -206,7 +206,10 @@ class AccountService:
             counted = counts[scope]
             if counted.count > limit:
                 await self.store.give_back_attempts(keys)
-                wait = max(1, math.ceil((counted.window_started_at + window - now).total_seconds()))
+                # a parallel attempt may have started the window a moment after this one read the clock:
+                # the wait is never longer than the window itself
+                left = math.ceil((counted.window_started_at + window - now).total_seconds())
+                wait = max(1, min(math.ceil(self.limits.window_seconds), left))
                 who = "this username" if scope == "user" else "this address"
                 raise AccountError(
                     "rate_limited",
