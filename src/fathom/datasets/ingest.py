@@ -325,26 +325,14 @@ class IngestionService:
         embedder = self.embedders.get(dataset.vector_model)
         writes: list[ChunkToWrite] = []
         tokens = 0
+        numbered = list(enumerate(pieces))
         try:
-            for start in range(0, len(pieces), EMBED_BATCH_SIZE):
-                batch = pieces[start : start + EMBED_BATCH_SIZE]
-                index_texts = [split_chunk_indexes(q, a, settings) or [q] for q, a in batch]
-                flat = [t for texts in index_texts for t in texts]
-                vectors = await embedder.embed(flat)
-                tokens += embedding_tokens(flat)
-                cursor = 0
-                for offset, ((q, a), texts) in enumerate(zip(batch, index_texts, strict=True)):
-                    writes.append(
-                        ChunkToWrite(
-                            q=q,
-                            a=a,
-                            chunk_index=start + offset,
-                            index_texts=texts,
-                            vectors=vectors[cursor : cursor + len(texts)],
-                            tokens=count_tokens(q + a),
-                        )
-                    )
-                    cursor += len(texts)
+            for start in range(0, len(numbered), EMBED_BATCH_SIZE):
+                batch_writes, batch_tokens = await _embed_batch(
+                    numbered[start : start + EMBED_BATCH_SIZE], settings, embedder
+                )
+                writes.extend(batch_writes)
+                tokens += batch_tokens
         finally:
             await self._record_usage(collection, embedder, tokens, bill_id)
         return writes, embedder.model_id
@@ -362,26 +350,36 @@ class IngestionService:
         tokens = 0
         try:
             for start in range(0, len(todo), EMBED_BATCH_SIZE):
-                batch = todo[start : start + EMBED_BATCH_SIZE]
-                index_texts = [split_chunk_indexes(q, a, settings) or [q] for _, (q, a) in batch]
-                flat = [t for texts in index_texts for t in texts]
-                vectors = await embedder.embed(flat)
-                tokens += embedding_tokens(flat)
-                writes, cursor = [], 0
-                for (position, (q, a)), texts in zip(batch, index_texts, strict=True):
-                    writes.append(
-                        ChunkToWrite(
-                            q=q,
-                            a=a,
-                            chunk_index=position,
-                            index_texts=texts,
-                            vectors=vectors[cursor : cursor + len(texts)],
-                            tokens=count_tokens(q + a),
-                        )
-                    )
-                    cursor += len(texts)
+                writes, batch_tokens = await _embed_batch(
+                    todo[start : start + EMBED_BATCH_SIZE], settings, embedder
+                )
+                tokens += batch_tokens
                 await self.chunks.write_chunks(
                     collection.team_id, collection.dataset_id, collection.id, writes, model=embedder.model_id
                 )
         finally:
             await self._record_usage(collection, embedder, tokens, bill_id)
+
+
+async def _embed_batch(
+    batch: list[tuple[int, tuple[str, str]]], settings: ChunkSettings, embedder: Any
+) -> tuple[list[ChunkToWrite], int]:
+    """Embed one batch of numbered ``(q, a)`` chunks (each with its index texts) in one call: the chunks
+    to write, with their vectors, and the tokens embedded."""
+    index_texts = [split_chunk_indexes(q, a, settings) or [q] for _, (q, a) in batch]
+    flat = [t for texts in index_texts for t in texts]
+    vectors = await embedder.embed(flat)
+    writes, cursor = [], 0
+    for (position, (q, a)), texts in zip(batch, index_texts, strict=True):
+        writes.append(
+            ChunkToWrite(
+                q=q,
+                a=a,
+                chunk_index=position,
+                index_texts=texts,
+                vectors=vectors[cursor : cursor + len(texts)],
+                tokens=count_tokens(q + a),
+            )
+        )
+        cursor += len(texts)
+    return writes, embedding_tokens(flat)
