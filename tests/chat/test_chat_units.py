@@ -181,7 +181,7 @@ def test_a_run_that_crashed_in_the_database_tells_the_client_no_driver_text() ->
     import psycopg
     from sqlalchemy.exc import IntegrityError
 
-    from fathom.chat.service import _run_error
+    from fathom.chat.chat_service import _run_error
 
     refused = psycopg.OperationalError('connection to server at "10.0.0.5", port 5432 failed: refused')
     duplicate = IntegrityError(

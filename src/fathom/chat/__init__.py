@@ -15,6 +15,7 @@ from fathom.chat.apps import (
 )
 from fathom.chat.channel import DONE, ChatKey, Frame, RunChannel, RunRegistry
 from fathom.chat.chat_logs import AdminFeedback, ChatLogService
+from fathom.chat.chat_service import ChatService, history_load_limit
 from fathom.chat.errors import (
     APP_KEY_REQUIRED,
     DATA_ID_REQUIRED,
@@ -31,10 +32,9 @@ from fathom.chat.history import HistoryService, record_preview
 from fathom.chat.ids import nanoid
 from fathom.chat.messages import messages_to_chat_items, split_messages, value_text
 from fathom.chat.projection import completion_response, frame_visible
+from fathom.chat.run_services import NO_MODEL_HINT, ModelPool, NoChatModelConfigured, RunServicesFactory
 from fathom.chat.run_state import ChatOutcome, ChatRequest, PreparedRun
 from fathom.chat.secret_variables import public_chat_config, without_password_variables
-from fathom.chat.service import ChatService, history_load_limit
-from fathom.chat.services import NO_MODEL_HINT, ModelPool, NoChatModelConfigured, RunServicesFactory
 from fathom.chat.simple_app import compile_simple_app, validate_simple_config
 from fathom.chat.templates import apply_template, template_detail, template_list
 from fathom.store.protocols import ChatLogEntry, ChatLogQuery, FeedbackFilter

@@ -10,12 +10,12 @@ from fathom.chat.apps import AppService
 from fathom.chat.channel import RunRegistry
 from fathom.chat.chat_files import ChatFiles
 from fathom.chat.chat_logs import ChatLogService
+from fathom.chat.chat_service import ChatService
 from fathom.chat.fanout import RedisFanout
 from fathom.chat.history import HistoryService
 from fathom.chat.run_access import MemberAccess
 from fathom.chat.run_files import RunFilePolicy
-from fathom.chat.service import ChatService
-from fathom.chat.services import ModelPool, RunServicesFactory, SearchFn
+from fathom.chat.run_services import ModelPool, RunServicesFactory, SearchFn
 from fathom.chat.share_links import ShareLinkService
 from fathom.chat.team_tools import StdioPolicy, ToolSetRuntime
 from fathom.chat.tool_set_service import ToolSetService

@@ -13,8 +13,8 @@ from pydantic.json_schema import models_json_schema
 from typing_extensions import TypedDict
 
 from fathom.chat import ChatError
+from fathom.chat.chat_service import MAX_CHAT_ID_LENGTH
 from fathom.chat.errors import MESSAGES_NOT_ARRAY
-from fathom.chat.service import MAX_CHAT_ID_LENGTH
 from fathom.server.pagination import Count
 from fathom.server.typed import ApiModel, Flag, OptionalObjectId, Token, answers
 

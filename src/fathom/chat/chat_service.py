@@ -20,9 +20,9 @@ from fathom.chat.messages import concat_histories, split_messages, text_value, v
 from fathom.chat.ownership import ChatCaller, owner_kind
 from fathom.chat.run_access import run_readers
 from fathom.chat.run_files import RunFilePolicy, prepare_run_files
+from fathom.chat.run_services import NO_MODEL_HINT, RunServicesFactory
 from fathom.chat.run_state import ChatOutcome, ChatRequest, PreparedRun
 from fathom.chat.secret_variables import seal_password_variables, without_password_variables
-from fathom.chat.services import NO_MODEL_HINT, RunServicesFactory
 from fathom.chat.turn_lease import DEFAULT_LEASE_S, RUNNING, TurnHeartbeat
 from fathom.store.db import database_errors, database_unavailable
 from fathom.store.protocols import (
