@@ -4,7 +4,8 @@ instructions (or the collection's ``qaPrompt``) and stores the question/answer p
 FastGPT's ``formatSplitText`` parses them; ``autoIndexes`` stores the index texts the model wrote as typed
 extra indexes; ``pushData`` with ``trainingType: "qa"`` trains the pushed rows. A chunk the model keeps
 failing on is retried by the model client, then kept with its error (``getTrainingError``,
-``trainingDetail``, ``getDatasetTrainingQueue``, ``hasError``), and ``updateTrainingData`` retries it."""
+``trainingDetail``, ``getDatasetTrainingQueue``, ``hasError``), ``updateTrainingData`` retries it, and
+``getTrainingDataDetail`` / ``deleteTrainingData`` read and delete it."""
 
 from __future__ import annotations
 
@@ -316,6 +317,69 @@ def test_a_failing_chunk_is_retried_kept_with_its_error_then_retried_by_the_rout
         client.post("/api/core/dataset/training/getDatasetTrainingQueue", json={"datasetId": dataset_id})
     )
     assert queue["trainingCount"] == 0
+
+
+def test_a_failed_chunk_is_read_then_deleted_by_the_training_data_routes(
+    client: httpx.Client, scripted: ScriptedOpenAIServer
+) -> None:
+    """FastGPT's ``getTrainingDataDetail`` and ``deleteTrainingData`` with the documented body
+    ``{datasetId, collectionId, dataId}``: the detail of a failed chunk, then deleting it, after which the
+    collection has no error left and the chunk is never trained."""
+    scripted.set_script(
+        lambda request: (
+            Turn(status=400, error="no such request")
+            if chunk_of(request) == PARAGRAPHS[2]
+            else qa_reply(request)
+        )
+    )
+    dataset_id = new_dataset(client, "Delete failed")
+    collection_id = import_text(client, dataset_id, trainingType="qa")
+    assert wait_trained(client, dataset_id, collection_id)["trainingErrorCount"] == 1
+    errors = ok(
+        client.post("/api/core/dataset/training/getTrainingError", json={"collectionId": collection_id})
+    )
+    data_id = errors["list"][0]["_id"]
+    body = {"datasetId": dataset_id, "collectionId": collection_id, "dataId": data_id}
+
+    detail = client.post("/api/core/dataset/training/getTrainingDataDetail", json=body)
+    assert detail.status_code == 200 and detail.json()["code"] == 200
+    assert detail.json()["data"] == {
+        "_id": data_id,
+        "datasetId": dataset_id,
+        "mode": "qa",
+        "q": PARAGRAPHS[2],
+        "a": "",
+    }
+    other = import_text(client, dataset_id, name="other", trainingType="chunk")
+    elsewhere = {**body, "collectionId": other}
+    assert ok(client.post("/api/core/dataset/training/getTrainingDataDetail", json=elsewhere)) is None
+    wrong_dataset = {**body, "datasetId": new_dataset(client, "Not its knowledge base")}
+    refused = client.post("/api/core/dataset/training/deleteTrainingData", json=wrong_dataset)
+    assert refused.status_code == 400 and refused.json()["statusText"] == "invalidParams"
+    assert refused.json()["message"].startswith("datasetId: ")
+
+    deleted = client.post("/api/core/dataset/training/deleteTrainingData", json=body)
+    assert deleted.status_code == 200 and deleted.json()["code"] == 200 and deleted.json()["data"] == {}
+    assert ok(client.post("/api/core/dataset/training/getTrainingDataDetail", json=body)) is None
+    item = listed(client, dataset_id, collection_id)
+    assert not item["hasError"] and item["trainingErrorCount"] == 0 and item["trainingAmount"] == 0
+    assert item["dataAmount"] == 4
+    errors = ok(
+        client.post("/api/core/dataset/training/getTrainingError", json={"collectionId": collection_id})
+    )
+    assert errors == {"list": [], "total": 0}
+    wait_trained(client, dataset_id, other)
+    queue = ok(
+        client.post("/api/core/dataset/training/getDatasetTrainingQueue", json={"datasetId": dataset_id})
+    )
+    assert queue["trainingCount"] == 0
+
+    again = client.post("/api/core/dataset/training/deleteTrainingData", json=body)
+    assert again.status_code == 404 and again.json()["message"].startswith("dataId: ")
+    without = client.post(
+        "/api/core/dataset/training/deleteTrainingData", json={"collectionId": collection_id}
+    )
+    assert without.status_code == 400 and "dataId" in without.json()["message"]
 
 
 def test_retrying_everything_failed_in_a_dataset(

@@ -175,6 +175,18 @@ ROUTES: list[Route] = [
         READ,
     ),
     Route(
+        "POST",
+        "/api/core/dataset/training/getTrainingDataDetail",
+        lambda w: {"datasetId": w.dataset_id, "collectionId": w.collection_id, "dataId": FAKE},
+        READ,
+    ),
+    Route(
+        "POST",
+        "/api/core/dataset/training/deleteTrainingData",
+        lambda w: {"datasetId": w.dataset_id, "collectionId": w.collection_id, "dataId": FAKE},
+        WRITE,
+    ),
+    Route(
         "PUT", "/api/core/dataset/collection/update", lambda w: {"id": w.collection_id, "tags": ["x"]}, WRITE
     ),
     Route(

@@ -1,7 +1,8 @@
 """FastGPT's training routes: the queue of a knowledge base (``getDatasetTrainingQueue``), the chunks the
-model failed on (``getTrainingError``) and retrying them (``updateTrainingData``: one by ``dataId``, all of
+model failed on (``getTrainingError``), retrying them (``updateTrainingData``: one by ``dataId``, all of
 a collection by ``collectionId``, all of a knowledge base by ``datasetId``; a failed import is retried
-too)."""
+too), and one training item of a collection: read (``getTrainingDataDetail``) or deleted
+(``deleteTrainingData``)."""
 
 from __future__ import annotations
 
@@ -12,7 +13,7 @@ from pydantic import Field, model_validator
 
 from fathom.server.auth import AuthContext
 from fathom.server.errors import ApiError, envelope, not_found
-from fathom.server.permissions import require_team_key
+from fathom.server.permissions import Need, require_team_key
 from fathom.server.routes.collections import load_collection
 from fathom.server.routes.common import ANY_METHOD, iso, platform_of
 from fathom.server.routes.dataset_models import Page
@@ -52,6 +53,22 @@ class UpdateTrainingData(ApiModel):
         if self.chunkIndex is not None:
             raise ValueError("chunkIndex: moving a chunk is not supported; leave chunkIndex out")
         return self
+
+
+class TrainingDataRef(ApiModel):
+    """FastGPT's ``{datasetId, collectionId, dataId}``: a training item of a collection."""
+
+    datasetId: OptionalObjectId = None
+    collectionId: ObjectId
+    dataId: ObjectId = Field(description="A training item's _id (getTrainingError)")
+
+
+class TrainingDataDetail(ApiModel):
+    id_: str = Field(alias="_id")
+    datasetId: str
+    mode: str
+    q: str
+    a: str
 
 
 class TrainingQueue(ApiModel):
@@ -183,3 +200,58 @@ async def update_training_data(
     retried = [c for c in scope if c.status == "error" or (c.id in counts and counts[c.id].pending)]
     await _requeue(request, retried)
     return envelope(None)
+
+
+async def _item_collection(
+    request: Request, auth: AuthContext, payload: TrainingDataRef, need: Need
+) -> CollectionRecord:
+    collection = await load_collection(request, auth, payload.collectionId, need)
+    if payload.datasetId is not None and payload.datasetId != collection.dataset_id:
+        raise ApiError(
+            400,
+            "invalidParams",
+            f"datasetId: collection {collection.id} belongs to knowledge base {collection.dataset_id}, "
+            f"not {payload.datasetId}; send its datasetId or leave datasetId out",
+        )
+    return collection
+
+
+@router.api_route(
+    "/api/core/dataset/training/getTrainingDataDetail",
+    methods=ANY_METHOD,
+    summary="One training item of a collection (null when it has none such)",
+    responses=answers(TrainingDataDetail | None),
+)
+async def get_training_data_detail(
+    request: Request,
+    auth: AuthContext = Depends(kb_caller),
+    payload: TrainingDataRef = parsed(TrainingDataRef),
+) -> dict[str, Any]:
+    """``{_id, datasetId, mode, q, a}`` of a training item (waiting for the model, or failed), or
+    ``null`` as FastGPT answers when the collection has no such item (trained and gone, or deleted)."""
+    collection = await _item_collection(request, auth, payload, "read")
+    item = await platform_of(request).training.in_collection(auth.team_id, collection.id, payload.dataId)
+    if item is None:
+        return envelope(None)
+    return envelope(
+        {"_id": item.id, "datasetId": item.dataset_id, "mode": item.mode, "q": item.q, "a": item.a}
+    )
+
+
+@router.api_route(
+    "/api/core/dataset/training/deleteTrainingData",
+    methods=ANY_METHOD,
+    summary="Delete a training item of a collection, so the model never trains it",
+    responses=answers(dict[str, Any]),
+)
+async def delete_training_data(
+    request: Request,
+    auth: AuthContext = Depends(kb_caller),
+    payload: TrainingDataRef = parsed(TrainingDataRef),
+) -> dict[str, Any]:
+    """FastGPT's answer ``{}``. A waiting item no longer counts as training left, a failed one no longer
+    as an error; an item the collection does not have (trained and gone, or never its) → 404."""
+    collection = await _item_collection(request, auth, payload, "write")
+    if not await platform_of(request).training.delete_item(auth.team_id, collection.id, payload.dataId):
+        raise ApiError(404, "", f"dataId: collection {collection.id} has no training data {payload.dataId}")
+    return envelope({})

@@ -10,7 +10,7 @@ from __future__ import annotations
 from collections.abc import Sequence
 from dataclasses import dataclass
 
-from sqlalchemy import func, select, update
+from sqlalchemy import delete, func, select, update
 
 from fathom.store.db import Database
 from fathom.store.models import Collection, TrainingItem, utcnow
@@ -140,6 +140,37 @@ class SqlTrainingRepository:
             if row is None or row.team_id != team_id:
                 raise NotFound(f"training data {item_id} not found")
             return _record(row)
+
+    async def in_collection(
+        self, team_id: str, collection_id: str, item_id: str
+    ) -> TrainingItemRecord | None:
+        """The item ``item_id`` of a collection (waiting or failed), or None when the collection has none
+        such (never an item of another collection or team)."""
+        async with self.db.sessions() as session:
+            row = await session.get(TrainingItem, item_id)
+            if row is None or row.team_id != team_id or row.collection_id != collection_id:
+                return None
+            return _record(row)
+
+    async def delete_item(self, team_id: str, collection_id: str, item_id: str) -> bool:
+        """Delete an item of a collection, so the model never trains it (a run that has it in hand drops
+        its result: :class:`AlreadyTrained`). A waiting item no longer counts as training left; a failed
+        one did not. Returns whether there was such an item."""
+        async with self.db.transaction() as session:
+            row = await session.get(TrainingItem, item_id)
+            if row is None or row.team_id != team_id or row.collection_id != collection_id:
+                return False
+            waiting = row.error is None
+            gone = await session.execute(delete(TrainingItem).where(TrainingItem.id == item_id))
+            if getattr(gone, "rowcount", 0) != 1:  # a training run wrote it (and deleted it) meanwhile
+                return False
+            if waiting:
+                await session.execute(
+                    update(Collection)
+                    .where(Collection.id == collection_id)
+                    .values(chunks_total=Collection.chunks_total - 1)
+                )
+            return True
 
     async def retry(
         self,
