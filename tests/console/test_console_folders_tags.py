@@ -116,11 +116,16 @@ def test_suggested_questions_show_under_the_answer_and_are_sent_when_clicked(
             return text_turn("['Which card?', 'Any fees?', 'How to apply?']")
         return text_turn(f"Answer to: {last}")
 
+    def guide_requests() -> int:
+        prompt = "You are an AI assistant tasked with predicting"
+        return sum(str(r["messages"][-1]["content"]).startswith(prompt) for r in scripted_model.chat_requests)
+
     scripted_model.set_script(script)
     page = browser.new_page(viewport={"width": 1360, "height": 860})
     try:
         sign_in(page, server.base_url, server.admin_key)
         page.goto(f"{server.base_url}/chat/{app_id}")
+        asked = guide_requests()
         page.fill("textarea[name=message]", "How long do refunds take?")
         page.keyboard.press("Enter")
         guide = page.wait_for_selector("[data-testid=question-guide]", timeout=30_000)
@@ -129,6 +134,8 @@ def test_suggested_questions_show_under_the_answer_and_are_sent_when_clicked(
             "Any fees?",
             "How to apply?",
         ]
+        # made once, with the answer, and read from its stream (no second request for them)
+        assert guide_requests() == asked + 1
         page.screenshot(path=str(screenshots / "31-question-guide.png"))
         page.click("[data-testid=question-guide] >> text=Any fees?")
         page.wait_for_selector(".msg.user:has-text('Any fees?')")

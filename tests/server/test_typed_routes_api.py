@@ -108,6 +108,7 @@ SSE_EVENTS = {
     "workflowDuration",
     "error",
     "datasetIndexing",  # Fathom's: a knowledge base searched is still indexing
+    "questionGuide",  # Fathom's: the next questions when the app's question guide is on
 }
 
 

@@ -18,6 +18,7 @@ from fathom.chat.fanout import RedisFanout, RemoteChannel
 from fathom.chat.ids import nanoid
 from fathom.chat.messages import concat_histories, split_messages, text_value, value_text
 from fathom.chat.ownership import ChatCaller, owner_kind
+from fathom.chat.question_guide import guide_after_run
 from fathom.chat.run_access import run_readers
 from fathom.chat.run_files import RunFilePolicy, prepare_run_files
 from fathom.chat.run_services import NO_MODEL_HINT, RunServicesFactory
@@ -355,6 +356,9 @@ class ChatService:
         if outcome.error is not None:
             channel.push("error", {"message": outcome.error})
         else:
+            outcome.question_guide = await guide_after_run(self.services.models, self.usage, outcome)
+            if outcome.question_guide is not None:  # Fathom's event (detailed streams), before [DONE]
+                channel.push("questionGuide", outcome.question_guide)
             channel.push("answer", text_adapt_gpt_response(None, finish_reason="stop"))
             channel.push("answer", DONE)
             assert outcome.result is not None

@@ -99,6 +99,8 @@ def completion_response(
     )
     if result is not None and result.error:
         body["error"] = result.error
+    if outcome.question_guide is not None:  # Fathom's: the app's chatConfig.questionGuide is on
+        body["questionGuide"] = outcome.question_guide
     if outcome.interactive is not None:
         body["interactive"] = {
             **outcome.interactive,

@@ -2,16 +2,21 @@
 chat, FastGPT's prompt, and three short questions parsed from the model's answer.
 
 FastGPT's chat page asks for them after each answer when the app's ``chatConfig.questionGuide`` is on
-(its completions stream carries nothing for them); Fathom's console does the same."""
+(its completions stream carries nothing for them). Fathom also makes them at the end of each run of such
+an app (:func:`guide_after_run`): a detailed stream carries them as its own ``questionGuide`` event
+before ``[DONE]``, a non-stream answer as a ``questionGuide`` field; its console reads that event."""
 
 from __future__ import annotations
 
 import ast
 import json
 import logging
-from collections.abc import Sequence
+from collections.abc import Mapping, Sequence
 from dataclasses import dataclass
 from typing import Any
+
+from fathom.chat.run_state import ChatOutcome
+from fathom.store.protocols import UsageRecord, UsageRepository
 
 log = logging.getLogger(__name__)
 
@@ -51,6 +56,21 @@ class QuestionGuide:
     model: str
     input_tokens: int
     output_tokens: int
+    points: float = 0.0  # what the call cost, by the model's prices
+
+    def usage(self, team_id: str, app_id: str | None, source: str, api_key_id: str | None) -> UsageRecord:
+        """The usage record of the call (module ``Question Guide``)."""
+        return UsageRecord(
+            team_id=team_id,
+            app_id=app_id,
+            source=source,
+            module_name="Question Guide",
+            model=self.model,
+            input_tokens=self.input_tokens,
+            output_tokens=self.output_tokens,
+            total_points=self.points,
+            api_key_id=api_key_id,
+        )
 
 
 def question_guide_config(value: Any) -> QuestionGuideConfig:
@@ -74,12 +94,26 @@ def _text(value: Sequence[Any]) -> str:
     return "\n".join(part for part in parts if part)
 
 
+def app_chat_model(workflow: Mapping[str, Any]) -> str:
+    """The first chat model the app's nodes name ("" when none)."""
+    for node in workflow.get("nodes") or []:
+        for item in node.get("inputs") or []:
+            if item.get("key") == "model" and isinstance(item.get("value"), str) and item["value"]:
+                return str(item["value"])
+    return ""
+
+
+def _field(item: Any, name: str) -> Any:
+    return item.get(name) if isinstance(item, Mapping) else getattr(item, name, None)
+
+
 def history_messages(items: Sequence[Any]) -> list[dict[str, str]]:
-    """Chat items (``obj``, ``value``) as model messages, their text only, oldest first."""
+    """Chat items (records or FastGPT's dicts: ``obj``, ``value``) as model messages, their text only,
+    oldest first."""
     messages = []
     for item in items:
-        role = _ROLES.get(str(getattr(item, "obj", "")))
-        text = _text(getattr(item, "value", None) or [])
+        role = _ROLES.get(str(_field(item, "obj") or ""))
+        text = _text(_field(item, "value") or [])
         if role and text:
             messages.append({"role": role, "content": text})
     return messages
@@ -111,9 +145,57 @@ async def create_question_guide(
     result = await model.complete([*messages, {"role": "user", "content": prompt}])
     usage = getattr(result, "usage", None)
     config = getattr(model, "config", None)
+    input_tokens = int(getattr(usage, "input_tokens", 0) or 0)
+    output_tokens = int(getattr(usage, "output_tokens", 0) or 0)
+    price = getattr(config, "price", None)
     return QuestionGuide(
         questions=_parse_questions(str(getattr(result, "content", "") or "")),
         model=str(getattr(config, "id", "") or getattr(model, "model_id", "") or ""),
-        input_tokens=int(getattr(usage, "input_tokens", 0) or 0),
-        output_tokens=int(getattr(usage, "output_tokens", 0) or 0),
+        input_tokens=input_tokens,
+        output_tokens=output_tokens,
+        points=float(price(input_tokens, output_tokens)) if callable(price) else 0.0,
     )
+
+
+async def _guide_after_answer(
+    models: Any, workflow: Mapping[str, Any], histories: Sequence[Any], query: Any, answer: str
+) -> QuestionGuide | None:
+    """The next questions after a run's answer when the app's ``chatConfig.questionGuide`` is on (None
+    when it is off). ``models.chat_model(id)`` gives the model: the guide's own, else the app's chat model,
+    else the default. The answer is given already: a failing model is logged and gives None, never an
+    error for the answer."""
+    config = question_guide_config((workflow.get("chatConfig") or {}).get("questionGuide"))
+    if not config.open:
+        return None
+    items = [
+        *histories,
+        {"obj": "Human", "value": query},
+        {"obj": "AI", "value": [{"type": "text", "text": {"content": answer}}]},
+    ]
+    messages = history_messages(items[-HISTORY_ITEMS:])
+    try:
+        model = models.chat_model(config.model or app_chat_model(workflow))
+        return await create_question_guide(model, messages, custom_prompt=config.custom_prompt)
+    except Exception as exc:  # noqa: BLE001 - whatever the model did, the answer stands without questions
+        log.warning("question guide after the answer left out: %s", exc)
+        return None
+
+
+async def guide_after_run(models: Any, usage: UsageRepository, outcome: ChatOutcome) -> list[str] | None:
+    """:func:`_guide_after_answer` for a run that answered (not one paused for the user), its usage
+    recorded as the run's: the questions, or None. A plain stream (``detail=false``: OpenAI chunks only)
+    has no place for them, so none are made for it."""
+    prepared = outcome.prepared
+    request = prepared.request
+    if outcome.interactive is not None or (request.stream and not prepared.detail):
+        return None
+    guide = await _guide_after_answer(
+        models, prepared.graph.workflow, prepared.histories, prepared.query, outcome.text
+    )
+    if guide is None:
+        return None
+    try:
+        await usage.record(guide.usage(request.team_id, request.app_id, request.source, request.api_key_id))
+    except Exception:  # noqa: BLE001 - the answer stands; the lost record is logged with its cause
+        log.exception("question guide usage of app %s not recorded", request.app_id)
+    return guide.questions

@@ -69,6 +69,7 @@ class ChatOutcome:
     text: str = ""
     error: str | None = None
     assistant_value: list[dict[str, Any]] = field(default_factory=list)
+    question_guide: list[str] | None = None  # chatConfig.questionGuide on and the model answered
 
     @property
     def interactive(self) -> dict[str, Any] | None:

@@ -165,8 +165,6 @@ function ChatWithApp({ apps, appId, chatId, appKey }: { apps: AppSummary[]; appI
   const [streaming, setStreaming] = useState(false);
   const [quote, setQuote] = useState<Quote | null>(null);
   const [guide, setGuide] = useState<string[]>([]);
-  const appRef = useRef<AppDetail | null>(null);  // the app as loaded, for a send begun before it was
-  appRef.current = app;
   const closeQuote = useCallback(() => setQuote(null), []);
   useEscape(closeQuote, !!quote);
   const abort = useRef<AbortController | null>(null);
@@ -208,20 +206,13 @@ function ChatWithApp({ apps, appId, chatId, appKey }: { apps: AppSummary[]; appI
 
   useEffect(() => { bottom.current?.scrollIntoView({ block: "end" }); }, [turns]);
 
-  /** FastGPT's question guide: after an answer, when the app's chatConfig.questionGuide is on, ask for the
-   * next questions (the stream carries none) and show them as buttons. */
-  const askGuide = async () => {
-    const setting = appRef.current?.chatConfig?.questionGuide as boolean | { open?: boolean } | undefined;
-    if (!(setting === true || (typeof setting === "object" && setting?.open))) return;
-    try {
-      const questions = await api<string[]>("POST", "/api/core/ai/agent/v2/createQuestionGuide", { appId, chatId: currentChat.current });
-      setGuide(Array.isArray(questions) ? questions.slice(0, 5) : []);
-    } catch { setGuide([]); }
-  };
+  /** The question guide: when the app's chatConfig.questionGuide is on, Fathom's stream carries the next
+   * questions as its `questionGuide` event before [DONE] (FastGPT's page asks createQuestionGuide after
+   * the answer instead); they show as buttons under the answer. */
+  const showGuide = (data: unknown) => setGuide(Array.isArray(data) ? data.map(String).slice(0, 5) : []);
   const send = async (content: string) => {
     if (!content.trim() || streaming) return;
     setGuide([]);
-    let answered = false;
     const controller = new AbortController();
     abort.current = controller;
     setStreaming(true);
@@ -235,8 +226,7 @@ function ChatWithApp({ apps, appId, chatId, appKey }: { apps: AppSummary[]; appI
       await streamSse(path, {
         appId, chatId: currentChat.current, stream: true, detail: true, variables, responseChatItemId: answerId,
         messages: [{ role: "user", content }],
-      }, ({ event, data }) => update((t) => applyEvent(t, event, data)), controller.signal);
-      answered = true;
+      }, ({ event, data }) => (event === "questionGuide" ? showGuide(data) : update((t) => applyEvent(t, event, data))), controller.signal);
     } catch (e) {
       if ((e as Error).name !== "AbortError") update((t) => ({ ...t, error: (e as Error).message }));
     } finally {
@@ -246,7 +236,6 @@ function ChatWithApp({ apps, appId, chatId, appKey }: { apps: AppSummary[]; appI
       if (!chatId) history.replaceState(null, "", `/chat/${appId}/${currentChat.current}`);
       loadHistories();
     }
-    if (answered) askGuide();
   };
   const newChat = () => {
     abort.current?.abort();

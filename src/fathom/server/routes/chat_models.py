@@ -155,6 +155,11 @@ class ChatCompletion(BaseModel):
         "miss passages of documents not yet searchable); absent when every one is fully indexed",
     )
     interactive: dict[str, Any] | None = Field(None, description="The run paused for the user")
+    questionGuide: list[str] | None = Field(
+        None,
+        description="Fathom's: suggested next questions, only when the app's chatConfig.questionGuide is on "
+        "(absent when off, or when the model failed on them)",
+    )
 
 
 # --- SSE events: each frame's ``data``; ``x-sse-event`` names the ``event:`` line --------------------
@@ -270,6 +275,13 @@ class SseDatasetIndexing(BaseModel):
     message: str = Field(examples=["The knowledge base is still indexing: …. This answer may miss passages."])
 
 
+class SseQuestionGuide(RootModel[list[str]]):
+    """``questionGuide`` (Fathom's, detail only): the suggested next questions when the app's
+    ``chatConfig.questionGuide`` is on, after the answer and before ``[DONE]``."""
+
+    model_config = ConfigDict(json_schema_extra={"x-sse-event": ["questionGuide"]})
+
+
 class SseWorkflowDuration(BaseModel):
     """``workflowDuration``: the run ended."""
 
@@ -307,6 +319,7 @@ SSE_EVENTS: list[type[BaseModel]] = [
     SseUpdateVariables,
     SseInteractive,
     SseDatasetIndexing,
+    SseQuestionGuide,
     SseWorkflowDuration,
     SseError,
     SseResume,

@@ -13,6 +13,7 @@ from fathom.chat import ChatError, draft_workflow
 from fathom.chat.question_guide import (
     HISTORY_ITEMS,
     QuestionGuide,
+    app_chat_model,
     create_question_guide,
     history_messages,
     question_guide_config,
@@ -25,7 +26,6 @@ from fathom.server.routes.app_access import chat_of
 from fathom.server.routes.common import ANY_METHOD, platform_of
 from fathom.server.routes.history import history_app
 from fathom.server.typed import BLANK_IS_NONE, ApiModel, ObjectId, answers, parsed
-from fathom.store.protocols import UsageRecord
 
 router = APIRouter(tags=["chat"])
 MESSAGES_MAX = 50
@@ -55,15 +55,6 @@ class CreateQuestionGuideLegacy(ApiModel):
     messages: Annotated[list[GuideMessage], Field(min_length=1, max_length=MESSAGES_MAX)]
 
 
-def _app_model(workflow: dict[str, Any]) -> str:
-    """The first chat model the app's nodes name ("" when none)."""
-    for node in workflow.get("nodes") or []:
-        for item in node.get("inputs") or []:
-            if item.get("key") == "model" and isinstance(item.get("value"), str) and item["value"]:
-                return str(item["value"])
-    return ""
-
-
 async def _guide(
     request: Request, auth: AuthContext, messages: list[dict[str, str]], model_id: str, custom_prompt: str
 ) -> QuestionGuide:
@@ -79,19 +70,8 @@ async def _guide(
 
 
 async def _record(request: Request, auth: AuthContext, app_id: str | None, guide: QuestionGuide) -> None:
-    await platform_of(request).usage.record(
-        UsageRecord(
-            team_id=auth.team_id,
-            app_id=app_id,
-            source="api" if auth.api_key_id else "online",
-            module_name="Question Guide",
-            model=guide.model,
-            input_tokens=guide.input_tokens,
-            output_tokens=guide.output_tokens,
-            total_points=0,
-            api_key_id=auth.api_key_id,
-        )
-    )
+    source = "api" if auth.api_key_id else "online"
+    await platform_of(request).usage.record(guide.usage(auth.team_id, app_id, source, auth.api_key_id))
 
 
 @router.api_route(
@@ -126,7 +106,7 @@ async def create_guide(
     if not messages:
         return envelope([])
     guide = await _guide(
-        request, auth, messages, setting.model or _app_model(workflow), setting.custom_prompt
+        request, auth, messages, setting.model or app_chat_model(workflow), setting.custom_prompt
     )
     await _record(request, auth, app.id, guide)
     return envelope(guide.questions)
