@@ -1,4 +1,5 @@
-"""``/api/v1|v2/chat/completions`` driven with the real ``openai`` client and a raw SSE reader."""
+"""``/api/v1|v2/chat/completions`` driven with the real ``openai`` client and a raw SSE reader, on SQLite
+and PostgreSQL."""
 
 from __future__ import annotations
 
@@ -10,6 +11,12 @@ from chat_support import MODEL, ChatServer, answer_text, parse_sse, simple_app_b
 from openai.types.chat import ChatCompletion, ChatCompletionChunk
 
 from fathom.testing import ScriptedOpenAIServer, text_turn
+
+
+@pytest.fixture(scope="module")
+def chat_server(chat_server_each_backend: ChatServer) -> ChatServer:
+    """The module's own server, on SQLite and on PostgreSQL (issue 30: ``historyPreview``)."""
+    return chat_server_each_backend
 
 
 @pytest.fixture(scope="module")
@@ -204,19 +211,30 @@ def test_v2_non_stream_id_is_empty_without_chat_id(
 
 
 def test_detail_non_stream_has_response_data_and_new_variables(
-    chat_server: ChatServer, scripted: ScriptedOpenAIServer, app_key: str
+    chat_server: ChatServer, scripted: ScriptedOpenAIServer, app_id: str, app_key: str
 ) -> None:
     scripted.set_script([text_turn("Detailed.")])
-    body = {"detail": True, "variables": {"lang": "en"}, "messages": [{"role": "user", "content": "q"}]}
+    body = {
+        "detail": True,
+        "variables": {"lang": "en"},
+        "responseChatItemId": "answer-detailed",
+        "messages": [{"role": "user", "content": "q"}],
+    }
     reply = post(chat_server, app_key, body).json()
     assert reply["choices"][0]["message"]["content"] == "Detailed."
     assert [r["moduleType"] for r in reply["responseData"]] == ["workflowStart", "chatNode"]
     # FastGPT's getHistoryPreview: roles as chat items name them, the answer last
-    assert reply["responseData"][1]["historyPreview"] == [
+    preview = [
         {"obj": "System", "value": "Be brief."},
         {"obj": "Human", "value": "q"},
         {"obj": "AI", "value": "Detailed."},
     ]
+    assert reply["responseData"][1]["historyPreview"] == preview
+    # ... and so they are stored: the answer's node responses read back
+    with chat_server.client(app_key) as client:
+        query = {"appId": app_id, "chatId": reply["id"], "dataId": "answer-detailed"}
+        stored = client.get("/api/core/chat/getResData", params=query).json()["data"]
+    assert stored[1]["historyPreview"] == preview
     assert reply["newVariables"]["lang"] == "en"
     plain = post(chat_server, app_key, {"messages": [{"role": "user", "content": "q"}]}).json()
     assert "responseData" not in plain and "newVariables" not in plain

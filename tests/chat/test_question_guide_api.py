@@ -8,8 +8,6 @@ On SQLite and PostgreSQL."""
 
 from __future__ import annotations
 
-import os
-from collections.abc import Iterator
 from typing import Any
 
 import httpx
@@ -18,39 +16,19 @@ from chat_support import (
     MODEL,
     ChatServer,
     answer_text,
-    free_port,
     parse_sse,
     simple_app_body,
-    start_chat_server,
 )
 
 from fathom.chat.question_guide import QUESTION_GUIDE_FOOTER, QUESTION_GUIDE_PROMPT
-from fathom.config import Settings
 from fathom.testing import ScriptedOpenAIServer, Turn, text_turn
 
 GUIDE = "/api/core/ai/agent/v2/createQuestionGuide"
 
 
-@pytest.fixture(scope="module", params=["sqlite", "postgres"])
-def chat_server(
-    tmp_path_factory: pytest.TempPathFactory, scripted: ScriptedOpenAIServer, request: pytest.FixtureRequest
-) -> Iterator[ChatServer]:
-    """This module's own server, once per backend (the shared one runs on one backend only)."""
-    extra: dict[str, Any] = {}
-    if request.param == "postgres":
-        extra["database_url"] = request.getfixturevalue("postgres_server").create_database(
-            f"question_guide_{os.getpid()}_{free_port()}"
-        )
-    root = tmp_path_factory.mktemp(f"guide_{request.param}")
-    settings = Settings(
-        data_dir=root / "data",
-        port=free_port(),
-        workers=0,
-        openai_base_url=scripted.base_url,
-        chat_model=MODEL,
-        **extra,
-    )
-    yield from start_chat_server(settings, scripted)
+@pytest.fixture(scope="module")
+def chat_server(chat_server_each_backend: ChatServer) -> ChatServer:
+    return chat_server_each_backend
 
 
 def ok(response: httpx.Response) -> Any:
