@@ -8,6 +8,7 @@ refused by the egress guard. Sources and the embedding model are real loopback s
 from __future__ import annotations
 
 import json
+import os
 import time
 from collections.abc import Iterator
 from pathlib import Path
@@ -44,10 +45,22 @@ def library() -> Iterator[str]:
         yield url
 
 
-@pytest.fixture(scope="module")
-def world(tmp_path_factory: pytest.TempPathFactory) -> Iterator[tuple[LiveServer, ScriptedOpenAIServer]]:
+# FastGPT's API file library routes (issue 30: ``collection/create/apiCollection``) run on both backends
+# (``@EACH_BACKEND``); the crawler, SSRF and settings tests, about fetching, on SQLite only.
+EACH_BACKEND = pytest.mark.parametrize("world", ["sqlite", "postgres"], indirect=True)
+
+
+@pytest.fixture(scope="module", params=["sqlite"])
+def world(
+    tmp_path_factory: pytest.TempPathFactory, request: pytest.FixtureRequest
+) -> Iterator[tuple[LiveServer, ScriptedOpenAIServer]]:
+    extra: dict[str, Any] = {}
+    if request.param == "postgres":
+        extra["database_url"] = request.getfixturevalue("postgres_server").create_database(
+            f"source_sync_{os.getpid()}_{free_port()}"
+        )
     with ScriptedOpenAIServer(embed_fn=_embed) as scripted:
-        root = tmp_path_factory.mktemp("sync")
+        root = tmp_path_factory.mktemp(f"sync_{request.param}")
         models = root / "models.yaml"
         models.write_text(
             "default_embedding: scripted-embedding\n"
@@ -63,6 +76,7 @@ def world(tmp_path_factory: pytest.TempPathFactory) -> Iterator[tuple[LiveServer
             models_file=models,
             egress_allow_cidrs=["127.0.0.1/32"],
             job_retry_delay_seconds=0,
+            **extra,
         )
         for server in start_live_server(settings):
             yield server, scripted
@@ -236,6 +250,7 @@ def _wait_ready(client: httpx.Client, collection_id: str) -> dict[str, Any]:
         time.sleep(0.1)
 
 
+@EACH_BACKEND
 def test_api_file_library_lists_imports_and_resyncs_by_content_hash(
     world: tuple[LiveServer, ScriptedOpenAIServer], client: httpx.Client, library: str, site: str
 ) -> None:
@@ -342,6 +357,7 @@ def test_ssrf_vectors_are_refused_on_the_library_and_website_paths(client: httpx
     ), run
 
 
+@EACH_BACKEND
 def test_a_preview_url_into_the_private_network_is_refused(client: httpx.Client, library: str) -> None:
     Library.files = {
         "doc-9": {"name": "Meta.html", "parentId": None, "previewUrl": "http://169.254.169.254/latest/"}
@@ -383,6 +399,7 @@ def test_bad_source_settings_are_refused_naming_the_field(
     assert response.status_code == 400 and message in response.json()["message"], response.text
 
 
+@EACH_BACKEND
 def test_sync_routes_refuse_what_has_no_source(client: httpx.Client) -> None:
     plain = str(ok(client.post("/api/core/dataset/create", json={"name": "Plain"})))
     text = ok(
