@@ -2,8 +2,10 @@
 
 from __future__ import annotations
 
+import os
 from collections.abc import Iterator
 from pathlib import Path
+from typing import Any
 
 import pytest
 from live_support import LiveServer, free_port, start_live_server
@@ -24,4 +26,23 @@ def module_live_server(tmp_path_factory: pytest.TempPathFactory) -> Iterator[Liv
     """One server for a whole module whose tests do not change what the others see."""
     root = tmp_path_factory.mktemp("server")
     settings = Settings(data_dir=root / "data", port=free_port(), max_body_bytes=64 * 1024, workers=1)
+    yield from start_live_server(settings)
+
+
+@pytest.fixture(scope="module", params=["sqlite", "postgres"])
+def module_live_server_each_backend(
+    tmp_path_factory: pytest.TempPathFactory, request: pytest.FixtureRequest
+) -> Iterator[LiveServer]:
+    """:func:`module_live_server` on SQLite, then on PostgreSQL: a module whose answers must be proven on
+    both backends takes it as its ``module_live_server``."""
+    extra: dict[str, Any] = {}
+    if request.param == "postgres":
+        module = request.module.__name__.rsplit(".", 1)[-1]
+        extra["database_url"] = request.getfixturevalue("postgres_server").create_database(
+            f"{module}_{os.getpid()}_{free_port()}"
+        )
+    root = tmp_path_factory.mktemp(f"server_{request.param}")
+    settings = Settings(
+        data_dir=root / "data", port=free_port(), max_body_bytes=64 * 1024, workers=1, **extra
+    )
     yield from start_live_server(settings)

@@ -3,7 +3,8 @@
 The body's ``code``, ``statusText`` and the start of its ``message`` are FastGPT's (its tables in
 ``packages/global/common/error/code/*.ts``, its generic strings verbatim); the HTTP status is Fathom's
 meaningful one (FastGPT sends 500 or 200 for all of them). A streaming chat request that fails on its key
-or its app gets FastGPT's ``event: error`` frame instead of a JSON body.
+or its app gets FastGPT's ``event: error`` frame instead of a JSON body. On SQLite and PostgreSQL (the
+issue-30 routes among them).
 """
 
 from __future__ import annotations
@@ -29,6 +30,12 @@ class World:
     dataset_id: str
     collection_id: str
     app_key: str
+
+
+@pytest.fixture(scope="module")
+def module_live_server(module_live_server_each_backend: LiveServer) -> LiveServer:
+    """This module's server, on SQLite and on PostgreSQL."""
+    return module_live_server_each_backend
 
 
 @pytest.fixture(scope="module")
@@ -118,6 +125,29 @@ CASES: list[tuple[str, str, Build, Expect]] = [
     ("PUT", f"{KB}/training/updateTrainingData", lambda w: {"collectionId": FAKE}, NO_COLLECTION),
     ("GET", f"{KB}/collection/detail", lambda w: {"id": FAKE}, NO_COLLECTION),
     ("DELETE", f"{KB}/collection/delete", lambda w: {"id": FAKE}, NO_COLLECTION),
+    # issue 30: the collection, training and tag routes FastGPT's scripts call
+    ("POST", f"{KB}/collection/delete", lambda w: {"collectionIds": [FAKE]}, NO_COLLECTION),
+    ("PUT", f"{KB}/collection/update", lambda w: {"id": FAKE, "name": "x"}, NO_COLLECTION),
+    ("PUT", f"{KB}/collection/update", lambda w: {"name": "x"}, missing("id: is required")),
+    ("POST", f"{KB}/collection/delete", lambda w: {}, missing("collectionIds: is required")),
+    ("GET", f"{KB}/training/getDatasetTrainingQueue", lambda w: {"datasetId": FAKE}, NO_DATASET),
+    ("POST", f"{KB}/training/getTrainingError", lambda w: {"collectionId": FAKE}, NO_COLLECTION),
+    ("POST", f"{KB}/training/getTrainingDataDetail",
+     lambda w: {"datasetId": FAKE, "collectionId": FAKE, "dataId": FAKE},
+     NO_COLLECTION),
+    ("POST", f"{KB}/training/deleteTrainingData",
+     lambda w: {"datasetId": FAKE, "collectionId": FAKE, "dataId": FAKE},
+     NO_COLLECTION),
+    ("POST", f"{KB}/training/deleteTrainingData",
+     lambda w: {"datasetId": w.dataset_id, "collectionId": w.collection_id},
+     missing("dataId")),
+    ("POST", f"{KB}/tag/create", lambda w: {"datasetId": FAKE, "tag": "x"}, NO_DATASET),
+    ("POST", f"{KB}/tag/list", lambda w: {"datasetId": FAKE}, NO_DATASET),
+    ("POST", f"{KB}/collection/create/apiCollection",
+     lambda w: {"datasetId": FAKE, "apiFileId": "x", "name": "x"},
+     NO_DATASET),
+    ("POST", "/api/core/ai/agent/v2/createQuestionGuide", lambda w: {"appId": FAKE, "chatId": "c"}, NO_APP),
+    ("POST", "/api/support/wallet/usage/createTrainingUsage", lambda w: {"datasetId": FAKE}, NO_DATASET),
     # data rows and search (spec §5)
     ("POST", f"{KB}/data/pushData", lambda w: {}, generic("collectionId or data is empty")),
     ("POST", f"{KB}/data/pushData",
