@@ -14,6 +14,7 @@ from __future__ import annotations
 import json
 import sys
 import tempfile
+import time
 from pathlib import Path
 from typing import Any
 
@@ -26,7 +27,7 @@ from security_world import World, build_world, serve  # noqa: E402
 from test_permission_matrix import ROUTES, SELF_ROUTES, TEAM_ROUTES, Route  # noqa: E402
 
 from fathom.server.api_examples import EXAMPLES_FILE, render_markdown  # noqa: E402
-from fathom.testing import ScriptedOpenAIServer  # noqa: E402
+from fathom.testing import ScriptedOpenAIServer, Turn, text_turn  # noqa: E402
 
 DOCS_PAGE = HERE.parent.parent / "docs" / "api-examples.md"
 #: run after everything else, in this order: they remove what the other examples use
@@ -34,6 +35,7 @@ LAST = (
     "/api/core/chat/item/delete",
     "/api/core/chat/delHistory",
     "/api/core/chat/clearHistories",
+    "/api/core/dataset/training/deleteTrainingData",
     "/api/core/dataset/data/delete",
     "/api/core/dataset/collection/delete",
     "/api/core/dataset/tag/delete",
@@ -69,8 +71,40 @@ def _data(response: httpx.Response) -> Any:
     return response.json()["data"]
 
 
-def _overrides(world: World, client: httpx.Client) -> dict[str, dict[str, Any]]:
+def _failed_training_item(client: httpx.Client, scripted: ScriptedOpenAIServer) -> dict[str, str]:
+    """A row the model failed on (its own knowledge base, so the other examples stay as they were):
+    ``{datasetId, collectionId, dataId}``."""
+    dataset_id = _data(client.post("/api/core/dataset/create", json={"name": "Training"}))
+    body = {"datasetId": dataset_id, "name": "questions"}
+    collection_id = _data(client.post("/api/core/dataset/collection/create", json=body))
+    scripted.set_script(lambda request: Turn(status=400, error="the model refused this request"))
+    try:
+        push = {
+            "collectionId": collection_id,
+            "trainingType": "qa",
+            "data": [{"q": "How long do refunds take?"}],
+        }
+        _data(client.post("/api/core/dataset/data/pushData", json=push))
+        deadline = time.monotonic() + 30
+        while not (
+            errors := _data(
+                client.post(
+                    "/api/core/dataset/training/getTrainingError", json={"collectionId": collection_id}
+                )
+            )["list"]
+        ):
+            assert time.monotonic() < deadline, "the push was not trained"
+            time.sleep(0.1)
+    finally:
+        scripted.set_script(lambda request: text_turn("ok"))
+    return {"datasetId": dataset_id, "collectionId": collection_id, "dataId": errors[0]["_id"]}
+
+
+def _overrides(
+    world: World, client: httpx.Client, scripted: ScriptedOpenAIServer
+) -> dict[str, dict[str, Any]]:
     """Bodies that make a route succeed where the matrix's own (made for refusals) would not."""
+    failed = _failed_training_item(client, scripted)
     made = client.post("/api/support/openapi/create", json={"name": "to revoke"})
     key_id = made.json()["key"]["_id"]
     invite = "/api/support/user/team/invitation/create"
@@ -82,6 +116,8 @@ def _overrides(world: World, client: httpx.Client) -> dict[str, dict[str, Any]]:
     return {
         "/api/core/chat/outLink/init": {"shareId": share_id, "outLinkUid": "visitor-1"},
         "/api/core/app/importWorkflow": WORKFLOW,
+        "/api/core/dataset/training/getTrainingDataDetail": failed,
+        "/api/core/dataset/training/deleteTrainingData": failed,
         "/api/core/app/template/detail": {"templateId": "simpleChat"},
         "/api/support/openapi/delete": {"id": key_id},
         "/api/support/user/team/invitation/delete": {"id": doomed},
@@ -109,11 +145,11 @@ def _all_routes(world: World) -> list[Route]:
     return sorted(routes, key=_order)
 
 
-def record(world: World) -> dict[str, Any]:
+def record(world: World, scripted: ScriptedOpenAIServer) -> dict[str, Any]:
     examples: dict[str, Any] = {}
     root_password = world.server.boot.root_password or ""
     with world.client(world.server.admin_key) as client:
-        overrides = _overrides(world, client)
+        overrides = _overrides(world, client, scripted)
         for route in _all_routes(world):
             if route.path in examples:
                 continue  # one example per path: the first form listed (collection/delete has two)
@@ -143,7 +179,7 @@ def record(world: World) -> dict[str, Any]:
 def main() -> None:
     with ScriptedOpenAIServer() as scripted, tempfile.TemporaryDirectory() as root:
         for server in serve(Path(root), scripted):
-            examples = record(build_world(server, scripted))
+            examples = record(build_world(server, scripted), scripted)
     EXAMPLES_FILE.write_text(json.dumps(examples, indent=1, ensure_ascii=False) + "\n")
     DOCS_PAGE.write_text(render_markdown(examples))
     print(f"recorded {len(examples)} routes into {EXAMPLES_FILE} and {DOCS_PAGE}")
