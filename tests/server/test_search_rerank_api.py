@@ -1,13 +1,15 @@
 """``POST /api/core/dataset/searchTest`` with ``usingReRank``: the default rerank model of the models file
 (or the one named by ``rerankModel``) reorders the recalled chunks through a real ``/v1/rerank`` call; a
 failing rerank endpoint falls back to the recall order; an unknown model reranks with the default one; with
-no rerank model configured the search runs without rerank and says so."""
+no rerank model configured the search runs without rerank and says so. On SQLite and PostgreSQL."""
 
 from __future__ import annotations
 
+import os
 import socket
 from collections.abc import Iterator
 from pathlib import Path
+from typing import Any
 
 import pytest
 from live_support import LiveServer, create_text_dataset, free_port, ok, start_live_server
@@ -24,11 +26,19 @@ def _closed_port() -> int:
         return int(sock.getsockname()[1])  # closed again when the block ends: connections are refused
 
 
-@pytest.fixture(scope="module")
-def reranking(tmp_path_factory: pytest.TempPathFactory) -> Iterator[tuple[LiveServer, ScriptedOpenAIServer]]:
+@pytest.fixture(scope="module", params=["sqlite", "postgres"])
+def reranking(
+    tmp_path_factory: pytest.TempPathFactory, request: pytest.FixtureRequest
+) -> Iterator[tuple[LiveServer, ScriptedOpenAIServer]]:
+    """A server with a rerank model, on SQLite and on PostgreSQL (issue 30: the ``reRank`` score type)."""
+    extra: dict[str, Any] = {}
+    if request.param == "postgres":
+        extra["database_url"] = request.getfixturevalue("postgres_server").create_database(
+            f"rerank_{os.getpid()}_{free_port()}"
+        )
     # the scripted reranker prefers the warranty chunk, which recall ranks last for this query
     with ScriptedOpenAIServer(rerank_fn=lambda q, d: 0.9 if "warranty" in d.lower() else 0.1) as scripted:
-        root = tmp_path_factory.mktemp("rerank")
+        root = tmp_path_factory.mktemp(f"rerank_{request.param}")
         models = root / "models.yaml"
         models.write_text(
             "default_rerank: scripted-rerank\n"
@@ -39,7 +49,7 @@ def reranking(tmp_path_factory: pytest.TempPathFactory) -> Iterator[tuple[LiveSe
             "max_retries: 0}\n",
             encoding="utf-8",
         )
-        settings = Settings(data_dir=root / "data", port=free_port(), workers=1, models_file=models)
+        settings = Settings(data_dir=root / "data", port=free_port(), workers=1, models_file=models, **extra)
         for server in start_live_server(settings):
             yield server, scripted
 
