@@ -29,7 +29,8 @@ from typing import Any, cast
 
 from sqlalchemy import Connection, Table, bindparam, select, update
 
-from fathom.store.db import Database, database_unavailable
+from fathom.store.db import Database
+from fathom.store.errors import database_unavailable
 from fathom.store.models import ApiKey, Member, utcnow
 from fathom.store.protocols import ApiKeyRecord, NotFound, Role
 
