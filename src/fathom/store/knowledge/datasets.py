@@ -467,14 +467,6 @@ class SqlDatasetRepository:
         async with self.db.transaction() as session:
             await session.execute(update(Collection).where(Collection.id == collection_id).values(**values))
 
-    async def reset_collection_chunks(self, collection_id: str) -> None:
-        """Remove what an earlier (interrupted) run wrote, so a re-run cannot duplicate chunks."""
-        async with self.db.transaction() as session:
-            row = await self._collection(session, None, collection_id)
-            await purge_collection_rows(session, [collection_id])
-            await bump_index_version(session, [row.dataset_id])
-            row.chunks_done = 0
-
     async def delete_collections(self, team_id: str, collection_ids: Sequence[str]) -> list[str]:
         """Delete collections (a folder with everything in it) and their chunks from both indexes, all in
         one transaction (NotFound, and nothing deleted, when one of them is not the team's). Returns the

@@ -11,7 +11,7 @@ from __future__ import annotations
 from datetime import datetime
 from typing import cast
 
-from sqlalchemy import Table, case, delete, func, literal, select, tuple_, update
+from sqlalchemy import Table, case, delete, literal, select, tuple_, update
 from sqlalchemy.dialects.postgresql import insert as pg_insert
 from sqlalchemy.dialects.sqlite import insert as sqlite_insert
 from sqlalchemy.exc import IntegrityError
@@ -208,15 +208,6 @@ class SqlAccountRepository:
     async def delete_session(self, session_id: str) -> None:
         async with self.db.transaction() as session:
             await session.execute(delete(UserSession).where(UserSession.id == session_id))
-
-    async def count_sessions(self, user_id: str, now: datetime) -> int:
-        async with self.db.sessions() as session:
-            value = await session.scalar(
-                select(func.count())
-                .select_from(UserSession)
-                .where(UserSession.user_id == user_id, UserSession.expires_at > now)
-            )
-            return int(value or 0)
 
     # sign-in attempts (the lock-out)
 
