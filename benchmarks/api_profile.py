@@ -46,9 +46,9 @@ def watch(platform: Platform, counts: Counter[str]) -> None:
     """Count check-outs, commits and statements on every engine of the platform's database."""
     engines = [platform.db.engine.sync_engine]
     # the hot path's engines on a SQLite file (a worker thread's, the event loop's), where they exist
-    for name in ("_sync_engine", "_inline_engine"):
-        if getattr(platform.db, name, None) is not None:
-            engines.append(getattr(platform.db, name))
+    batches = platform.db.sqlite_batches
+    if batches is not None:
+        engines += [batches.worker_engine, batches.loop_engine]
 
     def driver_commits(sql: str) -> None:  # BEGIN/COMMIT sent on the driver's connection directly
         if sql.lstrip().upper().startswith("COMMIT"):

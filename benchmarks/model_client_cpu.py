@@ -5,6 +5,8 @@ Against the scripted OpenAI-compatible server (its own thread), the client's eve
 
 * ``lean``   — Fathom's product path: ``OpenAIChatModel.stream`` over ``fathom.llm.http_stream``;
 * ``sdk``    — the same model with an ``AsyncOpenAI`` client passed in (the SDK over its httpx);
+* ``h11``    — the product path with ``benchmarks/h11_stream.py`` in place of ``http_stream`` (the same
+  client with h11 doing the HTTP/1.1 framing: what a maintained framing library costs);
 * ``httpx``  — a lean httpx path: ``httpx.AsyncClient.stream`` + ``aiter_lines`` + one ``json.loads``
   per ``data:`` line, no SDK (what "one path on a maintained library" would at best cost).
 
@@ -22,10 +24,11 @@ import statistics
 import time
 from collections.abc import Awaitable, Callable
 
+import h11_stream
 import httpx
 
 from fathom.llm import ModelConfig, OpenAIChatModel
-from fathom.llm.openai_client import make_openai_client
+from fathom.llm.openai_client import make_openai_client, ssl_context
 from fathom.testing import ScriptedOpenAIServer
 from fathom.testing.scripted_turns import text_turn
 
@@ -69,10 +72,19 @@ async def main(chunks: int, requests: int, rounds: int) -> None:
         config = ModelConfig.model_validate({"id": "m", "base_url": server.base_url})
         lean = OpenAIChatModel(config)
         sdk = OpenAIChatModel(config, client=make_openai_client(config))
+        framed = OpenAIChatModel(config)
+        framed._endpoint = h11_stream.StreamingEndpoint(  # type: ignore[assignment]
+            config.base_url,
+            headers={"Authorization": "Bearer EMPTY"},
+            connect_timeout=config.connect_timeout,
+            read_timeout=config.timeout,
+            ssl_context=ssl_context,
+        )
         raw = httpx.AsyncClient(base_url=server.base_url, headers={"Authorization": "Bearer EMPTY"})
         ways: dict[str, Callable[[], Awaitable[int]]] = {
             "lean": lambda: _lean(lean),
             "sdk": lambda: _lean(sdk),
+            "h11": lambda: _lean(framed),
             "httpx": lambda: _httpx(raw, "m"),
         }
         results: dict[str, list[float]] = {name: [] for name in ways}
@@ -81,6 +93,7 @@ async def main(chunks: int, requests: int, rounds: int) -> None:
                 results[name].append(await _measure(call, requests))
         await lean.aclose()
         await sdk.aclose()
+        await framed.aclose()
         await raw.aclose()
     base = statistics.median(results["lean"])
     print(f"{chunks} chunks per completion, {requests} completions x {rounds} rounds (client thread CPU)")

@@ -11,6 +11,7 @@ from datetime import timedelta
 from typing import Any
 
 from fathom.chat import ChatApplication
+from fathom.chat.application import ChatStores
 from fathom.chat.chat_files import ChatFiles
 from fathom.chat.run_files import RunFilePolicy
 from fathom.config import ConfigError, Settings
@@ -52,7 +53,11 @@ from fathom.store.repositories import (
     SqlTeamRepository,
     SqlUsageRepository,
 )
+from fathom.store.repositories.app_owners import SqlAppOwnerRepository
+from fathom.store.repositories.chat_logs import SqlChatLogRepository
+from fathom.store.repositories.chat_turns import SqlChatTurnRepository
 from fathom.store.repositories.rate_hits import SqlUploadHits
+from fathom.store.repositories.share_links import SqlShareLinkRepository
 from fathom.worker import JobHandler, JobWorker
 
 log = logging.getLogger("fathom")
@@ -160,11 +165,17 @@ class Platform:
             self.settings.file_url_whitelist,
         )
         self.chat_files = ChatFiles(self.files, file_policy.signer)
-        self.chat = ChatApplication.build(
-            db=self.db,
+        stores = ChatStores(
             apps=self.apps,
             chats=self.chats,
+            turns=SqlChatTurnRepository(self.db),
             usage=self.usage,
+            owners=SqlAppOwnerRepository(self.db),
+            share_links=SqlShareLinkRepository(self.db),
+            logs=SqlChatLogRepository(self.db),
+        )
+        self.chat = ChatApplication.build(
+            stores=stores,
             api_keys=self.api_keys,
             models=self.models,
             search=self.search.search,

@@ -21,7 +21,7 @@ import uuid
 from collections.abc import Callable, Coroutine, Mapping
 from typing import Any
 
-from fathom.store.db import database_unavailable
+from fathom.store.errors import database_unavailable
 from fathom.store.protocols import JobQueue, JobRecord, PermanentJobFailure
 
 JobHandler = Callable[[JobRecord], Coroutine[Any, Any, dict[str, Any] | None]]

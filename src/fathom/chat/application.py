@@ -22,19 +22,31 @@ from fathom.chat.tool_set_service import ToolSetService
 from fathom.chat.turn_lease import DEFAULT_LEASE_S
 from fathom.llm import ModelRegistry
 from fathom.security import SecretBox
-from fathom.store.db import Database
 from fathom.store.protocols import (
     ApiKeyRepository,
     AppOwnerRepository,
     AppRepository,
+    ChatLogRepository,
     ChatRepository,
+    ChatTurnRepository,
+    ShareLinkRepository,
     TeamRepository,
     UsageRepository,
 )
-from fathom.store.repositories.app_owners import SqlAppOwnerRepository
-from fathom.store.repositories.chat_logs import SqlChatLogRepository
-from fathom.store.repositories.chat_turns import SqlChatTurnRepository
-from fathom.store.repositories.share_links import SqlShareLinkRepository
+
+
+@dataclass(frozen=True)
+class ChatStores:
+    """The chat side's storage, as protocols: ``fathom.platform`` (the composition root) builds the SQL
+    repositories and hands them in, so nothing in ``fathom.chat`` imports a database library."""
+
+    apps: AppRepository
+    chats: ChatRepository
+    turns: ChatTurnRepository
+    usage: UsageRepository
+    owners: AppOwnerRepository
+    share_links: ShareLinkRepository
+    logs: ChatLogRepository
 
 
 @dataclass
@@ -54,10 +66,7 @@ class ChatApplication:
     def build(
         cls,
         *,
-        db: Database,
-        apps: AppRepository,
-        chats: ChatRepository,
-        usage: UsageRepository,
+        stores: ChatStores,
         api_keys: ApiKeyRepository | None = None,
         models: ModelRegistry | None = None,
         search: SearchFn | None = None,
@@ -74,10 +83,10 @@ class ChatApplication:
         file_policy: RunFilePolicy | None = None,
         chat_files: ChatFiles | None = None,
     ) -> ChatApplication:
+        apps, chats, owners = stores.apps, stores.chats, stores.owners
         app_service = AppService(apps, secrets=secrets, models=models)
         box = secrets if secrets is not None else SecretBox("fathom-unconfigured-secret-key")
         tool_runtime = ToolSetRuntime(box, egress, StdioPolicy(tuple(mcp_stdio_commands)))
-        owners = SqlAppOwnerRepository(db)
         factory = RunServicesFactory(
             apps=apps,
             models=ModelPool(models),
@@ -94,9 +103,9 @@ class ChatApplication:
         runs = ChatService(
             app_service,
             chats,
-            usage,
+            stores.usage,
             factory,
-            turns=SqlChatTurnRepository(db),
+            turns=stores.turns,
             api_keys=api_keys,
             registry=registry,
             fanout=fanout,
@@ -105,10 +114,8 @@ class ChatApplication:
             lease_s=chat_lease_s,
         )
         history = HistoryService(chats, chat_files, lease_s=chat_lease_s)
-        share_links = ShareLinkService(
-            SqlShareLinkRepository(db), egress.client if egress is not None else None
-        )
-        logs = ChatLogService(SqlChatLogRepository(db), chats)
+        share_links = ShareLinkService(stores.share_links, egress.client if egress is not None else None)
+        logs = ChatLogService(stores.logs, chats)
         tool_sets = ToolSetService(apps, tool_runtime)
         return cls(app_service, runs, history, owners, tool_sets, share_links, logs, chat_files)
 

@@ -15,8 +15,7 @@ from urllib.parse import urlsplit
 
 from fathom.security.files import PreviewUrlSigner
 from fathom.security.files.signing import PREVIEW_PATH
-from fathom.store.files import LocalFileStore, StoredFileRecord
-from fathom.store.protocols import NotFound
+from fathom.store.protocols import FileStore, NotFound, StoredFileRecord
 
 CHAT_BUCKET = "chat"
 MAX_CHAT_FILE_BYTES = 20 * 1024 * 1024  # a chat file, in bytes (FastGPT's default upload limit)
@@ -33,7 +32,7 @@ class UploadedChatFile:
 class ChatFiles:
     """Saves chat uploads and opens them by their signed preview links."""
 
-    def __init__(self, store: LocalFileStore, signer: PreviewUrlSigner) -> None:
+    def __init__(self, store: FileStore, signer: PreviewUrlSigner) -> None:
         self.store = store
         self.signer = signer
 

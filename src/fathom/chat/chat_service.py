@@ -25,7 +25,7 @@ from fathom.chat.run_services import NO_MODEL_HINT, RunServicesFactory
 from fathom.chat.run_state import ChatOutcome, ChatRequest, PreparedRun
 from fathom.chat.secret_variables import seal_password_variables, without_password_variables
 from fathom.chat.turn_lease import DEFAULT_LEASE_S, RUNNING, TurnHeartbeat
-from fathom.store.db import database_errors, database_unavailable
+from fathom.store.errors import database_unavailable, is_database_error
 from fathom.store.protocols import (
     ApiKeyRepository,
     AppOwnerRepository,
@@ -66,7 +66,7 @@ def _run_error(exc: Exception) -> str:
     text names the host, the port and the SQL: logs only), anything else as its message."""
     if database_unavailable(exc):
         return RUN_NOT_SAVED
-    if isinstance(exc, database_errors()):
+    if is_database_error(exc):
         return RUN_FAILED_IN_DATABASE
     return str(exc) or type(exc).__name__
 

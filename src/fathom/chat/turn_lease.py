@@ -11,7 +11,7 @@ import contextlib
 import logging
 from datetime import UTC, datetime, timedelta
 
-from fathom.store.db import database_unavailable
+from fathom.store.errors import database_unavailable
 from fathom.store.protocols import ChatItemRecord, ChatTurnRepository
 
 log = logging.getLogger("fathom.chat")

@@ -43,7 +43,7 @@ def _is_cjk(char: str) -> bool:
     return any(low <= code <= high for low, high in _CJK_RANGES)
 
 
-def cjk_share(text: str) -> float | None:
+def _cjk_share(text: str) -> float | None:
     """The share of ``text``'s letters (its first ``SAMPLE_LETTERS``) that are CJK; None without letters."""
     letters = cjk = 0
     for char in text:
@@ -64,7 +64,7 @@ class AutoChoice:
 
 def choose_model(text: str, default_model: str, basis: str) -> AutoChoice:
     """The model ``auto`` picks for ``text`` (``basis`` names it in the reason: "the first document")."""
-    share = cjk_share(text)
+    share = _cjk_share(text)
     if share is None:
         return AutoChoice(default_model, f"{basis} has no letters: the default model {default_model}")
     measured = f"{basis} is {share:.0%} CJK"

@@ -23,7 +23,7 @@ from fathom.knowledge.chunk_settings import ChunkSettings
 from fathom.knowledge.qa_pairs import split_qa_pairs
 
 
-def separators_of(chosen: dict[str, Any]) -> tuple[str, ...]:
+def _separators_of(chosen: dict[str, Any]) -> tuple[str, ...]:
     separators = chosen.get("chunkSplitter") or chosen.get("customSeparators") or ()
     if isinstance(separators, str):
         separators = (separators,)
@@ -40,7 +40,7 @@ def collection_chunk_settings(
     embedders: EmbedderResolver, model_id: str, chosen: dict[str, Any]
 ) -> ChunkSettings:
     """The resolved settings of a collection embedded with ``model_id``."""
-    separators = separators_of(chosen)
+    separators = _separators_of(chosen)
     overlap = chosen.get("chunkOverlapRatio")
     custom = bool(chosen.get("chunkSize") or separators or overlap is not None)
     return embedders.chunk_settings(

@@ -29,7 +29,7 @@ from fathom.knowledge.parse import DocumentParseError, decode_text, parse_docume
 from fathom.knowledge.parse.selector import web_page_text
 from fathom.llm import count_tokens
 from fathom.security import EgressDenied, EgressRedirectError, EgressSizeError
-from fathom.store.db import database_unavailable
+from fathom.store.errors import database_unavailable
 from fathom.store.files import LocalFileStore
 from fathom.store.knowledge import SqlChunkRepository, SqlDatasetRepository
 from fathom.store.protocols import (

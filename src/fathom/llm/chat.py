@@ -3,7 +3,6 @@
 from __future__ import annotations
 
 import asyncio
-import json
 import uuid
 from collections.abc import AsyncIterator, Awaitable, Callable, Mapping, Sequence
 from dataclasses import replace
@@ -14,14 +13,15 @@ import httpx2
 import openai
 
 from fathom.llm.endpoint import EndpointClient, Sleep
-from fathom.llm.errors import ModelRequestError
+from fathom.llm.errors import EndpointError, ModelRequestError
 from fathom.llm.events import CompletionResult, FinishEvent, StreamEvent, ToolCall, Usage
-from fathom.llm.http_stream import EndpointError, StreamingEndpoint, streamable
+from fathom.llm.http_stream import StreamingEndpoint, streamable
 from fathom.llm.model_config import ModelConfig
 from fathom.llm.openai_client import NO_KEY, ssl_context
 from fathom.llm.retry import RetryPolicy
 from fathom.llm.stream_assembler import StreamAssembler, new_call_id, usage_from
 from fathom.llm.tokens import count_message_tokens, count_tokens, count_tool_call_tokens
+from fathom.llm.wire import SSEDecoder
 
 T = TypeVar("T")
 
@@ -276,51 +276,23 @@ class _Chunks:
 
 
 async def _sse_chunks(response: httpx2.Response) -> AsyncIterator[dict[str, Any]]:
-    """The JSON objects of an OpenAI-style SSE stream up to ``[DONE]``; an ``error`` object in the
-    stream raises :class:`openai.APIError` as the SDK's own stream does."""
-    data: list[str] = []
-
-    def decode() -> dict[str, Any] | None:
-        text = "\n".join(data)
-        data.clear()
-        if text.startswith("[DONE]"):
-            return None
-        payload = json.loads(text)
-        if isinstance(payload, dict) and payload.get("error"):
-            error = payload["error"]
-            message = error.get("message") if isinstance(error, dict) else None
-            raise openai.APIError(
-                message if isinstance(message, str) and message else "An error occurred during streaming",
-                response.request,
-                body=error,
-            )
-        return payload if isinstance(payload, dict) else {}
-
-    lines = response.aiter_lines()
-    done = False
+    """The JSON objects of an OpenAI-style SSE stream up to ``[DONE]`` (the body read to its end, so the
+    connection goes back to the pool); transport failures are reported as the SDK's own stream does."""
+    decoder = SSEDecoder()
+    pieces = response.aiter_bytes()
     while True:
         try:
-            line = await lines.__anext__()
+            piece = await pieces.__anext__()
         except StopAsyncIteration:
             break
-        except httpx2.TimeoutException as exc:  # as the SDK reports a transport failure mid-stream
+        except httpx2.TimeoutException as exc:
             raise openai.APITimeoutError(response.request) from exc
         except httpx2.TransportError as exc:
             raise openai.APIConnectionError(request=response.request) from exc
-        if done:
-            continue  # read the body to its end, so the connection goes back to the pool
-        if line.startswith("data:"):
-            data.append(line[6:] if line.startswith("data: ") else line[5:])
-        elif not line and data:
-            chunk = decode()
-            if chunk is None:
-                done = True
-                continue
+        for chunk in decoder.feed(piece):
             yield chunk
-    if data and not done:
-        chunk = decode()
-        if chunk is not None:
-            yield chunk
+    for chunk in decoder.finish():
+        yield chunk
 
 
 def _plain(item: Any) -> Any:

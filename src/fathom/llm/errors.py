@@ -2,6 +2,8 @@
 
 from __future__ import annotations
 
+from collections.abc import Mapping
+
 from fathom.config import ConfigError
 
 
@@ -37,3 +39,33 @@ class ModelRequestError(Exception):
         self.retryable = retryable
         self.request_id = request_id
         self.attempts = attempts
+
+
+class EndpointError(Exception):
+    """A streamed request to a model endpoint failed (``fathom.llm.http_stream``; see the subclasses)."""
+
+
+class EndpointStatusError(EndpointError):
+    """The endpoint answered with an error status; ``message`` is its own error text."""
+
+    def __init__(self, status: int, message: str, headers: Mapping[str, str]) -> None:
+        super().__init__(f"HTTP {status}: {message}")
+        self.status = status
+        self.message = message
+        self.headers = dict(headers)
+
+
+class EndpointTimeout(EndpointError):
+    """Connecting, or waiting for the next piece of the answer, took longer than allowed."""
+
+
+class EndpointUnreachable(EndpointError):
+    """No connection, or the connection broke before the answer ended."""
+
+
+class EndpointStreamError(EndpointError):
+    """The stream carried an ``error`` object (or text that is not JSON) instead of a chunk."""
+
+    def __init__(self, message: str) -> None:
+        super().__init__(message)
+        self.message = message

@@ -1,15 +1,17 @@
 """A lean HTTP/1.1 client for streamed chat completions: one POST, an OpenAI-style SSE answer.
 
-The ``openai`` SDK and httpx cost more server CPU per streamed chat than the rest of the turn (request
-building, per-read connection checks, line splitting in several layers). This client does only what a
-streamed completion needs: keep-alive connections pooled per endpoint (plain TCP or TLS), the request
-written in one call, the answer read in whatever pieces the socket gives, chunked or length-framed
-bodies decoded and SSE events split in one pass, each ``data:`` payload parsed once with ``json``.
+The ``openai`` SDK and httpx cost 1.7-4.5x its client CPU per streamed completion, and h11 alone for the
+framing 1.17-1.49x (``benchmarks/model_client_cpu.py``, ``docs/benchmarks.md``). This client does only
+what a streamed completion needs: keep-alive connections pooled per endpoint (plain TCP or TLS), the
+request written in one call, the answer read in whatever pieces the socket gives, chunked or
+length-framed bodies decoded in one pass; the SSE events are :class:`fathom.llm.wire.SSEDecoder`'s (the
+SDK path's too). Endpoints behind a proxy from the environment or with a query string go through the SDK.
 
 Timeouts: ``connect_timeout`` for the connection, ``read_timeout`` for each read (a slow model may take
 long overall, but never that long between two pieces). A connection taken from the pool that turns out
-closed before the answer began is replaced once by a new one. Failures are :class:`EndpointError`\\ s,
-which :func:`fathom.llm.retry.to_model_error` words like the SDK's.
+closed before the answer began is replaced once by a new one. Failures are
+:class:`~fathom.llm.errors.EndpointError`\\ s, which :func:`fathom.llm.retry.to_model_error` words like
+the SDK's.
 """
 
 from __future__ import annotations
@@ -24,41 +26,14 @@ from typing import Any
 from urllib.parse import urlsplit
 from urllib.request import getproxies_environment
 
+from fathom.llm.errors import EndpointError, EndpointStatusError, EndpointTimeout, EndpointUnreachable
+from fathom.llm.wire import SSEDecoder, error_message
+
 MAX_HEAD = 64 * 1024
 MAX_ERROR_BODY = 1024 * 1024
 MAX_IDLE_SECONDS = 30.0
 MAX_IDLE_CONNECTIONS = 128
 READ_SIZE = 64 * 1024
-
-
-class EndpointError(Exception):
-    """A request to a model endpoint failed (see the subclasses)."""
-
-
-class EndpointStatusError(EndpointError):
-    """The endpoint answered with an error status; ``message`` is its own error text."""
-
-    def __init__(self, status: int, message: str, headers: Mapping[str, str]) -> None:
-        super().__init__(f"HTTP {status}: {message}")
-        self.status = status
-        self.message = message
-        self.headers = dict(headers)
-
-
-class EndpointTimeout(EndpointError):
-    """Connecting, or waiting for the next piece of the answer, took longer than allowed."""
-
-
-class EndpointUnreachable(EndpointError):
-    """No connection, or the connection broke before the answer ended."""
-
-
-class EndpointStreamError(EndpointError):
-    """The stream carried an ``error`` object instead of a chunk."""
-
-    def __init__(self, message: str) -> None:
-        super().__init__(message)
-        self.message = message
 
 
 def _uses_proxy(base_url: str) -> bool:
@@ -335,34 +310,13 @@ class SSEResponse:
 
     async def events(self) -> AsyncIterator[dict[str, Any]]:
         """The JSON objects of the stream up to ``[DONE]`` (the rest of the body is read, so the
-        connection can be used again); an ``error`` object raises :class:`EndpointStreamError`."""
-        pending = b""
-        data: list[bytes] = []
-        done = False
+        connection can be used again); an ``error`` object raises ``EndpointStreamError``."""
+        decoder = SSEDecoder()
         async for piece in self._body():
-            if done:
-                continue
-            pending += piece
-            if b"\n" not in piece:
-                continue
-            *lines, pending = pending.split(b"\n")
-            for line in lines:
-                if line.endswith(b"\r"):
-                    line = line[:-1]
-                if line.startswith(b"data:"):
-                    data.append(line[6:] if line.startswith(b"data: ") else line[5:])
-                elif not line and data:
-                    chunk = _decode(data)
-                    if chunk is None:
-                        done = True
-                        break
-                    yield chunk
-        if pending.startswith(b"data:") and not done:
-            data.append(pending[6:] if pending.startswith(b"data: ") else pending[5:])
-        if data and not done:
-            chunk = _decode(data)
-            if chunk is not None:
+            for chunk in decoder.feed(piece):
                 yield chunk
+        for chunk in decoder.finish():
+            yield chunk
 
     async def aclose(self) -> None:
         """Give the connection back to the pool when the answer was read to its end, else close it."""
@@ -375,36 +329,12 @@ class SSEResponse:
             connection.close()
 
 
-def _decode(data: list[bytes]) -> dict[str, Any] | None:
-    text = data[0] if len(data) == 1 else b"\n".join(data)
-    data.clear()
-    if text.startswith(b"[DONE]"):
-        return None
-    try:
-        payload = json.loads(text)
-    except ValueError as exc:
-        raise EndpointStreamError(f"the stream sent a chunk that is not JSON: {text[:80]!r}") from exc
-    if isinstance(payload, dict) and payload.get("error"):
-        error = payload["error"]
-        message = error.get("message") if isinstance(error, dict) else None
-        raise EndpointStreamError(
-            message if isinstance(message, str) and message else "An error occurred during streaming"
-        )
-    return payload if isinstance(payload, dict) else {}
-
-
 def _error_message(body: bytes, status: int) -> str:
-    """The endpoint's error text: ``error.message`` (or a plain ``error`` string) of a JSON body, else
-    the body itself (shortened), else the status."""
+    """The endpoint's error text: that of a JSON error body, else the body itself (shortened), else the
+    status."""
     text = body.decode("utf-8", "replace").strip()
     try:
         parsed = json.loads(text) if text else None
     except ValueError:
         parsed = None
-    if isinstance(parsed, dict):
-        error = parsed.get("error", parsed)
-        if isinstance(error, dict) and isinstance(error.get("message"), str):
-            return str(error["message"])
-        if isinstance(error, str):
-            return error
-    return text[:500] if text else f"Error code: {status}"
+    return error_message(parsed) or text[:500] or f"Error code: {status}"

@@ -7,13 +7,14 @@ from dataclasses import dataclass
 
 import openai
 
-from fathom.llm.errors import ModelRequestError
-from fathom.llm.http_stream import (
+from fathom.llm.errors import (
     EndpointStatusError,
     EndpointStreamError,
     EndpointTimeout,
     EndpointUnreachable,
+    ModelRequestError,
 )
+from fathom.llm.wire import error_message
 
 MAX_RETRY_AFTER = 60.0
 
@@ -114,11 +115,4 @@ def to_model_error(exc: BaseException, model: str, attempts: int) -> ModelReques
 
 
 def _status_message(exc: openai.APIStatusError) -> str:
-    body = exc.body
-    if isinstance(body, dict):
-        error = body.get("error", body)
-        if isinstance(error, dict) and isinstance(error.get("message"), str):
-            return str(error["message"])
-        if isinstance(error, str):
-            return error
-    return exc.message
+    return error_message(exc.body) or exc.message

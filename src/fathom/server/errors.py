@@ -26,7 +26,7 @@ from fastapi.responses import JSONResponse
 from starlette.exceptions import HTTPException as StarletteHTTPException
 from starlette.types import ASGIApp, Receive, Scope, Send
 
-from fathom.store.db import database_errors, database_unavailable
+from fathom.store.errors import database_errors, database_unavailable
 from fathom.store.files import StorageQuotaExceeded
 from fathom.store.protocols import Conflict, NotFound
 

@@ -15,7 +15,7 @@ from fathom.platform import Platform
 from fathom.server.errors import envelope
 from fathom.server.typed import Envelope, NoParams, answers, parsed
 from fathom.store import migrate
-from fathom.store.db import DATABASE_UNAVAILABLE, database_unavailable
+from fathom.store.errors import DATABASE_UNAVAILABLE, database_unavailable
 
 log = logging.getLogger("fathom.server")
 router = APIRouter(tags=["health"])

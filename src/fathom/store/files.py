@@ -18,42 +18,17 @@ import re
 import secrets
 import tempfile
 from collections.abc import Sequence
-from dataclasses import dataclass
-from datetime import datetime
 from pathlib import Path
 from typing import Any
 
 from sqlalchemy import delete, func, select
 
 from fathom.store.db import Database
+from fathom.store.file_protocols import DATASET_BUCKET, StorageQuotaExceeded, StoredFileRecord
 from fathom.store.models import Collection, StoredFile
 from fathom.store.protocols import NotFound
 
 _STORAGE_KEY = re.compile(r"[0-9a-f]{2}/[0-9a-f]{64}")
-DATASET_BUCKET = "dataset"
-
-
-@dataclass(frozen=True)
-class StoredFileRecord:
-    id: str
-    team_id: str
-    name: str
-    content_type: str
-    size: int
-    sha256: str
-    bucket: str
-    created_at: datetime
-
-
-class StorageQuotaExceeded(Exception):
-    """The team's stored files would be more than its quota with this one."""
-
-    def __init__(self, used: int, size: int, quota: int) -> None:
-        self.used, self.size, self.quota = used, size, quota
-        super().__init__(
-            f"the team stores {used} bytes of files and may store {quota}; this file ({size} bytes) "
-            "would exceed that: delete files (chats, collections) or raise FATHOM_TEAM_STORAGE_QUOTA_BYTES"
-        )
 
 
 def _record(row: StoredFile) -> StoredFileRecord:

@@ -95,17 +95,6 @@ class DispatchResponse:
         return out
 
 
-class HttpResponseLike(Protocol):
-    """The part of an ``httpx.Response`` the HTTP node reads."""
-
-    status_code: int
-    text: str
-
-    def json(self) -> Any: ...
-
-    def raise_for_status(self) -> Any: ...
-
-
 class HttpClient(Protocol):
     """An httpx-like async client (the egress-guarded client in production)."""
 
@@ -187,18 +176,9 @@ class NodeContext:
         """The interactive record this run resumes, if any."""
         return self.run.last_interactive
 
-    @property
-    def is_root(self) -> bool:
-        """True for the outermost run (not a loop body or child app)."""
-        return self.run.depth == 1
-
     def emit(self, event: WorkflowEvent) -> None:
         """Send an event on the run's stream."""
         self.run.emit(event)
-
-    def outgoing_handles(self) -> list[str]:
-        """Source handles of this node's outgoing edges."""
-        return [edge.source_handle for edge in self.run.edges if edge.source == self.node.node_id]
 
 
 NodeHandler = Callable[[NodeContext], Awaitable[DispatchResponse | Mapping[str, Any] | None]]

@@ -47,7 +47,7 @@ def _files(query: Any, histories: list[dict[str, Any]]) -> Iterator[Mapping[str,
                 yield value["file"]
 
 
-def root_file_store(query: Any, histories: list[dict[str, Any]], max_files: int) -> WorkflowFileStore:
+def _root_file_store(query: Any, histories: list[dict[str, Any]], max_files: int) -> WorkflowFileStore:
     """The root run's file context: its external ``http(s)`` query and history files. (Private chat
     files are registered by an upload path with signed previews; files that are neither are not
     registered, so a child can never be handed them.)"""
@@ -69,7 +69,7 @@ def enter_root_file_context(
     token to reset, or ``None`` when nothing was set."""
     if current_workflow_files() is not None:
         return None
-    return set_workflow_files(root_file_store(query, histories, max_files_of(chat_config)))
+    return set_workflow_files(_root_file_store(query, histories, max_files_of(chat_config)))
 
 
-__all__ = ["DEFAULT_MAX_FILES", "enter_root_file_context", "max_files_of", "root_file_store"]
+__all__ = ["DEFAULT_MAX_FILES", "enter_root_file_context", "max_files_of"]

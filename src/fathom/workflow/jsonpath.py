@@ -39,7 +39,7 @@ def _select(value: Any, key: str) -> list[Any]:
     return []
 
 
-def jsonpath_query(path: str, data: Any) -> list[Any]:
+def _jsonpath_query(path: str, data: Any) -> list[Any]:
     """All matches of ``path`` in ``data`` (an unsupported path matches nothing)."""
     if not path.startswith("$"):
         path = "$." + path
@@ -69,7 +69,7 @@ def read_output(key: str, data: Any) -> Any:
     """The HTTP node's output value for ``key`` (a JSONPath or a plain field name): a list when the
     path can match several values, else the first match, else ``None``."""
     path = key if key.startswith("$") else f"$.{key}"
-    matches = jsonpath_query(path, data)
+    matches = _jsonpath_query(path, data)
     if not matches:
         return None
     return matches if _ARRAY_RESULT.search(path) else matches[0]

@@ -64,13 +64,3 @@ class WorkflowRunResult:
     def total_points(self) -> float:
         """Sum of ``totalPoints`` over the node usages."""
         return float(sum(usage.get("totalPoints") or 0 for usage in self.flow_usages))
-
-    def edge_states(self) -> dict[str, str]:
-        """``"source->target"`` (with handle when a pair repeats) → final status."""
-        states: dict[str, str] = {}
-        for edge in self.edges:
-            key = f"{edge.source}->{edge.target}"
-            if key in states:
-                key = f"{edge.source_handle}->{edge.target}"
-            states[key] = edge.status
-        return states

@@ -35,7 +35,7 @@ from fathom.workflow.variables import text_query
 _WEEKDAYS = ("Monday", "Tuesday", "Wednesday", "Thursday", "Friday", "Saturday", "Sunday")
 
 
-def system_time(now: datetime | None = None) -> str:
+def _system_time(now: datetime | None = None) -> str:
     """``cTime``: ``YYYY-MM-DD HH:mm:ss Weekday``."""
     moment = now or datetime.now(UTC)
     return f"{moment:%Y-%m-%d %H:%M:%S} {_WEEKDAYS[moment.weekday()]}"
@@ -152,7 +152,7 @@ async def run_workflow(
         "chatId": chat_id,
         "responseChatItemId": response_chat_item_id,
         "histories": histories,
-        "cTime": system_time(now),
+        "cTime": _system_time(now),
     }
     run_variables = build_variables(
         loaded.chat_config,
@@ -197,7 +197,7 @@ async def run_workflow(
             token.var.reset(token)
 
 
-def answer_to_text(answer: Any) -> str:
+def _answer_to_text(answer: Any) -> str:
     """The query text of a resume: a string as is, form values as JSON."""
     if isinstance(answer, str):
         return answer
@@ -211,4 +211,4 @@ async def resume_workflow(
     **options: Any,
 ) -> WorkflowRunResult:
     """Resume a paused run with the user's answer (a selected option value, or form values)."""
-    return await run_workflow(graph, query=answer_to_text(answer), last_interactive=interactive, **options)
+    return await run_workflow(graph, query=_answer_to_text(answer), last_interactive=interactive, **options)

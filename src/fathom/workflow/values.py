@@ -21,12 +21,12 @@ _ARRAY_PREFIX = "array"
 _SPECIAL_LIST_TYPES = frozenset({ValueType.datasetQuote, ValueType.selectDataset, ValueType.selectApp})
 
 
-def js_json(value: Any) -> str:
+def _js_json(value: Any) -> str:
     """``JSON.stringify`` for plain data (compact, non-ASCII kept)."""
     return json.dumps(value, ensure_ascii=False, separators=(",", ":"), default=str)
 
 
-def js_number_str(value: float | int) -> str:
+def _js_number_str(value: float | int) -> str:
     """``String(number)``: integral floats lose their ``.0``; NaN and infinities keep JS spelling."""
     if isinstance(value, float):
         if math.isnan(value):
@@ -45,11 +45,11 @@ def js_string(value: Any) -> str:
     if isinstance(value, bool):
         return "true" if value else "false"
     if isinstance(value, (int, float)):
-        return js_number_str(value)
+        return _js_number_str(value)
     if isinstance(value, str):
         return value
     if isinstance(value, (dict, list, tuple)):
-        return js_json(value)
+        return _js_json(value)
     return str(value)
 
 
@@ -91,7 +91,7 @@ def js_number(value: Any) -> float | int:
     return math.nan
 
 
-def is_object_string(value: Any) -> bool:
+def _is_object_string(value: Any) -> bool:
     """A string that looks like a JSON object or array (``{…}`` / ``[…]`` after trimming)."""
     if not isinstance(value, str) or value in ("true", "false"):
         return False
@@ -132,7 +132,7 @@ def _already_typed(value: Any, value_type: str) -> bool:
 
 
 def _parse_or(value: Any, fallback: Any) -> Any:
-    if is_object_string(value):
+    if _is_object_string(value):
         try:
             return parse_json5(value.strip())
         except ValueError:

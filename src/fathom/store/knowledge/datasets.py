@@ -19,7 +19,7 @@ from fathom.store.protocols import CollectionRecord, CollectionStatus, DatasetRe
 COLLECTION_STATES: tuple[CollectionStatus, ...] = ("waiting", "parsing", "indexing", "ready", "error")
 
 
-def dataset_record(row: Dataset) -> DatasetRecord:
+def _dataset_record(row: Dataset) -> DatasetRecord:
     return DatasetRecord(
         id=row.id,
         team_id=row.team_id,
@@ -37,7 +37,7 @@ def dataset_record(row: Dataset) -> DatasetRecord:
     )
 
 
-def collection_record(row: Collection) -> CollectionRecord:
+def _collection_record(row: Collection) -> CollectionRecord:
     status: CollectionStatus = row.status  # type: ignore[assignment]
     return CollectionRecord(
         id=row.id,
@@ -130,7 +130,7 @@ class SqlDatasetRepository:
             )
             session.add(row)
             await session.flush()
-            return dataset_record(row)
+            return _dataset_record(row)
 
     async def owner_of(self, dataset_id: str) -> str | None:
         """The member who created the dataset (they may manage it whatever their role)."""
@@ -145,7 +145,7 @@ class SqlDatasetRepository:
 
     async def get_dataset(self, team_id: str, dataset_id: str) -> DatasetRecord:
         async with self.db.sessions() as session:
-            return dataset_record(await self._dataset(session, team_id, dataset_id))
+            return _dataset_record(await self._dataset(session, team_id, dataset_id))
 
     async def vector_models(self, team_id: str, dataset_ids: Sequence[str]) -> dict[str, str]:
         """Each dataset's embedding model (one plain read: a search asks on every query); a dataset of
@@ -176,7 +176,7 @@ class SqlDatasetRepository:
             rows = await session.scalars(
                 select(Dataset).where(*where).order_by(Dataset.created_at, Dataset.id)
             )
-            return [dataset_record(row) for row in rows]
+            return [_dataset_record(row) for row in rows]
 
     async def lineage(self, dataset_id: str) -> list[tuple[str, str | None, str]]:
         """(id, creator, name) of the dataset or folder and of each folder above it, nearest first (a
@@ -248,7 +248,7 @@ class SqlDatasetRepository:
                 setattr(row, key, value)
             row.updated_at = utcnow()
             await session.flush()
-            return dataset_record(row)
+            return _dataset_record(row)
 
     async def delete_dataset(self, team_id: str, dataset_id: str) -> None:
         """Delete the dataset (or folder, with everything in it) with every collection, chunk, tag, index
@@ -309,7 +309,7 @@ class SqlDatasetRepository:
             row.metadata_ = metadata or {}
             session.add(row)
             await session.flush()
-            return collection_record(row)
+            return _collection_record(row)
 
     async def _collection(self, session: AsyncSession, team_id: str | None, collection_id: str) -> Collection:
         row = await session.get(Collection, collection_id)
@@ -320,7 +320,7 @@ class SqlDatasetRepository:
     async def get_collection(self, team_id: str | None, collection_id: str) -> CollectionRecord:
         """A collection; ``team_id=None`` only for background jobs that already hold the id."""
         async with self.db.sessions() as session:
-            return collection_record(await self._collection(session, team_id, collection_id))
+            return _collection_record(await self._collection(session, team_id, collection_id))
 
     async def file_ids(self, team_id: str, dataset_id: str) -> list[str]:
         """The stored files the dataset's collections (a folder's: those of everything in it) were
@@ -369,7 +369,7 @@ class SqlDatasetRepository:
                 setattr(row, key, list(value) if key == "tags" else value)
             row.updated_at = utcnow()
             await session.flush()
-            return collection_record(row)
+            return _collection_record(row)
 
     async def forbidden_collection_ids(self, team_id: str, dataset_ids: Sequence[str]) -> list[str]:
         """The forbidden collections of these datasets (a search leaves them out)."""
@@ -446,7 +446,7 @@ class SqlDatasetRepository:
                 .offset(offset)
                 .limit(limit)
             )
-            return [collection_record(row) for row in rows], total
+            return [_collection_record(row) for row in rows], total
 
     async def set_collection_state(
         self,
@@ -466,14 +466,6 @@ class SqlDatasetRepository:
             values["chunks_done"] = chunks_done
         async with self.db.transaction() as session:
             await session.execute(update(Collection).where(Collection.id == collection_id).values(**values))
-
-    async def reset_collection_chunks(self, collection_id: str) -> None:
-        """Remove what an earlier (interrupted) run wrote, so a re-run cannot duplicate chunks."""
-        async with self.db.transaction() as session:
-            row = await self._collection(session, None, collection_id)
-            await purge_collection_rows(session, [collection_id])
-            await bump_index_version(session, [row.dataset_id])
-            row.chunks_done = 0
 
     async def delete_collections(self, team_id: str, collection_ids: Sequence[str]) -> list[str]:
         """Delete collections (a folder with everything in it) and their chunks from both indexes, all in

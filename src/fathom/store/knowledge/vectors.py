@@ -4,7 +4,7 @@ SQLite: every dataset's vectors are held in memory as one float32 matrix and sea
 a per-dataset ``index_version`` (bumped in the same transaction as every write) tells each process when its
 copy is stale, so many processes can share one database. From ``QUANTIZED_MIN_ROWS`` rows on, a query first
 scans an int8 copy of the matrix with SIMD dot products (simsimd; a quarter of the memory traffic), then
-rescores the best ``rescore_candidates`` rows in float32, so the scores returned are exact and the order
+rescores the best ``_rescore_candidates`` rows in float32, so the scores returned are exact and the order
 differs from a full float32 scan only when a true top hit falls outside the candidates.
 
 PostgreSQL: pgvector HNSW indexes, one per vector dimension (``embedding::vector(N)`` where ``dims = N``),
@@ -64,7 +64,7 @@ class _Matrix:
     scale: float = 0.0  # the int8 copy's scale (127 / the largest component when it was built)
 
 
-def quantization_scale(vectors: np.ndarray) -> float:
+def _quantization_scale(vectors: np.ndarray) -> float:
     """127 / the largest absolute component (1.0 for an all-zero or empty matrix)."""
     peak = float(np.abs(vectors).max()) if vectors.size else 0.0
     return 127.0 / peak if peak > 0 else 1.0
@@ -73,11 +73,11 @@ def quantization_scale(vectors: np.ndarray) -> float:
 def quantize(vectors: np.ndarray, scale: float | None = None) -> np.ndarray:
     """An int8 copy: ``vectors * scale`` rounded and clipped to ±127 (by default the scale that makes the
     largest component 127; rows appended later reuse the matrix's scale)."""
-    factor = quantization_scale(vectors) if scale is None else scale
+    factor = _quantization_scale(vectors) if scale is None else scale
     return np.clip(np.rint(vectors * factor), -127, 127).astype(np.int8)
 
 
-def exact_similarity(rows: np.ndarray, query: np.ndarray) -> np.ndarray:
+def _exact_similarity(rows: np.ndarray, query: np.ndarray) -> np.ndarray:
     """float32 dot products of a few rows with the query, on this thread (numpy's BLAS would wake its
     thread pool for a product this small, which costs milliseconds on a busy machine)."""
     if simsimd is None:  # pragma: no cover - depends on the platform's wheels
@@ -85,12 +85,12 @@ def exact_similarity(rows: np.ndarray, query: np.ndarray) -> np.ndarray:
     return np.asarray(simsimd.cdist(query[None, :], rows, metric="dot", out_dtype="float32"))[0]
 
 
-def rescore_candidates(limit: int) -> int:
+def _rescore_candidates(limit: int) -> int:
     """How many int8-scan winners are rescored in float32 for a search of ``limit`` rows."""
     return max(4 * limit, 1024)
 
 
-def approximate_similarity(quantized: np.ndarray, query: np.ndarray) -> np.ndarray:
+def _approximate_similarity(quantized: np.ndarray, query: np.ndarray) -> np.ndarray:
     """Dot products of the int8 rows with the query (proportional to the float32 ones, not equal)."""
     if simsimd is None:  # pragma: no cover - depends on the platform's wheels
         return quantized.astype(np.float32) @ query
@@ -99,7 +99,7 @@ def approximate_similarity(quantized: np.ndarray, query: np.ndarray) -> np.ndarr
     ]
 
 
-def hnsw_ef_search(k: int) -> int:
+def _hnsw_ef_search(k: int) -> int:
     """PostgreSQL: ``hnsw.ef_search`` (the graph walk's candidate list) for a query of ``k`` rows."""
     return max(HNSW_EF_MIN, min(HNSW_MAX_ROWS, k))
 
@@ -237,7 +237,7 @@ class SqlVectorIndex:
         if quantized is not None:  # new rows take the matrix's scale (a larger component is clipped)
             quantized = np.concatenate([quantized, quantize(added, scale)])
         elif simsimd is not None and len(vectors) >= self.quantized_min_rows:
-            scale = quantization_scale(vectors)
+            scale = _quantization_scale(vectors)
             quantized = quantize(vectors, scale)
         return replace(
             cached,
@@ -273,7 +273,7 @@ class SqlVectorIndex:
                     f"has {query.shape[0]}: search it with the embedding model it was built with"
                 )
             if matrix.quantized is not None:
-                similarity = approximate_similarity(matrix.quantized, query)
+                similarity = _approximate_similarity(matrix.quantized, query)
             else:
                 similarity = matrix.vectors @ query  # the whole matrix: cheaper than copying a masked one
             if scope.collection_ids is not None or scope.exclude_collection_ids:
@@ -290,8 +290,8 @@ class SqlVectorIndex:
                 candidates = len(similarity)
             take = min(candidates, limit * 4)
             if matrix.quantized is not None:  # rescore the int8 winners in float32
-                top = _best(similarity, min(candidates, rescore_candidates(take)))
-                exact = exact_similarity(matrix.vectors[top], query)
+                top = _best(similarity, min(candidates, _rescore_candidates(take)))
+                exact = _exact_similarity(matrix.vectors[top], query)
                 best = _best(exact, take)
                 top, exact = top[best], exact[best]
             else:
@@ -333,7 +333,7 @@ class SqlVectorIndex:
         others_sql = f"SELECT 1 FROM data_indexes WHERE dims <> {dims} AND {where} LIMIT 1"
         k = limit  # the recall pool; with one index row per chunk that many rows fill it
         while True:
-            params.update({"k": k, "ef": str(hnsw_ef_search(k))})
+            params.update({"k": k, "ef": str(_hnsw_ef_search(k))})
             rows = await self._postgres_rows(sql, params)
             hits = _best_per_data([str(r[0]) for r in rows], [float(r[1]) for r in rows], limit)
             if len(rows) < k or len(hits) >= limit or k >= HNSW_MAX_ROWS:

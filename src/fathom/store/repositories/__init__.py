@@ -1,7 +1,7 @@
 """SQL implementations of the repository Protocols, one class per domain term."""
 
 from fathom.store.repositories.accounts import SqlAccountRepository
-from fathom.store.repositories.api_keys import SqlApiKeyRepository, generate_api_key, hash_api_key
+from fathom.store.repositories.api_keys import SqlApiKeyRepository
 from fathom.store.repositories.apps import SqlAppRepository
 from fathom.store.repositories.chats import SqlChatRepository
 from fathom.store.repositories.jobs import SqlJobQueue
@@ -18,6 +18,4 @@ __all__ = [
     "SqlShareLinkRepository",
     "SqlTeamRepository",
     "SqlUsageRepository",
-    "generate_api_key",
-    "hash_api_key",
 ]

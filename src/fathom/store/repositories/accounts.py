@@ -11,7 +11,7 @@ from __future__ import annotations
 from datetime import datetime
 from typing import cast
 
-from sqlalchemy import Table, case, delete, func, literal, select, tuple_, update
+from sqlalchemy import Table, case, delete, literal, select, tuple_, update
 from sqlalchemy.dialects.postgresql import insert as pg_insert
 from sqlalchemy.dialects.sqlite import insert as sqlite_insert
 from sqlalchemy.exc import IntegrityError
@@ -39,7 +39,7 @@ from fathom.store.protocols import (
 )
 
 
-def user_record(user: User, member: Member) -> UserRecord:
+def _user_record(user: User, member: Member) -> UserRecord:
     role: Role = member.role  # type: ignore[assignment]
     return UserRecord(
         id=user.id,
@@ -52,7 +52,7 @@ def user_record(user: User, member: Member) -> UserRecord:
     )
 
 
-def session_record(row: UserSession) -> SessionRecord:
+def _session_record(row: UserSession) -> SessionRecord:
     return SessionRecord(
         id=row.id,
         user_id=row.user_id,
@@ -63,7 +63,7 @@ def session_record(row: UserSession) -> SessionRecord:
     )
 
 
-def invitation_record(row: Invitation) -> InvitationRecord:
+def _invitation_record(row: Invitation) -> InvitationRecord:
     role: Role = row.role  # type: ignore[assignment]
     return InvitationRecord(
         id=row.id,
@@ -97,7 +97,7 @@ class SqlAccountRepository:
                 user = User(member_id=member_id, username=username, password_hash=password_hash)
                 session.add(user)
                 await session.flush()
-                return user_record(user, member)
+                return _user_record(user, member)
         except IntegrityError:
             raise _taken(username) from None
 
@@ -122,7 +122,7 @@ class SqlAccountRepository:
         user = User(member_id=member.id, username=username, password_hash=password_hash)
         session.add(user)
         await session.flush()
-        return user_record(user, member)
+        return _user_record(user, member)
 
     async def user_by_username(self, username: str) -> UserRecord | None:
         async with self.db.sessions() as session:
@@ -133,7 +133,7 @@ class SqlAccountRepository:
                     .where(User.username == username)
                 )
             ).first()
-            return None if row is None else user_record(row[0], row[1])
+            return None if row is None else _user_record(row[0], row[1])
 
     async def user_by_member(self, member_id: str) -> UserRecord | None:
         async with self.db.sessions() as session:
@@ -144,7 +144,7 @@ class SqlAccountRepository:
                     .where(Member.id == member_id)
                 )
             ).first()
-            return None if row is None else user_record(row[0], row[1])
+            return None if row is None else _user_record(row[0], row[1])
 
     async def list_users(self, team_id: str) -> list[UserRecord]:
         async with self.db.sessions() as session:
@@ -154,7 +154,7 @@ class SqlAccountRepository:
                 .where(Member.team_id == team_id)
                 .order_by(User.created_at)
             )
-            return [user_record(user, member) for user, member in rows]
+            return [_user_record(user, member) for user, member in rows]
 
     async def set_password(self, user_id: str, password_hash: str, *, keep_session_id: str | None) -> None:
         """Store a new hash and delete every session of the user but ``keep_session_id``."""
@@ -188,7 +188,7 @@ class SqlAccountRepository:
             )
             session.add(row)
             await session.flush()
-            return session_record(row)
+            return _session_record(row)
 
     async def session_by_token_hash(
         self, token_hash: str, now: datetime
@@ -203,20 +203,11 @@ class SqlAccountRepository:
                     .where(UserSession.token_hash == token_hash, UserSession.expires_at > now)
                 )
             ).first()
-            return None if row is None else (session_record(row[0]), user_record(row[1], row[2]))
+            return None if row is None else (_session_record(row[0]), _user_record(row[1], row[2]))
 
     async def delete_session(self, session_id: str) -> None:
         async with self.db.transaction() as session:
             await session.execute(delete(UserSession).where(UserSession.id == session_id))
-
-    async def count_sessions(self, user_id: str, now: datetime) -> int:
-        async with self.db.sessions() as session:
-            value = await session.scalar(
-                select(func.count())
-                .select_from(UserSession)
-                .where(UserSession.user_id == user_id, UserSession.expires_at > now)
-            )
-            return int(value or 0)
 
     # sign-in attempts (the lock-out)
 
@@ -301,19 +292,19 @@ class SqlAccountRepository:
             )
             session.add(row)
             await session.flush()
-            return invitation_record(row)
+            return _invitation_record(row)
 
     async def invitation_by_token_hash(self, token_hash: str) -> InvitationRecord | None:
         async with self.db.sessions() as session:
             row = await session.scalar(select(Invitation).where(Invitation.token_hash == token_hash))
-            return None if row is None else invitation_record(row)
+            return None if row is None else _invitation_record(row)
 
     async def list_invitations(self, team_id: str) -> list[InvitationRecord]:
         async with self.db.sessions() as session:
             rows = await session.scalars(
                 select(Invitation).where(Invitation.team_id == team_id).order_by(Invitation.created_at.desc())
             )
-            return [invitation_record(row) for row in rows]
+            return [_invitation_record(row) for row in rows]
 
     async def delete_invitation(self, team_id: str, invitation_id: str) -> None:
         async with self.db.transaction() as session:

@@ -29,7 +29,8 @@ from typing import Any, cast
 
 from sqlalchemy import Connection, Table, bindparam, select, update
 
-from fathom.store.db import Database, database_unavailable
+from fathom.store.db import Database
+from fathom.store.errors import database_unavailable
 from fathom.store.models import ApiKey, Member, utcnow
 from fathom.store.protocols import ApiKeyRecord, NotFound, Role
 
@@ -43,16 +44,16 @@ KEY_PREFIX = "fathom-"
 _ALPHABET = string.ascii_letters + string.digits
 
 
-def generate_api_key() -> str:
+def _generate_api_key() -> str:
     """``fathom-`` and 40 alphanumeric characters (no ``-``, so FastGPT's ``key-appId`` form still parses)."""
     return KEY_PREFIX + "".join(secrets.choice(_ALPHABET) for _ in range(40))
 
 
-def hash_api_key(plain_key: str) -> str:
+def _hash_api_key(plain_key: str) -> str:
     return hashlib.sha256(plain_key.strip().encode()).hexdigest()
 
 
-def key_record(row: Any) -> ApiKeyRecord:
+def _key_record(row: Any) -> ApiKeyRecord:
     return ApiKeyRecord(
         id=row.id,
         team_id=row.team_id,
@@ -95,7 +96,7 @@ class SqlApiKeyRepository:
         """The live key with this value and its member's role (None when the member is gone), from
         the cache when it was read in the last :data:`KEY_CACHE_SECONDS`; None for an unknown or revoked
         key."""
-        key_hash = hash_api_key(plain_key)
+        key_hash = _hash_api_key(plain_key)
         now = time.monotonic()
         cached = self._identities.get(key_hash)
         if cached is not None and now - cached[0] < KEY_CACHE_SECONDS:
@@ -105,7 +106,7 @@ class SqlApiKeyRepository:
             row = conn.execute(_IDENTITY, {"key_hash": key_hash}).first()
             if row is None or row.revoked_at is not None:
                 return None
-            return key_record(row), row.member_role
+            return _key_record(row), row.member_role
 
         found = await self.db.run_read(read)
         if found is None:
@@ -133,7 +134,7 @@ class SqlApiKeyRepository:
         self, team_id: str, member_id: str, *, name: str = "", app_id: str | None = None
     ) -> tuple[ApiKeyRecord, str]:
         """Create a key; returns the record and the plain key, which is never stored."""
-        plain = generate_api_key()
+        plain = _generate_api_key()
         async with self.db.transaction() as session:
             member = await session.get(Member, member_id)
             if member is None or member.team_id != team_id:
@@ -143,21 +144,21 @@ class SqlApiKeyRepository:
                 member_id=member_id,
                 app_id=app_id,
                 name=name,
-                key_hash=hash_api_key(plain),
+                key_hash=_hash_api_key(plain),
                 prefix=plain[:12],
             )
             session.add(row)
             await session.flush()
-            return key_record(row), plain
+            return _key_record(row), plain
 
     async def find_by_plain_key(self, plain_key: str) -> ApiKeyRecord | None:
         """The live (not revoked) key with this value, or None (read now, not from the cache)."""
         await self.flush()
         async with self.db.sessions() as session:
-            row = await session.scalar(select(ApiKey).where(ApiKey.key_hash == hash_api_key(plain_key)))
+            row = await session.scalar(select(ApiKey).where(ApiKey.key_hash == _hash_api_key(plain_key)))
             if row is None or row.revoked_at is not None:
                 return None
-            return key_record(row)
+            return _key_record(row)
 
     async def list_keys(self, team_id: str, app_id: str | None = None) -> list[ApiKeyRecord]:
         query = select(ApiKey).where(ApiKey.team_id == team_id, ApiKey.revoked_at.is_(None))
@@ -165,7 +166,7 @@ class SqlApiKeyRepository:
             query = query.where(ApiKey.app_id == app_id)
         await self.flush()
         async with self.db.sessions() as session:
-            return [key_record(row) for row in await session.scalars(query.order_by(ApiKey.created_at))]
+            return [_key_record(row) for row in await session.scalars(query.order_by(ApiKey.created_at))]
 
     async def revoke_key(self, team_id: str, key_id: str) -> None:
         """Revoke the key; its next request through this repository fails (the cache forgets it)."""

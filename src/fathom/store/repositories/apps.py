@@ -18,7 +18,7 @@ _APPS = cast(Table, App.__table__)
 _GET_APP = select(_APPS).where(_APPS.c.id == bindparam("app_id"))
 
 
-def app_record(row: Any) -> AppRecord:
+def _app_record(row: Any) -> AppRecord:
     return AppRecord(
         id=row.id,
         team_id=row.team_id,
@@ -33,7 +33,7 @@ def app_record(row: Any) -> AppRecord:
     )
 
 
-def version_record(row: AppVersion) -> AppVersionRecord:
+def _version_record(row: AppVersion) -> AppVersionRecord:
     return AppVersionRecord(
         id=row.id,
         app_id=row.app_id,
@@ -67,7 +67,7 @@ class SqlAppRepository:
             row = App(team_id=team_id, name=name.strip(), type=type, intro=intro, draft=draft or {})
             session.add(row)
             await session.flush()
-            return app_record(row)
+            return _app_record(row)
 
     async def _owned(self, session: Any, team_id: str, app_id: str) -> App:
         row = await session.get(App, app_id)
@@ -84,14 +84,14 @@ class SqlAppRepository:
         row = await self.db.run_read(lambda conn: conn.execute(_GET_APP, {"app_id": app_id}).first())
         if row is None or row.team_id != team_id:
             raise NotFound(f"app {app_id} not found")
-        return app_record(row), row.member_id
+        return _app_record(row), row.member_id
 
     async def list_apps(self, team_id: str) -> list[AppRecord]:
         async with self.db.sessions() as session:
             rows = await session.scalars(
                 select(App).where(App.team_id == team_id).order_by(App.created_at, App.id)
             )
-            return [app_record(row) for row in rows]
+            return [_app_record(row) for row in rows]
 
     async def update_app(self, team_id: str, app_id: str, **changes: Any) -> AppRecord:
         unknown = set(changes) - _EDITABLE
@@ -105,7 +105,7 @@ class SqlAppRepository:
                 setattr(row, key, value)
             row.updated_at = utcnow()
             await session.flush()
-            return app_record(row)
+            return _app_record(row)
 
     async def delete_app(self, team_id: str, app_id: str) -> None:
         async with self.db.transaction() as session:
@@ -136,7 +136,7 @@ class SqlAppRepository:
             await session.flush()
             app.published_version_id = version.id
             app.updated_at = utcnow()
-            return version_record(version)
+            return _version_record(version)
 
     async def list_versions(self, team_id: str, app_id: str) -> list[AppVersionRecord]:
         async with self.db.sessions() as session:
@@ -146,7 +146,7 @@ class SqlAppRepository:
                 .where(AppVersion.app_id == app_id)
                 .order_by(AppVersion.created_at.desc(), AppVersion.id.desc())
             )
-            return [version_record(row) for row in rows]
+            return [_version_record(row) for row in rows]
 
     async def get_version(self, team_id: str, app_id: str, version_id: str) -> AppVersionRecord:
         async with self.db.sessions() as session:
@@ -154,4 +154,4 @@ class SqlAppRepository:
             row = await session.get(AppVersion, version_id)
             if row is None or row.app_id != app_id:
                 raise NotFound(f"version {version_id} of app {app_id} not found")
-            return version_record(row)
+            return _version_record(row)

@@ -92,12 +92,12 @@ def _read_history(conn: Connection, team_id: str, app_id: str, chat_id: str, lim
         return ChatHistory(None, [])
     rows = conn.execute(_HISTORY_ITEMS, {**where, "limit": limit}).all()
     return ChatHistory(
-        chat_from_row(chat),
+        _chat_from_row(chat),
         [HistoryItem(row[0], row[1], list(row[2] or []), row[3]) for row in reversed(rows)],
     )
 
 
-def chat_from_row(row: Any) -> ChatRecord:
+def _chat_from_row(row: Any) -> ChatRecord:
     return ChatRecord(
         chat_id=row["chat_id"],
         app_id=row["app_id"],

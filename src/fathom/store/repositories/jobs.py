@@ -35,7 +35,7 @@ from fathom.store.models import Job, utcnow
 from fathom.store.protocols import JobRecord, JobStatus, NotFound
 
 
-def job_record(row: Job) -> JobRecord:
+def _job_record(row: Job) -> JobRecord:
     return JobRecord(
         id=row.id,
         team_id=row.team_id,
@@ -95,7 +95,7 @@ class SqlJobQueue:
             )
             session.add(row)
             await session.flush()
-            return job_record(row)
+            return _job_record(row)
 
     async def claim(
         self, worker_id: str, *, lease_seconds: float, kinds: list[str] | None = None
@@ -186,7 +186,7 @@ class SqlJobQueue:
         )
         async with self.db.transaction() as session:
             row = (await session.execute(statement)).scalar_one_or_none()
-            return job_record(row) if row is not None else None
+            return _job_record(row) if row is not None else None
 
     async def heartbeat(self, job_id: str, worker_id: str, *, lease_seconds: float) -> bool:
         """Extend the lease; False means this worker no longer holds the job and must stop."""
@@ -250,14 +250,14 @@ class SqlJobQueue:
             row.lease_expiries = 0
             row.run_after = utcnow()
             await session.flush()
-            return job_record(row)
+            return _job_record(row)
 
     async def get(self, job_id: str) -> JobRecord:
         async with self.db.sessions() as session:
             row = await session.get(Job, job_id)
             if row is None:
                 raise NotFound(f"job {job_id} not found")
-            return job_record(row)
+            return _job_record(row)
 
     async def list_jobs(self, *, status: JobStatus | None = None, kind: str | None = None) -> list[JobRecord]:
         query = select(Job)
@@ -266,7 +266,7 @@ class SqlJobQueue:
         if kind is not None:
             query = query.where(Job.kind == kind)
         async with self.db.sessions() as session:
-            return [job_record(row) for row in await session.scalars(query.order_by(Job.created_at, Job.id))]
+            return [_job_record(row) for row in await session.scalars(query.order_by(Job.created_at, Job.id))]
 
     async def queue_positions(self, kinds: list[str] | None = None) -> dict[str, int]:
         """Job id → 1-based place in the claim order of every queued job (of ``kinds``), as the fair
@@ -293,10 +293,10 @@ class SqlJobQueue:
                     )
                 ).all()
             )
-        return fair_positions(waiting, busy, served)
+        return _fair_positions(waiting, busy, served)
 
 
-def fair_positions(waiting: Any, busy: Any, served: dict[Any, datetime | None]) -> dict[str, int]:
+def _fair_positions(waiting: Any, busy: Any, served: dict[Any, datetime | None]) -> dict[str, int]:
     """Simulate the claim order of :meth:`SqlJobQueue._claim_one` over ``waiting`` rows (id, team_id,
     lane, run_after, created_at, priority), with ``busy`` (team_id, lane) rows running and ``served`` the
     time each lane was last claimed: each lane offers its first job (highest priority, then oldest); the

@@ -15,7 +15,7 @@ from fathom.store.protocols import NotFound, ShareLinkRecord, ShareLinkSettings
 from fathom.store.repositories.rate_hits import admit_hit
 
 
-def share_link_record(row: ShareLink) -> ShareLinkRecord:
+def _share_link_record(row: ShareLink) -> ShareLinkRecord:
     return ShareLinkRecord(
         id=row.id,
         share_id=row.share_id,
@@ -79,7 +79,7 @@ class SqlShareLinkRepository:
             )
             session.add(row)
             await session.flush()
-            return share_link_record(row)
+            return _share_link_record(row)
 
     async def list_links(self, team_id: str, app_id: str, link_type: str | None) -> list[ShareLinkRecord]:
         """The app's links, newest first (``link_type`` filters when given)."""
@@ -88,7 +88,7 @@ class SqlShareLinkRepository:
             query = query.where(ShareLink.type == link_type)
         async with self.db.sessions() as session:
             rows = await session.scalars(query.order_by(ShareLink.created_at.desc(), ShareLink.id.desc()))
-            return [share_link_record(row) for row in rows]
+            return [_share_link_record(row) for row in rows]
 
     async def get_link(self, team_id: str, link_id: str) -> ShareLinkRecord:
         """The link of this team with this id (another team's is not found)."""
@@ -96,12 +96,12 @@ class SqlShareLinkRepository:
             row = await session.get(ShareLink, link_id)
             if row is None or row.team_id != team_id:
                 raise NotFound(f"share link {link_id} not found")
-            return share_link_record(row)
+            return _share_link_record(row)
 
     async def find_by_share_id(self, share_id: str) -> ShareLinkRecord | None:
         async with self.db.sessions() as session:
             row = await session.scalar(select(ShareLink).where(ShareLink.share_id == share_id))
-            return share_link_record(row) if row is not None else None
+            return _share_link_record(row) if row is not None else None
 
     async def update_link(self, team_id: str, link_id: str, settings: ShareLinkSettings) -> ShareLinkRecord:
         async with self.db.transaction() as session:
@@ -111,7 +111,7 @@ class SqlShareLinkRepository:
             for name, value in _columns(settings).items():
                 setattr(row, name, value)
             await session.flush()
-            return share_link_record(row)
+            return _share_link_record(row)
 
     async def delete_link(self, team_id: str, link_id: str) -> None:
         async with self.db.transaction() as session:

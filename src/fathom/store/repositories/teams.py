@@ -22,11 +22,11 @@ from fathom.store.protocols import (
 )
 
 
-def team_record(row: Team) -> TeamRecord:
+def _team_record(row: Team) -> TeamRecord:
     return TeamRecord(id=row.id, name=row.name, created_at=row.created_at)
 
 
-def member_record(row: Member) -> MemberRecord:
+def _member_record(row: Member) -> MemberRecord:
     role: Role = row.role  # type: ignore[assignment]
     return MemberRecord(id=row.id, team_id=row.team_id, name=row.name, role=role, created_at=row.created_at)
 
@@ -42,14 +42,14 @@ class SqlTeamRepository:
             row = Team(name=name.strip())
             session.add(row)
             await session.flush()
-            return team_record(row)
+            return _team_record(row)
 
     async def get_team(self, team_id: str) -> TeamRecord:
         async with self.db.sessions() as session:
             row = await session.get(Team, team_id)
             if row is None:
                 raise NotFound(f"team {team_id} not found")
-            return team_record(row)
+            return _team_record(row)
 
     async def count_teams(self) -> int:
         async with self.db.sessions() as session:
@@ -65,7 +65,7 @@ class SqlTeamRepository:
                 row = Member(team_id=team_id, name=name, role=role)
                 session.add(row)
                 await session.flush()
-                return member_record(row)
+                return _member_record(row)
         except IntegrityError:
             raise Conflict(f"member name {name!r} already exists in team {team_id}") from None
 
@@ -74,14 +74,14 @@ class SqlTeamRepository:
             row = await session.get(Member, member_id)
             if row is None:
                 raise NotFound(f"member {member_id} not found")
-            return member_record(row)
+            return _member_record(row)
 
     async def list_members(self, team_id: str) -> list[MemberRecord]:
         async with self.db.sessions() as session:
             rows = await session.scalars(
                 select(Member).where(Member.team_id == team_id).order_by(Member.created_at)
             )
-            return [member_record(row) for row in rows]
+            return [_member_record(row) for row in rows]
 
     async def set_role(self, team_id: str, member_id: str, role: Role) -> MemberRecord:
         """Change a member's role; the team's last owner stays an owner (:class:`Conflict`)."""
@@ -93,7 +93,7 @@ class SqlTeamRepository:
                 await self._keep_an_owner(session, team_id, "demote")
             row.role = role
             await session.flush()
-            return member_record(row)
+            return _member_record(row)
 
     async def remove_member(self, team_id: str, member_id: str) -> None:
         """Delete the member; their keys, password, sessions and grants go with the row (cascade).
@@ -134,7 +134,7 @@ class SqlTeamRepository:
                 )
                 .order_by(Member.created_at, Member.id)
             )
-            return [(member_record(member), cast(Permission, per)) for member, per in rows]
+            return [(_member_record(member), cast(Permission, per)) for member, per in rows]
 
     async def set_permission(
         self, member_id: str, resource_type: str, resource_id: str, permission: Permission | None

@@ -73,7 +73,7 @@ def agent_state(result: AgentLoopResult) -> dict[str, Any]:
     }
 
 
-def pause_interactive(result: AgentLoopResult) -> dict[str, Any] | None:
+def _pause_interactive(result: AgentLoopResult) -> dict[str, Any] | None:
     """Kernel pause → workflow interactive (``agentAsk`` or ``toolChildrenInteractive``)."""
     pause = result.pause
     if result.status != "paused" or pause is None:
@@ -231,7 +231,7 @@ async def run_agent_node(
     return DispatchResponse(
         data={NodeOutputKey.answerText: answer},
         assistant_responses=adapter.assistant_responses,
-        interactive=pause_interactive(result),
+        interactive=_pause_interactive(result),
         response_data=response_data,
         node_dispatch_usages=usages,
         tool_responses=answer,

@@ -37,7 +37,7 @@ class ToolNotAuthorizedError(ToolError, PermissionError):
     """The running node may not make this call."""
 
 
-def text_output(value: Any) -> str:
+def _text_output(value: Any) -> str:
     """``parse_output`` of the system tools: the model gets text."""
     if not isinstance(value, str):
         raise ToolOutputError(f"expected text, got {type(value).__name__}")
@@ -240,7 +240,7 @@ def _entry(tool_id: str, kind: str, authorize: Any, execute: Any) -> dict[str, A
         "inputSchema": {"type": "object"},
         "authorize": authorize,
         "execute": execute,
-        "parseOutput": text_output,
+        "parseOutput": _text_output,
     }
 
 

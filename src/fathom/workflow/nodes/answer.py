@@ -36,7 +36,7 @@ def _passage(text: str) -> str:
     return "\n".join(f"> {line}" if line else ">" for line in lines)
 
 
-def quotes_markdown(quotes: list[Any]) -> str:
+def _quotes_markdown(quotes: list[Any]) -> str:
     """Dataset quotes as readable markdown: one numbered passage per quote under its source name.
 
     Fathom's own rendering, used only when the answer input declares ``valueType: datasetQuote``
@@ -56,7 +56,7 @@ def _format(text: Any, value_type: str | None) -> str:
     if isinstance(text, str):
         return text
     if value_type == ValueType.datasetQuote and isinstance(text, list):
-        return quotes_markdown(text)
+        return _quotes_markdown(text)
     return json.dumps(text, ensure_ascii=False, indent=2)
 
 

@@ -56,7 +56,7 @@ def child_usage(name: str, result: WorkflowRunResult) -> dict[str, Any]:
     return line
 
 
-def child_quotes(result: WorkflowRunResult) -> list[Any]:
+def _child_quotes(result: WorkflowRunResult) -> list[Any]:
     """The knowledge-base quotes the child's nodes cited, so the parent's answer can show them."""
     return [q for r in result.flow_responses for q in r.get("quoteList") or []]
 
@@ -145,7 +145,7 @@ async def dispatch_run_app_node(ctx: NodeContext) -> DispatchResponse:
     history = [*kept] if resuming else [*kept, _user_item(text, child_files)]
     history.append({"obj": "AI", "value": responses})
     total = result.total_points
-    quotes = child_quotes(result)
+    quotes = _child_quotes(result)
     return DispatchResponse(
         data={NodeOutputKey.answerText: answer, NodeOutputKey.history: history},
         assistant_responses=[] if forbid_stream else responses,

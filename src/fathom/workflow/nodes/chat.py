@@ -95,7 +95,7 @@ def chat_items_to_messages(items: list[dict[str, Any]]) -> list[dict[str, Any]]:
     return messages
 
 
-def render_quotes(quotes: list[SearchDataItem], template: str) -> str:
+def _render_quotes(quotes: list[SearchDataItem], template: str) -> str:
     """Each quote through the template, trimmed, joined by ``\\n------\\n``."""
     rendered = []
     for index, item in enumerate(quotes):
@@ -112,7 +112,7 @@ def render_quotes(quotes: list[SearchDataItem], template: str) -> str:
     return "\n------\n".join(rendered)
 
 
-def quote_budget(model: ChatModel) -> int:
+def _quote_budget(model: ChatModel) -> int:
     """Tokens of quotes a model takes: ``default_params.quoteMaxToken`` or half its context (≤ 13k)."""
     configured = model.config.default_params.get("quoteMaxToken")
     if isinstance(configured, int) and configured > 0:
@@ -120,7 +120,7 @@ def quote_budget(model: ChatModel) -> int:
     return min(DEFAULT_QUOTE_BUDGET, model.config.max_context // 2)
 
 
-def check_quote_qa_value(value: Any) -> list[dict[str, Any]] | None:
+def _check_quote_qa_value(value: Any) -> list[dict[str, Any]] | None:
     """FastGPT's ``checkQuoteQAValue``: the quotes when the input resolved to a list of quote objects
     (each with a ``q``); an empty list stays empty (the quote prompt is still added); anything else (an
     unresolved reference, a skipped search, malformed items) is no quote input at all."""
@@ -150,11 +150,11 @@ async def dispatch_chat_completion(ctx: NodeContext) -> DispatchResponse:
     question = str(params.get(NodeInputKey.userChatInput) or "")
     if not question:
         return node_error("AI input is empty")
-    raw_quotes = check_quote_qa_value(params.get("quoteQA"))
+    raw_quotes = _check_quote_qa_value(params.get("quoteQA"))
     use_quotes = raw_quotes is not None
     quotes = [SearchDataItem.of(item) for item in raw_quotes or []]
-    kept, _ = filter_search_results_by_max_chars(quotes, quote_budget(model), count_tokens)
-    quote_text = render_quotes(kept, str(params.get("quoteTemplate") or DEFAULT_QUOTE_TEMPLATE))
+    kept, _ = filter_search_results_by_max_chars(quotes, _quote_budget(model), count_tokens)
+    quote_text = _render_quotes(kept, str(params.get("quoteTemplate") or DEFAULT_QUOTE_TEMPLATE))
     custom_prompt = str(params.get("quotePrompt") or "")
     quote_role = (
         "user" if params.get("aiChatQuoteRole") == "user" or "{{question}}" in custom_prompt else "system"

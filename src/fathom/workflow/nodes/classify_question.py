@@ -28,7 +28,7 @@ from fathom.workflow.nodes.llm_support import (
 CLASSIFY_TOOL_NAME = "classify_question"
 
 
-def classify_system_prompt(system_prompt: str, memory: str, type_list: str) -> str:
+def _classify_system_prompt(system_prompt: str, memory: str, type_list: str) -> str:
     """The classifier's instructions: background, last result, the types as ``[{id, description}]``."""
     parts = [
         "## Role\nYou are a question classifier. Decide which type the user's question belongs to, "
@@ -43,7 +43,7 @@ def classify_system_prompt(system_prompt: str, memory: str, type_list: str) -> s
     return "\n\n".join(parts)
 
 
-def classify_tool(agents: list[dict[str, Any]]) -> dict[str, Any]:
+def _classify_tool(agents: list[dict[str, Any]]) -> dict[str, Any]:
     """The forced function of function-calling mode."""
     return {
         "type": "function",
@@ -65,7 +65,7 @@ def classify_tool(agents: list[dict[str, Any]]) -> dict[str, Any]:
     }
 
 
-def match_answer(answer: str, agents: list[dict[str, Any]]) -> str:
+def _match_answer(answer: str, agents: list[dict[str, Any]]) -> str:
     """Prompt mode: the first type whose id occurs in the reply, else whose description does."""
     for field in ("key", "value"):
         for item in agents:
@@ -75,7 +75,7 @@ def match_answer(answer: str, agents: list[dict[str, Any]]) -> str:
     return ""
 
 
-def pick_type(result: CompletionResult, agents: list[dict[str, Any]]) -> str:
+def _pick_type(result: CompletionResult, agents: list[dict[str, Any]]) -> str:
     """The type id from a tool call (function-calling mode), else from the reply text."""
     keys = {str(item.get("key")) for item in agents}
     for call in result.tool_calls:
@@ -88,14 +88,14 @@ def pick_type(result: CompletionResult, agents: list[dict[str, Any]]) -> str:
         chosen = str(args.get("type", "")) if isinstance(args, dict) else ""
         if chosen in keys:
             return chosen
-    return match_answer(result.content or "", agents)
+    return _match_answer(result.content or "", agents)
 
 
 async def _complete(model: ChatModel, messages: list[dict[str, Any]], agents: list[dict[str, Any]]) -> Any:
     if model.config.function_calling:
         return await model.complete(
             messages,
-            tools=[classify_tool(agents)],
+            tools=[_classify_tool(agents)],
             tool_choice={"type": "function", "function": {"name": CLASSIFY_TOOL_NAME}},
             temperature=0.01,
         )
@@ -122,13 +122,13 @@ async def dispatch_classify_question(ctx: NodeContext) -> DispatchResponse:
     type_list = json.dumps(
         [{"id": item.get("key"), "description": item.get("value")} for item in agents], ensure_ascii=False
     )
-    system = classify_system_prompt(
+    system = _classify_system_prompt(
         str(ctx.params.get("systemPrompt") or ""),
         json.dumps(memory, ensure_ascii=False) if memory else "",
         type_list,
     )
     result = await _complete(model, build_messages(system, histories, question), agents)
-    chosen_key = pick_type(result, agents)
+    chosen_key = _pick_type(result, agents)
     chosen = next((item for item in agents if str(item.get("key")) == chosen_key), agents[-1])
     billed = bill(ctx, model, result)
     return DispatchResponse(

@@ -42,7 +42,7 @@ VALUE_TYPE_SCHEMA: dict[str, dict[str, Any]] = {
 }
 
 
-def extract_schema(keys: list[dict[str, Any]]) -> dict[str, Any]:
+def _extract_schema(keys: list[dict[str, Any]]) -> dict[str, Any]:
     """JSON Schema properties of the fields (string when the value type has no schema)."""
     properties: dict[str, Any] = {}
     for item in keys:
@@ -54,7 +54,7 @@ def extract_schema(keys: list[dict[str, Any]]) -> dict[str, Any]:
     return properties
 
 
-def extract_system_prompt(description: str, memory: str, schema: str) -> str:
+def _extract_system_prompt(description: str, memory: str, schema: str) -> str:
     """Prompt mode: the task, the last extraction and the schema; the reply must be one JSON object."""
     parts = [
         "## Role\nYou extract information from the user's text into JSON.",
@@ -77,7 +77,7 @@ def slice_json_object(text: str) -> str:
     return text[start : end + 1] if start != -1 and end > start else ""
 
 
-def parse_extraction(result: CompletionResult) -> dict[str, Any]:
+def _parse_extraction(result: CompletionResult) -> dict[str, Any]:
     """Arguments of the extract tool call, else the JSON object in the reply text; ``{}`` otherwise."""
     for call in result.tool_calls:
         if call.name == EXTRACT_TOOL_NAME:
@@ -97,7 +97,7 @@ def parse_extraction(result: CompletionResult) -> dict[str, Any]:
     return value if isinstance(value, dict) else {}
 
 
-def clean_extraction(arg: dict[str, Any], keys: list[dict[str, Any]]) -> tuple[dict[str, Any], bool]:
+def _clean_extraction(arg: dict[str, Any], keys: list[dict[str, Any]]) -> tuple[dict[str, Any], bool]:
     """Drop unknown keys and empty strings, fill missing required keys; ``success`` = all keys present."""
     declared = {str(item.get("key")): item for item in keys}
     cleaned = {k: v for k, v in arg.items() if k in declared and v != ""}
@@ -144,8 +144,8 @@ async def dispatch_content_extract(ctx: NodeContext) -> DispatchResponse:
     key = memory_key(ctx)
     memory = last_memory(histories, key)
     description = str(ctx.params.get("description") or "")
-    properties = extract_schema(keys)
-    system = extract_system_prompt(
+    properties = _extract_schema(keys)
+    system = _extract_system_prompt(
         description,
         json.dumps(memory, ensure_ascii=False) if memory else "",
         json.dumps(properties, ensure_ascii=False),
@@ -155,7 +155,7 @@ async def dispatch_content_extract(ctx: NodeContext) -> DispatchResponse:
         result = await _complete(model, build_messages(system, histories, content), properties, required)
     except Exception as exc:
         return node_error(str(exc) or exc.__class__.__name__)
-    arg, success = clean_extraction(parse_extraction(result), keys)
+    arg, success = _clean_extraction(_parse_extraction(result), keys)
     billed = bill(ctx, model, result)
     return DispatchResponse(
         data={"success": success, "fields": json.dumps(arg, ensure_ascii=False), **arg},

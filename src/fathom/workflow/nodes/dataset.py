@@ -3,12 +3,11 @@
 
 from __future__ import annotations
 
-from typing import Any, Protocol
+from typing import Any
 
 from fathom.knowledge.search import (
     SearchDataItem,
     SearchDatasetDataParams,
-    SearchDatasetDataResponse,
     dataset_search_result_concat,
     filter_search_results_by_max_chars,
 )
@@ -23,13 +22,6 @@ QUOTE_OUTPUT = "quoteQA"
 INDEXING_KEY = "datasetIndexing"  # response data: the searched knowledge bases still indexing
 
 
-class DatasetSearcher(Protocol):
-    """Runs the knowledge search pipeline (``fathom.knowledge.search.search_dataset_data`` bound
-    to a store's indexes); Fathom checks dataset permissions before handing it to a run."""
-
-    async def __call__(self, params: SearchDatasetDataParams) -> SearchDatasetDataResponse: ...
-
-
 def selected_dataset_ids(value: Any) -> list[str]:
     """The ids of a node's selected knowledge bases (FastGPT's ``[{datasetId}]`` or plain ids)."""
     ids: list[str] = []
@@ -41,7 +33,7 @@ def selected_dataset_ids(value: Any) -> list[str]:
     return ids
 
 
-def quote_wire(items: list[SearchDataItem]) -> list[dict[str, Any]]:
+def _quote_wire(items: list[SearchDataItem]) -> list[dict[str, Any]]:
     """Quotes as FastGPT ``SearchDataResponseItemType`` JSON (score list kept, trace included)."""
     return [item.model_dump(by_alias=True, mode="json", exclude_none=True) for item in items]
 
@@ -80,7 +72,7 @@ async def dispatch_dataset_search(ctx: NodeContext) -> DispatchResponse:
         }
     )
     response = await searcher(request)
-    quotes = quote_wire(response.search_res)
+    quotes = _quote_wire(response.search_res)
     indexing = [item.model_dump(by_alias=True, mode="json") for item in response.indexing]
     if indexing:  # the answer may miss passages of documents not yet searchable: say so
         ctx.emit(DatasetIndexingEvent(node_id=ctx.node_id, datasets=indexing))
@@ -122,4 +114,6 @@ async def dispatch_dataset_concat(ctx: NodeContext) -> DispatchResponse:
         [(1.0, [i for i in items if isinstance(i, dict)]) for items in lists]
     )
     kept, _ = filter_search_results_by_max_chars(fused, limit, count_tokens)
-    return DispatchResponse(data={QUOTE_OUTPUT: quote_wire(kept)}, response_data={"concatLength": len(fused)})
+    return DispatchResponse(
+        data={QUOTE_OUTPUT: _quote_wire(kept)}, response_data={"concatLength": len(fused)}
+    )

@@ -61,7 +61,7 @@ def _is_legacy_tool_param(wire: dict[str, Any], every_input: bool) -> bool:
     return every_input or bool(wire.get("toolDescription")) or wire.get("isToolParam") is True
 
 
-def tool_node_inputs(node: WorkflowNode) -> list[dict[str, Any]]:
+def _tool_node_inputs(node: WorkflowNode) -> list[dict[str, Any]]:
     """The node's stored inputs as NodeIO dicts for the tool-input compiler, with the legacy
     ``toolDescription`` choice turned into ``selectedType: agentGenerated``. Whether an input may be
     generated at all is the compiler's decision (file, dataset, model and password inputs never)."""
@@ -91,24 +91,24 @@ def _raw_json_schema(node: RuntimeNode) -> dict[str, Any] | None:
     return None
 
 
-def compile_node_tool(node: RuntimeNode) -> CompiledToolRuntime:
+def _compile_node_tool(node: RuntimeNode) -> CompiledToolRuntime:
     """The model tool of a tool node: ``compile_tool_runtime`` over its inputs (raises
     :class:`ToolInputConflictError` when a fixed input is also generated)."""
     return compile_tool_runtime(
         node.node_id,
         tool_description(node),
-        inputs=tool_node_inputs(node.source),
+        inputs=_tool_node_inputs(node.source),
         json_schema=_raw_json_schema(node),
     )
 
 
-def tool_node_config_status(node: WorkflowNode) -> ToolConfigStatusResult:
+def _tool_node_config_status(node: WorkflowNode) -> ToolConfigStatusResult:
     """``get_tool_config_status`` of a tool node: does it still need the builder to fill a required
     field before the model may call it."""
-    return get_tool_config_status(tool_node_inputs(node))
+    return get_tool_config_status(_tool_node_inputs(node))
 
 
-def invalid_fixed_inputs(inputs: list[dict[str, Any]]) -> list[str]:
+def _invalid_fixed_inputs(inputs: list[dict[str, Any]]) -> list[str]:
     """Keys of inputs whose builder-fixed value breaks the input's own JSON Schema
     (``customJsonSchema``, kept from an MCP/HTTP tool's schema): ``validate_tool_input_value``."""
     invalid = []
@@ -138,13 +138,13 @@ def workflow_tool_config_status(workflow: Any) -> dict[str, dict[str, Any]]:
     statuses: dict[str, dict[str, Any]] = {}
     for node in graph.nodes:
         if node.node_id in tool_ids or node.flow_node_type in kinds:
-            status = tool_node_config_status(node)
-            inputs = tool_node_inputs(node)
+            status = _tool_node_config_status(node)
+            inputs = _tool_node_inputs(node)
             statuses[node.node_id] = {
                 "needConfig": status.need_config,
                 "status": status.status,
                 "valid": validate_tool_configuration(inputs, app_level=False),
-                "invalidInputs": invalid_fixed_inputs(inputs),
+                "invalidInputs": _invalid_fixed_inputs(inputs),
             }
     return statuses
 
@@ -155,7 +155,7 @@ def tool_description(node: RuntimeNode) -> str:
     return source.tool_description or source.intro or node.name
 
 
-def format_tool_response(value: Any) -> str:
+def _format_tool_response(value: Any) -> str:
     """Text the model sees: strings as they are, anything else as compact JSON."""
     if value is None:
         return ""
@@ -185,7 +185,7 @@ class GraphToolRunner:
         node = self.ctx.nodes[node_id]
         compiled = self.compiled.get(node_id)
         if compiled is None:
-            compiled = self.compiled[node_id] = compile_node_tool(node)
+            compiled = self.compiled[node_id] = _compile_node_tool(node)
         merged = merge_tool_runtime_params(compiled.agent_generated_keys, compiled.fixed_input_bindings, args)
         generated = set(compiled.agent_generated_keys)
         for item in node.inputs:
@@ -215,7 +215,7 @@ class GraphToolRunner:
             if ran in self.ctx.nodes
         )
         return ToolResult(
-            response=format_tool_response(result.tool_responses),
+            response=_format_tool_response(result.tool_responses),
             interactive=result.interactive,
             stop=stop,
             error_message=result.error,
@@ -243,10 +243,10 @@ class GraphToolRunner:
 
         definitions: list[ToolDefinition] = []
         for node in nodes:
-            if tool_node_config_status(node.source).status == ToolConfigStatus.waitingForConfig:
+            if _tool_node_config_status(node.source).status == ToolConfigStatus.waitingForConfig:
                 self.pending_config.append(node.node_id)
                 continue
-            compiled = self.compiled[node.node_id] = compile_node_tool(node)
+            compiled = self.compiled[node.node_id] = _compile_node_tool(node)
             function = compiled.model_tool["function"]
             definitions.append(
                 ToolDefinition(

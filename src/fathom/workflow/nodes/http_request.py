@@ -75,7 +75,7 @@ def _json_fragment(value: Any, quoted: bool) -> str:
     return js_string(value)
 
 
-def render_json_body(ctx: NodeContext, text: str, all_variables: dict[str, Any]) -> str:
+def _render_json_body(ctx: NodeContext, text: str, all_variables: dict[str, Any]) -> str:
     """Substitute ``{{$node.key$}}`` and ``{{key}}`` into a JSON body, escaping inside strings."""
 
     def node_ref(match: re.Match[str]) -> str:
@@ -113,7 +113,7 @@ def _pairs(ctx: NodeContext, items: Any, render: Any) -> dict[str, str]:
     return result
 
 
-def with_query_params(url: str, params: dict[str, str]) -> str:
+def _with_query_params(url: str, params: dict[str, str]) -> str:
     """The URL with the node's params appended after the URL's own query, as FastGPT's axios call builds it:
     the fragment is dropped, the URL's query stays first, a key in both is sent twice."""
     if not params:
@@ -181,7 +181,7 @@ async def dispatch_http_request(ctx: NodeContext) -> DispatchResponse:
         request["data"] = form
         shown_body = form
     elif content_type == "json" and raw_body:
-        rendered = render_json_body(ctx, raw_body, all_variables)
+        rendered = _render_json_body(ctx, raw_body, all_variables)
         try:
             shown_body = parse_json5(rendered)
         except ValueError as exc:
@@ -200,7 +200,7 @@ async def dispatch_http_request(ctx: NodeContext) -> DispatchResponse:
     headers = {**_header_secrets(ctx, params.get(NodeInputKey.headerSecret)), **headers}
     try:
         response = await client.request(
-            method, with_query_params(url, query), headers=headers, timeout=timeout, **request
+            method, _with_query_params(url, query), headers=headers, timeout=timeout, **request
         )
         try:
             raw: Any = response.json()

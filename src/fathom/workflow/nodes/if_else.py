@@ -14,7 +14,7 @@ from fathom.workflow.values import js_coerce_string, js_number
 from fathom.workflow.variables import get_reference_variable_value
 
 
-def is_empty(value: Any) -> bool:
+def _is_empty(value: Any) -> bool:
     """``None``, blank string, NaN, empty list or empty object."""
     if value is None:
         return True
@@ -27,7 +27,7 @@ def is_empty(value: Any) -> bool:
     return False
 
 
-def is_include(value: Any, target: Any) -> bool:
+def _is_include(value: Any, target: Any) -> bool:
     """Array membership by string form, or substring for strings."""
     if isinstance(value, list):
         return target in [js_coerce_string(item) for item in value]
@@ -71,16 +71,16 @@ def _ends(value: Any, target: Any) -> bool:
 
 
 CONDITIONS: dict[str, Callable[[Any, Any], bool]] = {
-    "isEmpty": lambda v, t: is_empty(v),
-    "isNotEmpty": lambda v, t: not is_empty(v),
+    "isEmpty": lambda v, t: _is_empty(v),
+    "isNotEmpty": lambda v, t: not _is_empty(v),
     "equalTo": lambda v, t: js_coerce_string(v).strip() == js_coerce_string(t).strip(),
     "notEqual": lambda v, t: js_coerce_string(v).strip() != js_coerce_string(t).strip(),
     "greaterThan": lambda v, t: _compare(v, t, lambda a, b: a > b),
     "lessThan": lambda v, t: _compare(v, t, lambda a, b: a < b),
     "greaterThanOrEqualTo": lambda v, t: _compare(v, t, lambda a, b: a >= b),
     "lessThanOrEqualTo": lambda v, t: _compare(v, t, lambda a, b: a <= b),
-    "include": is_include,
-    "notInclude": lambda v, t: not is_include(v, t),
+    "include": _is_include,
+    "notInclude": lambda v, t: not _is_include(v, t),
     "startWith": _starts,
     "endWith": _ends,
     "reg": _regex,
@@ -99,7 +99,7 @@ def check_condition(condition: str, left: Any, right: Any) -> bool:
     return bool(operation(left, right)) if operation is not None else False
 
 
-def evaluate_group(ctx: NodeContext, group: dict[str, Any]) -> bool:
+def _evaluate_group(ctx: NodeContext, group: dict[str, Any]) -> bool:
     """One ``IF``/``ELSE IF`` group: its conditions joined by ``AND`` (default) or ``OR``."""
     results: list[bool] = []
     for item in group.get("list") or []:
@@ -121,7 +121,7 @@ async def dispatch_if_else(ctx: NodeContext) -> DispatchResponse:
     groups = ctx.params.get(NodeInputKey.ifElseList) or []
     result = "ELSE"
     for index, group in enumerate(groups):
-        if evaluate_group(ctx, group):
+        if _evaluate_group(ctx, group):
             result = else_if_label(index)
             break
     labels = [else_if_label(i) for i in range(len(groups))] + ["ELSE"]

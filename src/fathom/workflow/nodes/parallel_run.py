@@ -25,7 +25,7 @@ DEFAULT_CONCURRENCY = 5
 MAX_ATTEMPTS = 3
 
 
-def clamp_concurrency(value: Any, ceiling: int = PARALLEL_MAX_CONCURRENCY) -> int:
+def _clamp_concurrency(value: Any, ceiling: int = PARALLEL_MAX_CONCURRENCY) -> int:
     """User concurrency floored, at least 1, at most ``ceiling``; default 5."""
     if value is None or value == "":
         return min(DEFAULT_CONCURRENCY, ceiling)
@@ -121,7 +121,7 @@ async def dispatch_parallel_run(ctx: NodeContext) -> DispatchResponse:
     if len(items) > limit:
         raise ValueError(f"Input array length cannot be greater than {limit}")
     children: list[str] = list(ctx.params.get(NodeInputKey.childrenNodeIdList) or [])
-    gate = asyncio.Semaphore(clamp_concurrency(ctx.params.get("parallelRunMaxConcurrency")))
+    gate = asyncio.Semaphore(_clamp_concurrency(ctx.params.get("parallelRunMaxConcurrency")))
 
     async def guarded(index: int, item: Any) -> TaskOutcome:
         async with gate:

@@ -27,7 +27,7 @@ from fathom.workflow.result import WorkflowRunResult
 from fathom.workflow.run import run_workflow
 
 
-def bind_plugin_inputs(workflow: Any, params: dict[str, Any]) -> dict[str, Any]:
+def _bind_plugin_inputs(workflow: Any, params: dict[str, Any]) -> dict[str, Any]:
     """A copy of the plugin's workflow JSON with ``pluginInput`` input values taken from ``params``."""
     graph = workflow.to_dict() if isinstance(workflow, WorkflowGraph) else copy.deepcopy(workflow)
     for node in graph.get("nodes") or []:
@@ -60,7 +60,7 @@ async def dispatch_run_plugin(ctx: NodeContext) -> DispatchResponse:
 
     async def run_child(derived: DerivedWorkflowFiles) -> WorkflowRunResult:
         return await run_workflow(
-            bind_plugin_inputs(plugin.workflow, params),
+            _bind_plugin_inputs(plugin.workflow, params),
             query=derived.query,
             variables=dict(params),
             histories=[],

@@ -25,7 +25,7 @@ from fathom.workflow.nodes.llm_support import (
 )
 
 
-def dedupe_queries(queries: list[str]) -> list[str]:
+def _dedupe_queries(queries: list[str]) -> list[str]:
     """Keep the first of queries equal on letters and digits only."""
     seen: set[str] = set()
     kept: list[str] = []
@@ -55,7 +55,7 @@ async def dispatch_query_extension(ctx: NodeContext) -> DispatchResponse:
     )
     result = await model.complete(messages, temperature=0.1)
     rewrites = [q for q in parse_query_extension_output(result.content or "") if isinstance(q, str)]
-    queries = dedupe_queries([question, *rewrites])
+    queries = _dedupe_queries([question, *rewrites])
     text = json.dumps(queries, ensure_ascii=False)
     billed = bill(ctx, model, result)
     return DispatchResponse(

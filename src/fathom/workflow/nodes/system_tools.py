@@ -71,7 +71,7 @@ _BINARY: dict[type[ast.operator], Callable[[Any, Any], Any]] = {
 _UNARY: dict[type[ast.unaryop], Callable[[Any], Any]] = {ast.UAdd: operator.pos, ast.USub: operator.neg}
 
 
-def evaluate_expression(expr: str) -> float | int:
+def _evaluate_expression(expr: str) -> float | int:
     """An arithmetic expression (numbers, + - * / % ** ^, parentheses); nothing else is evaluated."""
 
     def walk(node: ast.AST) -> Any:
@@ -102,7 +102,7 @@ async def _math(ctx: NodeContext, params: dict[str, Any]) -> dict[str, Any]:
     if not isinstance(expr, str):
         raise ValueError("expr must be a string")
     try:
-        value = evaluate_expression(expr)
+        value = _evaluate_expression(expr)
     except (SyntaxError, ValueError, ZeroDivisionError, TypeError) as exc:
         raise ValueError(f"Invalid math expression {expr!r}: {exc}") from None
     if isinstance(value, float) and value.is_integer():
@@ -250,7 +250,7 @@ SYSTEM_TOOL_CATALOG = define_tool_catalog(_catalog_entry(tool) for tool in SYSTE
 
 async def invoke_system_tool(ctx: NodeContext, plugin_id: str, params: dict[str, Any]) -> dict[str, Any]:
     """Run ``plugin_id`` through the catalog bound to ``ctx``: authorize, execute, parse_output."""
-    tool = find_system_tool(plugin_id)
+    tool = _find_system_tool(plugin_id)
     invocation = await SYSTEM_TOOL_CATALOG.bind(app=ctx).invoke(tool.id, params)
     value: dict[str, Any] = invocation.value
     return value
@@ -261,7 +261,7 @@ def is_system_tool_id(plugin_id: str | None) -> bool:
     return bool(plugin_id) and str(plugin_id).startswith(PREFIXES)
 
 
-def find_system_tool(plugin_id: str) -> SystemTool:
+def _find_system_tool(plugin_id: str) -> SystemTool:
     """The tool ``plugin_id`` names; ``LookupError`` naming it and the available ids otherwise."""
     name = plugin_id.split("-", 1)[1] if is_system_tool_id(plugin_id) else plugin_id
     tool = SYSTEM_TOOLS.get(_ALIASES.get(name, name))
