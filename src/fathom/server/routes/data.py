@@ -15,7 +15,8 @@ from fathom.server.auth import AuthContext
 from fathom.server.errors import ApiError, envelope, not_found
 from fathom.server.permissions import Need, require_team_key
 from fathom.server.routes.collection_fields import BillId, training_bill
-from fathom.server.routes.collections import check_training_model, load_collection
+from fathom.server.routes.collection_training import check_training_model
+from fathom.server.routes.collections import load_collection
 from fathom.server.routes.common import ANY_METHOD, iso, platform_of
 from fathom.server.routes.dataset_models import DataList, DataView, InsertResults, NonBlank, Page
 from fathom.server.routes.datasets import kb_caller

@@ -120,6 +120,44 @@ class SqlChunkRepository:
             await bump_index_version(session, [dataset_id])
         return [row["id"] for row in rows.chunks]
 
+    async def add_trained_indexes(
+        self,
+        collection_id: str,
+        chunk_index: int,
+        texts: Sequence[str],
+        vectors: Sequence[Sequence[float]],
+        *,
+        model: str,
+        types: Sequence[str],
+        training_item: str,
+    ) -> None:
+        """Add index rows (what the model made of ``training_item``: an image's description) to the chunk
+        at ``chunk_index`` and delete the item, in one transaction; the collection's remaining work drops
+        by one. :class:`AlreadyTrained` when the item is gone (another run wrote it), :class:`NotFound`
+        when the chunk is (the item is kept)."""
+        async with self.db.transaction() as session:
+            row = await session.scalar(
+                select(DataChunk)
+                .where(DataChunk.collection_id == collection_id, DataChunk.chunk_index == chunk_index)
+                .order_by(DataChunk.id)
+                .limit(1)
+            )
+            if row is None:
+                raise NotFound(f"chunk {chunk_index} of collection {collection_id} not found")
+            claimed = await session.execute(
+                delete(TrainingItem).where(TrainingItem.id == training_item, TrainingItem.error.is_(None))
+            )
+            if getattr(claimed, "rowcount", 0) != 1:
+                raise AlreadyTrained(f"training item {training_item} was written by another run")
+            await self._write_indexes(session, row, texts, vectors, model, types)
+            row.updated_at = utcnow()
+            await session.execute(
+                update(Collection)
+                .where(Collection.id == collection_id)
+                .values(chunks_total=Collection.chunks_total - 1, updated_at=utcnow())
+            )
+            await bump_index_version(session, [row.dataset_id])
+
     def chunk_rows(
         self, team_id: str, dataset_id: str, collection_id: str, chunks: Sequence[ChunkToWrite], *, model: str
     ) -> ChunkRows:
