@@ -18,7 +18,7 @@ export type Dataset = SourceFields & {
 export type Collection = {
   _id: string; name: string; type: string; status: string; errorMsg: string | null; chunksTotal: number;
   chunksDone: number; dataAmount: number; trainingAmount: number; hasError: boolean; updateTime: string; rawLink?: string; queuePosition?: number | null;
-  trainingType?: string; autoIndexes?: boolean; trainingErrorCount?: number;
+  trainingType?: string; autoIndexes?: boolean; imageIndex?: boolean; trainingErrorCount?: number;
   tags?: string[];
 };
 type Chunk = { id: string; q: string; a: string; chunkIndex: number; updateTime: string };
