@@ -15,7 +15,7 @@ from __future__ import annotations
 
 from collections.abc import Mapping, Sequence
 
-from fathom.knowledge.parse import IMAGE_MIME, EmbeddedImage, detect_format, image_of
+from fathom.knowledge.parse import IMAGE_MIME, EmbeddedImage, detect_format, image_keys, image_of
 from fathom.knowledge.parse.images import IMAGE_REF
 from fathom.store.knowledge.training import NewTrainingItem
 
@@ -51,5 +51,6 @@ def image_parse_item(image: EmbeddedImage) -> NewTrainingItem:
 
 
 def image_key(item_q: str) -> str | None:
-    match = IMAGE_REF.search(item_q)
-    return match.group(1) if match else None
+    """The key of the image an item's ``q`` references."""
+    keys = image_keys(item_q)
+    return keys[0] if keys else None

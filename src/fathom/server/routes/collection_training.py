@@ -39,7 +39,7 @@ def check_training_model(request: Request, dataset: DatasetRecord, what: str) ->
         ) from None
 
 
-def check_vision_model(request: Request, dataset: DatasetRecord, what: str) -> None:
+def _check_vision_model(request: Request, dataset: DatasetRecord, what: str) -> None:
     """Refuse describing images (``what`` names the field that asks for it) when no vision model can:
     the dataset's ``vlmModel``, or the first model with ``vision: true`` when it has none."""
     try:
@@ -72,7 +72,7 @@ def collection_training(
                 "imageIndex: image indexes go with chunk training only (not with qa or autoIndexes); "
                 "send trainingType chunk without autoIndexes, or leave imageIndex out",
             )
-        check_vision_model(request, dataset, "imageIndex")
+        _check_vision_model(request, dataset, "imageIndex")
         extra["imageIndex"] = True
     return training_type, extra
 
@@ -89,5 +89,5 @@ def check_image_training(
             "trainingType: an image file is described by the vision model (an image collection); "
             "leave trainingType, autoIndexes and imageIndex out for image files",
         )
-    check_vision_model(request, dataset, "file")
+    _check_vision_model(request, dataset, "file")
     return "imageParse", {}
