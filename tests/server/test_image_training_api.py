@@ -251,6 +251,15 @@ def test_an_uploaded_image_is_a_collection_of_its_description(
         (DESCRIPTIONS[data_url(MAP)], "")
     ]
     assert search(client, dataset_id, "ferry departure piers")[0]["collectionId"] == collection_id
+    # rows pushed into an image collection have no image: stored as sent, nothing for the vision model
+    pushed = ok(
+        client.post(
+            "/api/core/dataset/data/pushData",
+            json={"collectionId": collection_id, "data": [{"q": "Ferries also stop at the north pier."}]},
+        )
+    )
+    assert pushed["insertLen"] == 1 and len(scripted.requests_to("/chat/completions")) == 1
+    assert len(rows_of(client, collection_id)) == 2
 
 
 def test_a_failed_description_is_kept_then_retried(
@@ -321,3 +330,14 @@ def test_refusals_name_the_field_and_the_fix(client: httpx.Client) -> None:
         json={"datasetId": dataset_id, "name": "x", "text": "t", "trainingType": "qa", "imageIndex": True},
     )
     assert with_qa.status_code == 400 and with_qa.json()["message"].startswith("imageIndex: ")
+    virtual = ok(
+        client.post(
+            "/api/core/dataset/collection/create",
+            json={"datasetId": dataset_id, "name": "rows", "type": "virtual"},
+        )
+    )
+    pushed = client.post(
+        "/api/core/dataset/data/pushData",
+        json={"collectionId": virtual, "imageIndex": True, "data": [{"q": "a row"}]},
+    )
+    assert pushed.status_code == 400 and pushed.json()["message"].startswith("imageIndex: ")
