@@ -57,3 +57,19 @@ def test_word_pictures_are_referenced_after_their_paragraph() -> None:
     assert image.data == PNG and image.mime == "image/png"
     plain = parse_document(buffer.getvalue(), "a.docx")
     assert plain.text == "Before the picture.\n\nAfter." and plain.images == ()
+
+
+def test_slide_pictures_are_referenced_where_they_are() -> None:
+    from pptx import Presentation
+    from pptx.util import Inches
+
+    deck = Presentation()
+    slide = deck.slides.add_slide(deck.slide_layouts[5])
+    slide.shapes.title.text = "Floor plan"
+    slide.shapes.add_picture(io.BytesIO(PNG), Inches(1), Inches(2))
+    buffer = io.BytesIO()
+    deck.save(buffer)
+    parsed = parse_document(buffer.getvalue(), "a.pptx", images=True)
+    (image,) = parsed.images
+    assert parsed.text == f"# Floor plan\n\n![](image:{image.key})" and image.data == PNG
+    assert parse_document(buffer.getvalue(), "a.pptx").text == "# Floor plan"

@@ -45,8 +45,9 @@ def parse_document(
     data: bytes | Path, filename: str | None = None, *, fmt: str | None = None, images: bool = False
 ) -> ParsedDocument:
     """Parse a file's bytes (or a path) into Markdown-ish text plus metadata (``filename``, ``format``…).
-    With ``images``, the images embedded in a txt/md/html (``data:`` URLs) or docx document are taken out
-    of the text as ``![](image:<key>)`` references and returned in ``images`` (linked ones never are)."""
+    With ``images``, the images embedded in a txt/md/html (``data:`` URLs), docx or pptx document are
+    taken out of the text as ``![](image:<key>)`` references and returned in ``images`` (linked ones never
+    are)."""
     if isinstance(data, Path):
         filename = filename or data.name
         data = data.read_bytes()
@@ -70,7 +71,7 @@ def parse_document(
     elif kind == "docx":
         parsed = parse_docx(data, name, images=images)
     elif kind == "pptx":
-        parsed = parse_pptx(data, name)
+        parsed = parse_pptx(data, name, images=images)
     elif kind == "xlsx":
         parsed = parse_xlsx(data, name)
     elif kind == "csv":

@@ -104,11 +104,20 @@ def parse_docx(data: bytes, filename: str, *, images: bool = False) -> ParsedDoc
     )
 
 
-def _shape_blocks(shape: Any) -> list[str]:
+def _shape_blocks(shape: Any, found: dict[str, EmbeddedImage] | None = None) -> list[str]:
+    """A shape's text; with ``found`` (images asked for), a picture's reference, the picture added."""
     blocks: list[str] = []
     if getattr(shape, "shape_type", None) == 6 and hasattr(shape, "shapes"):  # group
         for child in shape.shapes:
-            blocks.extend(_shape_blocks(child))
+            blocks.extend(_shape_blocks(child, found))
+        return blocks
+    if found is not None and getattr(shape, "shape_type", None) == 13:  # a picture (its own bytes)
+        picture = shape.image
+        if str(picture.content_type).startswith("image/"):
+            image = found.setdefault(
+                image_of(picture.blob, picture.content_type).key, image_of(picture.blob, picture.content_type)
+            )
+            blocks.append(image_ref(image))
         return blocks
     if getattr(shape, "has_table", False):
         rows = [[cell.text for cell in row.cells] for row in shape.table.rows]
@@ -138,8 +147,9 @@ def _placeholder_is_title(shape: Any) -> bool:
         return False
 
 
-def parse_pptx(data: bytes, filename: str) -> ParsedDocument:
-    """Slides in order: title placeholders as ``#`` headings, text frames, tables, notes."""
+def parse_pptx(data: bytes, filename: str, *, images: bool = False) -> ParsedDocument:
+    """Slides in order: title placeholders as ``#`` headings, text frames, tables, notes. With ``images``,
+    each picture becomes an ``![](image:<key>)`` reference where it is on its slide."""
     from pptx import Presentation
 
     try:
@@ -147,12 +157,13 @@ def parse_pptx(data: bytes, filename: str) -> ParsedDocument:
     except Exception as exc:  # python-pptx raises several types for broken packages
         raise DocumentParseError(filename, f"not a readable PowerPoint file ({exc})") from exc
     blocks: list[str] = []
+    found: dict[str, EmbeddedImage] | None = {} if images else None
     slides = 0
     for slide in presentation.slides:
         slides += 1
         for shape in slide.shapes:
             try:
-                blocks.extend(_shape_blocks(shape))
+                blocks.extend(_shape_blocks(shape, found))
             except Exception:  # an unrecognised shape must not lose the slide
                 continue
         if slide.has_notes_slide:
@@ -160,5 +171,8 @@ def parse_pptx(data: bytes, filename: str) -> ParsedDocument:
             if notes is not None and notes.text.strip():
                 blocks.append(notes.text.strip())
     return ParsedDocument(
-        text="\n\n".join(b for b in blocks if b), format="pptx", metadata={"slides": slides}
+        text="\n\n".join(b for b in blocks if b),
+        format="pptx",
+        metadata={"slides": slides},
+        images=tuple((found or {}).values()),
     )
