@@ -330,6 +330,12 @@ def test_refusals_name_the_field_and_the_fix(client: httpx.Client) -> None:
         json={"datasetId": dataset_id, "name": "x", "text": "t", "trainingType": "qa", "imageIndex": True},
     )
     assert with_qa.status_code == 400 and with_qa.json()["message"].startswith("imageIndex: ")
+    link = client.post(
+        "/api/core/dataset/collection/create/link",
+        json={"datasetId": dataset_id, "link": "https://example.com/page", "imageIndex": True},
+    )
+    assert link.status_code == 400 and link.json()["message"].startswith("imageIndex: ")
+    assert "never fetches" in link.json()["message"]
     virtual = ok(
         client.post(
             "/api/core/dataset/collection/create",

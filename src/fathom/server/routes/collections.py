@@ -337,6 +337,14 @@ async def create_link(
     request: Request, auth: AuthContext = Depends(kb_caller), payload: CreateLink = parsed(CreateLink)
 ) -> dict[str, Any]:
     link = payload.link
+    if payload.imageIndex:
+        raise ApiError(
+            400,
+            "invalidParams",
+            "imageIndex: a web page's images are links, and Fathom never fetches an image by its URL; "
+            "save the page with its images embedded and import it with create/localFile, or leave "
+            "imageIndex out",
+        )
     selector = (payload.metadata or {}).get("webPageSelector")
     if selector not in (None, ""):
         from fathom.knowledge.parse.selector import SelectorError, css_to_xpath
