@@ -148,6 +148,7 @@ class Platform:
                 self.embedders,
                 lambda model_id: self.chat.chat_model(model_id),
                 usage=self.usage,
+                vision_models=lambda model_id: self.chat.chat_model(self.vision_model_id(model_id)),
             ),
         )
         self.search = DatasetSearchService(
@@ -191,6 +192,13 @@ class Platform:
             file_policy=file_policy,
             chat_files=self.chat_files,
         )
+
+    def vision_model_id(self, model_id: str = "") -> str:
+        """The vision model (``vision: true``) ``model_id`` names, or (empty) the first one configured;
+        LookupError saying what to configure otherwise."""
+        if self.models is None:
+            raise LookupError("no chat model takes images; list one with vision: true in FATHOM_MODELS_FILE")
+        return self.models.vision_chat(model_id).id
 
     def _sandbox_runner(self) -> SandboxRunner:
         """The code node's sandbox; its ``http_request`` helper goes through the egress guard."""

@@ -407,7 +407,7 @@ def test_refusals_name_the_field(client: httpx.Client) -> None:
         json={"datasetId": dataset_id, "name": "x", "text": TEXT, "imageIndex": True},
     )
     assert image.status_code == 400 and image.json()["message"].startswith("imageIndex: ")
-    assert "not supported" in image.json()["message"]
+    assert "vlmModel" in image.json()["message"] and "vision: true" in image.json()["message"]
     nothing = client.post("/api/core/dataset/training/updateTrainingData", json={})
     assert nothing.status_code == 400 and "dataId, collectionId or datasetId" in nothing.json()["message"]
     unknown = client.post(

@@ -22,10 +22,23 @@ import httpx
 from fathom.datasets.auto_model import choose_model
 from fathom.datasets.chunking import collection_chunk_settings, split_collection_text, split_rule_of
 from fathom.datasets.embedders import EmbedderResolver
+from fathom.datasets.image_training import (
+    IMAGE_MODE,
+    IMAGE_PARSE_MODE,
+    image_file,
+    image_index_items,
+    image_parse_item,
+)
 from fathom.datasets.model_training import ModelTrainer, model_training_mode
 from fathom.datasets.training_usage import UsageSink, embedding_tokens, training_usage
 from fathom.knowledge.chunk_settings import ChunkSettings, split_chunk_indexes
-from fathom.knowledge.parse import DocumentParseError, decode_text, parse_document
+from fathom.knowledge.parse import (
+    DocumentParseError,
+    EmbeddedImage,
+    decode_text,
+    extract_data_url_images,
+    parse_document,
+)
 from fathom.knowledge.parse.selector import web_page_text
 from fathom.llm import count_tokens
 from fathom.security import EgressDenied, EgressRedirectError, EgressSizeError
@@ -164,6 +177,25 @@ class IngestionService:
             return web_page_text(body, raw_link, selector if isinstance(selector, str) else None)
         raise ValueError(f"collection {collection.id} has no text, file or link to ingest")
 
+    async def _source_with_images(self, collection: CollectionRecord) -> tuple[str, dict[str, EmbeddedImage]]:
+        """The collection's text with its embedded images taken out (``image:<key>`` references), and the
+        images by key: ``data:`` images of a text or a txt/md/html file, pictures of a docx file, or an
+        image collection's image. A link's page is read as text only: images are never fetched by URL."""
+        raw_text, _, file_id = await self.datasets.get_collection_source(collection.id)
+        if raw_text is not None:
+            text, found = extract_data_url_images(raw_text)
+            return text, {image.key: image for image in found}
+        if file_id is not None:
+            record, data = await self.files.read(file_id)
+            if collection.training_type == IMAGE_PARSE_MODE:
+                image = image_file(record.name, data)
+                if image is None:
+                    raise DocumentParseError(record.name, "not a png, jpg or webp image")
+                return "", {image.key: image}
+            parsed = parse_document(data, record.name, images=True)
+            return parsed.text, {image.key: image for image in parsed.images}
+        return await self._source_text(collection), {}
+
     async def _settled(self, dataset: DatasetRecord, text: str) -> DatasetRecord:
         """The dataset, with its model settled from ``text`` if it is a ``vectorModel: "auto"`` dataset
         whose first import this is (``fathom.datasets.auto_model``); before anything is embedded."""
@@ -263,6 +295,8 @@ class IngestionService:
         dataset = await self._settled(dataset, text)
         qa_pairs = bool({**dataset.chunk_settings, **collection.chunk_settings}.get("qaPairs"))
         settings = self._settings(collection, dataset.vector_model, dataset.chunk_settings)
+        if _image_index(collection) and not qa_pairs:
+            text = extract_data_url_images(text)[0]  # what the import chunks
         return len(split_collection_text(text, settings, qa_pairs=qa_pairs))
 
     async def _ingest(
@@ -274,17 +308,30 @@ class IngestionService:
             return await self._train_with_model(collection, dataset, None if train_only else mode, bill_id)
         await self.datasets.set_collection_state(collection.id, "parsing")
         qa_pairs = bool({**dataset.chunk_settings, **collection.chunk_settings}.get("qaPairs"))
-        text = await self._source_text(collection, table=qa_pairs)
+        image_index = self.trainer is not None and _image_index(collection) and not qa_pairs
+        images: dict[str, EmbeddedImage] = {}
+        if image_index:
+            text, images = await self._source_with_images(collection)
+        else:
+            text = await self._source_text(collection, table=qa_pairs)
         dataset = await self._settled(dataset, text)
         settings = self._settings(collection, dataset.vector_model, dataset.chunk_settings)
         pieces = split_collection_text(text, settings, qa_pairs=qa_pairs)
         done = await self.chunks.written_chunk_indexes(collection.id)
+        if image_index and self.trainer is not None:
+            # queued before their chunks are written: a chunk written is a chunk whose images are queued
+            await self.trainer.queue_items(collection, IMAGE_MODE, image_index_items(pieces, done), bill_id)
+        described = (
+            len(await self.trainer.training.pending(collection.id)) if image_index and self.trainer else 0
+        )
         await self.datasets.set_collection_state(
-            collection.id, "indexing", chunks_total=len(pieces), chunks_done=len(done)
+            collection.id, "indexing", chunks_total=len(pieces) + described, chunks_done=len(done)
         )
         embedder = self.embedders.get(dataset.vector_model)
         todo = [(i, piece) for i, piece in enumerate(pieces) if i not in done]
         await self._embed_and_write(collection, settings, embedder, todo, bill_id)
+        if image_index and self.trainer is not None:
+            await self.trainer.train(collection, dataset, settings, images)
         await self.datasets.set_collection_state(
             collection.id, "ready", chunks_total=len(pieces), chunks_done=len(pieces)
         )
@@ -298,16 +345,26 @@ class IngestionService:
         of that mode; then every waiting item goes to the model. Failed items keep their error; the
         collection is ready."""
         assert self.trainer is not None
-        if mode is not None and any(await self.datasets.get_collection_source(collection.id)):
+        images: dict[str, EmbeddedImage] = {}
+        if mode == IMAGE_PARSE_MODE:
+            await self.datasets.set_collection_state(collection.id, "parsing")
+            _, images = await self._source_with_images(collection)
+            if not await self.chunks.written_chunk_indexes(collection.id):
+                await self.trainer.queue_items(
+                    collection, mode, [image_parse_item(image) for image in images.values()], bill_id
+                )
+        elif mode is not None and any(await self.datasets.get_collection_source(collection.id)):
             await self.datasets.set_collection_state(collection.id, "parsing")
             text = await self._source_text(collection)
             dataset = await self._settled(dataset, text)
             settings = self._settings(collection, dataset.vector_model, dataset.chunk_settings)
             pieces = split_collection_text(text, settings)
             await self.trainer.queue_pieces(collection, mode, pieces, bill_id)
+        elif _image_index(collection) or collection.training_type == IMAGE_PARSE_MODE:
+            _, images = await self._source_with_images(collection)  # a retry: the images again
         settings = self._settings(collection, dataset.vector_model, dataset.chunk_settings)
         await self.datasets.set_collection_state(collection.id, "indexing")
-        outcome = await self.trainer.train(collection, dataset, settings)
+        outcome = await self.trainer.train(collection, dataset, settings, images)
         await self.datasets.set_collection_state(collection.id, "ready")
         return IngestionOutcome(chunks=outcome.trained, skipped=0)
 
@@ -359,6 +416,11 @@ class IngestionService:
                 )
         finally:
             await self._record_usage(collection, embedder, tokens, bill_id)
+
+
+def _image_index(collection: CollectionRecord) -> bool:
+    """Whether the collection's images are described by the vision model (``imageIndex``)."""
+    return bool(collection.chunk_settings.get("imageIndex"))
 
 
 async def _embed_batch(

@@ -110,3 +110,37 @@ def parse_auto_indexes(answer: str, chunk: str = "") -> list[AutoIndex]:
         if len(found) == MAX_AUTO_INDEXES:
             break
     return found
+
+
+# Image indexes (FastGPT's image index / image parse prompts ask the same): the vision model describes an
+# image so that a text search finds it; an image of text has its text written out.
+IMAGE_INDEX_PROMPT = """Describe the image for a search index: what it shows and what it means, in full, \
+so that a reader searching for its content finds it. If the image is text (a scan, a table, a screenshot \
+of text), write its text out in reading order instead. The text around the image in its document is inside \
+<Context></Context>; use it to understand the image. Write in the language of the image and its context, \
+and write only the description.
+
+<Context>
+{text}
+</Context>
+"""
+
+IMAGE_PARSE_PROMPT = """Describe the image for a search index. If it is text (a scan, a table, a \
+screenshot of text), write its text out in reading order as Markdown. Otherwise describe fully what it \
+shows and what it means (a photo, a diagram, a flow chart, a screenshot of an application). Write in the \
+language of the image, and write only the description."""
+
+
+def image_messages(image_url: str, context: str | None = None) -> list[dict[str, object]]:
+    """The one user message of a vision call: the instructions (with the text around the image, for an
+    image index; without, for an image collection) and the image as an ``image_url`` part."""
+    prompt = IMAGE_PARSE_PROMPT if context is None else IMAGE_INDEX_PROMPT.replace("{text}", context)
+    return [
+        {
+            "role": "user",
+            "content": [
+                {"type": "text", "text": prompt},
+                {"type": "image_url", "image_url": {"url": image_url}},
+            ],
+        }
+    ]

@@ -94,6 +94,27 @@ class ModelRegistry:
             "set FATHOM_OPENAI_BASE_URL and FATHOM_CHAT_MODEL, or list one in FATHOM_MODELS_FILE",
         )
 
+    def vision_chat(self, model_id: str = "") -> ModelConfig:
+        """The chat model ``model_id`` names if it takes images (``vision: true``); empty: the first such
+        model. ModelNotFoundError (a LookupError) saying what to configure otherwise."""
+        if model_id:
+            config = self.find(model_id)
+            if config is None or config.type != "llm":
+                known = ", ".join(m.id for m in self.of_type("llm") if m.vision) or "none configured"
+                raise ModelNotFoundError(f"unknown chat model '{model_id}' (vision models: {known})")
+            if not config.vision:
+                raise ModelNotFoundError(
+                    f"model '{model_id}' does not take images; set vision: true on it in the models file "
+                    "if it does, or choose a vision model"
+                )
+            return config
+        for config in self.of_type("llm"):
+            if config.vision:
+                return config
+        raise ModelNotFoundError(
+            "no chat model takes images; list one with vision: true in FATHOM_MODELS_FILE"
+        )
+
     def default_embedding(self) -> ModelConfig:
         """The default embedding model, or ModelNotFoundError (callers may fall back to a local one)."""
         return self._default(

@@ -336,6 +336,8 @@ class Dataset(Base):
     type: Mapped[str] = mapped_column(String(32), nullable=False, default="dataset")
     vector_model: Mapped[str] = mapped_column(String(200), nullable=False)
     agent_model: Mapped[str] = mapped_column(String(200), nullable=False, default="")
+    # the vision model describing images (migration 0022); "": none chosen
+    vlm_model: Mapped[str] = mapped_column(String(200), nullable=False, default="", server_default="")
     chunk_settings: Mapped[dict[str, Any]] = mapped_column(JSON, nullable=False, default=dict)
     index_version: Mapped[int] = mapped_column(BigInteger, nullable=False, default=0)
     # vectorModel "auto": True until the first import settles the model; why auto chose it

@@ -286,6 +286,7 @@ class DatasetRecord:
     auto_model_pending: bool = False
     auto_model_reason: str | None = None
     parent_id: str | None = None  # the folder it is in (None: the root)
+    vlm_model: str = ""  # the vision model describing images ("": none chosen)
 
 
 @dataclass(frozen=True)

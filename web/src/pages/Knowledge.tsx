@@ -18,10 +18,10 @@ export type Dataset = SourceFields & {
 export type Collection = {
   _id: string; name: string; type: string; status: string; errorMsg: string | null; chunksTotal: number;
   chunksDone: number; dataAmount: number; trainingAmount: number; hasError: boolean; updateTime: string; rawLink?: string; queuePosition?: number | null;
-  trainingType?: string; autoIndexes?: boolean; trainingErrorCount?: number;
+  trainingType?: string; autoIndexes?: boolean; imageIndex?: boolean; trainingErrorCount?: number;
   tags?: string[];
 };
-type Chunk = { id: string; q: string; a: string; chunkIndex: number; updateTime: string };
+type Chunk = { id: string; q: string; a: string; chunkIndex: number; updateTime: string; indexes?: { type: string; text: string }[] };
 
 export function KnowledgePage({ datasetId, tab }: { datasetId?: string; tab?: string }) {
   if (datasetId === "folder") return <DatasetList key={tab ?? ""} folderId={tab} />;
@@ -428,6 +428,9 @@ function ChunkBrowser({ collection, onClose }: { collection: Collection; onClose
             <div className="row small muted"><span>#{row.chunkIndex}</span><div className="grow" /><button className="danger" onClick={(e) => { e.stopPropagation(); remove(row); }}>{t("Delete")}</button></div>
             <pre>{row.q}</pre>
             {row.a && <pre className="muted" style={{ marginTop: 6 }}>{row.a}</pre>}
+            {(row.indexes || []).filter((index) => index.type !== "default").map((index, i) => (
+              <div key={i} className="small muted" data-index-type={index.type} style={{ marginTop: 4 }}>{index.type}: {index.text}</div>
+            ))}
           </div>
         ))}
         <div className="row small">

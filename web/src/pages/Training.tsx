@@ -6,14 +6,14 @@ import { api } from "../api";
 import { useEscape } from "../i18n";
 import { t } from "../lang";
 
-export type TrainingChoice = { mode: "chunk" | "qa" | "auto"; qaPrompt: string };
-export const CHUNK_TRAINING: TrainingChoice = { mode: "chunk", qaPrompt: "" };
+export type TrainingChoice = { mode: "chunk" | "qa" | "auto"; qaPrompt: string; imageIndex?: boolean };
+export const CHUNK_TRAINING: TrainingChoice = { mode: "chunk", qaPrompt: "", imageIndex: false };
 
 /** The request fields of a choice (the create/* routes take them). */
 export function trainingFields(c: TrainingChoice): Record<string, unknown> {
   if (c.mode === "qa") return { trainingType: "qa", ...(c.qaPrompt.trim() ? { qaPrompt: c.qaPrompt.trim() } : {}) };
   if (c.mode === "auto") return { trainingType: "chunk", autoIndexes: true };
-  return { trainingType: "chunk" };
+  return { trainingType: "chunk", ...(c.imageIndex ? { imageIndex: true } : {}) };
 }
 
 export function TrainingModeForm({ value, onChange }: { value: TrainingChoice; onChange: (c: TrainingChoice) => void }) {
@@ -26,6 +26,9 @@ export function TrainingModeForm({ value, onChange }: { value: TrainingChoice; o
         <label className="inline" title={t("The knowledge base's model writes question/answer pairs from each chunk; the pairs are stored")}><input type="radio" name="trainingMode" value="qa" checked={value.mode === "qa"} onChange={() => set({ mode: "qa" })} />{t("Q&A by the model")}</label>
         <label className="inline" title={t("The knowledge base's model writes a summary and questions for each chunk, stored as extra indexes")}><input type="radio" name="trainingMode" value="auto" checked={value.mode === "auto"} onChange={() => set({ mode: "auto" })} />{t("Chunks + auto indexes")}</label>
       </div>
+      {value.mode === "chunk" && (
+        <label className="inline small" title={t("Images in the document are described by the knowledge base's vision model (vlmModel); each description is an extra index of the chunk that holds the image")}><input type="checkbox" name="imageIndex" checked={!!value.imageIndex} onChange={(e) => set({ imageIndex: e.target.checked })} />{t("Image indexes")}</label>
+      )}
       {value.mode === "qa" && (
         <textarea name="qaPrompt" rows={2} placeholder={t("Instructions for the model (optional; the default asks for up to 30 detailed question/answer pairs)")} value={value.qaPrompt} onChange={(e) => set({ qaPrompt: e.target.value })} />
       )}
@@ -34,8 +37,10 @@ export function TrainingModeForm({ value, onChange }: { value: TrainingChoice; o
 }
 
 /** A collection's training mode in a few words ("" for plain chunks). */
-export function trainingLabel(c: { trainingType?: string; autoIndexes?: boolean }): string {
+export function trainingLabel(c: { trainingType?: string; autoIndexes?: boolean; imageIndex?: boolean }): string {
   if (c.trainingType === "qa") return t("Q&A");
+  if (c.trainingType === "imageParse") return t("image description");
+  if (c.imageIndex) return t("image indexes");
   return c.autoIndexes ? t("auto indexes") : "";
 }
 

@@ -5,6 +5,8 @@ from __future__ import annotations
 from dataclasses import dataclass, field
 from typing import Any
 
+from fathom.knowledge.parse.images import EmbeddedImage
+
 
 @dataclass(frozen=True)
 class ParsedDocument:
@@ -13,6 +15,8 @@ class ParsedDocument:
     text: str
     format: str
     metadata: dict[str, Any] = field(default_factory=dict)
+    # embedded images taken out of the text (parsed with ``images=True``): referenced by ``image:<key>``
+    images: tuple[EmbeddedImage, ...] = ()
 
 
 class DocumentParseError(ValueError):

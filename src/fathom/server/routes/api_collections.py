@@ -144,6 +144,13 @@ async def create_api_collection(
     dataset, _ = await load_dataset(request, auth, payload.datasetId, "write")
     if payload.billId is not None:
         raise ApiError(400, "invalidParams", "billId: not supported for API file collections; leave it out")
+    if payload.imageIndex:
+        raise ApiError(
+            400,
+            "invalidParams",
+            "imageIndex: not supported for API file collections (a re-sync would drop the image indexes); "
+            "upload the file with create/localFile and imageIndex, or leave imageIndex out",
+        )
     training_type = payload.trainingType or "chunk"
     if training_type not in ("chunk", "auto"):
         raise ApiError(

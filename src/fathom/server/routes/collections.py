@@ -20,6 +20,7 @@ from fathom.server.routes.collection_fields import (
     stored_fields,
     training_bill,
 )
+from fathom.server.routes.collection_training import check_image_training, collection_training
 from fathom.server.routes.common import ANY_METHOD, iso, platform_of
 from fathom.server.routes.dataset_models import (
     COLLECTION_NAME_MAX,
@@ -36,7 +37,7 @@ from fathom.server.routes.dataset_models import (
 from fathom.server.routes.datasets import kb_caller, load_dataset, load_knowledge_base
 from fathom.server.typed import BLANK_IS_NONE, ApiModel, ObjectId, OptionalObjectId, Text, answers, parsed
 from fathom.server.uploads import admit_upload, check_file_name, member_or_key
-from fathom.store.protocols import CollectionRecord, DatasetRecord, NotFound
+from fathom.store.protocols import CollectionRecord, NotFound
 
 router = APIRouter(tags=["collections"])
 
@@ -73,7 +74,9 @@ class NewCollection(ChunkSettings, CollectionFields):
     autoIndexes: Annotated[WireBool | None, BLANK_IS_NONE] = Field(
         None, description="chunk training: the model writes extra index texts of each chunk"
     )
-    imageIndex: Annotated[WireBool | None, BLANK_IS_NONE] = Field(None, description="not supported yet")
+    imageIndex: Annotated[WireBool | None, BLANK_IS_NONE] = Field(
+        None, description="chunk training: images in the document are described by the vlmModel as indexes"
+    )
 
     def training(self) -> tuple[str, dict[str, Any]]:
         """The collection's training type and the training settings to keep with its chunk settings
@@ -161,7 +164,7 @@ def collection_view(
         "trainingType": collection.training_type,
         "qaPrompt": collection.chunk_settings.get("qaPrompt"),
         "autoIndexes": bool(collection.chunk_settings.get("autoIndexes")),
-        "imageIndex": False,
+        "imageIndex": bool(collection.chunk_settings.get("imageIndex")),
         "fileId": collection.file_id,
         "rawLink": collection.raw_link,
         "tags": list(collection.tags),
@@ -218,38 +221,6 @@ async def load_owned_collection(
     return collection, owner
 
 
-def check_training_model(request: Request, dataset: DatasetRecord, what: str) -> None:
-    """Refuse model-made training (``what`` names the field that asks for it) when no chat model can
-    run it: the dataset's ``agentModel``, or the default chat model when that is not configured here."""
-    try:
-        platform_of(request).chat.chat_model(dataset.agent_model)
-    except (LookupError, RuntimeError) as exc:
-        raise ApiError(
-            400,
-            "invalidParams",
-            f"{what}: training with a model needs a chat model (the knowledge base's agentModel): {exc}",
-        ) from None
-
-
-def _training(request: Request, dataset: DatasetRecord, payload: NewCollection) -> tuple[str, dict[str, Any]]:
-    """The collection's training type and training settings, after checking they can run."""
-    if payload.imageIndex:
-        raise ApiError(
-            400,
-            "invalidParams",
-            "imageIndex: image indexes (images described by the vlmModel) are not supported yet; "
-            "leave imageIndex out or false",
-        )
-    training_type, extra = payload.training()
-    if training_type == "qa":
-        check_training_model(request, dataset, 'trainingType "qa"')
-    elif extra.get("autoIndexes"):
-        check_training_model(
-            request, dataset, 'trainingType "auto"' if payload.trainingType == "auto" else "autoIndexes"
-        )
-    return training_type, extra
-
-
 async def _parent_folder(
     request: Request, auth: AuthContext, dataset_id: str, parent_id: str | None
 ) -> str | None:
@@ -271,15 +242,26 @@ async def _parent_folder(
 
 
 async def _create(
-    request: Request, auth: AuthContext, payload: NewCollection, *, name: str, type: str, **source: Any
+    request: Request,
+    auth: AuthContext,
+    payload: NewCollection,
+    *,
+    name: str,
+    type: str,
+    image: bool = False,
+    **source: Any,
 ) -> dict[str, Any]:
     """Store the collection and queue its ingestion; ``insertLen`` is the number of chunks queued
-    when the text is at hand (a text import), else 0 (a link or file is parsed by the job)."""
+    when the text is at hand (a text import), else 0 (a link or file is parsed by the job). ``image``:
+    an image collection (its image described by the vision model)."""
     platform = platform_of(request)
     dataset = await load_knowledge_base(request, auth, payload.datasetId, "write")
     parent_id = await _parent_folder(request, auth, dataset.id, payload.parentId)
     bill_id = await training_bill(request, auth, payload.billId)
-    training_type, training_settings = _training(request, dataset, payload)
+    if image:
+        training_type, training_settings = check_image_training(request, dataset, payload)
+    else:
+        training_type, training_settings = collection_training(request, dataset, payload)
     collection = await platform.datasets.create_collection(
         auth.team_id,
         dataset.id,
@@ -320,7 +302,7 @@ async def create_empty(
     holds collections (``parentId`` on create, list and update)."""
     platform = platform_of(request)
     dataset = await load_knowledge_base(request, auth, payload.datasetId, "write")
-    training_type, training_settings = _training(request, dataset, payload)
+    training_type, training_settings = collection_training(request, dataset, payload)
     collection = await platform.datasets.create_collection(
         auth.team_id,
         dataset.id,
@@ -355,6 +337,14 @@ async def create_link(
     request: Request, auth: AuthContext = Depends(kb_caller), payload: CreateLink = parsed(CreateLink)
 ) -> dict[str, Any]:
     link = payload.link
+    if payload.imageIndex:
+        raise ApiError(
+            400,
+            "invalidParams",
+            "imageIndex: a web page's images are links, and Fathom never fetches an image by its URL; "
+            "save the page with its images embedded and import it with create/localFile, or leave "
+            "imageIndex out",
+        )
     selector = (payload.metadata or {}).get("webPageSelector")
     if selector not in (None, ""):
         from fathom.knowledge.parse.selector import SelectorError, css_to_xpath
@@ -383,7 +373,7 @@ async def create_local_file(
     content = await file.read()
     if not content:
         raise ApiError(400, "", "file is empty")
-    from fathom.knowledge.parse import SUPPORTED_FORMATS, detect_format
+    from fathom.knowledge.parse import IMAGE_FORMATS, SUPPORTED_FORMATS, detect_format
 
     name = check_file_name(file.filename or "upload", "file.filename")
     check_storable(name, "file.filename")
@@ -391,12 +381,10 @@ async def create_local_file(
         raise ApiError(
             400, "invalidParams", f"file.filename: at most {COLLECTION_NAME_MAX} characters, got {len(name)}"
         )
-    if detect_format(name) not in SUPPORTED_FORMATS:
-        raise ApiError(
-            400,
-            "invalidParams",
-            f"file: {name!r} has an unsupported type; supported: {', '.join(SUPPORTED_FORMATS)}",
-        )
+    image = detect_format(name) in IMAGE_FORMATS
+    if detect_format(name) not in SUPPORTED_FORMATS and not image:
+        kinds = ", ".join(SUPPORTED_FORMATS + IMAGE_FORMATS)
+        raise ApiError(400, "invalidParams", f"file: {name!r} has an unsupported type; supported: {kinds}")
     await load_knowledge_base(request, auth, payload.datasetId, "write")
     await admit_upload(request, member_or_key(auth))
     stored = await platform_of(request).files.save(
@@ -406,7 +394,9 @@ async def create_local_file(
         content_type=file.content_type or "application/octet-stream",
         member_id=auth.member_id,
     )
-    return await _create(request, auth, payload, name=name, type="file", file_id=stored.id)
+    return await _create(
+        request, auth, payload, name=name, type="images" if image else "file", image=image, file_id=stored.id
+    )
 
 
 @router.api_route(
@@ -509,7 +499,7 @@ async def training_detail(
             "trainingType": collection.training_type,
             "advancedTraining": {
                 "customPdfParse": False,
-                "imageIndex": False,
+                "imageIndex": bool(collection.chunk_settings.get("imageIndex")),
                 "autoIndexes": bool(collection.chunk_settings.get("autoIndexes")),
             },
             "queuedCounts": counts,

@@ -7,6 +7,7 @@ from typing import Annotated, Any, ClassVar, Literal
 from fastapi import APIRouter, Depends, Request
 from pydantic import AfterValidator, Field, model_validator
 
+from fathom.datasets.image_training import IMAGE_PARSE_MODE
 from fathom.datasets.ingest import PushIndex, PushRow
 from fathom.datasets.model_training import model_training_mode
 from fathom.knowledge.chunk_settings import split_chunk_indexes
@@ -15,9 +16,10 @@ from fathom.server.auth import AuthContext
 from fathom.server.errors import ApiError, envelope, not_found
 from fathom.server.permissions import Need, require_team_key
 from fathom.server.routes.collection_fields import BillId, training_bill
-from fathom.server.routes.collections import check_training_model, load_collection
+from fathom.server.routes.collection_training import check_training_model
+from fathom.server.routes.collections import load_collection
 from fathom.server.routes.common import ANY_METHOD, iso, platform_of
-from fathom.server.routes.dataset_models import DataList, DataView, InsertResults, NonBlank, Page
+from fathom.server.routes.dataset_models import DataList, DataView, InsertResults, NonBlank, Page, WireBool
 from fathom.server.routes.datasets import kb_caller
 from fathom.server.typed import BLANK_IS_NONE, ApiModel, ObjectId, Text, answers, parsed
 from fathom.store.protocols import ChunkRow, CollectionRecord, NotFound
@@ -71,6 +73,9 @@ class PushData(ApiModel):
     billId: BillId = None
     trainingType: Annotated[Literal["chunk", "qa", "auto"] | None, BLANK_IS_NONE] = None
     prompt: Annotated[Text | None, BLANK_IS_NONE] = None
+    imageIndex: Annotated[WireBool | None, BLANK_IS_NONE] = Field(
+        None, description="Refused when true: image indexes are made by imports (imageIndex on create/*)"
+    )
 
     @model_validator(mode="before")
     @classmethod
@@ -148,6 +153,13 @@ async def push_data(
     request: Request, auth: AuthContext = Depends(kb_caller), payload: PushData = parsed(PushData)
 ) -> dict[str, Any]:
     collection = await load_collection(request, auth, payload.collectionId, "write")
+    if payload.imageIndex:
+        raise ApiError(
+            400,
+            "invalidParams",
+            "imageIndex: pushed rows carry no images to describe; image indexes are made by imports "
+            "(create/text or create/localFile with imageIndex: true); leave imageIndex out",
+        )
     bill_id = await training_bill(request, auth, payload.billId)
     rows = [
         PushRow(_text(item.q), _text(item.a), _custom_indexes(item.indexes))
@@ -163,9 +175,11 @@ async def push_data(
 
 
 def _push_mode(training_type: str | None, collection: CollectionRecord) -> str | None:
-    """The model training pushed rows get: the one sent, else the collection's."""
+    """The model training pushed rows get: the one sent, else the collection's (rows pushed into an image
+    collection are stored as sent: they have no image to describe)."""
     if training_type is None:
-        return model_training_mode(collection)
+        mode = model_training_mode(collection)
+        return None if mode == IMAGE_PARSE_MODE else mode
     return None if training_type == "chunk" else training_type
 
 

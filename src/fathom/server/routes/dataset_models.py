@@ -136,6 +136,7 @@ class DatasetView(BaseModel):
     intro: str
     vectorModel: ModelRef
     agentModel: ModelRef | None
+    vlmModel: ModelRef | None = None
     chunkSettings: dict[str, Any]
     vectorModelAuto: AutoModelView | None = Field(
         None, description='Fathom\'s addition: why vectorModel "auto" chose the model (null: named)'

@@ -13,8 +13,8 @@ from fathom.server.errors import ApiError, envelope
 from fathom.server.routes.common import ANY_METHOD, platform_of
 from fathom.server.routes.dataset_models import DatasetName, ModelChoice, model_id_of
 from fathom.server.routes.dataset_sources import SourceFields, update_source
-from fathom.server.routes.datasets import kb_caller, load_dataset, load_folder
-from fathom.server.typed import ObjectId, OptionalObjectId, Text, answers, parsed
+from fathom.server.routes.datasets import checked_vlm_model, kb_caller, load_dataset, load_folder
+from fathom.server.typed import BLANK_IS_NONE, ObjectId, OptionalObjectId, Text, answers, parsed
 
 router = APIRouter(tags=["datasets"])
 
@@ -28,6 +28,9 @@ class UpdateDataset(SourceFields):
     intro: Annotated[Text | None, Field(description="The new description")] = None
     vectorModel: ModelChoice = Field(None, description="A new embedding model: every row is embedded again")
     parentId: OptionalObjectId = Field(None, description='Move into this folder (null or "": the root)')
+    vlmModel: Annotated[str | None, BLANK_IS_NONE] = Field(
+        None, max_length=200, description="The vision model (vision: true) describing images"
+    )
 
 
 @router.api_route(
@@ -55,6 +58,8 @@ async def update_dataset(
         changes["name"] = payload.name
     if payload.intro is not None:
         changes["intro"] = payload.intro
+    if payload.vlmModel is not None:
+        changes["vlm_model"] = checked_vlm_model(request, payload.vlmModel)
     vector_model = model_id_of(payload.vectorModel)
     if vector_model and dataset.type == "folder":
         raise ApiError(

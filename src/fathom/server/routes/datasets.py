@@ -53,6 +53,11 @@ class CreateDataset(SourceFields):
         "document's language (the multilingual local model for mostly CJK text, when installed)",
     )
     agentModel: Annotated[str | None, BLANK_IS_NONE] = Field(None, max_length=MODEL_ID_MAX)
+    vlmModel: Annotated[str | None, BLANK_IS_NONE] = Field(
+        None,
+        max_length=MODEL_ID_MAX,
+        description="The vision model (vision: true): describes images (imageIndex, image collections)",
+    )
     parentId: OptionalObjectId = Field(None, description="The folder to create it in (null: the root)")
     avatar: Annotated[str | None, BLANK_IS_NONE] = Field(
         None, max_length=2000, description="Kept by FastGPT; ignored"
@@ -114,6 +119,14 @@ def model_view(model_id: str) -> dict[str, Any]:
     return {"model": model_id, "name": model_id}
 
 
+def checked_vlm_model(request: Request, model_id: str) -> str:
+    """``vlmModel`` if it names a configured chat model that takes images; else a 400 saying so."""
+    try:
+        return platform_of(request).vision_model_id(model_id)
+    except LookupError as exc:
+        raise ApiError(400, "invalidParams", f"vlmModel: {exc}") from None
+
+
 def dataset_view(dataset: DatasetRecord, auth: AuthContext, owner: str | None) -> dict[str, Any]:
     return {
         "_id": dataset.id,
@@ -126,6 +139,7 @@ def dataset_view(dataset: DatasetRecord, auth: AuthContext, owner: str | None) -
         "intro": dataset.intro,
         "vectorModel": model_view(dataset.vector_model),  # a folder's is the default model's (unused)
         "agentModel": model_view(dataset.agent_model) if dataset.agent_model else None,
+        "vlmModel": model_view(dataset.vlm_model) if dataset.vlm_model else None,
         "chunkSettings": dataset.chunk_settings,
         # Fathom's addition: why vectorModel "auto" chose the model (pending: until the first import)
         "vectorModelAuto": (
@@ -217,12 +231,14 @@ async def create_dataset(
         platform.embedders.get(vector_model)
     except LookupError:
         raise ApiError(400, "", f"System not embedding model: {vector_model}") from None
+    vlm_model = checked_vlm_model(request, payload.vlmModel) if payload.vlmModel else ""
     dataset = await platform.datasets.create_dataset(
         auth.team_id,
         payload.name,
         vector_model=vector_model,
         intro=intro,
         agent_model=payload.agentModel or "",
+        vlm_model=vlm_model,
         member_id=auth.member_id,
         auto_model_reason=auto_reason,
         parent_id=payload.parentId,

@@ -13,7 +13,7 @@ from sqlalchemy.ext.asyncio import AsyncSession
 from fathom.store.db import Database
 from fathom.store.knowledge.datasets import bump_index_version
 from fathom.store.knowledge.fulltext import delete_fulltext_rows, write_fulltext_rows
-from fathom.store.knowledge.index_rows import index_row, insert_index_rows
+from fathom.store.knowledge.index_rows import ensure_hnsw_index, index_row, insert_index_rows
 from fathom.store.knowledge.scope import in_list
 from fathom.store.models import Collection, DataChunk, DataIndex, Dataset, TrainingItem, new_id, utcnow
 from fathom.store.protocols import AlreadyTrained, ChunkRow, ChunkToWrite, NotFound
@@ -102,6 +102,7 @@ class SqlChunkRepository:
         (``chunks_total - chunks_done``) then drops by one item, whatever number of rows it made."""
         rows = self.chunk_rows(team_id, dataset_id, collection_id, chunks, model=model)
         progress: dict[str, Any] = {"chunks_done": Collection.chunks_done + len(chunks)}
+        await self._ensure_vector_indexes([vector for chunk in chunks for vector in chunk.vectors])
         if training_item is not None:
             progress["chunks_total"] = Collection.chunks_total + len(chunks) - 1
         async with self.db.transaction() as session:
@@ -119,6 +120,58 @@ class SqlChunkRepository:
             )
             await bump_index_version(session, [dataset_id])
         return [row["id"] for row in rows.chunks]
+
+    async def _ensure_vector_indexes(self, vectors: Sequence[Sequence[float]]) -> None:
+        """PostgreSQL: the HNSW index of each new dimension, in a transaction of its own, before the
+        write that needs it: its lock is held only as long as the ``CREATE INDEX IF NOT EXISTS`` (in the
+        write's transaction it would be held to the end, and concurrent writes that each took it and then
+        insert into the table wait for each other: a deadlock)."""
+        new = {len(vector) for vector in vectors} - self._hnsw_dims
+        if not self.db.is_postgres or not new:
+            return
+        for dims in sorted(new):
+            async with self.db.transaction() as session:
+                await ensure_hnsw_index(session, dims)
+            self._hnsw_dims.add(dims)
+
+    async def add_trained_indexes(
+        self,
+        collection_id: str,
+        chunk_index: int,
+        texts: Sequence[str],
+        vectors: Sequence[Sequence[float]],
+        *,
+        model: str,
+        types: Sequence[str],
+        training_item: str,
+    ) -> None:
+        """Add index rows (what the model made of ``training_item``: an image's description) to the chunk
+        at ``chunk_index`` and delete the item, in one transaction; the collection's remaining work drops
+        by one. :class:`AlreadyTrained` when the item is gone (another run wrote it), :class:`NotFound`
+        when the chunk is (the item is kept)."""
+        await self._ensure_vector_indexes(vectors)
+        async with self.db.transaction() as session:
+            row = await session.scalar(
+                select(DataChunk)
+                .where(DataChunk.collection_id == collection_id, DataChunk.chunk_index == chunk_index)
+                .order_by(DataChunk.id)
+                .limit(1)
+            )
+            if row is None:
+                raise NotFound(f"chunk {chunk_index} of collection {collection_id} not found")
+            claimed = await session.execute(
+                delete(TrainingItem).where(TrainingItem.id == training_item, TrainingItem.error.is_(None))
+            )
+            if getattr(claimed, "rowcount", 0) != 1:
+                raise AlreadyTrained(f"training item {training_item} was written by another run")
+            await self._write_indexes(session, row, texts, vectors, model, types)
+            row.updated_at = utcnow()
+            await session.execute(
+                update(Collection)
+                .where(Collection.id == collection_id)
+                .values(chunks_total=Collection.chunks_total - 1, updated_at=utcnow())
+            )
+            await bump_index_version(session, [row.dataset_id])
 
     def chunk_rows(
         self, team_id: str, dataset_id: str, collection_id: str, chunks: Sequence[ChunkToWrite], *, model: str

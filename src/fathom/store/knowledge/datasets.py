@@ -34,6 +34,7 @@ def _dataset_record(row: Dataset) -> DatasetRecord:
         auto_model_pending=bool(row.auto_model_pending),
         auto_model_reason=row.auto_model_reason,
         parent_id=row.parent_id,
+        vlm_model=row.vlm_model or "",
     )
 
 
@@ -98,6 +99,7 @@ class SqlDatasetRepository:
         vector_model: str,
         intro: str = "",
         agent_model: str = "",
+        vlm_model: str = "",
         chunk_settings: dict[str, Any] | None = None,
         member_id: str | None = None,
         auto_model_reason: str | None = None,
@@ -123,6 +125,7 @@ class SqlDatasetRepository:
                 intro=intro,
                 vector_model=vector_model,
                 agent_model=agent_model,
+                vlm_model=vlm_model,
                 chunk_settings=chunk_settings or {},
                 member_id=member_id,
                 auto_model_pending=True if auto_model_reason is not None else None,
@@ -234,6 +237,7 @@ class SqlDatasetRepository:
             "name",
             "intro",
             "agent_model",
+            "vlm_model",
             "chunk_settings",
             "vector_model",
             "auto_model_pending",

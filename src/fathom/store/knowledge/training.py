@@ -37,6 +37,11 @@ class TrainingCounts:
         return sum(self.failed.values())
 
 
+def _slot(chunk_index: int, mode: str, q: str) -> tuple[int, str]:
+    """What one item stands for: a chunk position, or (image index items) a position and its image."""
+    return (chunk_index, q if mode == "image" else "")
+
+
 def _record(row: TrainingItem) -> TrainingItemRecord:
     return TrainingItemRecord(
         row.id,
@@ -68,15 +73,17 @@ class SqlTrainingRepository:
         *,
         bill_id: str | None = None,
     ) -> int:
-        """Queue chunks for the model; a position that already has an item is left as it is. The
+        """Queue chunks for the model; a position that already has an item is left as it is (an image
+        item: a position and image that has one, as a chunk may hold several images). The
         collection's ``chunks_total`` grows by the items added. Returns how many were added."""
         async with self.db.transaction() as session:
-            taken = set(
-                await session.scalars(
-                    select(TrainingItem.chunk_index).where(TrainingItem.collection_id == collection_id)
+            rows = await session.execute(
+                select(TrainingItem.chunk_index, TrainingItem.mode, TrainingItem.q).where(
+                    TrainingItem.collection_id == collection_id
                 )
             )
-            fresh = [item for item in items if item.chunk_index not in taken]
+            taken = {_slot(index, kind, q) for index, kind, q in rows}
+            fresh = [item for item in items if _slot(item.chunk_index, mode, item.q) not in taken]
             now = utcnow()
             session.add_all(
                 TrainingItem(
