@@ -18,12 +18,14 @@ from fathom.datasets import (
     DatasetSearchService,
     EmbedderResolver,
     IngestionService,
+    KnowledgeBases,
     ReembedService,
     RerankerResolver,
 )
 from fathom.datasets.ingest import INGEST_JOB_KIND
 from fathom.datasets.model_training import ModelTrainer
 from fathom.datasets.reembed import REEMBED_JOB_KIND
+from fathom.datasets.rows import DataRowService
 from fathom.datasets.sync import SYNC_JOB_KIND, SourceSyncService, SyncScheduler
 from fathom.knowledge.tokenize import segment_for_index
 from fathom.llm import ModelRegistry, count_tokens, load_model_registry
@@ -297,6 +299,15 @@ class Platform:
     def sync_scheduler(self) -> SyncScheduler:
         """The ``autoSync`` scheduler, run beside the workers (its claim is in the database)."""
         return SyncScheduler(self.syncs.sources, self.syncs.job)
+
+    @functools.cached_property
+    def knowledge_bases(self) -> KnowledgeBases:
+        """The knowledge-base application services the routes call."""
+        return KnowledgeBases(
+            rows=DataRowService(
+                self.datasets, self.chunks, self.embedders, self.ingestion, self.chat.chat_model
+            ),
+        )
 
     @functools.cached_property
     def reembed(self) -> ReembedService:

@@ -218,7 +218,7 @@ async def load_owned_collection(
     return collection, owner
 
 
-def check_training_model(request: Request, dataset: DatasetRecord, what: str) -> None:
+def _check_training_model(request: Request, dataset: DatasetRecord, what: str) -> None:
     """Refuse model-made training (``what`` names the field that asks for it) when no chat model can
     run it: the dataset's ``agentModel``, or the default chat model when that is not configured here."""
     try:
@@ -242,9 +242,9 @@ def _training(request: Request, dataset: DatasetRecord, payload: NewCollection) 
         )
     training_type, extra = payload.training()
     if training_type == "qa":
-        check_training_model(request, dataset, 'trainingType "qa"')
+        _check_training_model(request, dataset, 'trainingType "qa"')
     elif extra.get("autoIndexes"):
-        check_training_model(
+        _check_training_model(
             request, dataset, 'trainingType "auto"' if payload.trainingType == "auto" else "autoIndexes"
         )
     return training_type, extra

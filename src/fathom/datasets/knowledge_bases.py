@@ -1,0 +1,14 @@
+"""The knowledge-base application services the HTTP routes call, built once by the platform."""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+
+from fathom.datasets.rows import DataRowService
+
+
+@dataclass(frozen=True)
+class KnowledgeBases:
+    """One service per kind of thing a knowledge base holds."""
+
+    rows: DataRowService
