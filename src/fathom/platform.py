@@ -22,10 +22,12 @@ from fathom.datasets import (
     ReembedService,
     RerankerResolver,
 )
+from fathom.datasets.dataset_service import DatasetService
 from fathom.datasets.ingest import INGEST_JOB_KIND
 from fathom.datasets.model_training import ModelTrainer
 from fathom.datasets.reembed import REEMBED_JOB_KIND
 from fathom.datasets.rows import DataRowService
+from fathom.datasets.search_test import SearchTester
 from fathom.datasets.sync import SYNC_JOB_KIND, SourceSyncService, SyncScheduler
 from fathom.knowledge.tokenize import segment_for_index
 from fathom.llm import ModelRegistry, count_tokens, load_model_registry
@@ -303,10 +305,16 @@ class Platform:
     @functools.cached_property
     def knowledge_bases(self) -> KnowledgeBases:
         """The knowledge-base application services the routes call."""
+        knowledge_bases = DatasetService(
+            self.datasets,
+            self.files,
+            self.embedders,
+            self.chat.chat_model,
+            SearchTester(self.search, self.embedders, self.chat.chat_model),
+        )
         return KnowledgeBases(
-            rows=DataRowService(
-                self.datasets, self.chunks, self.embedders, self.ingestion, self.chat.chat_model
-            ),
+            datasets=knowledge_bases,
+            rows=DataRowService(self.datasets, self.chunks, self.embedders, self.ingestion, knowledge_bases),
         )
 
     @functools.cached_property

@@ -4,6 +4,7 @@ from __future__ import annotations
 
 from dataclasses import dataclass
 
+from fathom.datasets.dataset_service import DatasetService
 from fathom.datasets.rows import DataRowService
 
 
@@ -11,4 +12,5 @@ from fathom.datasets.rows import DataRowService
 class KnowledgeBases:
     """One service per kind of thing a knowledge base holds."""
 
+    datasets: DatasetService
     rows: DataRowService

@@ -4,25 +4,15 @@ from __future__ import annotations
 
 from collections.abc import Sequence
 
+from fathom.datasets.dataset_service import DatasetService
 from fathom.datasets.embedders import EmbedderResolver
 from fathom.datasets.errors import InvalidDatasetRequest, RecordMissing
 from fathom.datasets.ingest import IngestionService, PushIndex, PushRow
-from fathom.datasets.model_training import ChatModels, model_training_mode
+from fathom.datasets.model_training import model_training_mode
 from fathom.knowledge.chunk_settings import split_chunk_indexes
 from fathom.llm import count_tokens
 from fathom.store.knowledge import SqlChunkRepository, SqlDatasetRepository
-from fathom.store.protocols import ChunkRow, CollectionRecord, DatasetRecord, NotFound
-
-
-def _require_training_model(chat_models: ChatModels, dataset: DatasetRecord, what: str) -> None:
-    """Refuse model-made training (``what`` names the field that asks for it) when no chat model can
-    run it: the dataset's ``agentModel``, or the default chat model when that is not configured here."""
-    try:
-        chat_models(dataset.agent_model)
-    except (LookupError, RuntimeError) as exc:
-        raise InvalidDatasetRequest(
-            f"{what}: training with a model needs a chat model (the knowledge base's agentModel): {exc}"
-        ) from None
+from fathom.store.protocols import ChunkRow, CollectionRecord, NotFound
 
 
 class DataRowService:
@@ -35,13 +25,13 @@ class DataRowService:
         chunks: SqlChunkRepository,
         embedders: EmbedderResolver,
         ingestion: IngestionService,
-        chat_models: ChatModels,
+        knowledge_bases: DatasetService,
     ) -> None:
         self.datasets = datasets
         self.chunks = chunks
         self.embedders = embedders
         self.ingestion = ingestion
-        self.chat_models = chat_models
+        self.knowledge_bases = knowledge_bases
 
     async def push(
         self,
@@ -61,7 +51,7 @@ class DataRowService:
         if mode is None:
             return len(await self.ingestion.push_rows(collection, list(rows), bill_id=bill_id))
         dataset = await self.datasets.get_dataset(collection.team_id, collection.dataset_id)
-        _require_training_model(self.chat_models, dataset, f'trainingType "{mode}"')
+        self.knowledge_bases.require_training_model(dataset, f'trainingType "{mode}"')
         if any(row.indexes for row in rows):
             raise InvalidDatasetRequest(
                 f'data[].indexes: rows trained by the model (trainingType "{mode}") take no indexes; '

@@ -1,0 +1,131 @@
+"""Knowledge bases and their folders: create (the embedding model chosen, ``auto`` guessed from the
+text), list, find with the owner, delete with the files only they used, and the folder path."""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+
+from fathom.datasets.auto_model import AUTO_VECTOR_MODEL, choose_model
+from fathom.datasets.embedders import EmbedderResolver
+from fathom.datasets.errors import EmbeddingModelNotConfigured, InvalidDatasetRequest
+from fathom.datasets.model_training import ChatModels
+from fathom.datasets.search_test import SearchTestAsk, SearchTester, SearchTestOutcome
+from fathom.store.files import LocalFileStore
+from fathom.store.knowledge import SqlDatasetRepository
+from fathom.store.protocols import DatasetRecord
+
+
+@dataclass(frozen=True)
+class NewDataset:
+    """A knowledge base (or folder) to create; ``vector_model`` "" is the default model, ``auto`` a guess
+    from the name and intro that the first import decides."""
+
+    name: str
+    intro: str = ""
+    type: str = "dataset"
+    vector_model: str = ""
+    agent_model: str = ""
+    parent_id: str | None = None
+
+
+class DatasetService:
+    def __init__(
+        self,
+        datasets: SqlDatasetRepository,
+        files: LocalFileStore,
+        embedders: EmbedderResolver,
+        chat_models: ChatModels,
+        search: SearchTester,
+    ) -> None:
+        self.datasets = datasets
+        self.files = files
+        self.embedders = embedders
+        self.chat_models = chat_models
+        self.tester = search
+
+    async def find(self, team_id: str, dataset_id: str) -> tuple[DatasetRecord, str | None]:
+        """The team's knowledge base or folder and the member who owns it (another team's is NotFound)."""
+        dataset = await self.datasets.get_dataset(team_id, dataset_id)
+        return dataset, await self.datasets.owner_of(dataset_id)
+
+    async def create(self, team_id: str, member_id: str | None, new: NewDataset) -> DatasetRecord:
+        """Create it; an embedding model this server lacks is refused."""
+        if new.type == "folder":
+            return await self.datasets.create_dataset(
+                team_id,
+                new.name,
+                vector_model=self.embedders.default_model_id,
+                intro=new.intro,
+                member_id=member_id,
+                type="folder",
+                parent_id=new.parent_id,
+            )
+        auto_reason = None
+        if new.vector_model == AUTO_VECTOR_MODEL:  # a guess from name and intro; the first import decides
+            choice = choose_model(
+                f"{new.name}\n{new.intro}", self.embedders.default_model_id, "the name and intro"
+            )
+            vector_model, auto_reason = choice.model, f"until the first import: {choice.reason}"
+        else:
+            vector_model = self.embedders.resolve_model_id(new.vector_model)
+        self.require_embedding_model(vector_model)
+        return await self.datasets.create_dataset(
+            team_id,
+            new.name,
+            vector_model=vector_model,
+            intro=new.intro,
+            agent_model=new.agent_model,
+            member_id=member_id,
+            auto_model_reason=auto_reason,
+            parent_id=new.parent_id,
+        )
+
+    def require_embedding_model(self, model_id: str) -> None:
+        """Refuse an embedding model this server cannot run."""
+        try:
+            self.embedders.get(model_id)
+        except LookupError:
+            raise EmbeddingModelNotConfigured(model_id) from None
+
+    def require_training_model(self, dataset: DatasetRecord, what: str) -> None:
+        """Refuse model-made training (``what`` names the field that asks for it) when no chat model can
+        run it: the dataset's ``agentModel``, or the default chat model when that is not configured."""
+        try:
+            self.chat_models(dataset.agent_model)
+        except (LookupError, RuntimeError) as exc:
+            raise InvalidDatasetRequest(
+                f"{what}: training with a model needs a chat model (the knowledge base's agentModel): {exc}"
+            ) from None
+
+    async def list(
+        self, team_id: str, *, parent_id: str | None, search: str, type: str | None
+    ) -> list[tuple[DatasetRecord, str | None]]:
+        """Those in the folder (None: the root), or with ``search`` those of any folder whose name or
+        intro holds it (any case), of ``type`` when given; each with its owner."""
+        search = search.lower()
+        found = []
+        for dataset in await self.datasets.list_datasets(
+            team_id, parent_id=parent_id, every_level=bool(search)
+        ):
+            if search and search not in dataset.name.lower() and search not in dataset.intro.lower():
+                continue
+            if type and dataset.type != type:
+                continue
+            found.append((dataset, await self.datasets.owner_of(dataset.id)))
+        return found
+
+    async def delete(self, team_id: str, dataset_id: str) -> None:
+        """Delete it (a folder: with what is in it) and the files no other collection uses, so the team's
+        storage quota goes down."""
+        file_ids = await self.datasets.file_ids(team_id, dataset_id)
+        await self.datasets.delete_dataset(team_id, dataset_id)
+        await self.files.delete_unused(team_id, file_ids)
+
+    async def path(self, folder_id: str) -> list[tuple[str, str]]:
+        """(id, name) of the folders from the root's child down to ``folder_id``."""
+        return [(item_id, name) for item_id, _, name in reversed(await self.datasets.lineage(folder_id))]
+
+    async def search_test(
+        self, team_id: str, dataset: DatasetRecord, ask: SearchTestAsk
+    ) -> SearchTestOutcome:
+        return await self.tester.run(team_id, dataset, ask)
