@@ -29,6 +29,8 @@ from fathom.datasets.reembed import REEMBED_JOB_KIND
 from fathom.datasets.rows import DataRowService
 from fathom.datasets.search_test import SearchTester
 from fathom.datasets.sync import SYNC_JOB_KIND, SourceSyncService, SyncScheduler
+from fathom.datasets.tags import TagService
+from fathom.datasets.training_service import TrainingService
 from fathom.knowledge.tokenize import segment_for_index
 from fathom.llm import ModelRegistry, count_tokens, load_model_registry
 from fathom.sandbox import SandboxRunner, client_factory_request_handler
@@ -315,6 +317,8 @@ class Platform:
         return KnowledgeBases(
             datasets=knowledge_bases,
             rows=DataRowService(self.datasets, self.chunks, self.embedders, self.ingestion, knowledge_bases),
+            tags=TagService(self.tags),
+            training=TrainingService(self.datasets, self.training, self.ingestion, self.reembed, self.usage),
         )
 
     @functools.cached_property

@@ -6,6 +6,8 @@ from dataclasses import dataclass
 
 from fathom.datasets.dataset_service import DatasetService
 from fathom.datasets.rows import DataRowService
+from fathom.datasets.tags import TagService
+from fathom.datasets.training_service import TrainingService
 
 
 @dataclass(frozen=True)
@@ -14,3 +16,5 @@ class KnowledgeBases:
 
     datasets: DatasetService
     rows: DataRowService
+    tags: TagService
+    training: TrainingService

@@ -34,11 +34,12 @@ from fathom.server.routes.dataset_models import (
     WireBool,
 )
 from fathom.server.routes.datasets import kb_caller, load_dataset, load_knowledge_base
+from fathom.server.routes.knowledge_routing import DatasetRoute, knowledge_bases
 from fathom.server.typed import BLANK_IS_NONE, ApiModel, ObjectId, OptionalObjectId, Text, answers, parsed
 from fathom.server.uploads import admit_upload, check_file_name, member_or_key
 from fathom.store.protocols import CollectionRecord, DatasetRecord, NotFound
 
-router = APIRouter(tags=["collections"])
+router = APIRouter(tags=["collections"], route_class=DatasetRoute)
 
 
 def _empty_as_none(value: Any) -> Any:
@@ -427,12 +428,7 @@ async def list_collections(
     search = payload.searchText or ""
     if payload.parentId and not search:
         await _parent_folder(request, auth, dataset.id, payload.parentId)
-    tag_names: list[str] = []
-    for tag_id in dict.fromkeys(payload.filterTags or ()):
-        try:
-            tag_names.append((await platform.tags.get_tag(auth.team_id, dataset.id, tag_id)).tag)
-        except NotFound:
-            continue  # a deleted tag matches nothing
+    tag_names = await knowledge_bases(request).tags.names(auth.team_id, dataset.id, payload.filterTags or ())
     if payload.filterTags and not tag_names:
         return envelope({"list": [], "total": 0})
     items, total = await platform.datasets.list_collections(
