@@ -22,6 +22,8 @@ from fathom.datasets import (
     ReembedService,
     RerankerResolver,
 )
+from fathom.datasets.chunk_preview import ChunkPreviewer
+from fathom.datasets.collection_service import CollectionService
 from fathom.datasets.dataset_service import DatasetService
 from fathom.datasets.ingest import INGEST_JOB_KIND
 from fathom.datasets.model_training import ModelTrainer
@@ -313,11 +315,14 @@ class Platform:
             self.embedders,
             self.chat.chat_model,
             SearchTester(self.search, self.embedders, self.chat.chat_model),
+            self.reembed,
         )
         return KnowledgeBases(
             datasets=knowledge_bases,
             rows=DataRowService(self.datasets, self.chunks, self.embedders, self.ingestion, knowledge_bases),
+            collections=CollectionService(self.datasets, self.training, self.ingestion, self.files),
             tags=TagService(self.tags),
+            previews=ChunkPreviewer(self.embedders),
             training=TrainingService(self.datasets, self.training, self.ingestion, self.reembed, self.usage),
         )
 

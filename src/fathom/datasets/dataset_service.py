@@ -4,11 +4,13 @@ text), list, find with the owner, delete with the files only they used, and the 
 from __future__ import annotations
 
 from dataclasses import dataclass
+from typing import Any
 
 from fathom.datasets.auto_model import AUTO_VECTOR_MODEL, choose_model
 from fathom.datasets.embedders import EmbedderResolver
 from fathom.datasets.errors import EmbeddingModelNotConfigured, InvalidDatasetRequest
 from fathom.datasets.model_training import ChatModels
+from fathom.datasets.reembed import ReembedService
 from fathom.datasets.search_test import SearchTestAsk, SearchTester, SearchTestOutcome
 from fathom.store.files import LocalFileStore
 from fathom.store.knowledge import SqlDatasetRepository
@@ -36,12 +38,14 @@ class DatasetService:
         embedders: EmbedderResolver,
         chat_models: ChatModels,
         search: SearchTester,
+        reembed: ReembedService,
     ) -> None:
         self.datasets = datasets
         self.files = files
         self.embedders = embedders
         self.chat_models = chat_models
         self.tester = search
+        self.reembed = reembed
 
     async def find(self, team_id: str, dataset_id: str) -> tuple[DatasetRecord, str | None]:
         """The team's knowledge base or folder and the member who owns it (another team's is NotFound)."""
@@ -80,6 +84,39 @@ class DatasetService:
             parent_id=new.parent_id,
         )
 
+    async def move(self, team_id: str, dataset_id: str, parent_id: str | None) -> None:
+        """Move it into the folder ``parent_id`` (None: the root); not into itself or what it holds."""
+        try:
+            await self.datasets.move_dataset(team_id, dataset_id, parent_id)
+        except ValueError as exc:
+            raise InvalidDatasetRequest(str(exc)) from None
+
+    def check_model_change(self, dataset: DatasetRecord, vector_model: str) -> None:
+        """Refuse a new embedding model for a folder, or one this server cannot run."""
+        if dataset.type == "folder":
+            raise InvalidDatasetRequest(
+                "vectorModel: a folder has no embedding model; change its knowledge bases'"
+            )
+        self.require_embedding_model(vector_model)
+
+    async def update(
+        self, team_id: str, dataset_id: str, *, name: str | None, intro: str | None, vector_model: str
+    ) -> None:
+        """Change what is sent (None, "": unchanged). A new ``vector_model`` (checked with
+        :meth:`check_model_change`) queues a ``dataset.reembed`` job: the knowledge base keeps searching
+        with its old model until every index text is embedded again."""
+        changes: dict[str, Any] = {}
+        if name is not None:
+            changes["name"] = name
+        if intro is not None:
+            changes["intro"] = intro
+        if vector_model:
+            changes.update(auto_model_pending=False, auto_model_reason=None)  # chosen by name, not by auto
+        if changes:
+            await self.datasets.update_dataset(team_id, dataset_id, **changes)
+        if vector_model:
+            await self.reembed.change_model(team_id, dataset_id, vector_model)
+
     def require_embedding_model(self, model_id: str) -> None:
         """Refuse an embedding model this server cannot run."""
         try:
@@ -97,7 +134,7 @@ class DatasetService:
                 f"{what}: training with a model needs a chat model (the knowledge base's agentModel): {exc}"
             ) from None
 
-    async def list(
+    async def list_datasets(
         self, team_id: str, *, parent_id: str | None, search: str, type: str | None
     ) -> list[tuple[DatasetRecord, str | None]]:
         """Those in the folder (None: the root), or with ``search`` those of any folder whose name or

@@ -37,7 +37,7 @@ class TagService:
         except NotFound:
             raise TagMissing() from None
 
-    async def list(
+    async def list_tags(
         self, team_id: str, dataset_id: str, *, search: str = "", offset: int = 0, limit: int | None = None
     ) -> tuple[list[TagRecord], int]:
         """A page of the tags, newest first (``search``: part of the name, any case), and their count."""

@@ -9,6 +9,7 @@ from typing import Annotated, Any, Literal
 from fastapi import APIRouter, Depends, Request
 from pydantic import BaseModel, Field
 
+from fathom.datasets.records import SyncRecord
 from fathom.datasets.sync import ApiLibraryError, NotSyncable
 from fathom.datasets.sync.service import SourceGone
 from fathom.security import EgressDenied, EgressRedirectError, EgressSizeError
@@ -19,7 +20,6 @@ from fathom.server.routes.common import ANY_METHOD, iso, platform_of
 from fathom.server.routes.dataset_models import CollectionCreated, CollectionName
 from fathom.server.routes.datasets import kb_caller, load_dataset
 from fathom.server.typed import BLANK_IS_NONE, ApiModel, ObjectId, answers, parsed
-from fathom.store.knowledge.sources import SyncRecord
 
 router = APIRouter(tags=["collections"])
 

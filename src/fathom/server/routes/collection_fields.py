@@ -51,15 +51,6 @@ ExternalFileId = Annotated[
 BillId = Annotated[OptionalObjectId, Field(description="A training bill from createTrainingUsage")]
 
 
-def stored_fields(payload: Any) -> dict[str, Any]:
-    """The repository's keywords for the ``tags``, ``createTime`` and ``externalFileId`` sent."""
-    return {
-        "tags": payload.tags or (),
-        "created_at": payload.createTime,
-        "external_file_id": payload.externalFileId,
-    }
-
-
 async def training_bill(request: Request, auth: AuthContext, bill_id: str | None) -> str | None:
     """``bill_id`` when it names a training bill of the caller's team (None when not sent)."""
     return await knowledge_bases(request).training.bill(auth.team_id, bill_id)

@@ -8,6 +8,8 @@ from typing import Annotated, Any, ClassVar, Literal
 from fastapi import APIRouter, Depends, File, Form, Request, UploadFile
 from pydantic import BeforeValidator, Field, field_validator
 
+from fathom.datasets.collection_service import CollectionToCreate, check_file_format, check_web_page_selector
+from fathom.datasets.records import CollectionRecord, DatasetRecord
 from fathom.server.auth import AuthContext
 from fathom.server.errors import ApiError, envelope
 from fathom.server.json_body import check_storable
@@ -17,10 +19,9 @@ from fathom.server.routes.collection_fields import (
     CollectionTags,
     CreateTime,
     ExternalFileId,
-    stored_fields,
     training_bill,
 )
-from fathom.server.routes.common import ANY_METHOD, iso, platform_of
+from fathom.server.routes.common import ANY_METHOD, iso
 from fathom.server.routes.dataset_models import (
     COLLECTION_NAME_MAX,
     ChunkSettings,
@@ -37,7 +38,6 @@ from fathom.server.routes.datasets import kb_caller, load_dataset, load_knowledg
 from fathom.server.routes.knowledge_routing import DatasetRoute, knowledge_bases
 from fathom.server.typed import BLANK_IS_NONE, ApiModel, ObjectId, OptionalObjectId, Text, answers, parsed
 from fathom.server.uploads import admit_upload, check_file_name, member_or_key
-from fathom.store.protocols import CollectionRecord, DatasetRecord, NotFound
 
 router = APIRouter(tags=["collections"], route_class=DatasetRoute)
 
@@ -214,22 +214,9 @@ async def load_owned_collection(
 ) -> tuple[CollectionRecord, str | None]:
     """The collection if the caller may ``need`` its knowledge base, and that knowledge base's owner."""
     require_team_key(auth, "use knowledge bases", "dataset")
-    collection = await platform_of(request).datasets.get_collection(auth.team_id, collection_id)
+    collection = await knowledge_bases(request).collections.find(auth.team_id, collection_id)
     _, owner = await load_dataset(request, auth, collection.dataset_id, need)
     return collection, owner
-
-
-def _check_training_model(request: Request, dataset: DatasetRecord, what: str) -> None:
-    """Refuse model-made training (``what`` names the field that asks for it) when no chat model can
-    run it: the dataset's ``agentModel``, or the default chat model when that is not configured here."""
-    try:
-        platform_of(request).chat.chat_model(dataset.agent_model)
-    except (LookupError, RuntimeError) as exc:
-        raise ApiError(
-            400,
-            "invalidParams",
-            f"{what}: training with a model needs a chat model (the knowledge base's agentModel): {exc}",
-        ) from None
 
 
 def _training(request: Request, dataset: DatasetRecord, payload: NewCollection) -> tuple[str, dict[str, Any]]:
@@ -243,32 +230,12 @@ def _training(request: Request, dataset: DatasetRecord, payload: NewCollection) 
         )
     training_type, extra = payload.training()
     if training_type == "qa":
-        _check_training_model(request, dataset, 'trainingType "qa"')
+        knowledge_bases(request).datasets.require_training_model(dataset, 'trainingType "qa"')
     elif extra.get("autoIndexes"):
-        _check_training_model(
-            request, dataset, 'trainingType "auto"' if payload.trainingType == "auto" else "autoIndexes"
+        knowledge_bases(request).datasets.require_training_model(
+            dataset, 'trainingType "auto"' if payload.trainingType == "auto" else "autoIndexes"
         )
     return training_type, extra
-
-
-async def _parent_folder(
-    request: Request, auth: AuthContext, dataset_id: str, parent_id: str | None
-) -> str | None:
-    """``parent_id`` when it is a folder collection of the knowledge base (None: the root)."""
-    if not parent_id:
-        return None
-    try:
-        folder = await platform_of(request).datasets.get_collection(auth.team_id, parent_id)
-    except NotFound:
-        folder = None
-    if folder is None or folder.dataset_id != dataset_id or folder.type != "folder":
-        raise ApiError(
-            400,
-            "invalidParams",
-            f"parentId: {parent_id} is not a folder of knowledge base {dataset_id}; "
-            'send null or "" for the root',
-        )
-    return folder.id
 
 
 async def _create(
@@ -276,26 +243,24 @@ async def _create(
 ) -> dict[str, Any]:
     """Store the collection and queue its ingestion; ``insertLen`` is the number of chunks queued
     when the text is at hand (a text import), else 0 (a link or file is parsed by the job)."""
-    platform = platform_of(request)
+    collections = knowledge_bases(request).collections
     dataset = await load_knowledge_base(request, auth, payload.datasetId, "write")
-    parent_id = await _parent_folder(request, auth, dataset.id, payload.parentId)
+    parent_id = await collections.folder(auth.team_id, dataset.id, payload.parentId)
     bill_id = await training_bill(request, auth, payload.billId)
     training_type, training_settings = _training(request, dataset, payload)
-    collection = await platform.datasets.create_collection(
-        auth.team_id,
-        dataset.id,
+    new = CollectionToCreate(
         name,
-        type=type,
+        type,
         training_type=training_type,
         chunk_settings=payload.chunk_settings() | training_settings,
         metadata=payload.metadata or {},
         parent_id=parent_id,
-        **stored_fields(payload),
+        tags=payload.tags or (),
+        created_at=payload.createTime,
+        external_file_id=payload.externalFileId,
         **source,
     )
-    raw_text = source.get("raw_text")
-    insert_len = await platform.ingestion.count_chunks(collection, raw_text) if raw_text else 0
-    await platform.ingestion.enqueue(collection, bill_id=bill_id)
+    collection, insert_len = await collections.import_source(auth.team_id, dataset.id, new, bill_id=bill_id)
     return envelope(
         {
             "collectionId": collection.id,
@@ -319,21 +284,21 @@ async def create_empty(
     """FastGPT's ``{datasetId, parentId?, name, type: "virtual" | "folder", metadata?, tags?}`` → the new
     collection's id. A virtual collection is ready at once and holds the rows pushed into it; a folder
     holds collections (``parentId`` on create, list and update)."""
-    platform = platform_of(request)
+    collections = knowledge_bases(request).collections
     dataset = await load_knowledge_base(request, auth, payload.datasetId, "write")
     training_type, training_settings = _training(request, dataset, payload)
-    collection = await platform.datasets.create_collection(
-        auth.team_id,
-        dataset.id,
+    new = CollectionToCreate(
         payload.name,
-        type=payload.type or "virtual",
+        payload.type or "virtual",
         training_type=training_type,
         chunk_settings=training_settings,
         metadata=payload.metadata or {},
-        parent_id=await _parent_folder(request, auth, dataset.id, payload.parentId),
-        **stored_fields(payload),
+        parent_id=await collections.folder(auth.team_id, dataset.id, payload.parentId),
+        tags=payload.tags or (),
+        created_at=payload.createTime,
+        external_file_id=payload.externalFileId,
     )
-    await platform.datasets.set_collection_state(collection.id, "ready")
+    collection = await collections.create_empty(auth.team_id, dataset.id, new)
     return envelope(collection.id)
 
 
@@ -358,14 +323,7 @@ async def create_link(
     link = payload.link
     selector = (payload.metadata or {}).get("webPageSelector")
     if selector not in (None, ""):
-        from fathom.knowledge.parse.selector import SelectorError, css_to_xpath
-
-        try:
-            css_to_xpath(selector) if isinstance(selector, str) else None
-        except SelectorError as exc:
-            raise ApiError(400, "invalidParams", f"metadata.{exc}") from None
-        if not isinstance(selector, str):
-            raise ApiError(400, "invalidParams", "metadata.webPageSelector: must be a CSS selector string")
+        check_web_page_selector(selector, "metadata.")
     return await _create(request, auth, payload, name=link[:COLLECTION_NAME_MAX], type="link", raw_link=link)
 
 
@@ -384,30 +342,23 @@ async def create_local_file(
     content = await file.read()
     if not content:
         raise ApiError(400, "", "file is empty")
-    from fathom.knowledge.parse import SUPPORTED_FORMATS, detect_format
-
     name = check_file_name(file.filename or "upload", "file.filename")
     check_storable(name, "file.filename")
     if len(name) > COLLECTION_NAME_MAX:
         raise ApiError(
             400, "invalidParams", f"file.filename: at most {COLLECTION_NAME_MAX} characters, got {len(name)}"
         )
-    if detect_format(name) not in SUPPORTED_FORMATS:
-        raise ApiError(
-            400,
-            "invalidParams",
-            f"file: {name!r} has an unsupported type; supported: {', '.join(SUPPORTED_FORMATS)}",
-        )
+    check_file_format(name, "file")
     await load_knowledge_base(request, auth, payload.datasetId, "write")
     await admit_upload(request, member_or_key(auth))
-    stored = await platform_of(request).files.save(
+    file_id = await knowledge_bases(request).collections.save_file(
         auth.team_id,
         name,
         content,
         content_type=file.content_type or "application/octet-stream",
         member_id=auth.member_id,
     )
-    return await _create(request, auth, payload, name=name, type="file", file_id=stored.id)
+    return await _create(request, auth, payload, name=name, type="file", file_id=file_id)
 
 
 @router.api_route(
@@ -424,14 +375,14 @@ async def list_collections(
 ) -> dict[str, Any]:
     dataset, owner = await load_dataset(request, auth, payload.datasetId, "read")
     offset, size = payload.window()
-    platform = platform_of(request)
+    collections = knowledge_bases(request).collections
     search = payload.searchText or ""
     if payload.parentId and not search:
-        await _parent_folder(request, auth, dataset.id, payload.parentId)
+        await collections.folder(auth.team_id, dataset.id, payload.parentId)
     tag_names = await knowledge_bases(request).tags.names(auth.team_id, dataset.id, payload.filterTags or ())
     if payload.filterTags and not tag_names:
         return envelope({"list": [], "total": 0})
-    items, total = await platform.datasets.list_collections(
+    items, total = await collections.list_collections(
         auth.team_id,
         dataset.id,
         offset=offset,
@@ -441,18 +392,8 @@ async def list_collections(
         folders_only=bool(payload.selectFolder),
         any_tag=tag_names,
     )
-    waiting = any(item.status == "waiting" for item in items)
-    positions = await platform.ingestion.queue_positions() if waiting else {}
-    counts = await platform.training.counts([item.id for item in items])
     views = [
-        owned_view(
-            item,
-            auth,
-            owner,
-            positions.get(item.id),
-            failed=counts[item.id].failed_total if item.id in counts else 0,
-        )
-        for item in items
+        owned_view(item.collection, auth, owner, item.queue_position, failed=item.failed) for item in items
     ]
     return envelope({"list": views, "total": total})
 
@@ -467,7 +408,7 @@ async def collection_detail(
     request: Request, auth: AuthContext = Depends(kb_caller), payload: CollectionId = parsed(CollectionId)
 ) -> dict[str, Any]:
     collection, owner = await load_owned_collection(request, auth, payload.id, "read")
-    counts = (await platform_of(request).training.counts([collection.id])).get(collection.id)
+    counts = await knowledge_bases(request).collections.training_counts(collection.id)
     return envelope(owned_view(collection, auth, owner, failed=counts.failed_total if counts else 0))
 
 
@@ -488,7 +429,7 @@ async def training_detail(
     counts = dict.fromkeys(modes, 0)
     training = dict(counts)
     errors = dict(counts)
-    items = (await platform_of(request).training.counts([collection.id])).get(collection.id)
+    items = await knowledge_bases(request).collections.training_counts(collection.id)
     if items is not None:
         for mode, count in items.pending.items():
             training[mode] += count

@@ -9,12 +9,13 @@ from typing import Annotated, Any
 from fastapi import Request
 from pydantic import Field, field_validator
 
+from fathom.datasets.collection_service import check_web_page_selector
+from fathom.datasets.errors import InvalidDatasetRequest
+from fathom.datasets.records import DatasetRecord
 from fathom.datasets.sync import ApiServer, WebsiteConfig
-from fathom.knowledge.parse.selector import SelectorError, css_to_xpath
 from fathom.server.errors import ApiError
 from fathom.server.routes.common import iso, platform_of
 from fathom.server.typed import BLANK_IS_NONE, ApiModel
-from fathom.store.protocols import DatasetRecord
 
 SYNC_INTERVAL_MIN = 60
 
@@ -75,8 +76,8 @@ class WebsiteConfigIn(ApiModel):
     def _selector(cls, value: str | None) -> str | None:
         if value is not None:
             try:
-                css_to_xpath(value)
-            except SelectorError as exc:
+                check_web_page_selector(value, "")
+            except InvalidDatasetRequest as exc:
                 raise ValueError(str(exc)) from None
         return value
 
@@ -166,8 +167,8 @@ async def update_source(request: Request, dataset: DatasetRecord, payload: Sourc
     interval = payload.autoSyncInterval or (current.sync_interval_seconds if current else 86400)
     if server is not None:
         authorization = server.authorization
-        if authorization is None and current is not None and current.secret:  # kept when not sent
-            authorization = syncs.secrets.decrypt(current.secret)
+        if authorization is None and current is not None:  # kept when not sent
+            authorization = syncs.stored_authorization(current)
         await syncs.configure_api_dataset(
             dataset,
             ApiServer(server.baseUrl, authorization or "", server.basePath or ""),

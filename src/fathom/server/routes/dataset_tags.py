@@ -125,7 +125,7 @@ async def list_tags(
     if payload.pageNum is None and payload.current is not None:
         payload.pageNum = payload.current
     offset, size = payload.window()
-    tags, total = await knowledge_bases(request).tags.list(
+    tags, total = await knowledge_bases(request).tags.list_tags(
         auth.team_id, dataset.id, search=payload.searchText or "", offset=offset, limit=size
     )
     return envelope({"list": [_tag_view(tag) for tag in tags], "total": total})
@@ -136,7 +136,7 @@ async def all_tags(
     request: Request, auth: AuthContext = Depends(kb_caller), payload: DatasetRef = parsed(DatasetRef)
 ) -> dict[str, Any]:
     dataset = await load_knowledge_base(request, auth, payload.datasetId, "read")
-    tags, _ = await knowledge_bases(request).tags.list(auth.team_id, dataset.id)
+    tags, _ = await knowledge_bases(request).tags.list_tags(auth.team_id, dataset.id)
     return envelope({"list": [{"_id": tag.id, "tag": tag.tag} for tag in tags]})
 
 

@@ -208,7 +208,7 @@ async def list_datasets(
     if payload.parentId and not search:
         await load_folder(request, auth, payload.parentId, "read")
     views = []
-    found = await knowledge_bases(request).datasets.list(
+    found = await knowledge_bases(request).datasets.list_datasets(
         auth.team_id, parent_id=payload.parentId, search=search, type=payload.type
     )
     for dataset, owner in found:
