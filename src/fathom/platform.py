@@ -323,6 +323,7 @@ class Platform:
             collections=CollectionService(self.datasets, self.training, self.ingestion, self.files),
             tags=TagService(self.tags),
             previews=ChunkPreviewer(self.embedders),
+            sources=self.syncs,
             training=TrainingService(self.datasets, self.training, self.ingestion, self.reembed, self.usage),
         )
 

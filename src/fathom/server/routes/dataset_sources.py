@@ -14,7 +14,8 @@ from fathom.datasets.errors import InvalidDatasetRequest
 from fathom.datasets.records import DatasetRecord
 from fathom.datasets.sync import ApiServer, WebsiteConfig
 from fathom.server.errors import ApiError
-from fathom.server.routes.common import iso, platform_of
+from fathom.server.routes.common import iso
+from fathom.server.routes.knowledge_routing import knowledge_bases
 from fathom.server.typed import BLANK_IS_NONE, ApiModel
 
 SYNC_INTERVAL_MIN = 60
@@ -131,7 +132,7 @@ async def configure_source(
     request: Request, dataset: DatasetRecord, payload: SourceFields, dataset_type: str
 ) -> None:
     """Store the new dataset's source (and queue a website's first crawl)."""
-    syncs = platform_of(request).syncs
+    syncs = knowledge_bases(request).sources
     auto_sync = bool(payload.autoSync)
     interval = payload.autoSyncInterval or 86400
     server = payload.api_server()
@@ -153,7 +154,7 @@ async def configure_source(
 async def update_source(request: Request, dataset: DatasetRecord, payload: SourceFields) -> None:
     """``dataset/update``'s source fields: a new ``apiServer`` (an ``apiDataset``'s), a new
     ``websiteConfig`` (a ``websiteDataset``'s: crawled again at once), ``autoSync`` and its interval."""
-    syncs = platform_of(request).syncs
+    syncs = knowledge_bases(request).sources
     current = await syncs.source_of(dataset.id)
     kind = current.kind if current else "dataset"
     server = payload.api_server()
@@ -186,7 +187,7 @@ async def update_source(request: Request, dataset: DatasetRecord, payload: Sourc
 async def source_view(request: Request, dataset_id: str) -> dict[str, Any]:
     """``dataset/detail``'s source fields: ``type``, ``apiServer`` (no authorization), ``websiteConfig``,
     ``autoSync`` and Fathom's ``nextSyncTime``; empty for a dataset without a source."""
-    source = await platform_of(request).syncs.source_of(dataset_id)
+    source = await knowledge_bases(request).sources.source_of(dataset_id)
     if source is None:
         return {}
     view: dict[str, Any] = {"autoSync": source.auto_sync, "nextSyncTime": iso(source.next_sync_at)}
