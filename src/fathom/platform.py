@@ -19,13 +19,21 @@ from fathom.datasets import (
     DatasetSearchService,
     EmbedderResolver,
     IngestionService,
+    KnowledgeBases,
     ReembedService,
     RerankerResolver,
 )
+from fathom.datasets.chunk_preview import ChunkPreviewer
+from fathom.datasets.collection_service import CollectionService
+from fathom.datasets.dataset_service import DatasetService
 from fathom.datasets.ingest import INGEST_JOB_KIND
 from fathom.datasets.model_training import ModelTrainer
 from fathom.datasets.reembed import REEMBED_JOB_KIND
+from fathom.datasets.rows import DataRowService
+from fathom.datasets.search_test import SearchTester
 from fathom.datasets.sync import SYNC_JOB_KIND, SourceSyncService, SyncScheduler
+from fathom.datasets.tags import TagService
+from fathom.datasets.training_service import TrainingService
 from fathom.knowledge.tokenize import segment_for_index
 from fathom.llm import ModelRegistry, count_tokens, load_model_registry
 from fathom.sandbox import SandboxRunner, client_factory_request_handler
@@ -316,6 +324,28 @@ class Platform:
     def sync_scheduler(self) -> SyncScheduler:
         """The ``autoSync`` scheduler, run beside the workers (its claim is in the database)."""
         return SyncScheduler(self.syncs.sources, self.syncs.job)
+
+    @functools.cached_property
+    def knowledge_bases(self) -> KnowledgeBases:
+        """The knowledge-base application services the routes call."""
+        knowledge_bases = DatasetService(
+            self.datasets,
+            self.files,
+            self.embedders,
+            self.chat.chat_model,
+            SearchTester(self.search, self.embedders, self.chat.chat_model),
+            self.reembed,
+            self.vision_model_id,
+        )
+        return KnowledgeBases(
+            datasets=knowledge_bases,
+            rows=DataRowService(self.datasets, self.chunks, self.embedders, self.ingestion, knowledge_bases),
+            collections=CollectionService(self.datasets, self.training, self.ingestion, self.files),
+            tags=TagService(self.tags),
+            previews=ChunkPreviewer(self.embedders),
+            sources=self.syncs,
+            training=TrainingService(self.datasets, self.training, self.ingestion, self.reembed, self.usage),
+        )
 
     @functools.cached_property
     def reembed(self) -> ReembedService:

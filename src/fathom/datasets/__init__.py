@@ -2,6 +2,7 @@
 
 from fathom.datasets.embedders import EmbedderResolver
 from fathom.datasets.ingest import INGEST_JOB_KIND, IngestionService
+from fathom.datasets.knowledge_bases import KnowledgeBases
 from fathom.datasets.reembed import REEMBED_JOB_KIND, ModelChange, ReembedService
 from fathom.datasets.rerankers import RerankerResolver, UnknownRerankModel
 from fathom.datasets.search import DatasetSearchService
@@ -12,6 +13,7 @@ __all__ = [
     "DatasetSearchService",
     "EmbedderResolver",
     "IngestionService",
+    "KnowledgeBases",
     "ModelChange",
     "ReembedService",
     "RerankerResolver",

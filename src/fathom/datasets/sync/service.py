@@ -153,6 +153,10 @@ class SourceSyncService:
     async def source_of(self, dataset_id: str) -> KnowledgeSourceRecord | None:
         return await self.sources.get(dataset_id)
 
+    def stored_authorization(self, source: KnowledgeSourceRecord) -> str | None:
+        """The authorization an API file library's source keeps (decrypted; None: it keeps none)."""
+        return self.secrets.decrypt(source.secret) if source.secret else None
+
     def library(self, source: KnowledgeSourceRecord | None) -> ApiFileLibrary:
         """The API file library of a dataset's source (:class:`NotSyncable` when it has none)."""
         if source is None or source.kind != "apiDataset":

@@ -9,19 +9,20 @@ from typing import Annotated, Any, Literal
 from fastapi import APIRouter, Depends, Request
 from pydantic import BaseModel, Field
 
+from fathom.datasets.records import SyncRecord
 from fathom.datasets.sync import ApiLibraryError, NotSyncable
 from fathom.datasets.sync.service import SourceGone
 from fathom.security import EgressDenied, EgressRedirectError, EgressSizeError
 from fathom.server.auth import AuthContext
 from fathom.server.errors import ApiError, envelope
 from fathom.server.routes.collections import CollectionRef, NewCollection, load_collection
-from fathom.server.routes.common import ANY_METHOD, iso, platform_of
+from fathom.server.routes.common import ANY_METHOD, iso
 from fathom.server.routes.dataset_models import CollectionCreated, CollectionName
 from fathom.server.routes.datasets import kb_caller, load_dataset
+from fathom.server.routes.knowledge_routing import DatasetRoute, knowledge_bases
 from fathom.server.typed import BLANK_IS_NONE, ApiModel, ObjectId, answers, parsed
-from fathom.store.knowledge.sources import SyncRecord
 
-router = APIRouter(tags=["collections"])
+router = APIRouter(tags=["collections"], route_class=DatasetRoute)
 
 _REFUSED = (EgressDenied, EgressRedirectError, EgressSizeError)
 
@@ -118,7 +119,7 @@ async def list_api_files(
     request: Request, auth: AuthContext = Depends(kb_caller), payload: ApiFileList = parsed(ApiFileList)
 ) -> dict[str, Any]:
     dataset, _ = await load_dataset(request, auth, payload.datasetId, "read")
-    syncs = platform_of(request).syncs
+    syncs = knowledge_bases(request).sources
     try:
         library = syncs.library(await syncs.source_of(dataset.id))
     except NotSyncable as exc:
@@ -157,7 +158,7 @@ async def create_api_collection(
             400, "invalidParams", f"trainingType: {training_type} is not supported for API files; use chunk"
         )
     try:
-        collection_id, _ = await platform_of(request).syncs.create_api_collection(
+        collection_id, _ = await knowledge_bases(request).sources.create_api_collection(
             dataset,
             payload.apiFileId,
             payload.name,
@@ -188,7 +189,7 @@ async def sync_collection(
 ) -> dict[str, Any]:
     collection = await load_collection(request, auth, payload.collectionId, "write")
     try:
-        result = await platform_of(request).syncs.sync_collection(collection)
+        result = await knowledge_bases(request).sources.sync_collection(collection)
     except NotSyncable as exc:
         raise ApiError(400, "invalidParams", f"collectionId: {exc}") from None
     except SourceGone as exc:
@@ -211,7 +212,7 @@ async def sync_dataset(
 ) -> dict[str, Any]:
     dataset, _ = await load_dataset(request, auth, payload.datasetId, "write")
     try:
-        sync = await platform_of(request).syncs.sync_dataset(dataset)
+        sync = await knowledge_bases(request).sources.sync_dataset(dataset)
     except NotSyncable as exc:
         raise ApiError(400, "invalidParams", f"datasetId: {exc}") from None
     return envelope(_sync_view(sync))
@@ -229,5 +230,5 @@ async def sync_history(
     payload: SyncHistoryQuery = parsed(SyncHistoryQuery),
 ) -> dict[str, Any]:
     dataset, _ = await load_dataset(request, auth, payload.datasetId, "read")
-    runs = await platform_of(request).syncs.history(dataset.id, payload.collectionId)
+    runs = await knowledge_bases(request).sources.history(dataset.id, payload.collectionId)
     return envelope([_sync_view(run) for run in runs])

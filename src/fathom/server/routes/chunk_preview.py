@@ -8,30 +8,22 @@ file, no collection, no job. The dataset's embedding model sets the index size, 
 
 from __future__ import annotations
 
-import asyncio
 from typing import Annotated, Any
 
 from fastapi import APIRouter, Depends, Request
 from pydantic import Field
 from starlette.datastructures import UploadFile
 
-from fathom.datasets.chunking import collection_chunk_settings, split_collection_text
-from fathom.knowledge.parse import (
-    SUPPORTED_FORMATS,
-    DocumentParseError,
-    decode_text,
-    detect_format,
-    parse_document,
-)
+from fathom.datasets.collection_service import check_file_format
 from fathom.server.auth import AuthContext
 from fathom.server.errors import ApiError, envelope
-from fathom.server.routes.common import platform_of
 from fathom.server.routes.dataset_models import ChunkSettings, PreviewResult
 from fathom.server.routes.datasets import kb_caller, load_dataset
+from fathom.server.routes.knowledge_routing import DatasetRoute, knowledge_bases
 from fathom.server.typed import BLANK_IS_NONE, ObjectId, answers, parsed
 from fathom.server.uploads import admit_upload, check_file_name, member_or_key
 
-router = APIRouter(tags=["collections"])
+router = APIRouter(tags=["collections"], route_class=DatasetRoute)
 
 PREVIEW_DEFAULT = 10
 PREVIEW_MAX = 50
@@ -55,22 +47,9 @@ async def _file_text(request: Request, auth: AuthContext, qa_pairs: bool) -> str
         raise ApiError(400, "missingParams", "file: is required in a multipart preview")
     await admit_upload(request, member_or_key(auth))
     name = check_file_name(upload.filename or "upload", "file")
-    if detect_format(name) not in SUPPORTED_FORMATS:
-        raise ApiError(
-            400,
-            "invalidParams",
-            f"file: {name!r} has an unsupported type; supported: {', '.join(SUPPORTED_FORMATS)}",
-        )
+    check_file_format(name, "file")
     content = await upload.read()
-    if not content:
-        raise ApiError(400, "invalidParams", "file is empty")
-    if qa_pairs:
-        return decode_text(content)[0]
-    try:
-        parsed_file = await asyncio.to_thread(parse_document, content, name)
-    except DocumentParseError as exc:
-        raise ApiError(400, "invalidParams", f"file: {exc}") from None
-    return parsed_file.text
+    return await knowledge_bases(request).previews.file_text(name, content, qa_pairs=qa_pairs)
 
 
 @router.api_route(
@@ -94,10 +73,8 @@ async def preview_chunks(
         text = file_text
     limit = payload.limit or PREVIEW_DEFAULT
     dataset, _ = await load_dataset(request, auth, payload.datasetId, "read")
-    chosen = {**dataset.chunk_settings, **payload.chunk_settings()}
-    settings = collection_chunk_settings(platform_of(request).embedders, dataset.vector_model, chosen)
-    qa_pairs = bool(chosen.get("qaPairs"))
-    chunks = await asyncio.to_thread(split_collection_text, text, settings, qa_pairs=qa_pairs)
+    preview = await knowledge_bases(request).previews.preview(dataset, payload.chunk_settings(), text)
+    chunks, settings = preview.chunks, preview.settings
     return envelope(
         {
             "chunks": [{"q": q, "a": a, "chars": len(q) + len(a)} for q, a in chunks[:limit]],
@@ -107,6 +84,6 @@ async def preview_chunks(
             "overlapRatio": settings.overlap_ratio,
             "chunkSplitRule": settings.split_rule,
             "chunkSplitter": list(settings.custom_separators),
-            "qaPairs": qa_pairs,
+            "qaPairs": preview.qa_pairs,
         }
     )

@@ -9,20 +9,20 @@ from typing import Annotated, Any, ClassVar
 from fastapi import APIRouter, Depends, Request
 from pydantic import Field
 
+from fathom.datasets.collection_service import CollectionChanges
 from fathom.server.auth import AuthContext
 from fathom.server.errors import ApiError, envelope
 from fathom.server.routes.collection_fields import CollectionTags, CreateTime, ExternalFileId
 from fathom.server.routes.collections import load_collection, load_owned_collection
-from fathom.server.routes.common import ANY_METHOD, platform_of
+from fathom.server.routes.common import ANY_METHOD
 from fathom.server.routes.dataset_models import CollectionName, WireBool
 from fathom.server.routes.datasets import kb_caller, load_dataset
+from fathom.server.routes.knowledge_routing import DatasetRoute, knowledge_bases
 from fathom.server.typed import BLANK_IS_NONE, ApiModel, ObjectId, OptionalObjectId, answers, parsed
-from fathom.store.protocols import CollectionRecord, NotFound
 
-router = APIRouter(tags=["collections"])
+router = APIRouter(tags=["collections"], route_class=DatasetRoute)
 
 DELETE_MAX = 200  # collections one delete may name
-FOLDER_DEPTH_MAX = 100
 
 
 class UpdateCollection(ApiModel):
@@ -57,49 +57,12 @@ async def _addressed(request: Request, auth: AuthContext, payload: UpdateCollect
     """The id of the collection an update names: ``id``, or ``datasetId`` + ``externalFileId``."""
     if payload.datasetId and payload.externalFileId:
         dataset, _ = await load_dataset(request, auth, payload.datasetId, "write")
-        found = await platform_of(request).datasets.find_external_file(
+        return await knowledge_bases(request).collections.by_external_file(
             auth.team_id, dataset.id, payload.externalFileId
         )
-        if found is None:
-            raise ApiError(
-                404,
-                "fileNotFound",
-                f"externalFileId: knowledge base {dataset.id} has no collection with externalFileId "
-                f"{payload.externalFileId!r}",
-            )
-        return found
     if payload.id is None:
         raise ApiError(400, "missingParams", "id: is required (or datasetId and externalFileId)")
     return payload.id
-
-
-async def _move_target(request: Request, auth: AuthContext, collection: CollectionRecord, parent: str) -> str:
-    """``parent`` when it is a folder of the collection's knowledge base that is not the collection
-    itself or inside it."""
-    datasets = platform_of(request).datasets
-    try:
-        folder = await datasets.get_collection(auth.team_id, parent)
-    except NotFound:
-        folder = None
-    if folder is None or folder.dataset_id != collection.dataset_id or folder.type != "folder":
-        raise ApiError(
-            400,
-            "invalidParams",
-            f"parentId: {parent} is not a folder of knowledge base {collection.dataset_id}; "
-            'send null or "" for the root',
-        )
-    ancestor: CollectionRecord | None = folder
-    for _ in range(FOLDER_DEPTH_MAX):
-        if ancestor is None:
-            break
-        if ancestor.id == collection.id:
-            raise ApiError(
-                400, "invalidParams", "parentId: a folder cannot move into itself or its subfolders"
-            )
-        ancestor = (
-            await datasets.get_collection(auth.team_id, ancestor.parent_id) if ancestor.parent_id else None
-        )
-    return folder.id
 
 
 @router.api_route(
@@ -118,20 +81,15 @@ async def update_collection(
     ``externalFileId``."""
     collection_id = await _addressed(request, auth, payload)
     collection, _ = await load_owned_collection(request, auth, collection_id, "write")
-    changes: dict[str, Any] = {}
-    if payload.name:
-        changes["name"] = payload.name
-    if payload.tags is not None:
-        changes["tags"] = payload.tags
-    if payload.forbid is not None:
-        changes["forbid"] = payload.forbid
-    if payload.createTime is not None:
-        changes["created_at"] = payload.createTime
-    if "parentId" in payload.model_fields_set:
-        parent = payload.parentId
-        changes["parent_id"] = await _move_target(request, auth, collection, parent) if parent else None
-    if changes:
-        await platform_of(request).datasets.update_collection(auth.team_id, collection.id, **changes)
+    changes = CollectionChanges(
+        name=payload.name,
+        tags=payload.tags,
+        forbid=payload.forbid,
+        created_at=payload.createTime,
+        move="parentId" in payload.model_fields_set,
+        parent_id=payload.parentId,
+    )
+    await knowledge_bases(request).collections.update(auth.team_id, collection, changes)
     return envelope(None)
 
 
@@ -153,8 +111,5 @@ async def delete_collections(
         raise ApiError(400, "missingParams", "collectionIds: is required (a list of collection ids), or id")
     for collection_id in ids:
         await load_collection(request, auth, collection_id, "write")
-    platform = platform_of(request)
-    files = await platform.datasets.delete_collections(auth.team_id, ids)  # folders: with their contents
-    if files:  # the files they were imported from go too (the team's storage quota goes down)
-        await platform.files.delete_unused(auth.team_id, files)
+    await knowledge_bases(request).collections.delete(auth.team_id, ids)  # folders: with their contents
     return envelope(None)

@@ -14,10 +14,8 @@ from fastapi import Request
 from pydantic import AfterValidator, BeforeValidator, Field, StringConstraints
 
 from fathom.server.auth import AuthContext
-from fathom.server.errors import ApiError
-from fathom.server.routes.common import platform_of
+from fathom.server.routes.knowledge_routing import knowledge_bases
 from fathom.server.typed import BLANK_IS_NONE, OptionalObjectId
-from fathom.store.protocols import NotFound
 
 TAG_MAX, TAGS_MAX, EXTERNAL_FILE_ID_MAX = 100, 100, 200
 
@@ -53,26 +51,6 @@ ExternalFileId = Annotated[
 BillId = Annotated[OptionalObjectId, Field(description="A training bill from createTrainingUsage")]
 
 
-def stored_fields(payload: Any) -> dict[str, Any]:
-    """The repository's keywords for the ``tags``, ``createTime`` and ``externalFileId`` sent."""
-    return {
-        "tags": payload.tags or (),
-        "created_at": payload.createTime,
-        "external_file_id": payload.externalFileId,
-    }
-
-
 async def training_bill(request: Request, auth: AuthContext, bill_id: str | None) -> str | None:
     """``bill_id`` when it names a training bill of the caller's team (None when not sent)."""
-    if bill_id is None:
-        return None
-    try:
-        await platform_of(request).usage.get_bill(auth.team_id, bill_id)
-    except NotFound:
-        raise ApiError(
-            400,
-            "invalidParams",
-            f"billId: no training bill has the id {bill_id!r}; create one with "
-            "/api/support/wallet/usage/createTrainingUsage, or leave billId out",
-        ) from None
-    return bill_id
+    return await knowledge_bases(request).training.bill(auth.team_id, bill_id)

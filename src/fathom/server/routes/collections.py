@@ -8,6 +8,13 @@ from typing import Annotated, Any, ClassVar, Literal
 from fastapi import APIRouter, Depends, File, Form, Request, UploadFile
 from pydantic import BeforeValidator, Field, field_validator
 
+from fathom.datasets.collection_service import (
+    CollectionToCreate,
+    check_file_format,
+    check_web_page_selector,
+    is_image_file,
+)
+from fathom.datasets.records import CollectionRecord, DatasetRecord
 from fathom.server.auth import AuthContext
 from fathom.server.errors import ApiError, envelope
 from fathom.server.json_body import check_storable
@@ -17,11 +24,9 @@ from fathom.server.routes.collection_fields import (
     CollectionTags,
     CreateTime,
     ExternalFileId,
-    stored_fields,
     training_bill,
 )
-from fathom.server.routes.collection_training import check_image_training, collection_training
-from fathom.server.routes.common import ANY_METHOD, iso, platform_of
+from fathom.server.routes.common import ANY_METHOD, iso
 from fathom.server.routes.dataset_models import (
     COLLECTION_NAME_MAX,
     ChunkSettings,
@@ -35,11 +40,11 @@ from fathom.server.routes.dataset_models import (
     WireBool,
 )
 from fathom.server.routes.datasets import kb_caller, load_dataset, load_knowledge_base
+from fathom.server.routes.knowledge_routing import DatasetRoute, knowledge_bases
 from fathom.server.typed import BLANK_IS_NONE, ApiModel, ObjectId, OptionalObjectId, Text, answers, parsed
 from fathom.server.uploads import admit_upload, check_file_name, member_or_key
-from fathom.store.protocols import CollectionRecord, NotFound
 
-router = APIRouter(tags=["collections"])
+router = APIRouter(tags=["collections"], route_class=DatasetRoute)
 
 
 def _empty_as_none(value: Any) -> Any:
@@ -216,29 +221,18 @@ async def load_owned_collection(
 ) -> tuple[CollectionRecord, str | None]:
     """The collection if the caller may ``need`` its knowledge base, and that knowledge base's owner."""
     require_team_key(auth, "use knowledge bases", "dataset")
-    collection = await platform_of(request).datasets.get_collection(auth.team_id, collection_id)
+    collection = await knowledge_bases(request).collections.find(auth.team_id, collection_id)
     _, owner = await load_dataset(request, auth, collection.dataset_id, need)
     return collection, owner
 
 
-async def _parent_folder(
-    request: Request, auth: AuthContext, dataset_id: str, parent_id: str | None
-) -> str | None:
-    """``parent_id`` when it is a folder collection of the knowledge base (None: the root)."""
-    if not parent_id:
-        return None
-    try:
-        folder = await platform_of(request).datasets.get_collection(auth.team_id, parent_id)
-    except NotFound:
-        folder = None
-    if folder is None or folder.dataset_id != dataset_id or folder.type != "folder":
-        raise ApiError(
-            400,
-            "invalidParams",
-            f"parentId: {parent_id} is not a folder of knowledge base {dataset_id}; "
-            'send null or "" for the root',
-        )
-    return folder.id
+def _training(
+    request: Request, dataset: DatasetRecord, payload: NewCollection, *, image: bool = False
+) -> tuple[str, dict[str, Any]]:
+    """The collection's training type and training settings, after checking they can run (an image file
+    is an image collection, described by the vision model)."""
+    checks = knowledge_bases(request).datasets.training_checks
+    return checks.image_training(dataset, payload) if image else checks.collection_training(dataset, payload)
 
 
 async def _create(
@@ -254,29 +248,24 @@ async def _create(
     """Store the collection and queue its ingestion; ``insertLen`` is the number of chunks queued
     when the text is at hand (a text import), else 0 (a link or file is parsed by the job). ``image``:
     an image collection (its image described by the vision model)."""
-    platform = platform_of(request)
+    collections = knowledge_bases(request).collections
     dataset = await load_knowledge_base(request, auth, payload.datasetId, "write")
-    parent_id = await _parent_folder(request, auth, dataset.id, payload.parentId)
+    parent_id = await collections.folder(auth.team_id, dataset.id, payload.parentId)
     bill_id = await training_bill(request, auth, payload.billId)
-    if image:
-        training_type, training_settings = check_image_training(request, dataset, payload)
-    else:
-        training_type, training_settings = collection_training(request, dataset, payload)
-    collection = await platform.datasets.create_collection(
-        auth.team_id,
-        dataset.id,
+    training_type, training_settings = _training(request, dataset, payload, image=image)
+    new = CollectionToCreate(
         name,
-        type=type,
+        type,
         training_type=training_type,
         chunk_settings=payload.chunk_settings() | training_settings,
         metadata=payload.metadata or {},
         parent_id=parent_id,
-        **stored_fields(payload),
+        tags=payload.tags or (),
+        created_at=payload.createTime,
+        external_file_id=payload.externalFileId,
         **source,
     )
-    raw_text = source.get("raw_text")
-    insert_len = await platform.ingestion.count_chunks(collection, raw_text) if raw_text else 0
-    await platform.ingestion.enqueue(collection, bill_id=bill_id)
+    collection, insert_len = await collections.import_source(auth.team_id, dataset.id, new, bill_id=bill_id)
     return envelope(
         {
             "collectionId": collection.id,
@@ -300,21 +289,21 @@ async def create_empty(
     """FastGPT's ``{datasetId, parentId?, name, type: "virtual" | "folder", metadata?, tags?}`` → the new
     collection's id. A virtual collection is ready at once and holds the rows pushed into it; a folder
     holds collections (``parentId`` on create, list and update)."""
-    platform = platform_of(request)
+    collections = knowledge_bases(request).collections
     dataset = await load_knowledge_base(request, auth, payload.datasetId, "write")
-    training_type, training_settings = collection_training(request, dataset, payload)
-    collection = await platform.datasets.create_collection(
-        auth.team_id,
-        dataset.id,
+    training_type, training_settings = _training(request, dataset, payload)
+    new = CollectionToCreate(
         payload.name,
-        type=payload.type or "virtual",
+        payload.type or "virtual",
         training_type=training_type,
         chunk_settings=training_settings,
         metadata=payload.metadata or {},
-        parent_id=await _parent_folder(request, auth, dataset.id, payload.parentId),
-        **stored_fields(payload),
+        parent_id=await collections.folder(auth.team_id, dataset.id, payload.parentId),
+        tags=payload.tags or (),
+        created_at=payload.createTime,
+        external_file_id=payload.externalFileId,
     )
-    await platform.datasets.set_collection_state(collection.id, "ready")
+    collection = await collections.create_empty(auth.team_id, dataset.id, new)
     return envelope(collection.id)
 
 
@@ -347,14 +336,7 @@ async def create_link(
         )
     selector = (payload.metadata or {}).get("webPageSelector")
     if selector not in (None, ""):
-        from fathom.knowledge.parse.selector import SelectorError, css_to_xpath
-
-        try:
-            css_to_xpath(selector) if isinstance(selector, str) else None
-        except SelectorError as exc:
-            raise ApiError(400, "invalidParams", f"metadata.{exc}") from None
-        if not isinstance(selector, str):
-            raise ApiError(400, "invalidParams", "metadata.webPageSelector: must be a CSS selector string")
+        check_web_page_selector(selector, "metadata.")
     return await _create(request, auth, payload, name=link[:COLLECTION_NAME_MAX], type="link", raw_link=link)
 
 
@@ -373,21 +355,17 @@ async def create_local_file(
     content = await file.read()
     if not content:
         raise ApiError(400, "", "file is empty")
-    from fathom.knowledge.parse import IMAGE_FORMATS, SUPPORTED_FORMATS, detect_format
-
     name = check_file_name(file.filename or "upload", "file.filename")
     check_storable(name, "file.filename")
     if len(name) > COLLECTION_NAME_MAX:
         raise ApiError(
             400, "invalidParams", f"file.filename: at most {COLLECTION_NAME_MAX} characters, got {len(name)}"
         )
-    image = detect_format(name) in IMAGE_FORMATS
-    if detect_format(name) not in SUPPORTED_FORMATS and not image:
-        kinds = ", ".join(SUPPORTED_FORMATS + IMAGE_FORMATS)
-        raise ApiError(400, "invalidParams", f"file: {name!r} has an unsupported type; supported: {kinds}")
+    check_file_format(name, "file")
+    image = is_image_file(name)
     await load_knowledge_base(request, auth, payload.datasetId, "write")
     await admit_upload(request, member_or_key(auth))
-    stored = await platform_of(request).files.save(
+    file_id = await knowledge_bases(request).collections.save_file(
         auth.team_id,
         name,
         content,
@@ -395,7 +373,7 @@ async def create_local_file(
         member_id=auth.member_id,
     )
     return await _create(
-        request, auth, payload, name=name, type="images" if image else "file", image=image, file_id=stored.id
+        request, auth, payload, name=name, type="images" if image else "file", image=image, file_id=file_id
     )
 
 
@@ -413,19 +391,14 @@ async def list_collections(
 ) -> dict[str, Any]:
     dataset, owner = await load_dataset(request, auth, payload.datasetId, "read")
     offset, size = payload.window()
-    platform = platform_of(request)
+    collections = knowledge_bases(request).collections
     search = payload.searchText or ""
     if payload.parentId and not search:
-        await _parent_folder(request, auth, dataset.id, payload.parentId)
-    tag_names: list[str] = []
-    for tag_id in dict.fromkeys(payload.filterTags or ()):
-        try:
-            tag_names.append((await platform.tags.get_tag(auth.team_id, dataset.id, tag_id)).tag)
-        except NotFound:
-            continue  # a deleted tag matches nothing
+        await collections.folder(auth.team_id, dataset.id, payload.parentId)
+    tag_names = await knowledge_bases(request).tags.names(auth.team_id, dataset.id, payload.filterTags or ())
     if payload.filterTags and not tag_names:
         return envelope({"list": [], "total": 0})
-    items, total = await platform.datasets.list_collections(
+    items, total = await collections.list_collections(
         auth.team_id,
         dataset.id,
         offset=offset,
@@ -435,18 +408,8 @@ async def list_collections(
         folders_only=bool(payload.selectFolder),
         any_tag=tag_names,
     )
-    waiting = any(item.status == "waiting" for item in items)
-    positions = await platform.ingestion.queue_positions() if waiting else {}
-    counts = await platform.training.counts([item.id for item in items])
     views = [
-        owned_view(
-            item,
-            auth,
-            owner,
-            positions.get(item.id),
-            failed=counts[item.id].failed_total if item.id in counts else 0,
-        )
-        for item in items
+        owned_view(item.collection, auth, owner, item.queue_position, failed=item.failed) for item in items
     ]
     return envelope({"list": views, "total": total})
 
@@ -461,7 +424,7 @@ async def collection_detail(
     request: Request, auth: AuthContext = Depends(kb_caller), payload: CollectionId = parsed(CollectionId)
 ) -> dict[str, Any]:
     collection, owner = await load_owned_collection(request, auth, payload.id, "read")
-    counts = (await platform_of(request).training.counts([collection.id])).get(collection.id)
+    counts = await knowledge_bases(request).collections.training_counts(collection.id)
     return envelope(owned_view(collection, auth, owner, failed=counts.failed_total if counts else 0))
 
 
@@ -482,7 +445,7 @@ async def training_detail(
     counts = dict.fromkeys(modes, 0)
     training = dict(counts)
     errors = dict(counts)
-    items = (await platform_of(request).training.counts([collection.id])).get(collection.id)
+    items = await knowledge_bases(request).collections.training_counts(collection.id)
     if items is not None:
         for mode, count in items.pending.items():
             training[mode] += count

@@ -7,24 +7,20 @@ from typing import Annotated, Any, ClassVar, Literal
 from fastapi import APIRouter, Depends, Request
 from pydantic import AfterValidator, Field, model_validator
 
-from fathom.datasets.image_training import IMAGE_PARSE_MODE
 from fathom.datasets.ingest import PushIndex, PushRow
-from fathom.datasets.model_training import model_training_mode
-from fathom.knowledge.chunk_settings import split_chunk_indexes
-from fathom.llm import count_tokens
+from fathom.datasets.records import ChunkRow
 from fathom.server.auth import AuthContext
-from fathom.server.errors import ApiError, envelope, not_found
+from fathom.server.errors import ApiError, envelope
 from fathom.server.permissions import Need, require_team_key
 from fathom.server.routes.collection_fields import BillId, training_bill
-from fathom.server.routes.collection_training import check_training_model
 from fathom.server.routes.collections import load_collection
-from fathom.server.routes.common import ANY_METHOD, iso, platform_of
+from fathom.server.routes.common import ANY_METHOD, iso
 from fathom.server.routes.dataset_models import DataList, DataView, InsertResults, NonBlank, Page, WireBool
 from fathom.server.routes.datasets import kb_caller
+from fathom.server.routes.knowledge_routing import DatasetRoute, knowledge_bases
 from fathom.server.typed import BLANK_IS_NONE, ApiModel, ObjectId, Text, answers, parsed
-from fathom.store.protocols import ChunkRow, CollectionRecord, NotFound
 
-router = APIRouter(tags=["data"])
+router = APIRouter(tags=["data"], route_class=DatasetRoute)
 
 PUSH_MAX = 200
 MAX_CUSTOM_INDEXES = 5
@@ -166,50 +162,10 @@ async def push_data(
         for item in payload.data
         if _text(item.q)  # FastGPT drops rows with an empty q
     ]
-    mode = _push_mode(payload.trainingType, collection)
-    if mode is not None:
-        queued = await _queue_for_model(request, collection, mode, rows, payload.prompt, bill_id)
-        return envelope({"insertLen": queued, "overToken": [], "repeat": [], "error": []})
-    ready = await platform_of(request).ingestion.push_rows(collection, rows, bill_id=bill_id)
-    return envelope({"insertLen": len(ready), "overToken": [], "repeat": [], "error": []})
-
-
-def _push_mode(training_type: str | None, collection: CollectionRecord) -> str | None:
-    """The model training pushed rows get: the one sent, else the collection's (rows pushed into an image
-    collection are stored as sent: they have no image to describe)."""
-    if training_type is None:
-        mode = model_training_mode(collection)
-        return None if mode == IMAGE_PARSE_MODE else mode
-    return None if training_type == "chunk" else training_type
-
-
-async def _queue_for_model(
-    request: Request,
-    collection: CollectionRecord,
-    mode: str,
-    rows: list[PushRow],
-    prompt: str | None,
-    bill_id: str | None,
-) -> int:
-    """Queue pushed rows for the knowledge base's model and the job that trains them."""
-    platform = platform_of(request)
-    dataset = await platform.datasets.get_dataset(collection.team_id, collection.dataset_id)
-    check_training_model(request, dataset, f'trainingType "{mode}"')
-    if any(row.indexes for row in rows):
-        raise ApiError(
-            400,
-            "invalidParams",
-            f'data[].indexes: rows trained by the model (trainingType "{mode}") take no indexes; '
-            'push them with trainingType "chunk"',
-        )
-    assert platform.ingestion.trainer is not None
-    queued = await platform.ingestion.trainer.queue_rows(
-        collection, mode, [(row.q, row.a) for row in rows], prompt=prompt, bill_id=bill_id
+    inserted = await knowledge_bases(request).rows.push(
+        collection, rows, training_type=payload.trainingType, prompt=payload.prompt, bill_id=bill_id
     )
-    if queued:
-        await platform.datasets.set_collection_state(collection.id, "waiting")
-        await platform.ingestion.enqueue(collection, bill_id=bill_id, train_only=True)
-    return queued
+    return envelope({"insertLen": inserted, "overToken": [], "repeat": [], "error": []})
 
 
 @router.api_route(
@@ -225,8 +181,7 @@ async def insert_data(
     whose ``data`` is the new row's id."""
     collection = await load_collection(request, auth, payload.collectionId, "write")
     row = PushRow(_text(payload.q), _text(payload.a), _custom_indexes(payload.indexes))
-    ids = await platform_of(request).ingestion.push_rows(collection, [row])
-    return envelope(ids[0])
+    return envelope(await knowledge_bases(request).rows.insert(collection, row))
 
 
 @router.api_route(
@@ -241,7 +196,7 @@ async def list_data(
 ) -> dict[str, Any]:
     collection = await load_collection(request, auth, payload.collectionId, "read")
     offset, size = payload.window()
-    rows, total = await platform_of(request).chunks.list_chunks(
+    rows, total = await knowledge_bases(request).rows.list_rows(
         auth.team_id, collection.id, offset=offset, limit=size, search=payload.searchText or ""
     )
     return envelope({"list": [data_view(row, auth.team_id) for row in rows], "total": total})
@@ -251,15 +206,8 @@ async def _load_row(request: Request, auth: AuthContext, data_id: str, need: Nee
     """The row if the caller may ``need`` its knowledge base; a row of another team is answered exactly
     as a row that does not exist (its collection's id is never named)."""
     require_team_key(auth, "use knowledge bases", "dataset")
-    missing = not_found("data", f"data {data_id} not found")
-    row = (await platform_of(request).chunks.get_many([data_id])).get(data_id)
-    if row is None:
-        raise missing
-    try:
-        collection = await platform_of(request).datasets.get_collection(auth.team_id, row.collection_id)
-    except NotFound:
-        raise missing from None
-    await load_collection(request, auth, collection.id, need)  # app keys and permission
+    row = await knowledge_bases(request).rows.find(auth.team_id, data_id)
+    await load_collection(request, auth, row.collection_id, need)  # app keys and permission
     return row
 
 
@@ -285,26 +233,12 @@ async def update_data(
     row = await _load_row(request, auth, payload.dataId, "write")
     if not payload.q and not payload.a and not payload.indexes:
         return envelope(None)
-    q = str(payload.q or row.q)
-    a = str(payload.a if payload.a is not None else row.a)
-    platform = platform_of(request)
-    dataset = await platform.datasets.get_dataset(auth.team_id, row.dataset_id)
-    settings = platform.embedders.chunk_settings(dataset.vector_model)
-    defaults = split_chunk_indexes(q, a, settings) or [q]
-    kept = _custom_indexes(payload.indexes)
-    texts = defaults + [index.text for index in kept]
-    embedder = platform.embedders.get(dataset.vector_model)
-    vectors = await embedder.embed(texts)
-    await platform.chunks.update_chunk(
+    await knowledge_bases(request).rows.update(
         auth.team_id,
-        row.id,
-        q=q,
-        a=a,
-        index_texts=texts,
-        vectors=vectors,
-        model=embedder.model_id,
-        tokens=count_tokens(q + a),
-        index_types=["default"] * len(defaults) + [index.type for index in kept],
+        row,
+        q=str(payload.q) if payload.q else None,
+        a=None if payload.a is None else str(payload.a),
+        indexes=_custom_indexes(payload.indexes),
     )
     return envelope(None)
 
@@ -319,5 +253,5 @@ async def delete_data(
     request: Request, auth: AuthContext = Depends(kb_caller), payload: DataId = parsed(DataId)
 ) -> dict[str, Any]:
     row = await _load_row(request, auth, payload.id, "write")
-    await platform_of(request).chunks.delete_chunk(auth.team_id, row.id)
+    await knowledge_bases(request).rows.delete(auth.team_id, row.id)
     return envelope("success")

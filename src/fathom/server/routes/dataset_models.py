@@ -12,7 +12,7 @@ from typing import Annotated, Any, Literal
 from pydantic import AfterValidator, BaseModel, BeforeValidator, Field, StringConstraints
 from pydantic_core import PydanticCustomError
 
-from fathom.knowledge.search.types import SearchDataItem
+from fathom.datasets.records import SearchDataItem
 from fathom.server.permissions import PermissionView
 from fathom.server.typed import BLANK_IS_NONE, ApiModel, Text
 

@@ -9,12 +9,14 @@ from typing import Annotated, Any
 from fastapi import Request
 from pydantic import Field, field_validator
 
+from fathom.datasets.collection_service import check_web_page_selector
+from fathom.datasets.errors import InvalidDatasetRequest
+from fathom.datasets.records import DatasetRecord
 from fathom.datasets.sync import ApiServer, WebsiteConfig
-from fathom.knowledge.parse.selector import SelectorError, css_to_xpath
 from fathom.server.errors import ApiError
-from fathom.server.routes.common import iso, platform_of
+from fathom.server.routes.common import iso
+from fathom.server.routes.knowledge_routing import knowledge_bases
 from fathom.server.typed import BLANK_IS_NONE, ApiModel
-from fathom.store.protocols import DatasetRecord
 
 SYNC_INTERVAL_MIN = 60
 
@@ -75,8 +77,8 @@ class WebsiteConfigIn(ApiModel):
     def _selector(cls, value: str | None) -> str | None:
         if value is not None:
             try:
-                css_to_xpath(value)
-            except SelectorError as exc:
+                check_web_page_selector(value, "")
+            except InvalidDatasetRequest as exc:
                 raise ValueError(str(exc)) from None
         return value
 
@@ -130,7 +132,7 @@ async def configure_source(
     request: Request, dataset: DatasetRecord, payload: SourceFields, dataset_type: str
 ) -> None:
     """Store the new dataset's source (and queue a website's first crawl)."""
-    syncs = platform_of(request).syncs
+    syncs = knowledge_bases(request).sources
     auto_sync = bool(payload.autoSync)
     interval = payload.autoSyncInterval or 86400
     server = payload.api_server()
@@ -152,7 +154,7 @@ async def configure_source(
 async def update_source(request: Request, dataset: DatasetRecord, payload: SourceFields) -> None:
     """``dataset/update``'s source fields: a new ``apiServer`` (an ``apiDataset``'s), a new
     ``websiteConfig`` (a ``websiteDataset``'s: crawled again at once), ``autoSync`` and its interval."""
-    syncs = platform_of(request).syncs
+    syncs = knowledge_bases(request).sources
     current = await syncs.source_of(dataset.id)
     kind = current.kind if current else "dataset"
     server = payload.api_server()
@@ -166,8 +168,8 @@ async def update_source(request: Request, dataset: DatasetRecord, payload: Sourc
     interval = payload.autoSyncInterval or (current.sync_interval_seconds if current else 86400)
     if server is not None:
         authorization = server.authorization
-        if authorization is None and current is not None and current.secret:  # kept when not sent
-            authorization = syncs.secrets.decrypt(current.secret)
+        if authorization is None and current is not None:  # kept when not sent
+            authorization = syncs.stored_authorization(current)
         await syncs.configure_api_dataset(
             dataset,
             ApiServer(server.baseUrl, authorization or "", server.basePath or ""),
@@ -185,7 +187,7 @@ async def update_source(request: Request, dataset: DatasetRecord, payload: Sourc
 async def source_view(request: Request, dataset_id: str) -> dict[str, Any]:
     """``dataset/detail``'s source fields: ``type``, ``apiServer`` (no authorization), ``websiteConfig``,
     ``autoSync`` and Fathom's ``nextSyncTime``; empty for a dataset without a source."""
-    source = await platform_of(request).syncs.source_of(dataset_id)
+    source = await knowledge_bases(request).sources.source_of(dataset_id)
     if source is None:
         return {}
     view: dict[str, Any] = {"autoSync": source.auto_sync, "nextSyncTime": iso(source.next_sync_at)}

@@ -8,23 +8,22 @@ the knowledge base become tags."""
 
 from __future__ import annotations
 
-import contextlib
 from typing import Annotated, Any
 
 from fastapi import APIRouter, Depends, Request
 from pydantic import Field, StringConstraints
 
+from fathom.datasets.records import TagRecord
 from fathom.server.auth import AuthContext
-from fathom.server.errors import ApiError, envelope
+from fathom.server.errors import envelope
 from fathom.server.routes.collection_fields import TAG_MAX
-from fathom.server.routes.common import ANY_METHOD, platform_of
+from fathom.server.routes.common import ANY_METHOD
 from fathom.server.routes.dataset_models import Page
 from fathom.server.routes.datasets import kb_caller, load_knowledge_base
+from fathom.server.routes.knowledge_routing import DatasetRoute, knowledge_bases
 from fathom.server.typed import BLANK_IS_NONE, ApiModel, ObjectId, answers, parsed
-from fathom.store.knowledge import TagRecord
-from fathom.store.protocols import Conflict, NotFound
 
-router = APIRouter(tags=["tags"])
+router = APIRouter(tags=["tags"], route_class=DatasetRoute)
 PREFIXES = ("/api/core/dataset/tag", "/api/proApi/core/dataset/tag")
 COLLECTIONS_MAX = 1000
 
@@ -94,10 +93,7 @@ async def create_tag(
 ) -> dict[str, Any]:
     """``{datasetId, tag}`` → the tag's id; ``Tag already exists`` (409) for a name the knowledge base has."""
     dataset = await load_knowledge_base(request, auth, payload.datasetId, "write")
-    try:
-        tag = await platform_of(request).tags.create_tag(auth.team_id, dataset.id, payload.tag)
-    except Conflict:
-        raise ApiError(409, "", "Tag already exists") from None
+    tag = await knowledge_bases(request).tags.create(auth.team_id, dataset.id, payload.tag)
     return envelope(tag.id)
 
 
@@ -106,12 +102,7 @@ async def update_tag(
     request: Request, auth: AuthContext = Depends(kb_caller), payload: UpdateTag = parsed(UpdateTag)
 ) -> dict[str, Any]:
     dataset = await load_knowledge_base(request, auth, payload.datasetId, "write")
-    try:
-        await platform_of(request).tags.rename_tag(auth.team_id, dataset.id, payload.tagId, payload.tag)
-    except Conflict:
-        raise ApiError(409, "", "Tag already exists") from None
-    except NotFound:
-        raise ApiError(404, "", "Tag not found") from None
+    await knowledge_bases(request).tags.rename(auth.team_id, dataset.id, payload.tagId, payload.tag)
     return envelope(None)
 
 
@@ -121,10 +112,7 @@ async def delete_tag(
 ) -> dict[str, Any]:
     """FastGPT's ``?id=&datasetId=``; needs manage permission on the knowledge base."""
     dataset = await load_knowledge_base(request, auth, payload.datasetId, "manage")
-    try:
-        await platform_of(request).tags.delete_tag(auth.team_id, dataset.id, payload.id)
-    except NotFound:
-        raise ApiError(404, "", "Tag not found") from None
+    await knowledge_bases(request).tags.delete(auth.team_id, dataset.id, payload.id)
     return envelope(None)
 
 
@@ -137,7 +125,7 @@ async def list_tags(
     if payload.pageNum is None and payload.current is not None:
         payload.pageNum = payload.current
     offset, size = payload.window()
-    tags, total = await platform_of(request).tags.list_tags(
+    tags, total = await knowledge_bases(request).tags.list_tags(
         auth.team_id, dataset.id, search=payload.searchText or "", offset=offset, limit=size
     )
     return envelope({"list": [_tag_view(tag) for tag in tags], "total": total})
@@ -148,7 +136,7 @@ async def all_tags(
     request: Request, auth: AuthContext = Depends(kb_caller), payload: DatasetRef = parsed(DatasetRef)
 ) -> dict[str, Any]:
     dataset = await load_knowledge_base(request, auth, payload.datasetId, "read")
-    tags, _ = await platform_of(request).tags.list_tags(auth.team_id, dataset.id)
+    tags, _ = await knowledge_bases(request).tags.list_tags(auth.team_id, dataset.id)
     return envelope({"list": [{"_id": tag.id, "tag": tag.tag} for tag in tags]})
 
 
@@ -157,7 +145,7 @@ async def tag_usage(
     request: Request, auth: AuthContext = Depends(kb_caller), payload: DatasetRef = parsed(DatasetRef)
 ) -> dict[str, Any]:
     dataset = await load_knowledge_base(request, auth, payload.datasetId, "read")
-    usage = await platform_of(request).tags.tag_usage(auth.team_id, dataset.id)
+    usage = await knowledge_bases(request).tags.usage(auth.team_id, dataset.id)
     return envelope([{"tagId": tag_id, "usage": len(ids), "collections": ids} for tag_id, ids in usage])
 
 
@@ -170,14 +158,7 @@ async def add_to_collections(
     """The tag goes on ``collectionIds`` and comes off ``originCollectionIds`` not among them; every
     collection must be the knowledge base's, else nothing changes."""
     dataset = await load_knowledge_base(request, auth, payload.datasetId, "write")
-    tags = platform_of(request).tags
-    name = payload.tag
-    with contextlib.suppress(NotFound):  # an id; else a name
-        name = (await tags.get_tag(auth.team_id, dataset.id, payload.tag)).tag
-    try:
-        await tags.set_tag_on(
-            auth.team_id, dataset.id, name, payload.collectionIds, payload.originCollectionIds or []
-        )
-    except NotFound as exc:
-        raise ApiError(404, "unExistCollection", f"collectionIds: {exc}") from None
+    await knowledge_bases(request).tags.put_on(
+        auth.team_id, dataset.id, payload.tag, payload.collectionIds, payload.originCollectionIds or []
+    )
     return envelope(None)

@@ -5,19 +5,14 @@ hold no collections, and pass a member's permission on to what is in them."""
 
 from __future__ import annotations
 
-import logging
-import time
 from typing import Annotated, Any, ClassVar, Literal
 
 from fastapi import APIRouter, Depends, Request
 from pydantic import Field
 
-from fathom.datasets import UnknownRerankModel
-from fathom.datasets.auto_model import AUTO_VECTOR_MODEL, choose_model
-from fathom.knowledge.search.collection_filter import CollectionFilterError, parse_collection_filter
-from fathom.knowledge.search.query_extension import QueryExtension, extend_search_query
-from fathom.knowledge.search.types import SearchDatasetDataParams, SearchMode
-from fathom.llm.errors import ModelRequestError
+from fathom.datasets.dataset_service import NewDataset
+from fathom.datasets.records import DatasetRecord, SearchMode
+from fathom.datasets.search_test import SearchTestAsk
 from fathom.server.auth import AuthContext, authenticate
 from fathom.server.errors import ApiError, envelope
 from fathom.server.permissions import Need, permission_view, require_permission, require_team_key
@@ -32,13 +27,10 @@ from fathom.server.routes.dataset_models import (
     model_id_of,
 )
 from fathom.server.routes.dataset_sources import SourceFields, configure_source, source_view
+from fathom.server.routes.knowledge_routing import DatasetRoute, knowledge_bases
 from fathom.server.typed import BLANK_IS_NONE, ApiModel, ObjectId, OptionalObjectId, Text, answers, parsed
-from fathom.store.protocols import DatasetRecord
 
-router = APIRouter(tags=["datasets"])
-log = logging.getLogger(__name__)
-
-SEARCH_LIMIT_MAX = 20000
+router = APIRouter(tags=["datasets"], route_class=DatasetRoute)
 
 
 class CreateDataset(SourceFields):
@@ -119,14 +111,6 @@ def model_view(model_id: str) -> dict[str, Any]:
     return {"model": model_id, "name": model_id}
 
 
-def checked_vlm_model(request: Request, model_id: str) -> str:
-    """``vlmModel`` if it names a configured chat model that takes images; else a 400 saying so."""
-    try:
-        return platform_of(request).vision_model_id(model_id)
-    except LookupError as exc:
-        raise ApiError(400, "invalidParams", f"vlmModel: {exc}") from None
-
-
 def dataset_view(dataset: DatasetRecord, auth: AuthContext, owner: str | None) -> dict[str, Any]:
     return {
         "_id": dataset.id,
@@ -159,10 +143,8 @@ async def load_dataset(
 ) -> tuple[DatasetRecord, str | None]:
     """The dataset if the caller may ``need`` it; another team's dataset is not found."""
     require_team_key(auth, "use knowledge bases", "dataset")
-    platform = platform_of(request)
-    dataset = await platform.datasets.get_dataset(auth.team_id, dataset_id)
-    owner = await platform.datasets.owner_of(dataset_id)
-    await require_permission(platform, auth, "dataset", dataset_id, owner, need)
+    dataset, owner = await knowledge_bases(request).datasets.find(auth.team_id, dataset_id)
+    await require_permission(platform_of(request), auth, "dataset", dataset_id, owner, need)
     return dataset, owner
 
 
@@ -201,48 +183,21 @@ async def load_knowledge_base(
 async def create_dataset(
     request: Request, auth: AuthContext = Depends(kb_caller), payload: CreateDataset = parsed(CreateDataset)
 ) -> dict[str, Any]:
-    platform = platform_of(request)
     payload.check_source(payload.type)
-    intro = payload.intro or ""
     if payload.parentId:  # FastGPT: write permission on the folder it goes in
         await load_folder(request, auth, payload.parentId, "write")
-    if payload.type == "folder":
-        folder = await platform.datasets.create_dataset(
-            auth.team_id,
-            payload.name,
-            vector_model=platform.embedders.default_model_id,
-            intro=intro,
-            member_id=auth.member_id,
-            type="folder",
-            parent_id=payload.parentId,
-        )
-        return envelope(folder.id)
-    auto_reason = None
-    if (
-        model_id_of(payload.vectorModel) == AUTO_VECTOR_MODEL
-    ):  # a guess from name and intro; the first import decides
-        choice = choose_model(
-            f"{payload.name}\n{intro}", platform.embedders.default_model_id, "the name and intro"
-        )
-        vector_model, auto_reason = choice.model, f"until the first import: {choice.reason}"
-    else:
-        vector_model = platform.embedders.resolve_model_id(model_id_of(payload.vectorModel))
-    try:
-        platform.embedders.get(vector_model)
-    except LookupError:
-        raise ApiError(400, "", f"System not embedding model: {vector_model}") from None
-    vlm_model = checked_vlm_model(request, payload.vlmModel) if payload.vlmModel else ""
-    dataset = await platform.datasets.create_dataset(
-        auth.team_id,
+    new = NewDataset(
         payload.name,
-        vector_model=vector_model,
-        intro=intro,
+        intro=payload.intro or "",
+        type=payload.type or "dataset",
+        vector_model=model_id_of(payload.vectorModel),
         agent_model=payload.agentModel or "",
-        vlm_model=vlm_model,
-        member_id=auth.member_id,
-        auto_model_reason=auto_reason,
+        vlm_model=payload.vlmModel or "",
         parent_id=payload.parentId,
     )
+    dataset = await knowledge_bases(request).datasets.create(auth.team_id, auth.member_id, new)
+    if dataset.type == "folder":
+        return envelope(dataset.id)
     await configure_source(request, dataset, payload, payload.type or "dataset")
     return envelope(dataset.id)
 
@@ -256,21 +211,16 @@ async def create_dataset(
 async def list_datasets(
     request: Request, auth: AuthContext = Depends(kb_caller), payload: ListDatasets = parsed(ListDatasets)
 ) -> dict[str, Any]:
-    platform = platform_of(request)
-    search = (payload.searchKey or "").lower()
+    search = payload.searchKey or ""
     if payload.parentId and not search:
         await load_folder(request, auth, payload.parentId, "read")
     views = []
-    for dataset in await platform.datasets.list_datasets(
-        auth.team_id, parent_id=payload.parentId, every_level=bool(search)
-    ):
-        if search and search not in dataset.name.lower() and search not in dataset.intro.lower():
-            continue
-        if payload.type and dataset.type != payload.type:
-            continue
-        owner = await platform.datasets.owner_of(dataset.id)
+    found = await knowledge_bases(request).datasets.list_datasets(
+        auth.team_id, parent_id=payload.parentId, search=search, type=payload.type
+    )
+    for dataset, owner in found:
         try:
-            await require_permission(platform, auth, "dataset", dataset.id, owner, "read")
+            await require_permission(platform_of(request), auth, "dataset", dataset.id, owner, "read")
         except ApiError:
             continue  # datasets the caller cannot read are left out
         views.append(dataset_view(dataset, auth, owner))
@@ -295,10 +245,7 @@ async def delete_dataset(
     request: Request, auth: AuthContext = Depends(kb_caller), payload: DatasetId = parsed(DatasetId)
 ) -> dict[str, Any]:
     dataset, _ = await load_dataset(request, auth, payload.id, "manage")  # a folder: with what is in it
-    platform = platform_of(request)
-    file_ids = await platform.datasets.file_ids(auth.team_id, dataset.id)
-    await platform.datasets.delete_dataset(auth.team_id, dataset.id)
-    await platform.files.delete_unused(auth.team_id, file_ids)  # the team's storage quota goes down
+    await knowledge_bases(request).datasets.delete(auth.team_id, dataset.id)  # and the files only it used
     return envelope(None)
 
 
@@ -318,8 +265,8 @@ async def dataset_paths(
     if not folder_id:
         return envelope([])
     await load_dataset(request, auth, folder_id, "read")
-    chain = await platform_of(request).datasets.lineage(folder_id)
-    return envelope([{"parentId": item_id, "parentName": name} for item_id, _, name in reversed(chain)])
+    path = await knowledge_bases(request).datasets.path(folder_id)
+    return envelope([{"parentId": item_id, "parentName": name} for item_id, name in path])
 
 
 @router.api_route(
@@ -332,38 +279,27 @@ async def search_test(
     request: Request, auth: AuthContext = Depends(kb_caller), payload: SearchTest = parsed(SearchTest)
 ) -> dict[str, Any]:
     dataset = await load_knowledge_base(request, auth, payload.datasetId, "read")
-    try:
-        parse_collection_filter(payload.collectionFilterMatch)
-    except CollectionFilterError as exc:
-        raise ApiError(400, "invalidParams", str(exc)) from None
-    text = payload.text
-    limit = min(5000 if payload.limit is None else payload.limit, SEARCH_LIMIT_MAX)
-    embedding_weight = 0.5 if payload.embeddingWeight is None else payload.embeddingWeight
-    rerank_weight = 0.5 if payload.rerankWeight is None else payload.rerankWeight
-    extension = await _query_extension(request, payload, dataset.vector_model)
-    search_params = SearchDatasetDataParams(
-        queries=extension.queries.search_queries if extension else [text],
-        reRankQuery=extension.queries.re_rank_query if extension else text,
-        datasetIds=[dataset.id],
-        similarity=payload.similarity or 0,
-        limit=limit,
-        searchMode=payload.searchMode or "embedding",
-        embeddingWeight=embedding_weight,
+    ask = SearchTestAsk(
+        payload.text,
+        limit=payload.limit,
+        similarity=payload.similarity,
+        search_mode=payload.searchMode,
+        embedding_weight=payload.embeddingWeight,
         fusion=payload.fusion,
-        usingReRank=bool(payload.usingReRank),
-        rerankWeight=rerank_weight,
-        rerankModel=payload.rerankModel,
-        collectionFilterMatch=payload.collectionFilterMatch,
+        using_rerank=payload.usingReRank,
+        rerank_model=payload.rerankModel,
+        rerank_weight=payload.rerankWeight,
+        collection_filter=payload.collectionFilterMatch,
+        extension=payload.datasetSearchUsingExtensionQuery,
+        extension_model=payload.datasetSearchExtensionModel,
+        extension_background=payload.datasetSearchExtensionBg,
     )
-    started = time.perf_counter()
-    try:
-        result: Any = await platform_of(request).search.search(auth.team_id, search_params)
-    except UnknownRerankModel as exc:
-        raise ApiError(400, "invalidParams", str(exc)) from None
+    outcome = await knowledge_bases(request).datasets.search_test(auth.team_id, dataset, ask)
+    result, extension = outcome.response, outcome.extension
     answer: dict[str, Any] = {
         "list": [item.model_dump(mode="json", by_alias=True) for item in result.search_res],
         "cutList": [item.model_dump(mode="json", by_alias=True) for item in result.cut_res],
-        "duration": f"{time.perf_counter() - started:.3f}s",
+        "duration": f"{outcome.seconds:.3f}s",
         "searchMode": result.search_mode,
         "limit": result.limit,
         "similarity": result.similarity,
@@ -374,26 +310,3 @@ async def search_test(
         answer["queryExtensionModel"] = extension.model_id
         answer["queries"] = extension.queries.search_queries
     return envelope(answer)
-
-
-async def _query_extension(request: Request, payload: SearchTest, vector_model: str) -> QueryExtension | None:
-    """``datasetSearchUsingExtensionQuery``: rewrites of ``text`` by ``datasetSearchExtensionModel`` (default:
-    the default chat model), up to 3 kept by lazy greedy. A model that fails leaves the plain query."""
-    if not payload.datasetSearchUsingExtensionQuery:
-        return None
-    model_id = payload.datasetSearchExtensionModel or ""
-    platform = platform_of(request)
-    try:
-        model = platform.chat.chat_model(model_id)
-    except (LookupError, RuntimeError) as exc:
-        raise ApiError(400, "invalidParams", f"datasetSearchExtensionModel: {exc}") from None
-    embedder = platform.embedders.query_embedder(vector_model)
-    try:
-        return await extend_search_query(
-            payload.text, model, embedder, background=payload.datasetSearchExtensionBg or ""
-        )
-    except ModelRequestError as exc:
-        log.warning(
-            "query extension with %s failed, searching the plain query: %s", model_id or "default", exc
-        )
-        return None

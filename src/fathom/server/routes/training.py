@@ -11,17 +11,19 @@ from typing import Annotated, Any
 from fastapi import APIRouter, Depends, Request
 from pydantic import Field, model_validator
 
+from fathom.datasets.errors import InvalidDatasetRequest
+from fathom.datasets.records import CollectionRecord, TrainingItemRecord
 from fathom.server.auth import AuthContext
-from fathom.server.errors import ApiError, envelope, not_found
+from fathom.server.errors import envelope
 from fathom.server.permissions import Need, require_team_key
 from fathom.server.routes.collections import load_collection
-from fathom.server.routes.common import ANY_METHOD, iso, platform_of
+from fathom.server.routes.common import ANY_METHOD, iso
 from fathom.server.routes.dataset_models import Page
 from fathom.server.routes.datasets import kb_caller, load_dataset
+from fathom.server.routes.knowledge_routing import DatasetRoute, knowledge_bases
 from fathom.server.typed import BLANK_IS_NONE, ApiModel, ObjectId, OptionalObjectId, Text, answers, parsed
-from fathom.store.protocols import CollectionRecord, NotFound, TrainingItemRecord
 
-router = APIRouter(tags=["training"])
+router = APIRouter(tags=["training"], route_class=DatasetRoute)
 
 
 class DatasetRef(ApiModel):
@@ -127,9 +129,7 @@ async def get_dataset_training_queue(
     """``trainingCount``: chunks and model training items still to write plus failed items;
     ``rebuildingCount``: index rows waiting to be embedded again after an embedding-model change."""
     dataset, _ = await load_dataset(request, auth, payload.datasetId, "read")
-    platform = platform_of(request)
-    training = await platform.training.dataset_training_count(auth.team_id, dataset.id)
-    rebuilding = await platform.reembed.rebuilding_count(dataset.id)
+    training, rebuilding = await knowledge_bases(request).training.queue(auth.team_id, dataset.id)
     return envelope({"rebuildingCount": rebuilding, "trainingCount": training})
 
 
@@ -144,19 +144,10 @@ async def get_training_error(
 ) -> dict[str, Any]:
     collection = await load_collection(request, auth, payload.collectionId, "read")
     offset, size = payload.window()
-    items, total = await platform_of(request).training.errors(
+    items, total = await knowledge_bases(request).training.errors(
         auth.team_id, collection.id, offset=offset, limit=size
     )
     return envelope({"list": [_training_item_view(item) for item in items], "total": total})
-
-
-async def _requeue(request: Request, collections: list[CollectionRecord]) -> None:
-    """Queue the training of collections again (a failed import from its source)."""
-    platform = platform_of(request)
-    for collection in collections:
-        failed_import = collection.status == "error"
-        await platform.datasets.set_collection_state(collection.id, "waiting", error=None)
-        await platform.ingestion.enqueue(collection, train_only=not failed_import)
 
 
 @router.api_route(
@@ -170,35 +161,18 @@ async def update_training_data(
     auth: AuthContext = Depends(kb_caller),
     payload: UpdateTrainingData = parsed(UpdateTrainingData),
 ) -> dict[str, Any]:
-    platform = platform_of(request)
     require_team_key(auth, "use knowledge bases", "dataset")
+    training = knowledge_bases(request).training
     if payload.dataId is not None:
-        try:
-            item = await platform.training.get(auth.team_id, payload.dataId)
-        except NotFound:
-            raise not_found("data", f"training data {payload.dataId} not found") from None
+        item = await training.find_item(auth.team_id, payload.dataId)
         collection = await load_collection(request, auth, item.collection_id, "write")
-        if item.error is None:
-            raise ApiError(
-                400,
-                "invalidParams",
-                f"dataId: training data {item.id} has not failed; only failed ones retry",
-            )
-        await platform.training.retry(auth.team_id, item_id=item.id, q=payload.q, a=payload.a)
-        await _requeue(request, [collection])
-        return envelope(None)
-    if payload.collectionId is not None:
-        scope = [await load_collection(request, auth, payload.collectionId, "write")]
-        await platform.training.retry(auth.team_id, collection_id=scope[0].id)
+        await training.retry_item(auth.team_id, item, collection, q=payload.q, a=payload.a)
+    elif payload.collectionId is not None:
+        collection = await load_collection(request, auth, payload.collectionId, "write")
+        await training.retry_collection(auth.team_id, collection)
     else:
         dataset, _ = await load_dataset(request, auth, str(payload.datasetId), "write")
-        ids = set(await platform.training.retry(auth.team_id, dataset_id=dataset.id))
-        failed, _ = await platform.datasets.list_collections(auth.team_id, dataset.id, limit=100_000)
-        ids |= {c.id for c in failed if c.status == "error"}
-        scope = [c for c in failed if c.id in ids]
-    counts = await platform.training.counts([c.id for c in scope])
-    retried = [c for c in scope if c.status == "error" or (c.id in counts and counts[c.id].pending)]
-    await _requeue(request, retried)
+        await training.retry_dataset(auth.team_id, dataset.id)
     return envelope(None)
 
 
@@ -207,9 +181,7 @@ async def _item_collection(
 ) -> CollectionRecord:
     collection = await load_collection(request, auth, payload.collectionId, need)
     if payload.datasetId is not None and payload.datasetId != collection.dataset_id:
-        raise ApiError(
-            400,
-            "invalidParams",
+        raise InvalidDatasetRequest(
             f"datasetId: collection {collection.id} belongs to knowledge base {collection.dataset_id}, "
             f"not {payload.datasetId}; send its datasetId or leave datasetId out",
         )
@@ -230,7 +202,9 @@ async def get_training_data_detail(
     """``{_id, datasetId, mode, q, a}`` of a training item (waiting for the model, or failed), or
     ``null`` as FastGPT answers when the collection has no such item (trained and gone, or deleted)."""
     collection = await _item_collection(request, auth, payload, "read")
-    item = await platform_of(request).training.in_collection(auth.team_id, collection.id, payload.dataId)
+    item = await knowledge_bases(request).training.item_in_collection(
+        auth.team_id, collection, payload.dataId
+    )
     if item is None:
         return envelope(None)
     return envelope(
@@ -252,6 +226,5 @@ async def delete_training_data(
     """FastGPT's answer ``{}``. A waiting item no longer counts as training left, a failed one no longer
     as an error; an item the collection does not have (trained and gone, or never its) → 404."""
     collection = await _item_collection(request, auth, payload, "write")
-    if not await platform_of(request).training.delete_item(auth.team_id, collection.id, payload.dataId):
-        raise ApiError(404, "", f"dataId: collection {collection.id} has no training data {payload.dataId}")
+    await knowledge_bases(request).training.delete_item(auth.team_id, collection, payload.dataId)
     return envelope({})

@@ -11,11 +11,12 @@ from pydantic import Field, StringConstraints
 
 from fathom.server.auth import AuthContext
 from fathom.server.errors import envelope
-from fathom.server.routes.common import ANY_METHOD, platform_of
+from fathom.server.routes.common import ANY_METHOD
 from fathom.server.routes.datasets import kb_caller, load_dataset
+from fathom.server.routes.knowledge_routing import DatasetRoute, knowledge_bases
 from fathom.server.typed import BLANK_IS_NONE, ApiModel, ObjectId, answers, parsed
 
-router = APIRouter(tags=["usage"])
+router = APIRouter(tags=["usage"], route_class=DatasetRoute)
 
 BILL_NAME_MAX = 200
 
@@ -41,11 +42,11 @@ async def create_training_usage(
 ) -> dict[str, Any]:
     """Needs write permission on the knowledge base, as FastGPT's does."""
     dataset, _ = await load_dataset(request, auth, payload.datasetId, "write")
-    bill = await platform_of(request).usage.create_bill(
+    bill_id = await knowledge_bases(request).training.create_bill(
         auth.team_id,
         dataset.id,
         payload.name or dataset.name,
         member_id=auth.member_id,
         api_key_id=auth.api_key_id,
     )
-    return envelope(bill.id)
+    return envelope(bill_id)
