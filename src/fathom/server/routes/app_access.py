@@ -8,11 +8,10 @@ from typing import Any
 
 from fastapi import Request
 
-from fathom.chat import ChatApplication, ChatError
+from fathom.chat import ChatApplication
 from fathom.chat.ownership import ChatCaller
 from fathom.chat.share_links import ShareVisit
 from fathom.server.auth import AuthContext
-from fathom.server.errors import ApiError
 from fathom.server.permissions import Need, forbidden, has_permission, require_permission
 from fathom.server.routes.common import platform_of
 from fathom.store.protocols import AppRecord
@@ -20,18 +19,6 @@ from fathom.store.protocols import AppRecord
 
 def chat_of(request: Request) -> ChatApplication:
     return platform_of(request).chat
-
-
-def api_error(exc: ChatError) -> ApiError:
-    """The envelope error for a chat service refusal. FastGPT sends a bad request (no app key,
-    ``messages is empty``, ...) as its generic error, body code 500; the body keeps that code, the
-    HTTP status is 400 (the request is at fault, not the server)."""
-    problems = getattr(exc, "problems", None)
-    data = {"problems": problems} if problems is not None else None
-    error = ApiError(exc.http_status, exc.status_text, exc.message, data=data)
-    if exc.http_status == 500 and not exc.status_text:
-        error.http_status = 400
-    return error
 
 
 async def load_app(

@@ -10,7 +10,6 @@ from fastapi import APIRouter, Depends, Request
 
 from fathom.chat import (
     SIMPLE_KEY,
-    ChatError,
     apply_template,
     draft_workflow,
     system_tool_templates,
@@ -23,7 +22,6 @@ from fathom.server.auth import AuthContext, authenticate
 from fathom.server.errors import ApiError, envelope
 from fathom.server.permissions import permission_view, require_permission, require_team_key
 from fathom.server.routes.app_access import (
-    api_error,
     chat_of,
     load_app,
     require_readable_references,
@@ -111,19 +109,16 @@ async def create_app(
     workflow = payload.workflow
     if workflow is not None and payload.modules is None and payload.nodes is None:
         values = {**values, **workflow}  # a FastGPT template file ({name, type, workflow}) sent as it is
-    try:
-        values = apply_template(values)
-        if not values.get("name"):
-            raise ApiError(400, "missingParams", "name: is required")
-        app = await chat.apps.create(
-            auth.team_id,
-            str(values["name"]),
-            str(values.get("type") or "simple"),
-            values,
-            intro=str(values.get("intro") or ""),
-        )
-    except ChatError as exc:
-        raise api_error(exc) from None
+    values = apply_template(values)
+    if not values.get("name"):
+        raise ApiError(400, "missingParams", "name: is required")
+    app = await chat.apps.create(
+        auth.team_id,
+        str(values["name"]),
+        str(values.get("type") or "simple"),
+        values,
+        intro=str(values.get("intro") or ""),
+    )
     await chat.owners.set_owner(app.id, auth.member_id)
     return envelope(app.id)
 
@@ -147,10 +142,7 @@ async def import_workflow(
             400, "invalidParams", "type: a workflow import makes a 'simple', 'advanced' or 'plugin' app"
         )
     chat = chat_of(request)
-    try:
-        app = await chat.apps.create(auth.team_id, payload.name, kind, document, intro=payload.intro or "")
-    except ChatError as exc:
-        raise api_error(exc) from None
+    app = await chat.apps.create(auth.team_id, payload.name, kind, document, intro=payload.intro or "")
     await chat.owners.set_owner(app.id, auth.member_id)
     return envelope(app.id)
 
@@ -210,10 +202,7 @@ async def update_app(
     values = payload.fields()
     await require_readable_references(request, auth, values)
     service = chat_of(request).apps
-    try:
-        updated = await service.update(auth.team_id, app.id, values)
-    except ChatError as exc:
-        raise api_error(exc) from None
+    updated = await service.update(auth.team_id, app.id, values)
     # a draft may be saved with problems; they are answered so the editor can show them before publishing
     return envelope({"problems": service.draft_problems(updated)})
 
@@ -269,10 +258,7 @@ async def publish(
     changes = {k: v for k, v in values.items() if k in ("nodes", "edges", "chatConfig", SIMPLE_KEY)}
     await require_readable_references(request, auth, changes)
     service = chat_of(request).apps
-    try:
-        version = await service.publish(auth.team_id, app.id, changes, version_name=payload.versionName or "")
-    except ChatError as exc:
-        raise api_error(exc) from None
+    version = await service.publish(auth.team_id, app.id, changes, version_name=payload.versionName or "")
     problems = service.problems(version_workflow(version))
     return envelope({"versionId": version.id, "versionName": version.version_name, "problems": problems})
 
@@ -361,7 +347,4 @@ async def get_template(
     auth: AuthContext = Depends(authenticate), payload: TemplateRef = parsed(TemplateRef)
 ) -> dict[str, Any]:
     require_team_key(auth, "read app templates")
-    try:
-        return envelope(template_detail(payload.templateId))
-    except ChatError as exc:
-        raise api_error(exc) from None
+    return envelope(template_detail(payload.templateId))

@@ -26,7 +26,6 @@ from pydantic import AfterValidator, BaseModel, BeforeValidator, Field, StringCo
 from pydantic_core import PydanticCustomError
 from starlette.datastructures import UploadFile
 
-from fathom.chat import ChatError
 from fathom.chat.chat_files import MAX_CHAT_FILE_BYTES, filename_of
 from fathom.chat.chat_files import MAX_FILENAME_LENGTH as MAX_NAME
 from fathom.chat.ownership import ChatCaller
@@ -165,10 +164,7 @@ async def _check_chat(request: Request, team_id: str, app_id: str, chat_id: str,
 async def _visitor_upload(request: Request, values: dict[str, Any], upload: UploadFile) -> dict[str, Any]:
     """A share page's visitor (``shareId`` + ``outLinkUid``, no key) uploads into their own chat."""
     form = validate(ChatFileForm, values)
-    try:
-        visit = await chat_of(request).share_links.admit_upload(form.shareId, form.outLinkUid)
-    except ChatError as exc:
-        raise ApiError(exc.http_status, exc.status_text, exc.message) from None
+    visit = await chat_of(request).share_links.admit_upload(form.shareId, form.outLinkUid)
     link = visit.link
     if form.appId != link.app_id:
         raise ApiError(403, "unAuthApp", "appId: this share link serves another app")

@@ -14,11 +14,11 @@ from fastapi import APIRouter, Depends, Request
 from fastapi.responses import StreamingResponse
 from pydantic import Field, field_validator, model_validator
 
-from fathom.chat import AdminFeedback, ChatError, ChatLogEntry, ChatLogQuery, FeedbackFilter
+from fathom.chat import AdminFeedback, ChatLogEntry, ChatLogQuery, FeedbackFilter
 from fathom.server.auth import AuthContext, authenticate
 from fathom.server.errors import ApiError, envelope
 from fathom.server.pagination import page_window
-from fathom.server.routes.app_access import api_error, chat_of, load_app
+from fathom.server.routes.app_access import chat_of, load_app
 from fathom.server.routes.common import ANY_METHOD, iso
 from fathom.server.routes.history_models import ChatLogPage
 from fathom.server.typed import ApiModel, ObjectId, answers, parsed
@@ -186,12 +186,9 @@ async def admin_update_feedback(
     body: AdminFeedbackBody = parsed(AdminFeedbackBody),
 ) -> dict[str, Any]:
     app = await load_app(request, auth, body.app_id, "manage")
-    try:
-        await chat_of(request).logs.update_admin_feedback(
-            auth.team_id, app.id, body.chat_id, body.data_id, body.feedback()
-        )
-    except ChatError as exc:
-        raise api_error(exc) from None
+    await chat_of(request).logs.update_admin_feedback(
+        auth.team_id, app.id, body.chat_id, body.data_id, body.feedback()
+    )
     return envelope({})
 
 

@@ -15,7 +15,6 @@ from fathom.server.auth import AuthContext, authenticate
 from fathom.server.errors import ApiError, envelope
 from fathom.server.pagination import page_window
 from fathom.server.routes.app_access import (
-    api_error,
     chat_caller,
     chat_of,
     load_app_and_owner,
@@ -303,16 +302,13 @@ async def update_feedback(
     else:
         app, caller_ = await history_app(request, auth, {"appId": body.app_id})
         team_id, app_id = auth.team_id, app.id
-    try:
-        await chat_of(request).history.update_feedback(
-            team_id,
-            app_id,
-            body.chat_id,
-            body.data_id or body.chat_item_id or None,
-            caller_,
-            good=body.user_good_feedback,
-            bad=body.user_bad_feedback,
-        )
-    except ChatError as exc:
-        raise api_error(exc) from None
+    await chat_of(request).history.update_feedback(
+        team_id,
+        app_id,
+        body.chat_id,
+        body.data_id or body.chat_item_id or None,
+        caller_,
+        good=body.user_good_feedback,
+        bad=body.user_bad_feedback,
+    )
     return envelope(None)

@@ -57,10 +57,7 @@ async def caller(request: Request) -> AuthContext | ShareVisit:
     """FastAPI dependency of the history routes a share page reads: a visitor, else a key or session."""
     values = await params(request)
     if is_share_request(request, values):
-        try:
-            return await admit_visitor(request, values)
-        except ChatError as exc:
-            raise ApiError(exc.http_status, exc.status_text, exc.message) from None
+        return await admit_visitor(request, values)
     return await authenticate(request)
 
 
@@ -173,10 +170,7 @@ class OutLinkInit(ApiModel):
 )
 async def out_link_init(request: Request, body: OutLinkInit = parsed(OutLinkInit)) -> dict[str, Any]:
     values = body.model_dump(by_alias=True)
-    try:
-        visit = await admit_visitor(request, values)
-    except ChatError as exc:
-        raise ApiError(exc.http_status, exc.status_text, exc.message) from None
+    visit = await admit_visitor(request, values)
     link = visit.link
     chat_id = _text(values, "chatId") or ""
     runs = chat_of(request)

@@ -9,12 +9,11 @@ from typing import Annotated, Any
 from fastapi import APIRouter, Depends, Request
 from pydantic import BaseModel, Field, StringConstraints
 
-from fathom.chat import ChatError
 from fathom.chat.team_tools import HTTP_TYPE, MCP_TYPE, child_tool_nodes
 from fathom.server.auth import AuthContext, authenticate
 from fathom.server.errors import envelope
 from fathom.server.permissions import require_team_key
-from fathom.server.routes.app_access import api_error, chat_of, load_app
+from fathom.server.routes.app_access import chat_of, load_app
 from fathom.server.routes.app_models import AppName, AppRef, Avatar
 from fathom.server.routes.common import ANY_METHOD
 from fathom.server.typed import ApiModel, ObjectId, OptionalObjectId, Text, answers, parsed
@@ -96,10 +95,7 @@ async def _create(request: Request, auth: AuthContext, kind: str, values: dict[s
     require_team_key(auth, "create tool sets")
     chat = chat_of(request)
     service = chat.tool_sets
-    try:
-        app = await (service.create_mcp if kind == MCP_TYPE else service.create_http)(auth.team_id, values)
-    except ChatError as exc:
-        raise api_error(exc) from None
+    app = await (service.create_mcp if kind == MCP_TYPE else service.create_http)(auth.team_id, values)
     await chat.owners.set_owner(app.id, auth.member_id)
     return envelope(app.id)
 
@@ -107,21 +103,15 @@ async def _create(request: Request, auth: AuthContext, kind: str, values: dict[s
 async def _update(request: Request, auth: AuthContext, kind: str, values: dict[str, Any]) -> dict[str, Any]:
     app = await load_app(request, auth, str(values["appId"]), "manage")
     service = chat_of(request).tool_sets
-    try:
-        await service.get(auth.team_id, app.id, kind)
-        await service.update(auth.team_id, app.id, values)
-    except ChatError as exc:
-        raise api_error(exc) from None
+    await service.get(auth.team_id, app.id, kind)
+    await service.update(auth.team_id, app.id, values)
     return envelope(None)
 
 
 async def _children(request: Request, auth: AuthContext, kind: str, ref: AppRef) -> dict[str, Any]:
     app = await load_app(request, auth, ref.app_id, "read")
     service = chat_of(request).tool_sets
-    try:
-        app, config = await service.get(auth.team_id, app.id, kind)
-    except ChatError as exc:
-        raise api_error(exc) from None
+    app, config = await service.get(auth.team_id, app.id, kind)
     return envelope({"toolSet": service.view(app, config), "children": child_tool_nodes(app, config)})
 
 
@@ -130,10 +120,7 @@ async def _run_tool(request: Request, auth: AuthContext, values: dict[str, Any])
         await load_app(request, auth, str(values["appId"]), "write")
     else:
         require_team_key(auth, "try MCP servers")
-    try:
-        return envelope(await chat_of(request).tool_sets.run_tool(auth.team_id, values))
-    except ChatError as exc:
-        raise api_error(exc) from None
+    return envelope(await chat_of(request).tool_sets.run_tool(auth.team_id, values))
 
 
 @router.api_route(
@@ -178,10 +165,7 @@ async def get_mcp_tools(
 ) -> dict[str, Any]:
     """``{url | command+args, headerSecret?}`` → ``[{name, description, inputSchema}]``."""
     require_team_key(auth, "try MCP servers")
-    try:
-        return envelope(await chat_of(request).tool_sets.get_tools(payload.fields()))
-    except ChatError as exc:
-        raise api_error(exc) from None
+    return envelope(await chat_of(request).tool_sets.get_tools(payload.fields()))
 
 
 @router.api_route(
