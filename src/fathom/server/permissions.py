@@ -59,7 +59,7 @@ async def has_permission(
     on it or on a folder above it)."""
     if auth.role in ("owner", "admin") or owner_member_id == auth.member_id:
         return True
-    granted = await platform.teams.get_permission(auth.member_id, resource_type, resource_id)
+    granted = await platform.team_admin.permission(auth.member_id, resource_type, resource_id)
     if granted is not None and _RANK[granted] >= _RANK[need]:
         return True
     if resource_type != "dataset":
@@ -67,7 +67,7 @@ async def has_permission(
     for folder_id, creator, _ in (await platform.datasets.lineage(resource_id))[1:]:
         if creator == auth.member_id:
             return True
-        granted = await platform.teams.get_permission(auth.member_id, "dataset", folder_id)
+        granted = await platform.team_admin.permission(auth.member_id, "dataset", folder_id)
         if granted is not None and _RANK[granted] >= _RANK[need]:
             return True
     return False

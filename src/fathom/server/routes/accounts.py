@@ -217,7 +217,7 @@ async def token_login(
 ) -> dict[str, Any]:
     username = auth.username
     if username is None:  # a key: its member's user, if it has one
-        user = await platform_of(request).accounts.store.user_by_member(auth.member_id)
+        user = await platform_of(request).team_admin.user_of_member(auth.member_id)
         username = user.username if user else None
     return envelope(
         {
@@ -260,11 +260,11 @@ async def change_password(
 ) -> dict[str, Any]:
     """Needs the current password; every other session of the user ends (this one stays)."""
     require_team_key(auth, "change a password", "api key")
-    accounts = platform_of(request).accounts
-    user = await accounts.store.user_by_member(auth.member_id)
+    platform = platform_of(request)
+    user = await platform.team_admin.user_of_member(auth.member_id)
     if user is None:
         raise ApiError(400, "invalidParams", "user: this key's member has no password to change")
-    await accounts.change_password(user, auth.session_id, payload.oldPsw, payload.newPsw)
+    await platform.accounts.change_password(user, auth.session_id, payload.oldPsw, payload.newPsw)
     return envelope(None)
 
 
@@ -274,17 +274,15 @@ async def change_password(
 async def list_members(
     request: Request, auth: AuthContext = Depends(people_admin), _: NoParams = parsed(NoParams)
 ) -> dict[str, Any]:
-    platform = platform_of(request)
-    users = {u.member_id: u for u in await platform.accounts.list_users(auth.team_id)}
-    members = await platform.teams.list_members(auth.team_id)
+    members = await platform_of(request).team_admin.members(auth.team_id)
     return envelope(
         [
             {
-                "tmbId": m.id,
-                "memberName": m.name,
-                "username": users[m.id].username if m.id in users else None,
-                "role": m.role,
-                "createTime": iso(m.created_at),
+                "tmbId": m.member.id,
+                "memberName": m.member.name,
+                "username": m.username,
+                "role": m.member.role,
+                "createTime": iso(m.member.created_at),
             }
             for m in members
         ]
@@ -361,10 +359,9 @@ async def invitation_info(
     request: Request, payload: InvitationToken = parsed(InvitationToken)
 ) -> dict[str, Any]:
     """Public (the link is the credential): the team's name, the role and the expiry."""
-    platform = platform_of(request)
-    record = await platform.accounts.invitation(payload.token)
-    team = await platform.teams.get_team(record.team_id)
-    return envelope({"teamName": team.name, "role": record.role, "expiresAt": iso(record.expires_at)})
+    offer = await platform_of(request).team_admin.invitation_offer(payload.token)
+    record = offer.invitation
+    return envelope({"teamName": offer.team_name, "role": record.role, "expiresAt": iso(record.expires_at)})
 
 
 @router.post(

@@ -79,7 +79,7 @@ async def _guide(
 
 
 async def _record(request: Request, auth: AuthContext, app_id: str | None, guide: QuestionGuide) -> None:
-    await platform_of(request).usage.record(
+    await platform_of(request).team_admin.record_usage(
         UsageRecord(
             team_id=auth.team_id,
             app_id=app_id,

@@ -27,6 +27,7 @@ from fathom.datasets.reembed import REEMBED_JOB_KIND
 from fathom.datasets.sync import SYNC_JOB_KIND, SourceSyncService, SyncScheduler
 from fathom.knowledge.tokenize import segment_for_index
 from fathom.llm import ModelRegistry, count_tokens, load_model_registry
+from fathom.platform.team_admin import TeamAdmin
 from fathom.sandbox import SandboxRunner, client_factory_request_handler
 from fathom.security import EgressGuard, EgressPolicy, SecretBox
 from fathom.security.accounts import AccountError, AccountService, SignInLimits
@@ -97,6 +98,7 @@ class Platform:
     search: DatasetSearchService = field(init=False)
     chat: ChatApplication = field(init=False)
     accounts: AccountService = field(init=False)
+    team_admin: TeamAdmin = field(init=False)
     _worker_tasks: list[asyncio.Task[None]] = field(default_factory=list, init=False)
     _stop: asyncio.Event = field(default_factory=asyncio.Event, init=False)
 
@@ -125,6 +127,7 @@ class Platform:
                 window_seconds=self.settings.signin_window_seconds,
             ),
         )
+        self.team_admin = TeamAdmin(self.teams, self.api_keys, self.apps, self.usage, self.accounts)
         self.embedders = EmbedderResolver(self.models)
         self.rerankers = RerankerResolver(self.models)
         self.training = SqlTrainingRepository(self.db)
