@@ -17,7 +17,7 @@ from fathom.chat.run_access import MemberAccess
 from fathom.chat.run_files import RunFilePolicy
 from fathom.chat.run_services import ModelPool, RunServicesFactory, SearchFn
 from fathom.chat.share_links import ShareLinkService
-from fathom.chat.team_tools import StdioPolicy, ToolSetRuntime
+from fathom.chat.team_tools import MCP_TYPE, StdioPolicy, ToolSetRuntime
 from fathom.chat.tool_set_service import ToolSetService
 from fathom.chat.turn_lease import DEFAULT_LEASE_S
 from fathom.llm import ModelRegistry
@@ -26,6 +26,7 @@ from fathom.store.db import Database
 from fathom.store.protocols import (
     ApiKeyRepository,
     AppOwnerRepository,
+    AppRecord,
     AppRepository,
     ChatRepository,
     TeamRepository,
@@ -111,6 +112,40 @@ class ChatApplication:
         logs = ChatLogService(SqlChatLogRepository(db), chats)
         tool_sets = ToolSetService(apps, tool_runtime)
         return cls(app_service, runs, history, owners, tool_sets, share_links, logs, chat_files)
+
+    async def create_app(
+        self,
+        team_id: str,
+        member_id: str,
+        name: str,
+        kind: str,
+        values: dict[str, Any],
+        *,
+        intro: str = "",
+    ) -> AppRecord:
+        """Create the app (:meth:`AppService.create`) with ``member_id`` as its owner."""
+        app = await self.apps.create(team_id, name, kind, values, intro=intro)
+        await self.owners.set_owner(app.id, member_id)
+        return app
+
+    async def copy_app(self, team_id: str, member_id: str, app_id: str) -> AppRecord:
+        """A copy of the app (:meth:`AppService.copy`) owned by ``member_id``."""
+        new = await self.apps.copy(team_id, app_id)
+        await self.owners.set_owner(new.id, member_id)
+        return new
+
+    async def create_tool_set(
+        self, team_id: str, member_id: str, kind: str, values: dict[str, Any]
+    ) -> AppRecord:
+        """Create an MCP (``kind`` = MCP_TYPE) or HTTP tool set with ``member_id`` as its owner."""
+        service = self.tool_sets
+        app = await (service.create_mcp if kind == MCP_TYPE else service.create_http)(team_id, values)
+        await self.owners.set_owner(app.id, member_id)
+        return app
+
+    async def owner_of(self, app_id: str) -> str | None:
+        """The member who created the app (None: unknown, e.g. made before owners were kept)."""
+        return await self.owners.owner_of(app_id)
 
     async def delete_app(self, team_id: str, app_id: str) -> None:
         """Delete the app (its versions, chats and links go with it in the database) and its chat files."""

@@ -27,6 +27,7 @@ from fathom.datasets.reembed import REEMBED_JOB_KIND
 from fathom.datasets.sync import SYNC_JOB_KIND, SourceSyncService, SyncScheduler
 from fathom.knowledge.tokenize import segment_for_index
 from fathom.llm import ModelRegistry, count_tokens, load_model_registry
+from fathom.platform.health import DatabaseHealth, database_health
 from fathom.platform.team_admin import TeamAdmin
 from fathom.sandbox import SandboxRunner, client_factory_request_handler
 from fathom.security import EgressGuard, EgressPolicy, SecretBox
@@ -272,6 +273,16 @@ class Platform:
             if member is None:
                 raise ConfigError(f"team {team.id} has no owner")
             return team.id, member.id
+
+    async def database_health(self) -> DatabaseHealth:
+        """Whether the database answers and its migrations are current (``GET /api/health``)."""
+        return await database_health(self.db)
+
+    async def admit_upload(self, caller: str) -> bool:
+        """Count one upload of ``caller``; False (not counted) when it is more than
+        ``FATHOM_UPLOAD_RATE_PER_MINUTE`` allows in a minute (0: no limit)."""
+        limit = self.settings.upload_rate_per_minute
+        return not limit or await self.upload_hits.count_upload(caller, limit)
 
     def job_handlers(self) -> dict[str, JobHandler]:
         """Every job kind this platform knows how to run."""

@@ -149,6 +149,15 @@ class TeamAdmin:
     async def revoke_key(self, team_id: str, key_id: str) -> None:
         await self._keys.revoke_key(team_id, key_id)
 
+    async def identify_key(self, plain_key: str) -> tuple[ApiKeyRecord, Role | None] | None:
+        """The live key with this value and its member's role (None: the member is gone); None for an
+        unknown or revoked key. Cached briefly; a revoke drops it at once."""
+        return await self._keys.find_identity(plain_key)
+
+    async def flush_key_usage(self) -> None:
+        """Write the keys' usage counters still held behind (the server's shutdown)."""
+        await self._keys.aclose()
+
     # usage
 
     async def usage_report(self, team_id: str, *, app_id: str | None, days: int) -> UsageReport:

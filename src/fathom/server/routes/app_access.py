@@ -42,7 +42,7 @@ async def load_app_and_owner(
                 f"{need} app {app_id}: it may only chat with app {auth.app_id} and read its chats"
             )
     chat = chat_of(request)
-    app, owner = await chat.apps.apps.get_app_and_owner(auth.team_id, app_id)  # one statement
+    app, owner = await chat.apps.get_with_owner(auth.team_id, app_id)  # one statement
     if auth.key_app_bound:
         return app, owner  # a key made for this app may chat with it and read its history
     await require_permission(platform_of(request), auth, "app", app_id, owner, need)
@@ -97,5 +97,5 @@ async def require_readable_references(request: Request, auth: AuthContext, graph
         if resource_type == "dataset":
             owner = await platform.datasets.owner_of(resource_id)
         else:
-            owner = await chat_of(request).owners.owner_of(resource_id)
+            owner = await chat_of(request).owner_of(resource_id)
         await require_permission(platform, auth, resource_type, resource_id, owner, "read")

@@ -96,7 +96,7 @@ def version_view(version: AppVersionRecord, *, full: bool = False) -> dict[str, 
 
 
 async def _owner(request: Request, app_id: str) -> str | None:
-    return await chat_of(request).owners.owner_of(app_id)
+    return await chat_of(request).owner_of(app_id)
 
 
 @router.api_route("/api/core/app/create", methods=ANY_METHOD, summary="Create an app", responses=answers(str))
@@ -105,21 +105,20 @@ async def create_app(
 ) -> dict[str, Any]:
     require_team_key(auth, "create apps")
     values = payload.fields()
-    chat = chat_of(request)
     workflow = payload.workflow
     if workflow is not None and payload.modules is None and payload.nodes is None:
         values = {**values, **workflow}  # a FastGPT template file ({name, type, workflow}) sent as it is
     values = apply_template(values)
     if not values.get("name"):
         raise ApiError(400, "missingParams", "name: is required")
-    app = await chat.apps.create(
+    app = await chat_of(request).create_app(
         auth.team_id,
+        auth.member_id,
         str(values["name"]),
         str(values.get("type") or "simple"),
         values,
         intro=str(values.get("intro") or ""),
     )
-    await chat.owners.set_owner(app.id, auth.member_id)
     return envelope(app.id)
 
 
@@ -141,9 +140,9 @@ async def import_workflow(
         raise ApiError(
             400, "invalidParams", "type: a workflow import makes a 'simple', 'advanced' or 'plugin' app"
         )
-    chat = chat_of(request)
-    app = await chat.apps.create(auth.team_id, payload.name, kind, document, intro=payload.intro or "")
-    await chat.owners.set_owner(app.id, auth.member_id)
+    app = await chat_of(request).create_app(
+        auth.team_id, auth.member_id, payload.name, kind, document, intro=payload.intro or ""
+    )
     return envelope(app.id)
 
 
@@ -158,7 +157,7 @@ async def list_apps(
     kinds = payload.type
     wanted = set(kinds if isinstance(kinds, list) else [kinds] if kinds else [])
     views = []
-    for app in await chat_of(request).apps.apps.list_apps(auth.team_id):
+    for app in await chat_of(request).apps.list_apps(auth.team_id):
         if auth.key_app_bound and app.id != auth.app_id:
             continue
         if wanted and app.type not in wanted:
@@ -225,9 +224,7 @@ async def copy_app(
 ) -> dict[str, Any]:
     require_team_key(auth, "create apps")
     app = await load_app(request, auth, payload.app_id, "read")
-    chat = chat_of(request)
-    new = await chat.apps.copy(auth.team_id, app.id)
-    await chat.owners.set_owner(new.id, auth.member_id)
+    new = await chat_of(request).copy_app(auth.team_id, auth.member_id, app.id)
     return envelope({"appId": new.id})
 
 
@@ -274,7 +271,7 @@ async def list_versions(
 ) -> dict[str, Any]:
     app = await load_app(request, auth, payload.app_id, "read")
     offset, size = payload.window(cap=100)
-    versions = await chat_of(request).apps.apps.list_versions(auth.team_id, app.id)
+    versions = await chat_of(request).apps.versions(auth.team_id, app.id)
     page = versions[offset : offset + size]
     return envelope({"list": [version_view(v) for v in page], "total": len(versions)})
 
@@ -289,7 +286,7 @@ async def version_detail(
     request: Request, auth: AuthContext = Depends(authenticate), payload: VersionRef = parsed(VersionRef)
 ) -> dict[str, Any]:
     app = await load_app(request, auth, payload.app_id, "read")
-    version = await chat_of(request).apps.apps.get_version(auth.team_id, app.id, payload.versionId)
+    version = await chat_of(request).apps.version(auth.team_id, app.id, payload.versionId)
     return envelope(version_view(version, full=True))
 
 
@@ -305,7 +302,7 @@ async def latest_version(
     app = await load_app(request, auth, payload.app_id, "read")
     if not app.published_version_id:
         raise ApiError(404, "", f"app {app.id} has no published version")
-    version = await chat_of(request).apps.apps.get_version(auth.team_id, app.id, app.published_version_id)
+    version = await chat_of(request).apps.version(auth.team_id, app.id, app.published_version_id)
     return envelope(version_view(version, full=True))
 
 

@@ -179,7 +179,7 @@ async def out_link_init(request: Request, body: OutLinkInit = parsed(OutLinkInit
         graph = await runs.apps.run_graph(link.team_id, link.app_id)
         app, workflow = graph.app, graph.workflow
     except ChatError:  # not published (yet): the page shows the app, its chat answers why not
-        app = await runs.apps.apps.get_app(link.team_id, link.app_id)
+        app = await runs.apps.get(link.team_id, link.app_id)
         workflow = draft_workflow(app)
     data = app_init_view(app, workflow, chat, chat_id)
     data["outLink"] = {

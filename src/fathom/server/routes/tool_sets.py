@@ -93,10 +93,7 @@ class ToolSetChildren(BaseModel):
 
 async def _create(request: Request, auth: AuthContext, kind: str, values: dict[str, Any]) -> dict[str, Any]:
     require_team_key(auth, "create tool sets")
-    chat = chat_of(request)
-    service = chat.tool_sets
-    app = await (service.create_mcp if kind == MCP_TYPE else service.create_http)(auth.team_id, values)
-    await chat.owners.set_owner(app.id, auth.member_id)
+    app = await chat_of(request).create_tool_set(auth.team_id, auth.member_id, kind, values)
     return envelope(app.id)
 
 
