@@ -13,6 +13,7 @@ from fathom.chat.chat_logs import ChatLogService
 from fathom.chat.chat_service import ChatService
 from fathom.chat.fanout import RedisFanout
 from fathom.chat.history import HistoryService
+from fathom.chat.question_guide import QuestionGuideService
 from fathom.chat.run_access import MemberAccess
 from fathom.chat.run_files import RunFilePolicy
 from fathom.chat.run_services import ModelPool, RunServicesFactory, SearchFn
@@ -50,6 +51,7 @@ class ChatApplication:
     share_links: ShareLinkService
     logs: ChatLogService
     chat_files: ChatFiles | None = None
+    question_guides: QuestionGuideService | None = None
 
     @classmethod
     def build(
@@ -111,7 +113,9 @@ class ChatApplication:
         )
         logs = ChatLogService(SqlChatLogRepository(db), chats)
         tool_sets = ToolSetService(apps, tool_runtime)
-        return cls(app_service, runs, history, owners, tool_sets, share_links, logs, chat_files)
+        chat = cls(app_service, runs, history, owners, tool_sets, share_links, logs, chat_files)
+        chat.question_guides = QuestionGuideService(app_service, history, usage, chat.chat_model)
+        return chat
 
     async def create_app(
         self,

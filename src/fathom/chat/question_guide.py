@@ -9,9 +9,19 @@ from __future__ import annotations
 import ast
 import json
 import logging
-from collections.abc import Sequence
+from collections.abc import Callable, Sequence
 from dataclasses import dataclass
-from typing import Any
+from typing import TYPE_CHECKING, Any
+
+from fathom.chat.apps import draft_workflow
+from fathom.chat.errors import ChatError
+from fathom.llm.errors import ModelRequestError
+from fathom.store.protocols import AppRecord, UsageRecord, UsageRepository
+
+if TYPE_CHECKING:
+    from fathom.chat.apps import AppService
+    from fathom.chat.history import HistoryService
+    from fathom.chat.ownership import ChatCaller
 
 log = logging.getLogger(__name__)
 
@@ -117,3 +127,100 @@ async def create_question_guide(
         input_tokens=int(getattr(usage, "input_tokens", 0) or 0),
         output_tokens=int(getattr(usage, "output_tokens", 0) or 0),
     )
+
+
+def app_chat_model(workflow: dict[str, Any]) -> str:
+    """The first chat model the app's nodes name ("" when none)."""
+    for node in workflow.get("nodes") or []:
+        for item in node.get("inputs") or []:
+            if item.get("key") == "model" and isinstance(item.get("value"), str) and item["value"]:
+                return str(item["value"])
+    return ""
+
+
+class QuestionGuideService:
+    """Suggested next questions for a chat (its last items) or for given messages; the model's tokens are
+    recorded as usage (module ``Question Guide``) of the app, or of no app."""
+
+    def __init__(
+        self,
+        apps: AppService,
+        history: HistoryService,
+        usage: UsageRepository,
+        chat_model: Callable[[str], Any],
+    ) -> None:
+        self._apps = apps
+        self._history = history
+        self._usage = usage
+        self._chat_model = chat_model
+
+    async def for_chat(
+        self,
+        app: AppRecord,
+        chat_id: str,
+        caller: ChatCaller,
+        setting: dict[str, Any] | None,
+        *,
+        api_key_id: str | None,
+    ) -> list[str]:
+        """The chat's last :data:`HISTORY_ITEMS` items (none when the caller may not read the chat). The
+        model is ``setting``'s (else the app's ``chatConfig.questionGuide``), else the app's chat model,
+        else the default one."""
+        try:
+            workflow = (await self._apps.run_graph(app.team_id, app.id, app=app)).workflow
+        except ChatError:
+            workflow = draft_workflow(app)
+        config = question_guide_config(
+            setting if setting is not None else (workflow.get("chatConfig") or {}).get("questionGuide")
+        )
+        items, _ = await self._history.records(
+            app.team_id, app.id, chat_id, caller, offset=0, limit=HISTORY_ITEMS
+        )
+        messages = history_messages(items)
+        if not messages:
+            return []
+        model_id = config.model or app_chat_model(workflow)
+        guide = await self._guide(messages, model_id, config.custom_prompt)
+        await self._record(app.team_id, app.id, api_key_id, guide)
+        return guide.questions
+
+    async def for_messages(
+        self, team_id: str, messages: list[dict[str, str]], *, api_key_id: str | None
+    ) -> list[str]:
+        """FastGPT's older form: the questions for ``messages`` on the default model."""
+        guide = await self._guide(messages, "", "")
+        await self._record(team_id, None, api_key_id, guide)
+        return guide.questions
+
+    async def _guide(
+        self, messages: list[dict[str, str]], model_id: str, custom_prompt: str
+    ) -> QuestionGuide:
+        try:
+            model = self._chat_model(model_id)
+        except (LookupError, RuntimeError) as exc:
+            raise ChatError(
+                f"questionGuide.model: {exc}", http_status=400, status_text="invalidParams"
+            ) from None
+        try:
+            return await create_question_guide(model, messages, custom_prompt=custom_prompt)
+        except ModelRequestError as exc:
+            raise ChatError(
+                f"question guide: the model {model_id or 'default'} failed: {exc}", http_status=502
+            ) from None
+
+    async def _record(
+        self, team_id: str, app_id: str | None, api_key_id: str | None, guide: QuestionGuide
+    ) -> None:
+        await self._usage.record(
+            UsageRecord(
+                team_id=team_id,
+                app_id=app_id,
+                source="api" if api_key_id else "online",
+                module_name="Question Guide",
+                model=guide.model,
+                input_tokens=guide.input_tokens,
+                output_tokens=guide.output_tokens,
+                total_points=0,
+                api_key_id=api_key_id,
+            )
+        )

@@ -28,8 +28,8 @@ from starlette.datastructures import UploadFile
 
 from fathom.chat.chat_files import MAX_CHAT_FILE_BYTES, filename_of
 from fathom.chat.chat_files import MAX_FILENAME_LENGTH as MAX_NAME
+from fathom.chat.file_reader import DOCUMENT_FORMATS
 from fathom.chat.ownership import ChatCaller
-from fathom.knowledge.parse import SUPPORTED_FORMATS
 from fathom.security.files import PreviewUrlError
 from fathom.server.auth import authenticate
 from fathom.server.errors import ApiError, envelope
@@ -44,7 +44,7 @@ from fathom.store.protocols import NotFound
 router = APIRouter(tags=["files"])
 
 # what a chat may take: the formats the read-files node parses, and images for vision models
-DOCUMENT_TYPES = SUPPORTED_FORMATS
+DOCUMENT_TYPES = DOCUMENT_FORMATS
 IMAGE_TYPES = ("png", "jpg", "jpeg", "gif", "webp")
 MAX_KEY_LENGTH = 500  # the stored name holds the whole key
 _ID_SAFE = 128  # chatId / customUid, in characters
