@@ -28,6 +28,7 @@ from fathom.datasets.sync import SYNC_JOB_KIND, SourceSyncService, SyncScheduler
 from fathom.knowledge.tokenize import segment_for_index
 from fathom.llm import ModelRegistry, count_tokens, load_model_registry
 from fathom.platform.health import DatabaseHealth, database_health
+from fathom.platform.model_catalog import ListedModel, chat_model_ids, listed_models
 from fathom.platform.team_admin import TeamAdmin
 from fathom.sandbox import SandboxRunner, client_factory_request_handler
 from fathom.security import EgressGuard, EgressPolicy, SecretBox
@@ -277,6 +278,14 @@ class Platform:
     async def database_health(self) -> DatabaseHealth:
         """Whether the database answers and its migrations are current (``GET /api/health``)."""
         return await database_health(self.db)
+
+    def listed_models(self) -> list[ListedModel]:
+        """The models this server can run (configured, then local embedding ones), defaults marked."""
+        return listed_models(self.models, self.embedders)
+
+    def chat_model_ids(self) -> list[str]:
+        """The chat models a chat request may name, the default first."""
+        return chat_model_ids(self.models)
 
     async def admit_upload(self, caller: str) -> bool:
         """Count one upload of ``caller``; False (not counted) when it is more than
