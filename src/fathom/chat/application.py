@@ -109,7 +109,9 @@ class ChatApplication:
         )
         history = HistoryService(chats, chat_files, lease_s=chat_lease_s)
         share_links = ShareLinkService(
-            SqlShareLinkRepository(db), egress.client if egress is not None else None
+            SqlShareLinkRepository(db),
+            egress.client if egress is not None else None,
+            egress.parse_url if egress is not None else None,
         )
         logs = ChatLogService(SqlChatLogRepository(db), chats)
         tool_sets = ToolSetService(apps, tool_runtime)
