@@ -20,6 +20,7 @@ from fathom.chat import (
 )
 from fathom.server.auth import AuthContext, authenticate
 from fathom.server.errors import ApiError, envelope
+from fathom.server.pagination import Page
 from fathom.server.permissions import permission_view, require_permission, require_team_key
 from fathom.server.routes.app_access import (
     chat_of,
@@ -44,8 +45,8 @@ from fathom.server.routes.app_models import (
     TemplateView,
     UpdateApp,
     VersionDetailView,
-    VersionPage,
     VersionRef,
+    VersionView,
 )
 from fathom.server.routes.common import ANY_METHOD, iso, platform_of
 from fathom.server.typed import NoParams, answers, parsed
@@ -264,7 +265,7 @@ async def publish(
     "/api/core/app/version/list",
     methods=ANY_METHOD,
     summary="Versions of an app",
-    responses=answers(VersionPage),
+    responses=answers(Page[VersionView]),
 )
 async def list_versions(
     request: Request, auth: AuthContext = Depends(authenticate), payload: ListVersions = parsed(ListVersions)

@@ -66,7 +66,7 @@ async def create_guide(
     """Reads the chat's last 6 items (the caller must be able to read the chat). The model is
     ``questionGuide.model``, else the app's chat model, else the default one; the prompt is FastGPT's, or
     ``customPrompt``. The model's tokens are recorded as the app's usage (module ``Question Guide``)."""
-    app, caller = await history_app(request, auth, {"appId": payload.appId})
+    app, caller = await history_app(request, auth, payload.appId)
     setting = payload.questionGuide.model_dump() if payload.questionGuide is not None else None
     questions = await _guides(request).for_chat(
         app, payload.chatId, caller, setting, api_key_id=auth.api_key_id

@@ -61,21 +61,28 @@ async def caller(request: Request) -> AuthContext | ShareVisit:
     return await authenticate(request)
 
 
-async def _visitors_chat_id(request: Request, visit: ShareVisit, values: dict[str, Any]) -> str | None:
+async def _visitors_chat_id(
+    request: Request, visit: ShareVisit, app_id: str | None, chat_id: str | None
+) -> str | None:
     """The ``chatId`` asked for when it is the visitor's chat, else None (an empty answer)."""
-    chat_id = _text(values, "chatId")
     link = visit.link
-    if chat_id is None or values.get("appId") not in (None, "", link.app_id):
+    if not chat_id or app_id not in (None, "", link.app_id):
         return None
     chat = await chat_of(request).history.get_chat(link.team_id, link.app_id, chat_id, visitor_caller(visit))
     return chat_id if chat is not None else None
 
 
 async def visitor_records(
-    request: Request, visit: ShareVisit, values: dict[str, Any], *, offset: int, limit: int
+    request: Request,
+    visit: ShareVisit,
+    app_id: str | None,
+    chat_id: str | None,
+    *,
+    offset: int,
+    limit: int,
 ) -> dict[str, Any]:
     """``getPaginationRecords`` for a visitor: their chat's records, quotes as the link shows them."""
-    chat_id = await _visitors_chat_id(request, visit, values)
+    chat_id = await _visitors_chat_id(request, visit, app_id, chat_id)
     if chat_id is None:
         return {"list": [], "total": 0}
     link = visit.link
@@ -92,11 +99,12 @@ async def visitor_records(
     return {"list": shown, "total": total}
 
 
-async def visitor_res_data(request: Request, visit: ShareVisit, values: dict[str, Any]) -> list[Any]:
+async def visitor_res_data(
+    request: Request, visit: ShareVisit, app_id: str | None, chat_id: str | None, data_id: str | None
+) -> list[Any]:
     """``getResData`` for a visitor: the answer's node responses if the link shows them."""
-    chat_id = await _visitors_chat_id(request, visit, values)
-    data_id = _text(values, "dataId")
-    if chat_id is None or data_id is None:
+    chat_id = await _visitors_chat_id(request, visit, app_id, chat_id)
+    if chat_id is None or not data_id:
         return []
     link = visit.link
     try:
