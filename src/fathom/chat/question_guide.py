@@ -63,7 +63,7 @@ class QuestionGuide:
     output_tokens: int
 
 
-def question_guide_config(value: Any) -> QuestionGuideConfig:
+def _question_guide_config(value: Any) -> QuestionGuideConfig:
     """``chatConfig.questionGuide`` (or a request's ``questionGuide``): FastGPT's older boolean or its
     ``{open, model?, customPrompt?}``."""
     if isinstance(value, dict):
@@ -84,7 +84,7 @@ def _text(value: Sequence[Any]) -> str:
     return "\n".join(part for part in parts if part)
 
 
-def history_messages(items: Sequence[Any]) -> list[dict[str, str]]:
+def _history_messages(items: Sequence[Any]) -> list[dict[str, str]]:
     """Chat items (``obj``, ``value``) as model messages, their text only, oldest first."""
     messages = []
     for item in items:
@@ -113,7 +113,7 @@ def _parse_questions(answer: str) -> list[str]:
     return []
 
 
-async def create_question_guide(
+async def _create_question_guide(
     model: Any, messages: Sequence[dict[str, str]], *, custom_prompt: str = ""
 ) -> QuestionGuide:
     """Ask ``model`` (``complete(messages)`` → ``content``, ``usage``) for the next questions."""
@@ -129,7 +129,7 @@ async def create_question_guide(
     )
 
 
-def app_chat_model(workflow: dict[str, Any]) -> str:
+def _app_chat_model(workflow: dict[str, Any]) -> str:
     """The first chat model the app's nodes name ("" when none)."""
     for node in workflow.get("nodes") or []:
         for item in node.get("inputs") or []:
@@ -170,16 +170,16 @@ class QuestionGuideService:
             workflow = (await self._apps.run_graph(app.team_id, app.id, app=app)).workflow
         except ChatError:
             workflow = draft_workflow(app)
-        config = question_guide_config(
+        config = _question_guide_config(
             setting if setting is not None else (workflow.get("chatConfig") or {}).get("questionGuide")
         )
         items, _ = await self._history.records(
             app.team_id, app.id, chat_id, caller, offset=0, limit=HISTORY_ITEMS
         )
-        messages = history_messages(items)
+        messages = _history_messages(items)
         if not messages:
             return []
-        model_id = config.model or app_chat_model(workflow)
+        model_id = config.model or _app_chat_model(workflow)
         guide = await self._guide(messages, model_id, config.custom_prompt)
         await self._record(app.team_id, app.id, api_key_id, guide)
         return guide.questions
@@ -202,7 +202,7 @@ class QuestionGuideService:
                 f"questionGuide.model: {exc}", http_status=400, status_text="invalidParams"
             ) from None
         try:
-            return await create_question_guide(model, messages, custom_prompt=custom_prompt)
+            return await _create_question_guide(model, messages, custom_prompt=custom_prompt)
         except ModelRequestError as exc:
             raise ChatError(
                 f"question guide: the model {model_id or 'default'} failed: {exc}", http_status=502

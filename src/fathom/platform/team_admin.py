@@ -16,7 +16,6 @@ from fathom.store.protocols import (
     NotFound,
     Permission,
     Role,
-    UsageRecord,
     UsageSummaryRow,
     UserRecord,
 )
@@ -167,6 +166,3 @@ class TeamAdmin:
         bills = [] if app_id else await self._usage.bill_totals(team_id, days=days)
         names = {app.id: app.name for app in await self._apps.list_apps(team_id)}
         return UsageReport(rows, bills, names)
-
-    async def record_usage(self, usage: UsageRecord) -> None:
-        await self._usage.record(usage)

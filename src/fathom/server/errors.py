@@ -307,7 +307,7 @@ def chat_error(exc: ChatError) -> ApiError:
     return error
 
 
-def account_error(exc: AccountError) -> ApiError:
+def _account_error(exc: AccountError) -> ApiError:
     """The envelope error for an account service refusal (sign-in, passwords, members, invitations)."""
     text = f"{exc.field}: {exc}" if exc.field else str(exc)
     if exc.kind == "rate_limited":
@@ -351,7 +351,7 @@ def install_error_handlers(app: FastAPI) -> None:
 
     @app.exception_handler(AccountError)
     async def _account(_: Request, exc: AccountError) -> JSONResponse:
-        return account_error(exc).response()
+        return _account_error(exc).response()
 
     @app.exception_handler(NotFound)
     async def _not_found(_: Request, exc: NotFound) -> JSONResponse:
