@@ -129,7 +129,9 @@ class Platform:
                 window_seconds=self.settings.signin_window_seconds,
             ),
         )
-        self.team_admin = TeamAdmin(self.teams, self.api_keys, self.apps, self.usage, self.accounts)
+        self.team_admin = TeamAdmin(
+            self.teams, self.api_keys, self.apps, self.usage, self.accounts, self.datasets
+        )
         self.embedders = EmbedderResolver(self.models)
         self.rerankers = RerankerResolver(self.models)
         self.training = SqlTrainingRepository(self.db)

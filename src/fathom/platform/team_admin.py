@@ -8,6 +8,7 @@ from __future__ import annotations
 from dataclasses import dataclass
 
 from fathom.security.accounts import AccountService
+from fathom.store.knowledge import SqlDatasetRepository
 from fathom.store.protocols import (
     ApiKeyRecord,
     BillTotals,
@@ -25,6 +26,8 @@ from fathom.store.repositories import (
     SqlTeamRepository,
     SqlUsageRepository,
 )
+
+_RANK: dict[Permission, int] = {"read": 1, "write": 2, "manage": 3}
 
 
 @dataclass(frozen=True)
@@ -62,7 +65,9 @@ class TeamAdmin:
         apps: SqlAppRepository,
         usage: SqlUsageRepository,
         accounts: AccountService,
+        datasets: SqlDatasetRepository,
     ) -> None:
+        self._datasets = datasets
         self._teams = teams
         self._keys = api_keys
         self._apps = apps
@@ -123,9 +128,36 @@ class TeamAdmin:
         for member_id in member_ids:
             await self._teams.set_permission(member_id, kind, resource_id, permission)
 
-    async def permission(self, member_id: str, kind: str, resource_id: str) -> Permission | None:
-        """The permission a member was granted on the resource itself (None: none)."""
-        return await self._teams.get_permission(member_id, kind, resource_id)
+    async def may(
+        self,
+        member_id: str,
+        role: str,
+        kind: str,
+        resource_id: str,
+        owner_member_id: str | None,
+        need: Permission,
+    ) -> bool:
+        """Whether a member may ``need`` the resource: owners and admins may everything, its creator
+        manages it, else a granted permission at least ``need`` (for a knowledge base: on it, or on a
+        folder above it, or they created that folder)."""
+        if role in ("owner", "admin") or owner_member_id == member_id:
+            return True
+        granted = await self._teams.get_permission(member_id, kind, resource_id)
+        if granted is not None and _RANK[granted] >= _RANK[need]:
+            return True
+        if kind != "dataset":
+            return False
+        for folder_id, creator, _ in (await self._datasets.lineage(resource_id))[1:]:
+            if creator == member_id:
+                return True
+            granted = await self._teams.get_permission(member_id, "dataset", folder_id)
+            if granted is not None and _RANK[granted] >= _RANK[need]:
+                return True
+        return False
+
+    async def dataset_owner(self, dataset_id: str) -> str | None:
+        """The member who created the knowledge base (they may manage it whatever their role)."""
+        return await self._datasets.owner_of(dataset_id)
 
     # API keys
 

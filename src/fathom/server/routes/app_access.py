@@ -95,7 +95,7 @@ async def require_readable_references(request: Request, auth: AuthContext, graph
     platform = platform_of(request)
     for resource_type, resource_id in sorted(referenced_resources(graph)):
         if resource_type == "dataset":
-            owner = await platform.datasets.owner_of(resource_id)
+            owner = await platform.team_admin.dataset_owner(resource_id)
         else:
             owner = await chat_of(request).owner_of(resource_id)
         await require_permission(platform, auth, resource_type, resource_id, owner, "read")

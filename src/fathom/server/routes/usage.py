@@ -1,4 +1,4 @@
-"""Usage totals per app and per UTC day (``platform.usage.summarize``), for owners and admins."""
+"""Usage totals per app and per UTC day (``TeamAdmin.usage_report``), for owners and admins."""
 
 from __future__ import annotations
 
