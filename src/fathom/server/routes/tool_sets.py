@@ -97,11 +97,13 @@ async def _create(request: Request, auth: AuthContext, kind: str, values: dict[s
     return envelope(app.id)
 
 
-async def _update(request: Request, auth: AuthContext, kind: str, values: dict[str, Any]) -> dict[str, Any]:
-    app = await load_app(request, auth, str(values["appId"]), "manage")
+async def _update(
+    request: Request, auth: AuthContext, kind: str, payload: UpdateMcpTools | UpdateHttpTools
+) -> dict[str, Any]:
+    app = await load_app(request, auth, payload.appId, "manage")
     service = chat_of(request).tool_sets
     await service.get(auth.team_id, app.id, kind)
-    await service.update(auth.team_id, app.id, values)
+    await service.update(auth.team_id, app.id, payload.fields())  # only the fields sent change
     return envelope(None)
 
 
@@ -112,9 +114,10 @@ async def _children(request: Request, auth: AuthContext, kind: str, ref: AppRef)
     return envelope({"toolSet": service.view(app, config), "children": child_tool_nodes(app, config)})
 
 
-async def _run_tool(request: Request, auth: AuthContext, values: dict[str, Any]) -> dict[str, Any]:
-    if values.get("appId"):  # a call with the set's stored credentials: write permission on the set
-        await load_app(request, auth, str(values["appId"]), "write")
+async def _run_tool(request: Request, auth: AuthContext, payload: RunMcpTool | RunHttpTool) -> dict[str, Any]:
+    values = payload.fields()
+    if payload.appId:  # a call with the set's stored credentials: write permission on the set
+        await load_app(request, auth, payload.appId, "write")
     else:
         require_team_key(auth, "try MCP servers")
     return envelope(await chat_of(request).tool_sets.run_tool(auth.team_id, values))
@@ -148,7 +151,7 @@ async def update_mcp_tools(
     payload: UpdateMcpTools = parsed(UpdateMcpTools),
 ) -> dict[str, Any]:
     """``{appId, url | command+args, headerSecret, toolList}``; a header sent back blank keeps its secret."""
-    return await _update(request, auth, MCP_TYPE, payload.fields())
+    return await _update(request, auth, MCP_TYPE, payload)
 
 
 @router.api_route(
@@ -175,7 +178,7 @@ async def run_mcp_tool(
     request: Request, auth: AuthContext = Depends(authenticate), payload: RunMcpTool = parsed(RunMcpTool)
 ) -> dict[str, Any]:
     """``{appId | url, toolName, params, headerSecret?}`` → the tool's answer."""
-    return await _run_tool(request, auth, payload.fields())
+    return await _run_tool(request, auth, payload)
 
 
 @router.api_route(
@@ -220,7 +223,7 @@ async def update_http_tools(
 ) -> dict[str, Any]:
     """``{appId, baseUrl, apiSchemaStr, customHeaders, headerSecret}``; the tool list is the document's
     operations."""
-    return await _update(request, auth, HTTP_TYPE, payload.fields())
+    return await _update(request, auth, HTTP_TYPE, payload)
 
 
 @router.api_route(
@@ -233,7 +236,7 @@ async def run_http_tool(
     request: Request, auth: AuthContext = Depends(authenticate), payload: RunHttpTool = parsed(RunHttpTool)
 ) -> dict[str, Any]:
     """``{appId, toolName, params}`` → the tool's answer."""
-    return await _run_tool(request, auth, payload.fields())
+    return await _run_tool(request, auth, payload)
 
 
 @router.api_route(
