@@ -11,6 +11,7 @@ from fathom.chat.channel import RunRegistry
 from fathom.chat.chat_files import ChatFiles
 from fathom.chat.chat_logs import ChatLogService
 from fathom.chat.chat_service import ChatService
+from fathom.chat.errors import ChatError
 from fathom.chat.fanout import RedisFanout
 from fathom.chat.history import HistoryService
 from fathom.chat.question_guide import QuestionGuideService
@@ -19,6 +20,7 @@ from fathom.chat.run_files import RunFilePolicy
 from fathom.chat.run_services import ModelPool, RunServicesFactory, SearchFn
 from fathom.chat.share_links import ShareLinkService
 from fathom.chat.team_tools import MCP_TYPE, StdioPolicy, ToolSetRuntime
+from fathom.chat.templates import apply_template
 from fathom.chat.tool_set_service import ToolSetService
 from fathom.chat.turn_lease import DEFAULT_LEASE_S
 from fathom.llm import ModelRegistry
@@ -133,6 +135,24 @@ class ChatApplication:
         app = await self.apps.create(team_id, name, kind, values, intro=intro)
         await self.owners.set_owner(app.id, member_id)
         return app
+
+    async def create_app_from(self, team_id: str, member_id: str, values: dict[str, Any]) -> AppRecord:
+        """FastGPT's ``app/create``: the body as sent (a template file's ``workflow`` counts as the graph
+        when the body has none; a ``templateId`` fills in what the body leaves out), ``name`` required."""
+        workflow = values.get("workflow")
+        if isinstance(workflow, dict) and values.get("modules") is None and values.get("nodes") is None:
+            values = {**values, **workflow}  # a FastGPT template file ({name, type, workflow}) sent as it is
+        values = apply_template(values)
+        if not values.get("name"):
+            raise ChatError("name: is required", http_status=400, status_text="missingParams")
+        return await self.create_app(
+            team_id,
+            member_id,
+            str(values["name"]),
+            str(values.get("type") or "simple"),
+            values,
+            intro=str(values.get("intro") or ""),
+        )
 
     async def copy_app(self, team_id: str, member_id: str, app_id: str) -> AppRecord:
         """A copy of the app (:meth:`AppService.copy`) owned by ``member_id``."""

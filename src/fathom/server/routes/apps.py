@@ -10,7 +10,6 @@ from fastapi import APIRouter, Depends, Request
 
 from fathom.chat import (
     SIMPLE_KEY,
-    apply_template,
     draft_workflow,
     system_tool_templates,
     template_detail,
@@ -105,21 +104,7 @@ async def create_app(
     request: Request, auth: AuthContext = Depends(authenticate), payload: CreateApp = parsed(CreateApp)
 ) -> dict[str, Any]:
     require_team_key(auth, "create apps")
-    values = payload.fields()
-    workflow = payload.workflow
-    if workflow is not None and payload.modules is None and payload.nodes is None:
-        values = {**values, **workflow}  # a FastGPT template file ({name, type, workflow}) sent as it is
-    values = apply_template(values)
-    if not values.get("name"):
-        raise ApiError(400, "missingParams", "name: is required")
-    app = await chat_of(request).create_app(
-        auth.team_id,
-        auth.member_id,
-        str(values["name"]),
-        str(values.get("type") or "simple"),
-        values,
-        intro=str(values.get("intro") or ""),
-    )
+    app = await chat_of(request).create_app_from(auth.team_id, auth.member_id, payload.fields())
     return envelope(app.id)
 
 
