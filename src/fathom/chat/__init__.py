@@ -38,9 +38,11 @@ from fathom.chat.secret_variables import public_chat_config, without_password_va
 from fathom.chat.simple_app import compile_simple_app, validate_simple_config
 from fathom.chat.templates import apply_template, template_detail, template_list
 from fathom.store.protocols import ChatLogEntry, ChatLogQuery, FeedbackFilter
+from fathom.workflow import text_adapt_gpt_response
 from fathom.workflow.nodes.system_tools import system_tool_templates
 
 __all__ = [
+    "text_adapt_gpt_response",
     "AdminFeedback",
     "ChatLogEntry",
     "ChatLogQuery",

@@ -11,13 +11,16 @@ from fathom.chat.channel import RunRegistry
 from fathom.chat.chat_files import ChatFiles
 from fathom.chat.chat_logs import ChatLogService
 from fathom.chat.chat_service import ChatService
+from fathom.chat.errors import ChatError
 from fathom.chat.fanout import RedisFanout
 from fathom.chat.history import HistoryService
+from fathom.chat.question_guide import QuestionGuideService
 from fathom.chat.run_access import MemberAccess
 from fathom.chat.run_files import RunFilePolicy
 from fathom.chat.run_services import ModelPool, RunServicesFactory, SearchFn
 from fathom.chat.share_links import ShareLinkService
-from fathom.chat.team_tools import StdioPolicy, ToolSetRuntime
+from fathom.chat.team_tools import MCP_TYPE, StdioPolicy, ToolSetRuntime
+from fathom.chat.templates import apply_template
 from fathom.chat.tool_set_service import ToolSetService
 from fathom.chat.turn_lease import DEFAULT_LEASE_S
 from fathom.llm import ModelRegistry
@@ -25,6 +28,7 @@ from fathom.security import SecretBox
 from fathom.store.protocols import (
     ApiKeyRepository,
     AppOwnerRepository,
+    AppRecord,
     AppRepository,
     ChatLogRepository,
     ChatRepository,
@@ -61,6 +65,7 @@ class ChatApplication:
     share_links: ShareLinkService
     logs: ChatLogService
     chat_files: ChatFiles | None = None
+    question_guides: QuestionGuideService | None = None
 
     @classmethod
     def build(
@@ -114,10 +119,68 @@ class ChatApplication:
             lease_s=chat_lease_s,
         )
         history = HistoryService(chats, chat_files, lease_s=chat_lease_s)
-        share_links = ShareLinkService(stores.share_links, egress.client if egress is not None else None)
+        share_links = ShareLinkService(
+            stores.share_links,
+            egress.client if egress is not None else None,
+            egress.parse_url if egress is not None else None,
+        )
         logs = ChatLogService(stores.logs, chats)
         tool_sets = ToolSetService(apps, tool_runtime)
-        return cls(app_service, runs, history, owners, tool_sets, share_links, logs, chat_files)
+        chat = cls(app_service, runs, history, owners, tool_sets, share_links, logs, chat_files)
+        chat.question_guides = QuestionGuideService(app_service, history, stores.usage, chat.chat_model)
+        return chat
+
+    async def create_app(
+        self,
+        team_id: str,
+        member_id: str,
+        name: str,
+        kind: str,
+        values: dict[str, Any],
+        *,
+        intro: str = "",
+    ) -> AppRecord:
+        """Create the app (:meth:`AppService.create`) with ``member_id`` as its owner."""
+        app = await self.apps.create(team_id, name, kind, values, intro=intro)
+        await self.owners.set_owner(app.id, member_id)
+        return app
+
+    async def create_app_from(self, team_id: str, member_id: str, values: dict[str, Any]) -> AppRecord:
+        """FastGPT's ``app/create``: the body as sent (a template file's ``workflow`` counts as the graph
+        when the body has none; a ``templateId`` fills in what the body leaves out), ``name`` required."""
+        workflow = values.get("workflow")
+        if isinstance(workflow, dict) and values.get("modules") is None and values.get("nodes") is None:
+            values = {**values, **workflow}  # a FastGPT template file ({name, type, workflow}) sent as it is
+        values = apply_template(values)
+        if not values.get("name"):
+            raise ChatError("name: is required", http_status=400, status_text="missingParams")
+        return await self.create_app(
+            team_id,
+            member_id,
+            str(values["name"]),
+            str(values.get("type") or "simple"),
+            values,
+            intro=str(values.get("intro") or ""),
+        )
+
+    async def copy_app(self, team_id: str, member_id: str, app_id: str) -> AppRecord:
+        """A copy of the app (:meth:`AppService.copy`) owned by ``member_id``."""
+        new = await self.apps.copy(team_id, app_id)
+        await self.owners.set_owner(new.id, member_id)
+        return new
+
+    async def create_tool_set(
+        self, team_id: str, member_id: str, kind: str, values: dict[str, Any]
+    ) -> AppRecord:
+        """Create an MCP (``kind`` = MCP_TYPE) or HTTP tool set with ``member_id`` as its owner."""
+        service = self.tool_sets
+        app = await (service.create_mcp if kind == MCP_TYPE else service.create_http)(team_id, values)
+        await self.owners.set_owner(app.id, member_id)
+        return app
+
+    async def owner_of(self, app_id: str) -> str | None:
+        """The member who created the app (None: unknown, e.g. made before owners were kept)."""
+        return await self.owners.owner_of(app_id)
 
     async def delete_app(self, team_id: str, app_id: str) -> None:
         """Delete the app (its versions, chats and links go with it in the database) and its chat files."""

@@ -312,6 +312,24 @@ class AppService:
             )
         return new
 
+    async def get(self, team_id: str, app_id: str) -> AppRecord:
+        """The team's app (``NotFound`` for another team's)."""
+        return await self.apps.get_app(team_id, app_id)
+
+    async def get_with_owner(self, team_id: str, app_id: str) -> tuple[AppRecord, str | None]:
+        """The team's app and the member who created it, read in one statement."""
+        return await self.apps.get_app_and_owner(team_id, app_id)
+
+    async def list_apps(self, team_id: str) -> list[AppRecord]:
+        return await self.apps.list_apps(team_id)
+
+    async def versions(self, team_id: str, app_id: str) -> list[AppVersionRecord]:
+        """The app's versions, newest first."""
+        return await self.apps.list_versions(team_id, app_id)
+
+    async def version(self, team_id: str, app_id: str, version_id: str) -> AppVersionRecord:
+        return await self.apps.get_version(team_id, app_id, version_id)
+
     async def export(self, team_id: str, app_id: str) -> dict[str, Any]:
         """FastGPT workflow JSON of the draft (a simple app exported as its compiled graph)."""
         return draft_workflow(await self.apps.get_app(team_id, app_id))

@@ -17,6 +17,9 @@ from urllib.parse import unquote, urlparse
 from fathom.chat.chat_files import ChatFiles, filename_of
 from fathom.knowledge.parse import SUPPORTED_FORMATS, detect_format, parse_document
 
+#: the document formats a chat file may be read as (the read-files node parses them)
+DOCUMENT_FORMATS = SUPPORTED_FORMATS
+
 _CONTENT_TYPES = {
     "application/pdf": "pdf",
     "text/html": "html",

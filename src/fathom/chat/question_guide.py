@@ -11,12 +11,20 @@ from __future__ import annotations
 import ast
 import json
 import logging
-from collections.abc import Mapping, Sequence
+from collections.abc import Callable, Mapping, Sequence
 from dataclasses import dataclass
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
+from fathom.chat.apps import draft_workflow
+from fathom.chat.errors import ChatError
 from fathom.chat.run_state import ChatOutcome
-from fathom.store.protocols import UsageRecord, UsageRepository
+from fathom.llm.errors import ModelRequestError
+from fathom.store.protocols import AppRecord, UsageRecord, UsageRepository
+
+if TYPE_CHECKING:
+    from fathom.chat.apps import AppService
+    from fathom.chat.history import HistoryService
+    from fathom.chat.ownership import ChatCaller
 
 log = logging.getLogger(__name__)
 
@@ -73,7 +81,7 @@ class QuestionGuide:
         )
 
 
-def question_guide_config(value: Any) -> QuestionGuideConfig:
+def _question_guide_config(value: Any) -> QuestionGuideConfig:
     """``chatConfig.questionGuide`` (or a request's ``questionGuide``): FastGPT's older boolean or its
     ``{open, model?, customPrompt?}``."""
     if isinstance(value, dict):
@@ -94,7 +102,7 @@ def _text(value: Sequence[Any]) -> str:
     return "\n".join(part for part in parts if part)
 
 
-def app_chat_model(workflow: Mapping[str, Any]) -> str:
+def _app_chat_model(workflow: Mapping[str, Any]) -> str:
     """The first chat model the app's nodes name ("" when none)."""
     for node in workflow.get("nodes") or []:
         for item in node.get("inputs") or []:
@@ -107,7 +115,7 @@ def _field(item: Any, name: str) -> Any:
     return item.get(name) if isinstance(item, Mapping) else getattr(item, name, None)
 
 
-def history_messages(items: Sequence[Any]) -> list[dict[str, str]]:
+def _history_messages(items: Sequence[Any]) -> list[dict[str, str]]:
     """Chat items (records or FastGPT's dicts: ``obj``, ``value``) as model messages, their text only,
     oldest first."""
     messages = []
@@ -137,7 +145,7 @@ def _parse_questions(answer: str) -> list[str]:
     return []
 
 
-async def create_question_guide(
+async def _create_question_guide(
     model: Any, messages: Sequence[dict[str, str]], *, custom_prompt: str = ""
 ) -> QuestionGuide:
     """Ask ``model`` (``complete(messages)`` → ``content``, ``usage``) for the next questions."""
@@ -164,7 +172,7 @@ async def _guide_after_answer(
     when it is off). ``models.chat_model(id)`` gives the model: the guide's own, else the app's chat model,
     else the default. The answer is given already: a failing model is logged and gives None, never an
     error for the answer."""
-    config = question_guide_config((workflow.get("chatConfig") or {}).get("questionGuide"))
+    config = _question_guide_config((workflow.get("chatConfig") or {}).get("questionGuide"))
     if not config.open:
         return None
     items = [
@@ -172,10 +180,10 @@ async def _guide_after_answer(
         {"obj": "Human", "value": query},
         {"obj": "AI", "value": [{"type": "text", "text": {"content": answer}}]},
     ]
-    messages = history_messages(items[-HISTORY_ITEMS:])
+    messages = _history_messages(items[-HISTORY_ITEMS:])
     try:
-        model = models.chat_model(config.model or app_chat_model(workflow))
-        return await create_question_guide(model, messages, custom_prompt=config.custom_prompt)
+        model = models.chat_model(config.model or _app_chat_model(workflow))
+        return await _create_question_guide(model, messages, custom_prompt=config.custom_prompt)
     except Exception as exc:  # noqa: BLE001 - whatever the model did, the answer stands without questions
         log.warning("question guide after the answer left out: %s", exc)
         return None
@@ -199,3 +207,79 @@ async def guide_after_run(models: Any, usage: UsageRepository, outcome: ChatOutc
     except Exception:  # noqa: BLE001 - the answer stands; the lost record is logged with its cause
         log.exception("question guide usage of app %s not recorded", request.app_id)
     return guide.questions
+
+
+class QuestionGuideService:
+    """Suggested next questions for a chat (its last items) or for given messages; the model's tokens are
+    recorded as usage (module ``Question Guide``) of the app, or of no app."""
+
+    def __init__(
+        self,
+        apps: AppService,
+        history: HistoryService,
+        usage: UsageRepository,
+        chat_model: Callable[[str], Any],
+    ) -> None:
+        self._apps = apps
+        self._history = history
+        self._usage = usage
+        self._chat_model = chat_model
+
+    async def for_chat(
+        self,
+        app: AppRecord,
+        chat_id: str,
+        caller: ChatCaller,
+        setting: dict[str, Any] | None,
+        *,
+        api_key_id: str | None,
+    ) -> list[str]:
+        """The chat's last :data:`HISTORY_ITEMS` items (none when the caller may not read the chat). The
+        model is ``setting``'s (else the app's ``chatConfig.questionGuide``), else the app's chat model,
+        else the default one."""
+        try:
+            workflow = (await self._apps.run_graph(app.team_id, app.id, app=app)).workflow
+        except ChatError:
+            workflow = draft_workflow(app)
+        config = _question_guide_config(
+            setting if setting is not None else (workflow.get("chatConfig") or {}).get("questionGuide")
+        )
+        items, _ = await self._history.records(
+            app.team_id, app.id, chat_id, caller, offset=0, limit=HISTORY_ITEMS
+        )
+        messages = _history_messages(items)
+        if not messages:
+            return []
+        model_id = config.model or _app_chat_model(workflow)
+        guide = await self._guide(messages, model_id, config.custom_prompt)
+        await self._record(app.team_id, app.id, api_key_id, guide)
+        return guide.questions
+
+    async def for_messages(
+        self, team_id: str, messages: list[dict[str, str]], *, api_key_id: str | None
+    ) -> list[str]:
+        """FastGPT's older form: the questions for ``messages`` on the default model."""
+        guide = await self._guide(messages, "", "")
+        await self._record(team_id, None, api_key_id, guide)
+        return guide.questions
+
+    async def _guide(
+        self, messages: list[dict[str, str]], model_id: str, custom_prompt: str
+    ) -> QuestionGuide:
+        try:
+            model = self._chat_model(model_id)
+        except (LookupError, RuntimeError) as exc:
+            raise ChatError(
+                f"questionGuide.model: {exc}", http_status=400, status_text="invalidParams"
+            ) from None
+        try:
+            return await _create_question_guide(model, messages, custom_prompt=custom_prompt)
+        except ModelRequestError as exc:
+            raise ChatError(
+                f"question guide: the model {model_id or 'default'} failed: {exc}", http_status=502
+            ) from None
+
+    async def _record(
+        self, team_id: str, app_id: str | None, api_key_id: str | None, guide: QuestionGuide
+    ) -> None:
+        await self._usage.record(guide.usage(team_id, app_id, "api" if api_key_id else "online", api_key_id))

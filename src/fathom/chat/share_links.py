@@ -24,6 +24,7 @@ from datetime import UTC, datetime
 from typing import Any
 
 from fathom.chat.errors import ChatError
+from fathom.security import EgressDenied
 from fathom.store.protocols import ShareLinkRecord, ShareLinkRepository, ShareLinkSettings
 
 log = logging.getLogger("fathom.chat")
@@ -82,9 +83,15 @@ def _check_expiry(link: ShareLinkRecord) -> None:
 class ShareLinkService:
     """Share links of apps, and admitting their visitors."""
 
-    def __init__(self, links: ShareLinkRepository, http_client: Callable[..., Any] | None = None) -> None:
+    def __init__(
+        self,
+        links: ShareLinkRepository,
+        http_client: Callable[..., Any] | None = None,
+        parse_url: Callable[[str], Any] | None = None,
+    ) -> None:
         self.links = links
         self._http_client = http_client  # the egress guard's client factory
+        self._parse_url = parse_url  # the egress guard's URL check (raises EgressDenied)
         self._tasks: set[asyncio.Task[None]] = set()
 
     # -- the owner's side ---------------------------------------------------------------------------
@@ -93,6 +100,15 @@ class ShareLinkService:
         self, team_id: str, app_id: str, member_id: str, link_type: str, settings: ShareLinkSettings
     ) -> ShareLinkRecord:
         return await self.links.create_link(team_id, app_id, member_id, new_share_id(), link_type, settings)
+
+    def check_hook_url(self, url: str) -> None:
+        """A 400 when the egress guard would never fetch the auth hook ``url`` (``limit.hookUrl``)."""
+        if self._parse_url is None:
+            return
+        try:
+            self._parse_url(url)
+        except EgressDenied as exc:
+            raise ChatError(f"limit.hookUrl: {exc}", http_status=400, status_text="invalidParams") from None
 
     async def list_links(self, team_id: str, app_id: str, link_type: str | None) -> list[ShareLinkRecord]:
         return await self.links.list_links(team_id, app_id, link_type)

@@ -93,7 +93,7 @@ def create_app(platform: Platform, *, run_workers: bool = True) -> FastAPI:
         finally:
             await platform.stop_workers()
             try:
-                await platform.api_keys.aclose()  # write the usage counters still held behind
+                await platform.team_admin.flush_key_usage()  # write the usage counters still held behind
             except Exception as exc:  # a database down at shutdown: the server still stops cleanly
                 logging.getLogger("fathom.server").warning(
                     "API key usage counters of the last second were not written (%s)", type(exc).__name__

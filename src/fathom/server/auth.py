@@ -75,7 +75,7 @@ async def _authenticate(request: Request, *, csrf: bool) -> AuthContext:
     if not request.headers.get("authorization") and request.cookies.get(SESSION_COOKIE):
         return await _session_context(platform, request, csrf=csrf)
     key, legacy_app_id = parse_bearer(request.headers.get("authorization"))
-    identity = await platform.api_keys.find_identity(key)  # cached; a revoke here drops it at once
+    identity = await platform.team_admin.identify_key(key)  # cached; a revoke here drops it at once
     if identity is None:
         raise ApiError(401, "unAuthApiKey", "the key is unknown or revoked.")
     record, role = identity

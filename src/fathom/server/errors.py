@@ -26,6 +26,8 @@ from fastapi.responses import JSONResponse
 from starlette.exceptions import HTTPException as StarletteHTTPException
 from starlette.types import ASGIApp, Receive, Scope, Send
 
+from fathom.chat import ChatError
+from fathom.security.accounts import AccountError
 from fathom.store.errors import database_errors, database_unavailable
 from fathom.store.files import StorageQuotaExceeded
 from fathom.store.protocols import Conflict, NotFound
@@ -293,6 +295,35 @@ def kind_of(message: str) -> str:
     return match.group(1) if match else ""
 
 
+def chat_error(exc: ChatError) -> ApiError:
+    """The envelope error for a chat service refusal. FastGPT sends a bad request (no app key,
+    ``messages is empty``, ...) as its generic error, body code 500; the body keeps that code, the
+    HTTP status is 400 (the request is at fault, not the server)."""
+    problems = getattr(exc, "problems", None)
+    data = {"problems": problems} if problems is not None else None
+    error = ApiError(exc.http_status, exc.status_text, exc.message, data=data)
+    if exc.http_status == 500 and not exc.status_text:
+        error.http_status = 400
+    return error
+
+
+def _account_error(exc: AccountError) -> ApiError:
+    """The envelope error for an account service refusal (sign-in, passwords, members, invitations)."""
+    text = f"{exc.field}: {exc}" if exc.field else str(exc)
+    if exc.kind == "rate_limited":
+        headers = {"Retry-After": str(exc.retry_after or 1)}
+        return ApiError(429, "tooManyRequests", text, headers=headers)
+    if exc.kind == "credentials" and exc.field is None:  # FastGPT's UserErrEnum.account_psw_error
+        return ApiError(401, "account_psw_error")  # its label says it all: "Wrong username or password"
+    if exc.kind == "gone":
+        return ApiError(410, "invitationInvalid", text)
+    if exc.kind == "taken":
+        return ApiError(409, "conflict", text)
+    if exc.kind == "forbidden":
+        return forbidden_error("api key", str(exc))
+    return ApiError(400, "invalidParams", text)
+
+
 def _validation_message(exc: RequestValidationError) -> str:
     parts = []
     for error in exc.errors()[:5]:
@@ -313,6 +344,14 @@ def install_error_handlers(app: FastAPI) -> None:
     @app.exception_handler(RequestValidationError)
     async def _invalid(_: Request, exc: RequestValidationError) -> JSONResponse:
         return ApiError(400, "invalidParams", _validation_message(exc)).response()
+
+    @app.exception_handler(ChatError)
+    async def _chat(_: Request, exc: ChatError) -> JSONResponse:
+        return chat_error(exc).response()
+
+    @app.exception_handler(AccountError)
+    async def _account(_: Request, exc: AccountError) -> JSONResponse:
+        return _account_error(exc).response()
 
     @app.exception_handler(NotFound)
     async def _not_found(_: Request, exc: NotFound) -> JSONResponse:

@@ -14,8 +14,6 @@ from fathom import __version__
 from fathom.platform import Platform
 from fathom.server.errors import envelope
 from fathom.server.typed import Envelope, NoParams, answers, parsed
-from fathom.store import migrate
-from fathom.store.errors import DATABASE_UNAVAILABLE, database_unavailable
 
 log = logging.getLogger("fathom.server")
 router = APIRouter(tags=["health"])
@@ -55,20 +53,15 @@ _ANSWERS[503] = {"model": Envelope[Health], "description": "Degraded (the same b
 @router.get("/api/health", summary="Liveness and readiness", responses=_ANSWERS)
 async def health(request: Request, _: NoParams = parsed(NoParams)) -> JSONResponse:
     platform: Platform = request.app.state.platform
-    data: dict[str, Any] = {"version": __version__, "database": {"dialect": platform.db.dialect}}
-    healthy = True
-    try:
-        await platform.db.ping()
-        current = await migrate.current_revision(platform.db)
-        head = migrate.head_revision()
+    db = await platform.database_health()
+    data: dict[str, Any] = {"version": __version__, "database": {"dialect": db.dialect}}
+    if db.ok:
         data["database"]["status"] = "ok"
-        data["migrations"] = {"current": current, "head": head, "upToDate": current == head}
-        healthy = current == head
-    except Exception as exc:  # unauthenticated: the kind of failure, never the driver's text (host, port)
-        log.warning("health: the database check failed: %s", exc)
+        data["migrations"] = {"current": db.current, "head": db.head, "upToDate": db.up_to_date}
+    else:
         data["database"]["status"] = "error"
-        data["database"]["error"] = DATABASE_UNAVAILABLE if database_unavailable(exc) else type(exc).__name__
-        healthy = False
+        data["database"]["error"] = db.error
+    healthy = db.up_to_date
     redis = await platform.chat.runs.redis_status()
     if redis is not None:
         data["redis"] = {"status": redis}

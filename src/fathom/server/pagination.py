@@ -1,39 +1,29 @@
-"""FastGPT's pagination: ``pageSize`` plus ``offset`` or 1-based ``pageNum``; numbers may be strings."""
+"""FastGPT's pagination: ``pageSize`` plus ``offset`` or 1-based ``pageNum``; numbers may be strings.
+:class:`PageQuery` reads a request's page fields (:func:`page_window` is its one reading); :class:`Page`
+is every paged answer's ``{list, total}``."""
 
 from __future__ import annotations
 
-from collections.abc import Mapping
-from typing import Annotated, Any
+import builtins
+from typing import Annotated, Any, Generic, TypeVar
 
-from pydantic import BeforeValidator, Field
+from pydantic import BaseModel, BeforeValidator, Field
 
-from fathom.server.errors import ApiError
 from fathom.server.typed import ApiModel
 
-
-def _number(value: Any, field: str, default: int) -> int:
-    if value is None or value == "":
-        return default
-    try:
-        return int(value)
-    except (TypeError, ValueError):
-        raise ApiError(400, "invalidParams", f"{field}: must be a whole number, got {value!r}") from None
+T = TypeVar("T")
 
 
-def page_window(body: Mapping[str, Any], query: Mapping[str, Any], *, cap: int = 30) -> tuple[int, int]:
-    """(offset, page size). Read from the body when it has ``pageSize``, else from the query string."""
-    source = body if "pageSize" in body else query
-    size = _number(source.get("pageSize"), "pageSize", 10)
-    if size < 1:
-        raise ApiError(400, "invalidParams", "pageSize: must be at least 1")
-    size = min(size, cap)
-    offset = _number(source.get("offset"), "offset", 0)
-    if offset < 0:
-        raise ApiError(400, "invalidParams", "offset: must not be negative")
-    if offset == 0 and source.get("pageNum") not in (None, ""):
-        page = _number(source.get("pageNum"), "pageNum", 1)
-        offset = max(page - 1, 0) * size
-    return offset, size
+def page_window(
+    page_size: int | None, offset: int | None, page_num: int | None, *, cap: int
+) -> tuple[int, int]:
+    """(offset, page size): ``pageSize`` (default 10) at most ``cap``; ``pageNum`` counts when
+    ``offset`` is 0 or absent."""
+    size = min(page_size or 10, cap)
+    start = offset or 0
+    if start == 0 and page_num is not None:
+        start = max(page_num - 1, 0) * size
+    return start, size
 
 
 def _blank_as_none(value: Any) -> Any:
@@ -53,8 +43,11 @@ class PageQuery(ApiModel):
 
     def window(self, cap: int) -> tuple[int, int]:
         """(offset, page size) with the size at most ``cap``."""
-        size = min(self.pageSize or 10, cap)
-        offset = self.offset or 0
-        if offset == 0 and self.pageNum is not None:
-            offset = max(self.pageNum - 1, 0) * size
-        return offset, size
+        return page_window(self.pageSize, self.offset, self.pageNum, cap=cap)
+
+
+class Page(BaseModel, Generic[T]):
+    """FastGPT's page of a list: the items of this page and how many there are in all."""
+
+    list: builtins.list[T]
+    total: int

@@ -20,7 +20,6 @@ from fathom.server.auth import AuthContext
 from fathom.server.errors import ApiError, forbidden_error
 
 Need = Literal["read", "write", "manage"]
-_RANK = {"read": 1, "write": 2, "manage": 3}
 
 
 def forbidden(what: str, kind: str = "app") -> ApiError:
@@ -57,20 +56,9 @@ async def has_permission(
 ) -> bool:
     """Whether the caller's role or a permission grants ``need`` on the resource (for a knowledge base:
     on it or on a folder above it)."""
-    if auth.role in ("owner", "admin") or owner_member_id == auth.member_id:
-        return True
-    granted = await platform.teams.get_permission(auth.member_id, resource_type, resource_id)
-    if granted is not None and _RANK[granted] >= _RANK[need]:
-        return True
-    if resource_type != "dataset":
-        return False
-    for folder_id, creator, _ in (await platform.datasets.lineage(resource_id))[1:]:
-        if creator == auth.member_id:
-            return True
-        granted = await platform.teams.get_permission(auth.member_id, "dataset", folder_id)
-        if granted is not None and _RANK[granted] >= _RANK[need]:
-            return True
-    return False
+    return await platform.team_admin.may(
+        auth.member_id, auth.role, resource_type, resource_id, owner_member_id, need
+    )
 
 
 class PermissionView(BaseModel):

@@ -16,12 +16,11 @@ from typing import Any
 from starlette.responses import StreamingResponse
 from starlette.types import Receive, Scope, Send
 
-from fathom.chat import RunChannel, frame_visible
+from fathom.chat import RunChannel, frame_visible, text_adapt_gpt_response
 from fathom.chat.channel import Frame
 from fathom.chat.cite import CiteStreamFilter
 from fathom.chat.fanout import RemoteChannel
 from fathom.chat.share_view import ShareView
-from fathom.workflow import text_adapt_gpt_response
 
 log = logging.getLogger("fathom.server")
 

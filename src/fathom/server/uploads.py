@@ -35,7 +35,7 @@ async def admit_upload(request: Request, caller: str) -> None:
     """Count one upload of ``caller``; 429 when it is more than the setting allows in a minute."""
     platform = platform_of(request)
     limit = platform.settings.upload_rate_per_minute
-    if limit and not await platform.upload_hits.count_upload(caller, limit):
+    if not await platform.admit_upload(caller):
         raise ApiError(
             429,
             "tooManyRequests",

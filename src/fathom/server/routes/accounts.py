@@ -17,9 +17,9 @@ from fastapi import APIRouter, Depends, Request
 from fastapi.responses import JSONResponse
 from pydantic import BaseModel, Field, StringConstraints
 
-from fathom.security.accounts import PASSWORD_MAX, AccountError, SignedIn
+from fathom.security.accounts import PASSWORD_MAX, SignedIn
 from fathom.server.auth import SESSION_COOKIE, AuthContext, authenticate, authenticate_identity
-from fathom.server.errors import ApiError, envelope, forbidden_error
+from fathom.server.errors import ApiError, envelope
 from fathom.server.permissions import forbidden, require_team_key
 from fathom.server.routes.common import iso, json_object, platform_of
 from fathom.server.typed import ApiModel, NoParams, ObjectId, answers, parsed
@@ -125,22 +125,6 @@ class InvitationOffer(BaseModel):
     expiresAt: str | None
 
 
-def account_error(exc: AccountError) -> ApiError:
-    text = f"{exc.field}: {exc}" if exc.field else str(exc)
-    if exc.kind == "rate_limited":
-        headers = {"Retry-After": str(exc.retry_after or 1)}
-        return ApiError(429, "tooManyRequests", text, headers=headers)
-    if exc.kind == "credentials" and exc.field is None:  # FastGPT's UserErrEnum.account_psw_error
-        return ApiError(401, "account_psw_error")  # its label says it all: "Wrong username or password"
-    if exc.kind == "gone":
-        return ApiError(410, "invitationInvalid", text)
-    if exc.kind == "taken":
-        return ApiError(409, "conflict", text)
-    if exc.kind == "forbidden":
-        return forbidden_error("api key", str(exc))
-    return ApiError(400, "invalidParams", text)
-
-
 async def body_params(request: Request) -> dict[str, Any]:
     """The JSON body's fields (a password in the query string is refused)."""
     if "password" in request.query_params or "newPsw" in request.query_params:
@@ -217,12 +201,9 @@ async def login_by_password(
     request: Request, payload: PasswordLogin = parsed(PasswordLogin, body_params)
 ) -> JSONResponse:
     """Sets the session cookie; rate-limited per username and per client IP (429 with Retry-After)."""
-    try:
-        signed = await platform_of(request).accounts.sign_in(
-            payload.username, payload.password, client_ip(request)
-        )
-    except AccountError as exc:
-        raise account_error(exc) from None
+    signed = await platform_of(request).accounts.sign_in(
+        payload.username, payload.password, client_ip(request)
+    )
     return signed_in_response(request, signed)
 
 
@@ -236,7 +217,7 @@ async def token_login(
 ) -> dict[str, Any]:
     username = auth.username
     if username is None:  # a key: its member's user, if it has one
-        user = await platform_of(request).accounts.store.user_by_member(auth.member_id)
+        user = await platform_of(request).team_admin.user_of_member(auth.member_id)
         username = user.username if user else None
     return envelope(
         {
@@ -279,14 +260,11 @@ async def change_password(
 ) -> dict[str, Any]:
     """Needs the current password; every other session of the user ends (this one stays)."""
     require_team_key(auth, "change a password", "api key")
-    accounts = platform_of(request).accounts
-    user = await accounts.store.user_by_member(auth.member_id)
+    platform = platform_of(request)
+    user = await platform.team_admin.user_of_member(auth.member_id)
     if user is None:
         raise ApiError(400, "invalidParams", "user: this key's member has no password to change")
-    try:
-        await accounts.change_password(user, auth.session_id, payload.oldPsw, payload.newPsw)
-    except AccountError as exc:
-        raise account_error(exc) from None
+    await platform.accounts.change_password(user, auth.session_id, payload.oldPsw, payload.newPsw)
     return envelope(None)
 
 
@@ -296,17 +274,15 @@ async def change_password(
 async def list_members(
     request: Request, auth: AuthContext = Depends(people_admin), _: NoParams = parsed(NoParams)
 ) -> dict[str, Any]:
-    platform = platform_of(request)
-    users = {u.member_id: u for u in await platform.accounts.list_users(auth.team_id)}
-    members = await platform.teams.list_members(auth.team_id)
+    members = await platform_of(request).team_admin.members(auth.team_id)
     return envelope(
         [
             {
-                "tmbId": m.id,
-                "memberName": m.name,
-                "username": users[m.id].username if m.id in users else None,
-                "role": m.role,
-                "createTime": iso(m.created_at),
+                "tmbId": m.member.id,
+                "memberName": m.member.name,
+                "username": m.username,
+                "role": m.member.role,
+                "createTime": iso(m.member.created_at),
             }
             for m in members
         ]
@@ -323,12 +299,9 @@ async def create_member(
     auth: AuthContext = Depends(people_admin),
     payload: NewMember = parsed(NewMember, body_params),
 ) -> dict[str, Any]:
-    try:
-        user = await platform_of(request).accounts.create_user(
-            auth.team_id, auth.role, payload.username, payload.password, payload.role
-        )
-    except AccountError as exc:
-        raise account_error(exc) from None
+    user = await platform_of(request).accounts.create_user(
+        auth.team_id, auth.role, payload.username, payload.password, payload.role
+    )
     return envelope(user_view(user))
 
 
@@ -343,12 +316,9 @@ async def create_invitation(
     payload: NewInvitation = parsed(NewInvitation),
 ) -> dict[str, Any]:
     """Answer the link's token exactly once (only its hash is stored); ``link`` is the console path."""
-    try:
-        record, token = await platform_of(request).accounts.create_invitation(
-            auth.team_id, auth.member_id, auth.role, payload.role, payload.expiresHours
-        )
-    except AccountError as exc:
-        raise account_error(exc) from None
+    record, token = await platform_of(request).accounts.create_invitation(
+        auth.team_id, auth.member_id, auth.role, payload.role, payload.expiresHours
+    )
     return envelope(invitation_view(record) | {"token": token, "link": f"{INVITE_PATH}{token}"})
 
 
@@ -389,13 +359,9 @@ async def invitation_info(
     request: Request, payload: InvitationToken = parsed(InvitationToken)
 ) -> dict[str, Any]:
     """Public (the link is the credential): the team's name, the role and the expiry."""
-    platform = platform_of(request)
-    try:
-        record = await platform.accounts.invitation(payload.token)
-    except AccountError as exc:
-        raise account_error(exc) from None
-    team = await platform.teams.get_team(record.team_id)
-    return envelope({"teamName": team.name, "role": record.role, "expiresAt": iso(record.expires_at)})
+    offer = await platform_of(request).team_admin.invitation_offer(payload.token)
+    record = offer.invitation
+    return envelope({"teamName": offer.team_name, "role": record.role, "expiresAt": iso(record.expires_at)})
 
 
 @router.post(
@@ -407,10 +373,7 @@ async def accept_invitation(
     request: Request, payload: AcceptInvitation = parsed(AcceptInvitation, body_params)
 ) -> JSONResponse:
     """Public: the link's token, a username and a password; creates the member and signs them in."""
-    try:
-        signed = await platform_of(request).accounts.accept_invitation(
-            payload.token, payload.username, payload.password, client_ip(request)
-        )
-    except AccountError as exc:
-        raise account_error(exc) from None
+    signed = await platform_of(request).accounts.accept_invitation(
+        payload.token, payload.username, payload.password, client_ip(request)
+    )
     return signed_in_response(request, signed)

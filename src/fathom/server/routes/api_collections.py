@@ -10,9 +10,7 @@ from fastapi import APIRouter, Depends, Request
 from pydantic import BaseModel, Field
 
 from fathom.datasets.records import SyncRecord
-from fathom.datasets.sync import ApiLibraryError, NotSyncable
-from fathom.datasets.sync.service import SourceGone
-from fathom.security import EgressDenied, EgressRedirectError, EgressSizeError
+from fathom.datasets.sync import SOURCE_REFUSED, NotSyncable, SourceGone
 from fathom.server.auth import AuthContext
 from fathom.server.errors import ApiError, envelope
 from fathom.server.routes.collections import CollectionRef, NewCollection, load_collection
@@ -23,8 +21,6 @@ from fathom.server.routes.knowledge_routing import DatasetRoute, knowledge_bases
 from fathom.server.typed import BLANK_IS_NONE, ApiModel, ObjectId, answers, parsed
 
 router = APIRouter(tags=["collections"], route_class=DatasetRoute)
-
-_REFUSED = (EgressDenied, EgressRedirectError, EgressSizeError)
 
 
 class ApiFileList(ApiModel):
@@ -104,7 +100,7 @@ def _sync_view(sync: SyncRecord) -> dict[str, Any]:
 
 
 def _source_error(exc: Exception) -> ApiError:
-    if isinstance(exc, _REFUSED):
+    if isinstance(exc, SOURCE_REFUSED):
         return ApiError(400, "", str(exc))
     return ApiError(502, "", f"{type(exc).__name__}: {exc}")
 
@@ -194,9 +190,7 @@ async def sync_collection(
         raise ApiError(400, "invalidParams", f"collectionId: {exc}") from None
     except SourceGone as exc:
         raise ApiError(404, "", f"the collection's source is gone: {exc}") from None
-    except (ApiLibraryError, *_REFUSED) as exc:
-        raise _source_error(exc) from None
-    except Exception as exc:
+    except Exception as exc:  # the library's answer, the egress guard's refusal, or a fault: named
         raise _source_error(exc) from None
     return envelope(result)
 

@@ -8,11 +8,10 @@ from typing import Any
 
 from fastapi import Request
 
-from fathom.chat import ChatApplication, ChatError
+from fathom.chat import ChatApplication
 from fathom.chat.ownership import ChatCaller
 from fathom.chat.share_links import ShareVisit
 from fathom.server.auth import AuthContext
-from fathom.server.errors import ApiError
 from fathom.server.permissions import Need, forbidden, has_permission, require_permission
 from fathom.server.routes.common import platform_of
 from fathom.store.protocols import AppRecord
@@ -20,18 +19,6 @@ from fathom.store.protocols import AppRecord
 
 def chat_of(request: Request) -> ChatApplication:
     return platform_of(request).chat
-
-
-def api_error(exc: ChatError) -> ApiError:
-    """The envelope error for a chat service refusal. FastGPT sends a bad request (no app key,
-    ``messages is empty``, ...) as its generic error, body code 500; the body keeps that code, the
-    HTTP status is 400 (the request is at fault, not the server)."""
-    problems = getattr(exc, "problems", None)
-    data = {"problems": problems} if problems is not None else None
-    error = ApiError(exc.http_status, exc.status_text, exc.message, data=data)
-    if exc.http_status == 500 and not exc.status_text:
-        error.http_status = 400
-    return error
 
 
 async def load_app(
@@ -55,7 +42,7 @@ async def load_app_and_owner(
                 f"{need} app {app_id}: it may only chat with app {auth.app_id} and read its chats"
             )
     chat = chat_of(request)
-    app, owner = await chat.apps.apps.get_app_and_owner(auth.team_id, app_id)  # one statement
+    app, owner = await chat.apps.get_with_owner(auth.team_id, app_id)  # one statement
     if auth.key_app_bound:
         return app, owner  # a key made for this app may chat with it and read its history
     await require_permission(platform_of(request), auth, "app", app_id, owner, need)
@@ -108,7 +95,7 @@ async def require_readable_references(request: Request, auth: AuthContext, graph
     platform = platform_of(request)
     for resource_type, resource_id in sorted(referenced_resources(graph)):
         if resource_type == "dataset":
-            owner = await platform.datasets.owner_of(resource_id)
+            owner = await platform.team_admin.dataset_owner(resource_id)
         else:
-            owner = await chat_of(request).owners.owner_of(resource_id)
+            owner = await chat_of(request).owner_of(resource_id)
         await require_permission(platform, auth, resource_type, resource_id, owner, "read")

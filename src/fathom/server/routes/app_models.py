@@ -158,11 +158,6 @@ class VersionDetailView(VersionView):
     chatConfig: dict[str, Any]
 
 
-class VersionPage(BaseModel):
-    list: list[VersionView]
-    total: int
-
-
 class CopiedApp(BaseModel):
     appId: str
 

@@ -10,8 +10,6 @@ from fastapi import APIRouter, Depends, Request
 
 from fathom.chat import (
     SIMPLE_KEY,
-    ChatError,
-    apply_template,
     draft_workflow,
     system_tool_templates,
     template_detail,
@@ -21,9 +19,9 @@ from fathom.chat import (
 )
 from fathom.server.auth import AuthContext, authenticate
 from fathom.server.errors import ApiError, envelope
+from fathom.server.pagination import Page
 from fathom.server.permissions import permission_view, require_permission, require_team_key
 from fathom.server.routes.app_access import (
-    api_error,
     chat_of,
     load_app,
     require_readable_references,
@@ -46,8 +44,8 @@ from fathom.server.routes.app_models import (
     TemplateView,
     UpdateApp,
     VersionDetailView,
-    VersionPage,
     VersionRef,
+    VersionView,
 )
 from fathom.server.routes.common import ANY_METHOD, iso, platform_of
 from fathom.server.typed import NoParams, answers, parsed
@@ -98,7 +96,7 @@ def version_view(version: AppVersionRecord, *, full: bool = False) -> dict[str, 
 
 
 async def _owner(request: Request, app_id: str) -> str | None:
-    return await chat_of(request).owners.owner_of(app_id)
+    return await chat_of(request).owner_of(app_id)
 
 
 @router.api_route("/api/core/app/create", methods=ANY_METHOD, summary="Create an app", responses=answers(str))
@@ -106,25 +104,7 @@ async def create_app(
     request: Request, auth: AuthContext = Depends(authenticate), payload: CreateApp = parsed(CreateApp)
 ) -> dict[str, Any]:
     require_team_key(auth, "create apps")
-    values = payload.fields()
-    chat = chat_of(request)
-    workflow = payload.workflow
-    if workflow is not None and payload.modules is None and payload.nodes is None:
-        values = {**values, **workflow}  # a FastGPT template file ({name, type, workflow}) sent as it is
-    try:
-        values = apply_template(values)
-        if not values.get("name"):
-            raise ApiError(400, "missingParams", "name: is required")
-        app = await chat.apps.create(
-            auth.team_id,
-            str(values["name"]),
-            str(values.get("type") or "simple"),
-            values,
-            intro=str(values.get("intro") or ""),
-        )
-    except ChatError as exc:
-        raise api_error(exc) from None
-    await chat.owners.set_owner(app.id, auth.member_id)
+    app = await chat_of(request).create_app_from(auth.team_id, auth.member_id, payload.fields())
     return envelope(app.id)
 
 
@@ -146,12 +126,9 @@ async def import_workflow(
         raise ApiError(
             400, "invalidParams", "type: a workflow import makes a 'simple', 'advanced' or 'plugin' app"
         )
-    chat = chat_of(request)
-    try:
-        app = await chat.apps.create(auth.team_id, payload.name, kind, document, intro=payload.intro or "")
-    except ChatError as exc:
-        raise api_error(exc) from None
-    await chat.owners.set_owner(app.id, auth.member_id)
+    app = await chat_of(request).create_app(
+        auth.team_id, auth.member_id, payload.name, kind, document, intro=payload.intro or ""
+    )
     return envelope(app.id)
 
 
@@ -166,7 +143,7 @@ async def list_apps(
     kinds = payload.type
     wanted = set(kinds if isinstance(kinds, list) else [kinds] if kinds else [])
     views = []
-    for app in await chat_of(request).apps.apps.list_apps(auth.team_id):
+    for app in await chat_of(request).apps.list_apps(auth.team_id):
         if auth.key_app_bound and app.id != auth.app_id:
             continue
         if wanted and app.type not in wanted:
@@ -210,10 +187,7 @@ async def update_app(
     values = payload.fields()
     await require_readable_references(request, auth, values)
     service = chat_of(request).apps
-    try:
-        updated = await service.update(auth.team_id, app.id, values)
-    except ChatError as exc:
-        raise api_error(exc) from None
+    updated = await service.update(auth.team_id, app.id, values)
     # a draft may be saved with problems; they are answered so the editor can show them before publishing
     return envelope({"problems": service.draft_problems(updated)})
 
@@ -236,9 +210,7 @@ async def copy_app(
 ) -> dict[str, Any]:
     require_team_key(auth, "create apps")
     app = await load_app(request, auth, payload.app_id, "read")
-    chat = chat_of(request)
-    new = await chat.apps.copy(auth.team_id, app.id)
-    await chat.owners.set_owner(new.id, auth.member_id)
+    new = await chat_of(request).copy_app(auth.team_id, auth.member_id, app.id)
     return envelope({"appId": new.id})
 
 
@@ -269,10 +241,7 @@ async def publish(
     changes = {k: v for k, v in values.items() if k in ("nodes", "edges", "chatConfig", SIMPLE_KEY)}
     await require_readable_references(request, auth, changes)
     service = chat_of(request).apps
-    try:
-        version = await service.publish(auth.team_id, app.id, changes, version_name=payload.versionName or "")
-    except ChatError as exc:
-        raise api_error(exc) from None
+    version = await service.publish(auth.team_id, app.id, changes, version_name=payload.versionName or "")
     problems = service.problems(version_workflow(version))
     return envelope({"versionId": version.id, "versionName": version.version_name, "problems": problems})
 
@@ -281,14 +250,14 @@ async def publish(
     "/api/core/app/version/list",
     methods=ANY_METHOD,
     summary="Versions of an app",
-    responses=answers(VersionPage),
+    responses=answers(Page[VersionView]),
 )
 async def list_versions(
     request: Request, auth: AuthContext = Depends(authenticate), payload: ListVersions = parsed(ListVersions)
 ) -> dict[str, Any]:
     app = await load_app(request, auth, payload.app_id, "read")
     offset, size = payload.window(cap=100)
-    versions = await chat_of(request).apps.apps.list_versions(auth.team_id, app.id)
+    versions = await chat_of(request).apps.versions(auth.team_id, app.id)
     page = versions[offset : offset + size]
     return envelope({"list": [version_view(v) for v in page], "total": len(versions)})
 
@@ -303,7 +272,7 @@ async def version_detail(
     request: Request, auth: AuthContext = Depends(authenticate), payload: VersionRef = parsed(VersionRef)
 ) -> dict[str, Any]:
     app = await load_app(request, auth, payload.app_id, "read")
-    version = await chat_of(request).apps.apps.get_version(auth.team_id, app.id, payload.versionId)
+    version = await chat_of(request).apps.version(auth.team_id, app.id, payload.versionId)
     return envelope(version_view(version, full=True))
 
 
@@ -319,7 +288,7 @@ async def latest_version(
     app = await load_app(request, auth, payload.app_id, "read")
     if not app.published_version_id:
         raise ApiError(404, "", f"app {app.id} has no published version")
-    version = await chat_of(request).apps.apps.get_version(auth.team_id, app.id, app.published_version_id)
+    version = await chat_of(request).apps.version(auth.team_id, app.id, app.published_version_id)
     return envelope(version_view(version, full=True))
 
 
@@ -361,7 +330,4 @@ async def get_template(
     auth: AuthContext = Depends(authenticate), payload: TemplateRef = parsed(TemplateRef)
 ) -> dict[str, Any]:
     require_team_key(auth, "read app templates")
-    try:
-        return envelope(template_detail(payload.templateId))
-    except ChatError as exc:
-        raise api_error(exc) from None
+    return envelope(template_detail(payload.templateId))

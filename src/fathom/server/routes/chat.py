@@ -20,8 +20,8 @@ from fathom.chat import (
 from fathom.chat.fanout import RemoteChannel
 from fathom.chat.share_view import ShareView
 from fathom.server.auth import AuthContext, authenticate
-from fathom.server.errors import ApiError, envelope, kind_of, not_found
-from fathom.server.routes.app_access import api_error, chat_caller, chat_of, load_app_and_owner
+from fathom.server.errors import ApiError, chat_error, envelope, kind_of, not_found
+from fathom.server.routes.app_access import chat_caller, chat_of, load_app_and_owner
 from fathom.server.routes.chat_models import (
     ChatCompletionBody,
     ChatRef,
@@ -126,7 +126,7 @@ async def run_chat(request: Request, *, api_version: int, draft: bool = False) -
                 return started
             channel = started
     except ChatError as exc:
-        return _failure(api_error(exc), stream)
+        return _failure(chat_error(exc), stream)
     except ApiError as exc:
         return _failure(exc, stream)
     except NotFound as exc:
@@ -269,10 +269,7 @@ async def _own_channel(
 async def stop_chat(
     request: Request, auth: AuthContext = Depends(authenticate), payload: ChatRef = parsed(ChatRef)
 ) -> dict[str, Any]:
-    try:
-        app_id = resolve_app_id(auth, payload.appId)
-    except ChatError as exc:
-        raise api_error(exc) from None
+    app_id = resolve_app_id(auth, payload.appId)
     _, owner = await load_app_and_owner(request, auth, app_id, "read", chatting=True)
     chat_id = payload.chatId or ""
     if not chat_id:
@@ -291,10 +288,7 @@ async def stop_chat(
 async def resume_chat(
     request: Request, auth: AuthContext = Depends(authenticate), payload: ResumeChat = parsed(ResumeChat)
 ) -> Response:
-    try:
-        app_id = resolve_app_id(auth, payload.appId)
-    except ChatError as exc:
-        raise api_error(exc) from None
+    app_id = resolve_app_id(auth, payload.appId)
     _, owner = await load_app_and_owner(request, auth, app_id, "read", chatting=True)
     chat_id = payload.chatId or ""
     if not chat_id:

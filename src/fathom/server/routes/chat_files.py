@@ -26,11 +26,10 @@ from pydantic import AfterValidator, BaseModel, BeforeValidator, Field, StringCo
 from pydantic_core import PydanticCustomError
 from starlette.datastructures import UploadFile
 
-from fathom.chat import ChatError
 from fathom.chat.chat_files import MAX_CHAT_FILE_BYTES, filename_of
 from fathom.chat.chat_files import MAX_FILENAME_LENGTH as MAX_NAME
+from fathom.chat.file_reader import DOCUMENT_FORMATS
 from fathom.chat.ownership import ChatCaller
-from fathom.knowledge.parse import SUPPORTED_FORMATS
 from fathom.security.files import PreviewUrlError
 from fathom.server.auth import authenticate
 from fathom.server.errors import ApiError, envelope
@@ -45,7 +44,7 @@ from fathom.store.protocols import NotFound
 router = APIRouter(tags=["files"])
 
 # what a chat may take: the formats the read-files node parses, and images for vision models
-DOCUMENT_TYPES = SUPPORTED_FORMATS
+DOCUMENT_TYPES = DOCUMENT_FORMATS
 IMAGE_TYPES = ("png", "jpg", "jpeg", "gif", "webp")
 MAX_KEY_LENGTH = 500  # the stored name holds the whole key
 _ID_SAFE = 128  # chatId / customUid, in characters
@@ -165,10 +164,7 @@ async def _check_chat(request: Request, team_id: str, app_id: str, chat_id: str,
 async def _visitor_upload(request: Request, values: dict[str, Any], upload: UploadFile) -> dict[str, Any]:
     """A share page's visitor (``shareId`` + ``outLinkUid``, no key) uploads into their own chat."""
     form = validate(ChatFileForm, values)
-    try:
-        visit = await chat_of(request).share_links.admit_upload(form.shareId, form.outLinkUid)
-    except ChatError as exc:
-        raise ApiError(exc.http_status, exc.status_text, exc.message) from None
+    visit = await chat_of(request).share_links.admit_upload(form.shareId, form.outLinkUid)
     link = visit.link
     if form.appId != link.app_id:
         raise ApiError(403, "unAuthApp", "appId: this share link serves another app")

@@ -14,13 +14,13 @@ from fastapi import APIRouter, Depends, Request
 from fastapi.responses import StreamingResponse
 from pydantic import Field, field_validator, model_validator
 
-from fathom.chat import AdminFeedback, ChatError, ChatLogEntry, ChatLogQuery, FeedbackFilter
+from fathom.chat import AdminFeedback, ChatLogEntry, ChatLogQuery, FeedbackFilter
 from fathom.server.auth import AuthContext, authenticate
 from fathom.server.errors import ApiError, envelope
-from fathom.server.pagination import page_window
-from fathom.server.routes.app_access import api_error, chat_of, load_app
+from fathom.server.pagination import Page, page_window
+from fathom.server.routes.app_access import chat_of, load_app
 from fathom.server.routes.common import ANY_METHOD, iso
-from fathom.server.routes.history_models import ChatLogPage
+from fathom.server.routes.history_models import ChatLogView
 from fathom.server.typed import ApiModel, ObjectId, answers, parsed
 from fathom.store.protocols import ChatItemRecord
 
@@ -61,9 +61,7 @@ class ChatLogsBody(ApiModel):
         return value
 
     def window(self) -> tuple[int, int]:
-        paging = {"pageSize": self.page_size, "offset": self.offset, "pageNum": self.page_num}
-        given = {k: v for k, v in paging.items() if v is not None}
-        return page_window(given, given, cap=100)
+        return page_window(self.page_size, self.offset, self.page_num, cap=100)
 
     def query(self) -> ChatLogQuery:
         try:
@@ -158,7 +156,7 @@ def log_view(entry: ChatLogEntry) -> dict[str, Any]:
 @router.post(
     "/api/core/app/getChatLogs",
     summary="An app's conversations, with feedback counts",
-    responses=answers(ChatLogPage),
+    responses=answers(Page[ChatLogView]),
 )
 @router.api_route("/api/core/app/getChatLogs", methods=OTHER_METHODS, include_in_schema=False)
 @router.api_route("/api/core/app/logs/list", methods=ANY_METHOD, include_in_schema=False)
@@ -186,12 +184,9 @@ async def admin_update_feedback(
     body: AdminFeedbackBody = parsed(AdminFeedbackBody),
 ) -> dict[str, Any]:
     app = await load_app(request, auth, body.app_id, "manage")
-    try:
-        await chat_of(request).logs.update_admin_feedback(
-            auth.team_id, app.id, body.chat_id, body.data_id, body.feedback()
-        )
-    except ChatError as exc:
-        raise api_error(exc) from None
+    await chat_of(request).logs.update_admin_feedback(
+        auth.team_id, app.id, body.chat_id, body.data_id, body.feedback()
+    )
     return envelope({})
 
 

@@ -23,11 +23,16 @@ def platform_of(request: Request) -> Platform:
 
 async def params(request: Request) -> dict[str, Any]:
     """Query-string values overlaid by the JSON body's (FastGPT handlers read either). Bodies that
-    are not UTF-8 JSON objects, nest too deep or carry unstorable text are a 400 naming the problem."""
-    merged: dict[str, Any] = dict(request.query_params)
-    check_storable(merged, "query")
-    merged.update(await json_object(request))
-    return merged
+    are not UTF-8 JSON objects, nest too deep or carry unstorable text are a 400 naming the problem.
+    Read once per request: a second reader (the history routes' caller check, then their typed
+    parameters) gets a copy of the first reading."""
+    read: dict[str, Any] | None = getattr(request.state, "fathom_params", None)
+    if read is None:
+        read = dict(request.query_params)
+        check_storable(read, "query")
+        read.update(await json_object(request))
+        request.state.fathom_params = read
+    return dict(read)
 
 
 async def json_object(request: Request) -> dict[str, Any]:

@@ -13,9 +13,8 @@ from fathom.chat.ownership import ChatCaller
 from fathom.chat.share_links import ShareVisit
 from fathom.server.auth import AuthContext, authenticate
 from fathom.server.errors import ApiError, envelope
-from fathom.server.pagination import page_window
+from fathom.server.pagination import Page
 from fathom.server.routes.app_access import (
-    api_error,
     chat_caller,
     chat_of,
     load_app_and_owner,
@@ -28,10 +27,10 @@ from fathom.server.routes.history_models import (
     ChatOfApp,
     ClearHistories,
     DeleteRecord,
-    HistoryPage,
+    HistoryItem,
     ListHistories,
-    RecordPage,
     Records,
+    RecordView,
     ResData,
     UpdateHistory,
     Visitor,
@@ -47,24 +46,21 @@ FEEDBACK_MAX = 5_000  # a user's feedback comment, in characters
 
 
 async def history_app(
-    request: Request, auth: AuthContext, values: dict[str, Any]
+    request: Request, auth: AuthContext, app_id: str | None
 ) -> tuple[AppRecord, ChatCaller]:
     """The app whose chats are read or changed (any member who may read the app, and a key of the app),
-    and the caller as the chat ownership rule sees them: which chats are theirs is decided per chat."""
-    app, owner = await load_app_and_owner(request, auth, object_id(values, "appId"), "read", chatting=True)
+    and the caller as the chat ownership rule sees them: which chats are theirs is decided per chat.
+    No ``app_id`` is a 400 naming ``appId``."""
+    app_id = object_id({"appId": app_id}, "appId")
+    app, owner = await load_app_and_owner(request, auth, app_id, "read", chatting=True)
     return app, await chat_caller(request, auth, app.id, owner)
-
-
-def _window(request: Request, values: dict[str, Any], cap: int) -> tuple[int, int]:
-    body = values if "pageSize" in values else {}
-    return page_window(body, dict(request.query_params), cap=cap)
 
 
 @router.api_route(
     "/api/core/chat/getHistories",
     methods=ANY_METHOD,
     summary="List chats of an app",
-    responses=answers(HistoryPage),
+    responses=answers(Page[HistoryItem]),
 )
 @router.api_route("/api/core/chat/history/getHistories", methods=ANY_METHOD, include_in_schema=False)
 async def get_histories(
@@ -72,21 +68,20 @@ async def get_histories(
     auth: AuthContext | ShareVisit = Depends(caller),
     payload: ListHistories = parsed(ListHistories),
 ) -> dict[str, Any]:
-    values = payload.fields()
-    offset, size = _window(request, values, cap=100)
+    offset, size = payload.window(cap=100)
     if isinstance(auth, ShareVisit):  # a share page: the visitor's own chats through this link
         link = auth.link
-        if values.get("appId") not in (None, "", link.app_id):
+        if payload.appId not in (None, "", link.app_id):
             return envelope({"list": [], "total": 0})
         chats, total = await chat_of(request).history.list_histories(
             link.team_id, link.app_id, visitor_caller(auth), source=None, offset=offset, limit=size
         )
         return envelope({"list": [_history_view(c) for c in chats], "total": total})
-    if not values.get("appId"):
+    if not payload.appId:
         return envelope({"list": [], "total": 0})
-    app, chat_caller_ = await history_app(request, auth, values)
+    app, chat_caller_ = await history_app(request, auth, payload.appId)
     chats, total = await chat_of(request).history.list_histories(  # the caller's own chats only
-        auth.team_id, app.id, chat_caller_, source=values.get("source") or None, offset=offset, limit=size
+        auth.team_id, app.id, chat_caller_, source=payload.source or None, offset=offset, limit=size
     )
     return envelope({"list": [_history_view(c) for c in chats], "total": total})
 
@@ -114,8 +109,7 @@ async def update_history(
     auth: AuthContext = Depends(authenticate),
     payload: UpdateHistory = parsed(UpdateHistory),
 ) -> dict[str, Any]:
-    values = payload.fields()
-    app, caller_ = await history_app(request, auth, values)
+    app, caller_ = await history_app(request, auth, payload.appId)
     await chat_of(request).history.update_history(
         auth.team_id,
         app.id,
@@ -137,8 +131,7 @@ async def del_history(
     auth: AuthContext = Depends(authenticate),
     payload: ChatOfApp = parsed(ChatOfApp),
 ) -> dict[str, Any]:
-    values = payload.fields()
-    app, caller_ = await history_app(request, auth, values)
+    app, caller_ = await history_app(request, auth, payload.appId)
     await chat_of(request).history.delete_history(auth.team_id, app.id, payload.chatId, caller_)
     return envelope(None)
 
@@ -155,8 +148,7 @@ async def clear_histories(
     auth: AuthContext = Depends(authenticate),
     payload: ClearHistories = parsed(ClearHistories),
 ) -> dict[str, Any]:
-    values = payload.fields()
-    app, caller_ = await history_app(request, auth, values)
+    app, caller_ = await history_app(request, auth, payload.appId)
     # FastGPT: a key clears the API chats, a console session the console chats; each its own only
     source = "online" if auth.api_key_id is None else "api"
     await chat_of(request).history.clear_histories(auth.team_id, app.id, caller_, source=source)
@@ -174,8 +166,7 @@ async def chat_init(
     auth: AuthContext = Depends(authenticate),
     payload: ChatInit = parsed(ChatInit),
 ) -> dict[str, Any]:
-    values = payload.fields()
-    app, caller_ = await history_app(request, auth, values)
+    app, caller_ = await history_app(request, auth, payload.appId)
     chat_id = payload.chatId or ""
     chat = await chat_of(request).history.get_chat(auth.team_id, app.id, chat_id, caller_)
     try:
@@ -190,7 +181,7 @@ async def chat_init(
     "/api/core/chat/getPaginationRecords",
     methods=ANY_METHOD,
     summary="A page of chat records",
-    responses=answers(RecordPage),
+    responses=answers(Page[RecordView]),
 )
 @router.api_route("/api/core/chat/record/getPaginationRecords", methods=ANY_METHOD, include_in_schema=False)
 async def pagination_records(
@@ -198,16 +189,15 @@ async def pagination_records(
     auth: AuthContext | ShareVisit = Depends(caller),
     payload: Records = parsed(Records),
 ) -> dict[str, Any]:
-    values = payload.fields()
+    offset, size = payload.window(cap=100)
     if isinstance(auth, ShareVisit):
-        offset, size = _window(request, values, cap=100)
-        return envelope(await visitor_records(request, auth, values, offset=offset, limit=size))
-    if not values.get("appId") or not values.get("chatId"):
+        page = await visitor_records(request, auth, payload.appId, payload.chatId, offset=offset, limit=size)
+        return envelope(page)
+    if not payload.appId or not payload.chatId:
         return envelope({"list": [], "total": 0})
-    app, caller_ = await history_app(request, auth, values)
-    offset, size = _window(request, values, cap=100)
+    app, caller_ = await history_app(request, auth, payload.appId)
     items, total = await chat_of(request).history.records(
-        auth.team_id, app.id, str(values["chatId"]), caller_, offset=offset, limit=size
+        auth.team_id, app.id, payload.chatId, caller_, offset=offset, limit=size
     )
     custom = bool(payload.loadCustomFeedbacks)
     return envelope({"list": [record_view(i, custom_feedbacks=custom) for i in items], "total": total})
@@ -225,11 +215,10 @@ async def get_res_data(
     auth: AuthContext | ShareVisit = Depends(caller),
     payload: ResData = parsed(ResData),
 ) -> dict[str, Any]:
-    values = payload.fields()
     if isinstance(auth, ShareVisit):
-        return envelope(await visitor_res_data(request, auth, values))
-    app, caller_ = await history_app(request, auth, values)
-    chat_id, data_id = str(values.get("chatId") or ""), str(values.get("dataId") or "")
+        return envelope(await visitor_res_data(request, auth, payload.appId, payload.chatId, payload.dataId))
+    app, caller_ = await history_app(request, auth, payload.appId)
+    chat_id, data_id = payload.chatId or "", payload.dataId or ""
     if not chat_id or not data_id:
         return envelope([])
     try:
@@ -251,12 +240,11 @@ async def delete_record(
     auth: AuthContext = Depends(authenticate),
     payload: DeleteRecord = parsed(DeleteRecord),
 ) -> dict[str, Any]:
-    values = payload.fields()
-    app, caller_ = await history_app(request, auth, values)
-    chat_id, content_id = values.get("chatId"), values.get("contentId") or values.get("dataId")
+    app, caller_ = await history_app(request, auth, payload.appId)
+    chat_id, content_id = payload.chatId, payload.contentId or payload.dataId
     if not chat_id or not content_id:
         return envelope(None)  # FastGPT: a no-op that succeeds
-    await chat_of(request).history.delete_item(auth.team_id, app.id, str(chat_id), str(content_id), caller_)
+    await chat_of(request).history.delete_item(auth.team_id, app.id, chat_id, content_id, caller_)
     return envelope(None)
 
 
@@ -301,18 +289,15 @@ async def update_feedback(
             raise ApiError(403, "unAuthChat", f"appId: app {body.app_id} is not this share link's")
         team_id, app_id, caller_ = auth.link.team_id, auth.link.app_id, visitor_caller(auth)
     else:
-        app, caller_ = await history_app(request, auth, {"appId": body.app_id})
+        app, caller_ = await history_app(request, auth, body.app_id)
         team_id, app_id = auth.team_id, app.id
-    try:
-        await chat_of(request).history.update_feedback(
-            team_id,
-            app_id,
-            body.chat_id,
-            body.data_id or body.chat_item_id or None,
-            caller_,
-            good=body.user_good_feedback,
-            bad=body.user_bad_feedback,
-        )
-    except ChatError as exc:
-        raise api_error(exc) from None
+    await chat_of(request).history.update_feedback(
+        team_id,
+        app_id,
+        body.chat_id,
+        body.data_id or body.chat_item_id or None,
+        caller_,
+        good=body.user_good_feedback,
+        bad=body.user_bad_feedback,
+    )
     return envelope(None)

@@ -2,10 +2,9 @@
 
 from __future__ import annotations
 
-import builtins
 from typing import Annotated, Any, Literal
 
-from pydantic import BaseModel, Field, StringConstraints
+from pydantic import BaseModel, ConfigDict, Field, StringConstraints
 
 from fathom.server.pagination import PageQuery
 from fathom.server.typed import ApiModel, Flag, ObjectId, OptionalObjectId, Token
@@ -75,14 +74,10 @@ class HistoryItem(BaseModel):
     top: bool
 
 
-class HistoryPage(BaseModel):
-    list: builtins.list[HistoryItem]
-    total: int
+class RecordView(BaseModel):
+    """A chat record: obj, value, dataId, feedback."""
 
-
-class RecordPage(BaseModel):
-    list: builtins.list[dict[str, Any]] = Field(description="Records: obj, value, dataId, feedback")
-    total: int
+    model_config = ConfigDict(extra="allow")
 
 
 class ChatInitView(BaseModel):
@@ -122,8 +117,3 @@ class ChatLogView(BaseModel):
     ownerType: Literal["member", "key", "visitor"] = Field(description="Who owns the chat")
     ownerName: str = Field(description="The member's or the key's name, or the visitor's outLinkUid")
     apiKeyId: str | None = Field(None, description="The key that owns a key's chat")
-
-
-class ChatLogPage(BaseModel):
-    list: builtins.list[ChatLogView]
-    total: int

@@ -95,10 +95,7 @@ async def create_key(
     request: Request, auth: AuthContext = Depends(key_admin), payload: CreateKey = parsed(CreateKey)
 ) -> dict[str, Any]:
     """Answer ``data`` = the plain key, exactly once (as FastGPT does); ``keyId`` is sent in a header."""
-    platform = platform_of(request)
-    if payload.appId is not None:
-        await platform.apps.get_app(auth.team_id, payload.appId)  # 404 when not in this team
-    record, plain = await platform.api_keys.create_key(
+    record, plain = await platform_of(request).team_admin.create_key(
         auth.team_id, auth.member_id, name=payload.name, app_id=payload.appId
     )
     return envelope(plain) | {"key": key_view(record)}
@@ -108,7 +105,7 @@ async def create_key(
 async def list_keys(
     request: Request, auth: AuthContext = Depends(key_admin), payload: ListKeys = parsed(ListKeys)
 ) -> dict[str, Any]:
-    records = await platform_of(request).api_keys.list_keys(auth.team_id, payload.appId)
+    records = await platform_of(request).team_admin.list_keys(auth.team_id, payload.appId)
     return envelope([key_view(r) for r in records])
 
 
@@ -120,12 +117,12 @@ async def revoke_key(
     key_id = payload.id
     if key_id == auth.api_key_id:
         raise ApiError(400, "invalidParams", "id: a key cannot revoke itself; use another owner/admin key")
-    keys = platform_of(request).api_keys
-    record = next((r for r in await keys.list_keys(auth.team_id) if r.id == key_id), None)
+    admin = platform_of(request).team_admin
+    record = await admin.key(auth.team_id, key_id)
     if record is not None and auth.role != "owner" and record.member_id != auth.member_id:
         raise forbidden("revoke a key another member made (only an owner or the key's maker may)", "api key")
     try:
-        await keys.revoke_key(auth.team_id, key_id)
+        await admin.revoke_key(auth.team_id, key_id)
     except NotFound:
         raise not_found("api key", f"id: no API key {key_id!r} in this team") from None
     return envelope(None)

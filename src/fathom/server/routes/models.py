@@ -21,7 +21,7 @@ from typing import Any, Literal
 from fastapi import APIRouter, Depends, Request
 from pydantic import BaseModel, Field
 
-from fathom.llm import ModelConfig
+from fathom.platform.model_catalog import ListedModel
 from fathom.server.auth import AuthContext, authenticate
 from fathom.server.errors import envelope
 from fathom.server.permissions import require_team_key
@@ -51,14 +51,14 @@ class ModelView(BaseModel):
     maxToken: int | None = None
 
 
-def _model_view(model: ModelConfig, default_id: str | None) -> dict[str, Any]:
+def _model_view(model: ListedModel) -> dict[str, Any]:
     view: dict[str, Any] = {
         "type": model.type,
         "model": model.id,
-        "name": model.display_name,
+        "name": model.name,
         "provider": model.provider,
         "isActive": True,
-        "isDefault": model.id == default_id,
+        "isDefault": model.is_default,
         "inputPrice": model.input_price,
         "outputPrice": model.output_price,
     }
@@ -86,32 +86,7 @@ async def list_models(
 ) -> dict[str, Any]:
     """Chat (``llm``), embedding and rerank models; ``isDefault`` marks what an unknown name runs on."""
     require_team_key(auth, "list models")
-    platform = platform_of(request)
-    registry = platform.models
-    items: list[dict[str, Any]] = []
-    if registry is not None:
-        defaults = {
-            "llm": registry.default_chat_id,
-            "embedding": platform.embedders.default_model_id,
-            "rerank": registry.default_rerank_id,
-        }
-        items = [_model_view(model, defaults[model.type]) for model in registry.models]
-    default_embedding = platform.embedders.default_model_id
-    for model_id in platform.embedders.local_model_ids():
-        items.append(
-            {
-                "type": "embedding",
-                "model": model_id,
-                "name": model_id.removeprefix("local/"),
-                "provider": "local",
-                "isActive": True,
-                "isDefault": model_id == default_embedding,
-                "inputPrice": 0.0,
-                "outputPrice": 0.0,
-                "maxToken": platform.embedders.index_budget(model_id)[0],
-            }
-        )
-    return envelope(items)
+    return envelope([_model_view(model) for model in platform_of(request).listed_models()])
 
 
 class OpenAIModel(BaseModel):
@@ -150,15 +125,10 @@ async def list_openai_models(
     request: Request, _auth: AuthContext = Depends(authenticate), _: NoParams = parsed(NoParams)
 ) -> dict[str, Any]:
     """The chat models a caller of ``/api/v1/chat/completions`` may name, the default first."""
-    registry = platform_of(request).models
-    chat_models: list[ModelConfig] = []
-    if registry is not None:
-        default = registry.default_chat_id
-        chat_models = sorted(registry.of_type("llm"), key=lambda model: model.id != default)
     return {
         "object": "list",
         "data": [
-            {"id": model.id, "object": "model", "created": _LOADED_AT, "owned_by": "fathom"}
-            for model in chat_models
+            {"id": model_id, "object": "model", "created": _LOADED_AT, "owned_by": "fathom"}
+            for model_id in platform_of(request).chat_model_ids()
         ],
     }

@@ -9,21 +9,12 @@ from typing import Annotated, Any
 from fastapi import APIRouter, Depends, Request
 from pydantic import Field
 
-from fathom.chat import ChatError, draft_workflow
-from fathom.chat.question_guide import (
-    HISTORY_ITEMS,
-    QuestionGuide,
-    app_chat_model,
-    create_question_guide,
-    history_messages,
-    question_guide_config,
-)
-from fathom.llm.errors import ModelRequestError
+from fathom.chat.question_guide import QuestionGuideService
 from fathom.server.auth import AuthContext, authenticate
-from fathom.server.errors import ApiError, envelope
+from fathom.server.errors import envelope
 from fathom.server.permissions import require_team_key
 from fathom.server.routes.app_access import chat_of
-from fathom.server.routes.common import ANY_METHOD, platform_of
+from fathom.server.routes.common import ANY_METHOD
 from fathom.server.routes.history import history_app
 from fathom.server.typed import BLANK_IS_NONE, ApiModel, ObjectId, answers, parsed
 
@@ -55,23 +46,10 @@ class CreateQuestionGuideLegacy(ApiModel):
     messages: Annotated[list[GuideMessage], Field(min_length=1, max_length=MESSAGES_MAX)]
 
 
-async def _guide(
-    request: Request, auth: AuthContext, messages: list[dict[str, str]], model_id: str, custom_prompt: str
-) -> QuestionGuide:
-    try:
-        model = chat_of(request).chat_model(model_id)
-    except (LookupError, RuntimeError) as exc:
-        raise ApiError(400, "invalidParams", f"questionGuide.model: {exc}") from None
-    try:
-        guide = await create_question_guide(model, messages, custom_prompt=custom_prompt)
-    except ModelRequestError as exc:
-        raise ApiError(502, "", f"question guide: the model {model_id or 'default'} failed: {exc}") from None
-    return guide
-
-
-async def _record(request: Request, auth: AuthContext, app_id: str | None, guide: QuestionGuide) -> None:
-    source = "api" if auth.api_key_id else "online"
-    await platform_of(request).usage.record(guide.usage(auth.team_id, app_id, source, auth.api_key_id))
+def _guides(request: Request) -> QuestionGuideService:
+    guides = chat_of(request).question_guides
+    assert guides is not None  # built with the chat application
+    return guides
 
 
 @router.api_route(
@@ -88,28 +66,12 @@ async def create_guide(
     """Reads the chat's last 6 items (the caller must be able to read the chat). The model is
     ``questionGuide.model``, else the app's chat model, else the default one; the prompt is FastGPT's, or
     ``customPrompt``. The model's tokens are recorded as the app's usage (module ``Question Guide``)."""
-    app, caller = await history_app(request, auth, {"appId": payload.appId})
-    chat = chat_of(request)
-    try:
-        workflow = (await chat.apps.run_graph(auth.team_id, app.id, app=app)).workflow
-    except ChatError:
-        workflow = draft_workflow(app)
-    setting = (
-        question_guide_config(payload.questionGuide.model_dump())
-        if payload.questionGuide is not None
-        else question_guide_config((workflow.get("chatConfig") or {}).get("questionGuide"))
+    app, caller = await history_app(request, auth, payload.appId)
+    setting = payload.questionGuide.model_dump() if payload.questionGuide is not None else None
+    questions = await _guides(request).for_chat(
+        app, payload.chatId, caller, setting, api_key_id=auth.api_key_id
     )
-    items, _ = await chat.history.records(
-        auth.team_id, app.id, payload.chatId, caller, offset=0, limit=HISTORY_ITEMS
-    )
-    messages = history_messages(items)
-    if not messages:
-        return envelope([])
-    guide = await _guide(
-        request, auth, messages, setting.model or app_chat_model(workflow), setting.custom_prompt
-    )
-    await _record(request, auth, app.id, guide)
-    return envelope(guide.questions)
+    return envelope(questions)
 
 
 @router.api_route(
@@ -129,6 +91,5 @@ async def create_guide_legacy(
         for message in payload.messages
         if message.role in ("user", "assistant", "system") and message.content
     ]
-    guide = await _guide(request, auth, messages, "", "")
-    await _record(request, auth, None, guide)
-    return envelope(guide.questions)
+    questions = await _guides(request).for_messages(auth.team_id, messages, api_key_id=auth.api_key_id)
+    return envelope(questions)

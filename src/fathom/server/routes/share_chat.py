@@ -57,28 +57,32 @@ async def caller(request: Request) -> AuthContext | ShareVisit:
     """FastAPI dependency of the history routes a share page reads: a visitor, else a key or session."""
     values = await params(request)
     if is_share_request(request, values):
-        try:
-            return await admit_visitor(request, values)
-        except ChatError as exc:
-            raise ApiError(exc.http_status, exc.status_text, exc.message) from None
+        return await admit_visitor(request, values)
     return await authenticate(request)
 
 
-async def _visitors_chat_id(request: Request, visit: ShareVisit, values: dict[str, Any]) -> str | None:
+async def _visitors_chat_id(
+    request: Request, visit: ShareVisit, app_id: str | None, chat_id: str | None
+) -> str | None:
     """The ``chatId`` asked for when it is the visitor's chat, else None (an empty answer)."""
-    chat_id = _text(values, "chatId")
     link = visit.link
-    if chat_id is None or values.get("appId") not in (None, "", link.app_id):
+    if not chat_id or app_id not in (None, "", link.app_id):
         return None
     chat = await chat_of(request).history.get_chat(link.team_id, link.app_id, chat_id, visitor_caller(visit))
     return chat_id if chat is not None else None
 
 
 async def visitor_records(
-    request: Request, visit: ShareVisit, values: dict[str, Any], *, offset: int, limit: int
+    request: Request,
+    visit: ShareVisit,
+    app_id: str | None,
+    chat_id: str | None,
+    *,
+    offset: int,
+    limit: int,
 ) -> dict[str, Any]:
     """``getPaginationRecords`` for a visitor: their chat's records, quotes as the link shows them."""
-    chat_id = await _visitors_chat_id(request, visit, values)
+    chat_id = await _visitors_chat_id(request, visit, app_id, chat_id)
     if chat_id is None:
         return {"list": [], "total": 0}
     link = visit.link
@@ -95,11 +99,12 @@ async def visitor_records(
     return {"list": shown, "total": total}
 
 
-async def visitor_res_data(request: Request, visit: ShareVisit, values: dict[str, Any]) -> list[Any]:
+async def visitor_res_data(
+    request: Request, visit: ShareVisit, app_id: str | None, chat_id: str | None, data_id: str | None
+) -> list[Any]:
     """``getResData`` for a visitor: the answer's node responses if the link shows them."""
-    chat_id = await _visitors_chat_id(request, visit, values)
-    data_id = _text(values, "dataId")
-    if chat_id is None or data_id is None:
+    chat_id = await _visitors_chat_id(request, visit, app_id, chat_id)
+    if chat_id is None or not data_id:
         return []
     link = visit.link
     try:
@@ -173,10 +178,7 @@ class OutLinkInit(ApiModel):
 )
 async def out_link_init(request: Request, body: OutLinkInit = parsed(OutLinkInit)) -> dict[str, Any]:
     values = body.model_dump(by_alias=True)
-    try:
-        visit = await admit_visitor(request, values)
-    except ChatError as exc:
-        raise ApiError(exc.http_status, exc.status_text, exc.message) from None
+    visit = await admit_visitor(request, values)
     link = visit.link
     chat_id = _text(values, "chatId") or ""
     runs = chat_of(request)
@@ -185,7 +187,7 @@ async def out_link_init(request: Request, body: OutLinkInit = parsed(OutLinkInit
         graph = await runs.apps.run_graph(link.team_id, link.app_id)
         app, workflow = graph.app, graph.workflow
     except ChatError:  # not published (yet): the page shows the app, its chat answers why not
-        app = await runs.apps.apps.get_app(link.team_id, link.app_id)
+        app = await runs.apps.get(link.team_id, link.app_id)
         workflow = draft_workflow(app)
     data = app_init_view(app, workflow, chat, chat_id)
     data["outLink"] = {

@@ -16,11 +16,10 @@ from fastapi import APIRouter, Depends, Request
 from pydantic import BaseModel, Field
 
 from fathom.chat.embedding_sites import MAX_ORIGINS, BadOrigin, check_origins
-from fathom.security import EgressDenied
 from fathom.server.auth import AuthContext, authenticate
 from fathom.server.errors import ApiError, envelope
 from fathom.server.routes.app_access import chat_of, load_app
-from fathom.server.routes.common import ANY_METHOD, iso, object_id, platform_of
+from fathom.server.routes.common import ANY_METHOD, iso, object_id
 from fathom.server.typed import ApiModel, ObjectId, answers, parsed
 from fathom.store.protocols import DEFAULT_SHARE_QPM, ShareLinkRecord, ShareLinkSettings
 
@@ -123,10 +122,7 @@ def _settings(request: Request, edit: OutLinkEdit, base: ShareLinkSettings) -> S
     limit = edit.limit
     hook_url = limit.hook_url.strip() if limit is not None else base.hook_url
     if hook_url and limit is not None:
-        try:
-            platform_of(request).egress.parse_url(hook_url)
-        except EgressDenied as exc:
-            raise ApiError(400, "invalidParams", f"limit.hookUrl: {exc}") from None
+        chat_of(request).share_links.check_hook_url(hook_url)
     origins = base.allowed_origins
     if edit.allowed_origins is not None:
         try:

@@ -24,7 +24,7 @@ from fathom.server.routes.app_access import load_app
 from fathom.server.routes.common import ANY_METHOD, object_id, platform_of
 from fathom.server.routes.datasets import load_dataset
 from fathom.server.typed import ApiModel, ObjectId, OptionalObjectId, answers, parsed
-from fathom.store.protocols import MemberRecord, NotFound, Permission, Role
+from fathom.store.protocols import MemberRecord, Permission, Role
 
 router = APIRouter(tags=["team"])
 
@@ -126,11 +126,8 @@ class MemberRole(BaseModel):
 
 
 async def team_member(request: Request, auth: AuthContext, member_id: str) -> MemberRecord:
-    try:
-        member = await platform_of(request).teams.get_member(member_id)
-    except NotFound:
-        member = None
-    if member is None or member.team_id != auth.team_id:
+    member = await platform_of(request).team_admin.member(auth.team_id, member_id)
+    if member is None:
         raise ApiError(404, "unExist", f"tmbId: no member {member_id!r} in this team")
     return member
 
@@ -152,7 +149,7 @@ async def list_collaborators(
     request: Request, auth: AuthContext, kind: str, ref: ResourceRef
 ) -> dict[str, Any]:
     resource_id = await load_resource(request, auth, kind, ref, "read")
-    granted = await platform_of(request).teams.list_permissions(auth.team_id, kind, resource_id)
+    granted = await platform_of(request).team_admin.collaborators(auth.team_id, kind, resource_id)
     return envelope(
         [
             {
@@ -179,9 +176,8 @@ async def update_collaborators(
     resource_id = await load_resource(request, auth, kind, grant, "manage")
     permission = grant.permission_name()
     members = [await team_member(request, auth, member_id) for member_id in grant.member_ids()]
-    teams = platform_of(request).teams
-    for member in members:
-        await teams.set_permission(member.id, kind, resource_id, permission)
+    admin = platform_of(request).team_admin
+    await admin.set_permission([m.id for m in members], kind, resource_id, permission)
     return envelope(None)
 
 
@@ -190,7 +186,7 @@ async def delete_collaborator(
 ) -> dict[str, Any]:
     resource_id = await load_resource(request, auth, kind, revoke, "manage")
     member = await team_member(request, auth, revoke.tmbId)
-    await platform_of(request).teams.set_permission(member.id, kind, resource_id, None)
+    await platform_of(request).team_admin.set_permission([member.id], kind, resource_id, None)
     return envelope(None)
 
 
@@ -289,9 +285,7 @@ async def update_member_role(
     role = payload.role
     if role == "owner" and auth.role != "owner":
         raise forbidden("make an owner (owners only)", "api key")
-    platform = platform_of(request)
-    updated = await platform.teams.set_role(auth.team_id, member.id, role)
-    platform.api_keys.forget_member(member.id)  # their keys' next request reads the new role
+    updated = await platform_of(request).team_admin.set_role(auth.team_id, member.id, role)
     return envelope({"tmbId": updated.id, "memberName": updated.name, "role": updated.role})
 
 
@@ -302,7 +296,5 @@ async def delete_member(
     request: Request, auth: AuthContext = Depends(people_admin), payload: MemberRef = parsed(MemberRef)
 ) -> dict[str, Any]:
     member = await member_to_change(request, auth, payload.tmbId)
-    platform = platform_of(request)
-    await platform.teams.remove_member(auth.team_id, member.id)
-    platform.api_keys.forget_member(member.id)  # their keys fail on their very next request
+    await platform_of(request).team_admin.remove_member(auth.team_id, member.id)
     return envelope(None)

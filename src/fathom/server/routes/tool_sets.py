@@ -9,12 +9,11 @@ from typing import Annotated, Any
 from fastapi import APIRouter, Depends, Request
 from pydantic import BaseModel, Field, StringConstraints
 
-from fathom.chat import ChatError
 from fathom.chat.team_tools import HTTP_TYPE, MCP_TYPE, child_tool_nodes
 from fathom.server.auth import AuthContext, authenticate
 from fathom.server.errors import envelope
 from fathom.server.permissions import require_team_key
-from fathom.server.routes.app_access import api_error, chat_of, load_app
+from fathom.server.routes.app_access import chat_of, load_app
 from fathom.server.routes.app_models import AppName, AppRef, Avatar
 from fathom.server.routes.common import ANY_METHOD
 from fathom.server.typed import ApiModel, ObjectId, OptionalObjectId, Text, answers, parsed
@@ -94,46 +93,34 @@ class ToolSetChildren(BaseModel):
 
 async def _create(request: Request, auth: AuthContext, kind: str, values: dict[str, Any]) -> dict[str, Any]:
     require_team_key(auth, "create tool sets")
-    chat = chat_of(request)
-    service = chat.tool_sets
-    try:
-        app = await (service.create_mcp if kind == MCP_TYPE else service.create_http)(auth.team_id, values)
-    except ChatError as exc:
-        raise api_error(exc) from None
-    await chat.owners.set_owner(app.id, auth.member_id)
+    app = await chat_of(request).create_tool_set(auth.team_id, auth.member_id, kind, values)
     return envelope(app.id)
 
 
-async def _update(request: Request, auth: AuthContext, kind: str, values: dict[str, Any]) -> dict[str, Any]:
-    app = await load_app(request, auth, str(values["appId"]), "manage")
+async def _update(
+    request: Request, auth: AuthContext, kind: str, payload: UpdateMcpTools | UpdateHttpTools
+) -> dict[str, Any]:
+    app = await load_app(request, auth, payload.appId, "manage")
     service = chat_of(request).tool_sets
-    try:
-        await service.get(auth.team_id, app.id, kind)
-        await service.update(auth.team_id, app.id, values)
-    except ChatError as exc:
-        raise api_error(exc) from None
+    await service.get(auth.team_id, app.id, kind)
+    await service.update(auth.team_id, app.id, payload.fields())  # only the fields sent change
     return envelope(None)
 
 
 async def _children(request: Request, auth: AuthContext, kind: str, ref: AppRef) -> dict[str, Any]:
     app = await load_app(request, auth, ref.app_id, "read")
     service = chat_of(request).tool_sets
-    try:
-        app, config = await service.get(auth.team_id, app.id, kind)
-    except ChatError as exc:
-        raise api_error(exc) from None
+    app, config = await service.get(auth.team_id, app.id, kind)
     return envelope({"toolSet": service.view(app, config), "children": child_tool_nodes(app, config)})
 
 
-async def _run_tool(request: Request, auth: AuthContext, values: dict[str, Any]) -> dict[str, Any]:
-    if values.get("appId"):  # a call with the set's stored credentials: write permission on the set
-        await load_app(request, auth, str(values["appId"]), "write")
+async def _run_tool(request: Request, auth: AuthContext, payload: RunMcpTool | RunHttpTool) -> dict[str, Any]:
+    values = payload.fields()
+    if payload.appId:  # a call with the set's stored credentials: write permission on the set
+        await load_app(request, auth, payload.appId, "write")
     else:
         require_team_key(auth, "try MCP servers")
-    try:
-        return envelope(await chat_of(request).tool_sets.run_tool(auth.team_id, values))
-    except ChatError as exc:
-        raise api_error(exc) from None
+    return envelope(await chat_of(request).tool_sets.run_tool(auth.team_id, values))
 
 
 @router.api_route(
@@ -164,7 +151,7 @@ async def update_mcp_tools(
     payload: UpdateMcpTools = parsed(UpdateMcpTools),
 ) -> dict[str, Any]:
     """``{appId, url | command+args, headerSecret, toolList}``; a header sent back blank keeps its secret."""
-    return await _update(request, auth, MCP_TYPE, payload.fields())
+    return await _update(request, auth, MCP_TYPE, payload)
 
 
 @router.api_route(
@@ -178,10 +165,7 @@ async def get_mcp_tools(
 ) -> dict[str, Any]:
     """``{url | command+args, headerSecret?}`` → ``[{name, description, inputSchema}]``."""
     require_team_key(auth, "try MCP servers")
-    try:
-        return envelope(await chat_of(request).tool_sets.get_tools(payload.fields()))
-    except ChatError as exc:
-        raise api_error(exc) from None
+    return envelope(await chat_of(request).tool_sets.get_tools(payload.fields()))
 
 
 @router.api_route(
@@ -194,7 +178,7 @@ async def run_mcp_tool(
     request: Request, auth: AuthContext = Depends(authenticate), payload: RunMcpTool = parsed(RunMcpTool)
 ) -> dict[str, Any]:
     """``{appId | url, toolName, params, headerSecret?}`` → the tool's answer."""
-    return await _run_tool(request, auth, payload.fields())
+    return await _run_tool(request, auth, payload)
 
 
 @router.api_route(
@@ -239,7 +223,7 @@ async def update_http_tools(
 ) -> dict[str, Any]:
     """``{appId, baseUrl, apiSchemaStr, customHeaders, headerSecret}``; the tool list is the document's
     operations."""
-    return await _update(request, auth, HTTP_TYPE, payload.fields())
+    return await _update(request, auth, HTTP_TYPE, payload)
 
 
 @router.api_route(
@@ -252,7 +236,7 @@ async def run_http_tool(
     request: Request, auth: AuthContext = Depends(authenticate), payload: RunHttpTool = parsed(RunHttpTool)
 ) -> dict[str, Any]:
     """``{appId, toolName, params}`` → the tool's answer."""
-    return await _run_tool(request, auth, payload.fields())
+    return await _run_tool(request, auth, payload)
 
 
 @router.api_route(

@@ -1,4 +1,4 @@
-"""Usage totals per app and per UTC day (``platform.usage.summarize``), for owners and admins."""
+"""Usage totals per app and per UTC day (``TeamAdmin.usage_report``), for owners and admins."""
 
 from __future__ import annotations
 
@@ -86,9 +86,8 @@ async def usage_summary(
     training bill's totals (none when ``appId`` is given); ``total`` over all. Training (embedding an
     import or a push) is recorded without an app: its rows have ``appId`` null."""
     days, app_id = payload.days, payload.appId
-    rows = await platform_of(request).usage.summarize(auth.team_id, app_id=app_id, days=days)
-    bills = [] if app_id else await platform_of(request).usage.bill_totals(auth.team_id, days=days)
-    names = {app.id: app.name for app in await platform_of(request).apps.list_apps(auth.team_id)}
+    report = await platform_of(request).team_admin.usage_report(auth.team_id, app_id=app_id, days=days)
+    rows, bills, names = report.rows, report.bills, report.app_names
     by_app: dict[str, list[UsageSummaryRow]] = {}
     by_day: dict[str, list[UsageSummaryRow]] = {}
     for row in rows:

@@ -36,6 +36,9 @@ from fathom.datasets.tags import TagService
 from fathom.datasets.training_service import TrainingService
 from fathom.knowledge.tokenize import segment_for_index
 from fathom.llm import ModelRegistry, count_tokens, load_model_registry
+from fathom.platform.health import DatabaseHealth, database_health
+from fathom.platform.model_catalog import ListedModel, chat_model_ids, listed_models
+from fathom.platform.team_admin import TeamAdmin
 from fathom.sandbox import SandboxRunner, client_factory_request_handler
 from fathom.security import EgressGuard, EgressPolicy, SecretBox
 from fathom.security.accounts import AccountError, AccountService, SignInLimits
@@ -110,6 +113,7 @@ class Platform:
     search: DatasetSearchService = field(init=False)
     chat: ChatApplication = field(init=False)
     accounts: AccountService = field(init=False)
+    team_admin: TeamAdmin = field(init=False)
     _worker_tasks: list[asyncio.Task[None]] = field(default_factory=list, init=False)
     _stop: asyncio.Event = field(default_factory=asyncio.Event, init=False)
 
@@ -137,6 +141,9 @@ class Platform:
                 per_ip=self.settings.signin_max_failures_per_ip,
                 window_seconds=self.settings.signin_window_seconds,
             ),
+        )
+        self.team_admin = TeamAdmin(
+            self.teams, self.api_keys, self.apps, self.usage, self.accounts, self.datasets
         )
         self.embedders = EmbedderResolver(self.models)
         self.rerankers = RerankerResolver(self.models)
@@ -296,6 +303,24 @@ class Platform:
             if member is None:
                 raise ConfigError(f"team {team.id} has no owner")
             return team.id, member.id
+
+    async def database_health(self) -> DatabaseHealth:
+        """Whether the database answers and its migrations are current (``GET /api/health``)."""
+        return await database_health(self.db)
+
+    def listed_models(self) -> list[ListedModel]:
+        """The models this server can run (configured, then local embedding ones), defaults marked."""
+        return listed_models(self.models, self.embedders)
+
+    def chat_model_ids(self) -> list[str]:
+        """The chat models a chat request may name, the default first."""
+        return chat_model_ids(self.models)
+
+    async def admit_upload(self, caller: str) -> bool:
+        """Count one upload of ``caller``; False (not counted) when it is more than
+        ``FATHOM_UPLOAD_RATE_PER_MINUTE`` allows in a minute (0: no limit)."""
+        limit = self.settings.upload_rate_per_minute
+        return not limit or await self.upload_hits.count_upload(caller, limit)
 
     def job_handlers(self) -> dict[str, JobHandler]:
         """Every job kind this platform knows how to run."""
