@@ -27,6 +27,16 @@ from starlette.exceptions import HTTPException as StarletteHTTPException
 from starlette.types import ASGIApp, Receive, Scope, Send
 
 from fathom.chat import ChatError
+from fathom.datasets import UnknownRerankModel
+from fathom.datasets.errors import (
+    CollectionMissing,
+    DatasetRequestError,
+    EmbeddingModelNotConfigured,
+    InvalidDatasetRequest,
+    RecordMissing,
+    TagExists,
+    TagMissing,
+)
 from fathom.security.accounts import AccountError
 from fathom.store.errors import database_errors, database_unavailable
 from fathom.store.files import StorageQuotaExceeded
@@ -324,6 +334,25 @@ def _account_error(exc: AccountError) -> ApiError:
     return ApiError(400, "invalidParams", text)
 
 
+#: refusal → (HTTP status, FastGPT statusText)
+_ANSWERS: dict[type[Exception], tuple[int, str]] = {
+    InvalidDatasetRequest: (400, "invalidParams"),
+    UnknownRerankModel: (400, "invalidParams"),
+    EmbeddingModelNotConfigured: (400, ""),
+    TagExists: (409, ""),
+    TagMissing: (404, ""),
+    CollectionMissing: (404, "unExistCollection"),
+}
+
+
+def _dataset_error(exc: DatasetRequestError | UnknownRerankModel) -> ApiError:
+    """The FastGPT answer of a knowledge-base refusal."""
+    if isinstance(exc, RecordMissing):
+        return not_found(exc.kind, str(exc))
+    status, status_text = _ANSWERS.get(type(exc), (400, "invalidParams"))
+    return ApiError(status, status_text, str(exc))
+
+
 def _validation_message(exc: RequestValidationError) -> str:
     parts = []
     for error in exc.errors()[:5]:
@@ -352,6 +381,11 @@ def install_error_handlers(app: FastAPI) -> None:
     @app.exception_handler(AccountError)
     async def _account(_: Request, exc: AccountError) -> JSONResponse:
         return _account_error(exc).response()
+
+    @app.exception_handler(DatasetRequestError)
+    @app.exception_handler(UnknownRerankModel)
+    async def _dataset(_: Request, exc: DatasetRequestError | UnknownRerankModel) -> JSONResponse:
+        return _dataset_error(exc).response()
 
     @app.exception_handler(NotFound)
     async def _not_found(_: Request, exc: NotFound) -> JSONResponse:

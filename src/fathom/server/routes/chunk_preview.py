@@ -19,11 +19,11 @@ from fathom.server.auth import AuthContext
 from fathom.server.errors import ApiError, envelope
 from fathom.server.routes.dataset_models import ChunkSettings, PreviewResult
 from fathom.server.routes.datasets import kb_caller, load_dataset
-from fathom.server.routes.knowledge_routing import DatasetRoute, knowledge_bases
+from fathom.server.routes.knowledge_routing import knowledge_bases
 from fathom.server.typed import BLANK_IS_NONE, ObjectId, answers, parsed
 from fathom.server.uploads import admit_upload, check_file_name, member_or_key
 
-router = APIRouter(tags=["collections"], route_class=DatasetRoute)
+router = APIRouter(tags=["collections"])
 
 PREVIEW_DEFAULT = 10
 PREVIEW_MAX = 50

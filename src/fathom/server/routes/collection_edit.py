@@ -17,10 +17,10 @@ from fathom.server.routes.collections import load_collection, load_owned_collect
 from fathom.server.routes.common import ANY_METHOD
 from fathom.server.routes.dataset_models import CollectionName, WireBool
 from fathom.server.routes.datasets import kb_caller, load_dataset
-from fathom.server.routes.knowledge_routing import DatasetRoute, knowledge_bases
+from fathom.server.routes.knowledge_routing import knowledge_bases
 from fathom.server.typed import BLANK_IS_NONE, ApiModel, ObjectId, OptionalObjectId, answers, parsed
 
-router = APIRouter(tags=["collections"], route_class=DatasetRoute)
+router = APIRouter(tags=["collections"])
 
 DELETE_MAX = 200  # collections one delete may name
 

@@ -18,6 +18,7 @@ from fathom.datasets.records import CollectionRecord, DatasetRecord
 from fathom.server.auth import AuthContext
 from fathom.server.errors import ApiError, envelope
 from fathom.server.json_body import check_storable
+from fathom.server.pagination import Page as AnswerPage
 from fathom.server.permissions import Need, permission_view, require_team_key
 from fathom.server.routes.collection_fields import (
     BillId,
@@ -31,7 +32,6 @@ from fathom.server.routes.dataset_models import (
     COLLECTION_NAME_MAX,
     ChunkSettings,
     CollectionCreated,
-    CollectionList,
     CollectionName,
     CollectionView,
     NonBlank,
@@ -40,11 +40,11 @@ from fathom.server.routes.dataset_models import (
     WireBool,
 )
 from fathom.server.routes.datasets import kb_caller, load_dataset, load_knowledge_base
-from fathom.server.routes.knowledge_routing import DatasetRoute, knowledge_bases
+from fathom.server.routes.knowledge_routing import knowledge_bases
 from fathom.server.typed import BLANK_IS_NONE, ApiModel, ObjectId, OptionalObjectId, Text, answers, parsed
 from fathom.server.uploads import admit_upload, check_file_name, member_or_key
 
-router = APIRouter(tags=["collections"], route_class=DatasetRoute)
+router = APIRouter(tags=["collections"])
 
 
 def _empty_as_none(value: Any) -> Any:
@@ -381,7 +381,7 @@ async def create_local_file(
     "/api/core/dataset/collection/listV2",
     methods=ANY_METHOD,
     summary="List collections",
-    responses=answers(CollectionList),
+    responses=answers(AnswerPage[CollectionView]),
 )
 @router.api_route("/api/core/dataset/collection/list", methods=ANY_METHOD, include_in_schema=False)
 async def list_collections(

@@ -13,6 +13,7 @@ from pydantic import AfterValidator, BaseModel, BeforeValidator, Field, StringCo
 from pydantic_core import PydanticCustomError
 
 from fathom.datasets.records import SearchDataItem
+from fathom.server.pagination import PageQuery
 from fathom.server.permissions import PermissionView
 from fathom.server.typed import BLANK_IS_NONE, ApiModel, Text
 
@@ -93,21 +94,15 @@ class ChunkSettings(ApiModel):
         return settings | qa
 
 
-class Page(ApiModel):
-    """FastGPT's pagination: ``pageSize`` (capped at 30) plus ``offset`` or 1-based ``pageNum``."""
+class Page(PageQuery):
+    """FastGPT's pagination (:class:`~fathom.server.pagination.PageQuery`, the page size capped at 30)
+    and the ``searchText`` the knowledge-base lists filter by."""
 
-    pageSize: Annotated[Annotated[int, Field(ge=1)] | None, BLANK_IS_NONE] = Field(None, examples=[10])
-    offset: Annotated[Annotated[int, Field(ge=0)] | None, BLANK_IS_NONE] = None
-    pageNum: Annotated[int | None, BLANK_IS_NONE] = None
     searchText: Annotated[str | None, BLANK_IS_NONE] = None
 
-    def window(self) -> tuple[int, int]:
-        """(offset, page size)."""
-        size = min(self.pageSize or 10, PAGE_SIZE_CAP)
-        offset = self.offset or 0
-        if offset == 0 and self.pageNum is not None:
-            offset = max(self.pageNum - 1, 0) * size
-        return offset, size
+    def window(self, cap: int = PAGE_SIZE_CAP) -> tuple[int, int]:
+        """(offset, page size), the size at most ``cap`` (30)."""
+        return super().window(cap)
 
 
 # ---- answers ---------------------------------------------------------------------------------------
@@ -186,11 +181,6 @@ class CollectionView(BaseModel):
     permission: PermissionView
 
 
-class CollectionList(BaseModel):
-    list_: list[CollectionView] = Field(alias="list")
-    total: int
-
-
 class InsertResults(BaseModel):
     """What an import or push stored: ``insertLen`` chunks queued (0 for a link or file: the job parses
     it) or rows stored (rows with an empty q are dropped)."""
@@ -230,11 +220,6 @@ class DataView(BaseModel):
     sourceName: str
     sourceId: str
     updateTime: str | None
-
-
-class DataList(BaseModel):
-    list_: list[DataView] = Field(alias="list")
-    total: int
 
 
 class SearchTestResult(BaseModel):

@@ -20,10 +20,10 @@ from fathom.server.routes.collection_fields import TAG_MAX
 from fathom.server.routes.common import ANY_METHOD
 from fathom.server.routes.dataset_models import Page
 from fathom.server.routes.datasets import kb_caller, load_knowledge_base
-from fathom.server.routes.knowledge_routing import DatasetRoute, knowledge_bases
+from fathom.server.routes.knowledge_routing import knowledge_bases
 from fathom.server.typed import BLANK_IS_NONE, ApiModel, ObjectId, answers, parsed
 
-router = APIRouter(tags=["tags"], route_class=DatasetRoute)
+router = APIRouter(tags=["tags"])
 PREFIXES = ("/api/core/dataset/tag", "/api/proApi/core/dataset/tag")
 COLLECTIONS_MAX = 1000
 

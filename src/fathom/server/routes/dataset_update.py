@@ -14,10 +14,10 @@ from fathom.server.routes.common import ANY_METHOD
 from fathom.server.routes.dataset_models import DatasetName, ModelChoice, model_id_of
 from fathom.server.routes.dataset_sources import SourceFields, update_source
 from fathom.server.routes.datasets import kb_caller, load_dataset, load_folder
-from fathom.server.routes.knowledge_routing import DatasetRoute, knowledge_bases
+from fathom.server.routes.knowledge_routing import knowledge_bases
 from fathom.server.typed import BLANK_IS_NONE, ObjectId, OptionalObjectId, Text, answers, parsed
 
-router = APIRouter(route_class=DatasetRoute, tags=["datasets"])
+router = APIRouter(tags=["datasets"])
 
 
 class UpdateDataset(SourceFields):

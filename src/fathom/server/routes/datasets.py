@@ -27,10 +27,10 @@ from fathom.server.routes.dataset_models import (
     model_id_of,
 )
 from fathom.server.routes.dataset_sources import SourceFields, configure_source, source_view
-from fathom.server.routes.knowledge_routing import DatasetRoute, knowledge_bases
+from fathom.server.routes.knowledge_routing import knowledge_bases
 from fathom.server.typed import BLANK_IS_NONE, ApiModel, ObjectId, OptionalObjectId, Text, answers, parsed
 
-router = APIRouter(tags=["datasets"], route_class=DatasetRoute)
+router = APIRouter(tags=["datasets"])
 
 
 class CreateDataset(SourceFields):

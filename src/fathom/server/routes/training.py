@@ -15,15 +15,16 @@ from fathom.datasets.errors import InvalidDatasetRequest
 from fathom.datasets.records import CollectionRecord, TrainingItemRecord
 from fathom.server.auth import AuthContext
 from fathom.server.errors import envelope
+from fathom.server.pagination import Page as AnswerPage
 from fathom.server.permissions import Need, require_team_key
 from fathom.server.routes.collections import load_collection
 from fathom.server.routes.common import ANY_METHOD, iso
 from fathom.server.routes.dataset_models import Page
 from fathom.server.routes.datasets import kb_caller, load_dataset
-from fathom.server.routes.knowledge_routing import DatasetRoute, knowledge_bases
+from fathom.server.routes.knowledge_routing import knowledge_bases
 from fathom.server.typed import BLANK_IS_NONE, ApiModel, ObjectId, OptionalObjectId, Text, answers, parsed
 
-router = APIRouter(tags=["training"], route_class=DatasetRoute)
+router = APIRouter(tags=["training"])
 
 
 class DatasetRef(ApiModel):
@@ -94,11 +95,6 @@ class TrainingItemView(ApiModel):
     lockTime: str | None
 
 
-class TrainingErrorList(ApiModel):
-    list_: list[TrainingItemView] = Field(alias="list")
-    total: int
-
-
 def _training_item_view(item: TrainingItemRecord) -> dict[str, Any]:
     return {
         "_id": item.id,
@@ -137,7 +133,7 @@ async def get_dataset_training_queue(
     "/api/core/dataset/training/getTrainingError",
     methods=ANY_METHOD,
     summary="The chunks of a collection the model failed on",
-    responses=answers(TrainingErrorList),
+    responses=answers(AnswerPage[TrainingItemView]),
 )
 async def get_training_error(
     request: Request, auth: AuthContext = Depends(kb_caller), payload: TrainingErrors = parsed(TrainingErrors)

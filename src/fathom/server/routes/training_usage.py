@@ -13,10 +13,10 @@ from fathom.server.auth import AuthContext
 from fathom.server.errors import envelope
 from fathom.server.routes.common import ANY_METHOD
 from fathom.server.routes.datasets import kb_caller, load_dataset
-from fathom.server.routes.knowledge_routing import DatasetRoute, knowledge_bases
+from fathom.server.routes.knowledge_routing import knowledge_bases
 from fathom.server.typed import BLANK_IS_NONE, ApiModel, ObjectId, answers, parsed
 
-router = APIRouter(tags=["usage"], route_class=DatasetRoute)
+router = APIRouter(tags=["usage"])
 
 BILL_NAME_MAX = 200
 
