@@ -80,7 +80,6 @@ def test_knowledge_base_tour(
         travel = page.locator("tr[data-collection='travel.md'] td >> nth=3").inner_text()
         assert travel == f"{previewed}/{previewed}", travel  # ingested as previewed
         page.check("input[name=chunkMode] >> nth=0")  # back to automatic for the next imports
-        page.screenshot(path=str(screenshots / "02-knowledge-files.png"))
 
         drop_files(
             page,
@@ -119,6 +118,5 @@ def test_knowledge_base_tour(
         assert "180 euros" in first.inner_text()
         trace = first.locator("[data-testid=trace]").inner_text()
         assert "embeddingRecall" in trace and "fullTextRecall" in trace and "convex" in trace
-        page.screenshot(path=str(screenshots / "03-search-test.png"), full_page=True)
     finally:
         page.close()
