@@ -2,12 +2,12 @@
 own text and run, so the README cannot drift from what works.
 
 - a fresh clone: ``git clone`` of this repository (its committed files only) into a temporary folder, its
-  ``.venv`` the virtualenv running the tests (a link, so nothing is installed: each file keeps its last
-  commit's time, as an older checkout's would, and ``make -n run`` must show ``.venv/bin/fathom serve``
-  alone, else the test skips with the reason; ``PYTHONPATH`` is the clone's ``src``, checked to be the
-  code that runs); there ``make run`` runs as the README writes it, on a free port through the variable the
-  README names for the port, and the host one; every command the README gives (``.venv/bin/python``,
-  ``.venv/bin/fathom …``) runs literally in the clone;
+  ``.venv`` the virtualenv running the tests (a link, so nothing is installed: ``pyproject.toml`` is dated
+  by its last commit, as an older checkout's would be, and ``make -n run`` must show
+  ``.venv/bin/fathom serve`` alone, else the test skips with the reason; ``PYTHONPATH`` is the clone's
+  ``src``, checked to be the code that runs); there ``make run`` runs as the README writes it, on a free
+  port through the variable the README names for the port, and the host one; every command the README
+  gives (``.venv/bin/python``, ``.venv/bin/fathom …``) runs literally in the clone;
 - the first start prints the box the README shows (same rows, in order) after every log line, then the
   README's "Fathom … on …" line; a later start prints only that line;
 - the scripted model is started with the README's command and prints what the README says; Fathom is
@@ -18,7 +18,10 @@ own text and run, so the README cannot drift from what works.
   and a visitor answered through it;
 - ``fathom keys create`` prints a new key; the README's Python block runs with the real ``openai`` SDK and
   that key: ``client.models.list()`` lists the scripted model and the chat answers;
-- ``fathom doctor`` with the same variables finds the model.
+- ``fathom doctor`` with the same variables finds the model;
+- with the server still running and the data the README made, Chromium takes the pictures
+  ``docs/console.md`` shows (``readme_screenshots.py``; into ``docs/images/console/`` with
+  ``FATHOM_UPDATE_SCREENSHOTS=1``, else into a temporary folder), each checked not blank.
 
 A README that names a variable, command, route or output that does not work fails here."""
 
@@ -143,7 +146,7 @@ class Newcomer:
 
 
 def _clone(into: Path) -> Path:
-    """``git clone`` of the repository the tests run in, every file dated by its last commit."""
+    """``git clone`` of the repository the tests run in; its ``pyproject.toml`` dated by its last commit."""
     if shutil.which("git") is None or not (ROOT / ".git").exists():
         pytest.skip("the fresh clone needs git and this repository's .git")
     clone = into / "fathom"
