@@ -185,7 +185,7 @@ def test_a_workflow_is_built_by_touch_on_a_phone_and_answers(
         page.tap(f"{_node('chatNode')} .wf-node-head")
         page.wait_for_selector("[data-testid=sheet] [data-testid=inspector]")
         _check_layout(page, [_node("chatNode")])
-        quotes = page.locator("[data-testid=ref-quoteQA] option", has_text="› Quotes")
+        quotes = page.locator("[data-testid=ref-quoteQA] option[value$='|quoteQA']")  # search › Quotes
         page.select_option("[data-testid=ref-quoteQA]", value=quotes.get_attribute("value"))
         if locale == "en-US":
             page.screenshot(path=str(SHOTS / "phone-editor-sheet.png"))
