@@ -94,7 +94,6 @@ def test_knowledge_base_tour(
             broken.query_selector("button:has-text('Retry')").click()
         assert retried.value.json()["code"] == 200
         page.wait_for_selector("tr[data-collection='broken.pdf'][data-status=error]", timeout=60_000)
-        page.screenshot(path=str(screenshots / "02b-knowledge-error-retry.png"))
 
         page.click("button:has-text('Web page')")
         page.fill("input[name=link]", web_page)

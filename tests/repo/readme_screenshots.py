@@ -3,11 +3,12 @@ data the walkthrough made (issue 31): the knowledge base *Handbook* and its *ref
 *Helpdesk*, the share link, the keys, the seeded demo, the user ``root`` signed in with the printed password.
 
 Each scene brings a page to what its picture shows, at desktop (1366×900) or phone (390×844) size, in an
-en-US or a zh-CN browser; ``SCENES`` maps each picture's file name to its scene. A few pictures show states
-this data cannot reach without scripting the model or the server differently (a failed import, a
-model that is down, interactive nodes, a check refusing a publish, a workflow built by touch, an answer
-while indexing); ``SHOT_BY_CONSOLE_TESTS`` names the browser test that takes each of those, so every
-picture has exactly one producer (``tests/repo/test_readme_walkthrough.py`` checks both lists)."""
+en-US or a zh-CN browser; ``SCENES`` maps each picture's file name to its scene (a broken file imported
+and retried; last, the README's scripted model stopped). A few pictures show states this data cannot
+reach without scripting the model or the server differently (interactive nodes, a check refusing a
+publish, a workflow built by touch, an answer while indexing); ``SHOT_BY_CONSOLE_TESTS`` names the
+browser test that takes each of those, so every picture has exactly one producer
+(``tests/repo/test_readme_walkthrough.py`` checks both lists)."""
 
 from __future__ import annotations
 
@@ -47,6 +48,7 @@ class Visit:
     app_id: str
     demo_app_id: str
     client: Any  # httpx.Client on base with the key
+    stop_model: Callable[[], None]  # stops the README's scripted model (the last scenes show it down)
     notes: dict[str, str] = field(default_factory=dict)
 
 
@@ -136,6 +138,26 @@ def _workflow_run(page: Any, visit: Visit, lang: str, details: bool = True) -> N
         step.locator("summary").click()
 
 
+def _import_error(page: Any, visit: Visit) -> None:
+    """A file that does not parse fails at once; Retry runs it again, and it fails again."""
+    _handbook(page, visit)
+    pdf = {"name": "broken.pdf", "mimeType": "application/pdf", "buffer": b"%PDF-1.4 not really a pdf"}
+    page.set_input_files("[data-testid=file-input]", files=[pdf])
+    page.click("button:has-text('Import 1 file')")
+    broken = page.wait_for_selector("tr[data-collection='broken.pdf'][data-status=error]", timeout=60_000)
+    with page.expect_response("**/api/core/dataset/training/updateTrainingData"):
+        broken.query_selector("button:has-text('Retry')").click()
+    page.wait_for_selector("tr[data-collection='broken.pdf'][data-status=error]", timeout=60_000)
+
+
+def _model_down(page: Any, visit: Visit) -> None:
+    visit.stop_model()
+    page.goto(f"{visit.base}/chat/{visit.app_id}")
+    page.fill("textarea[name=message]", QUESTION)
+    page.keyboard.press("Enter")
+    page.wait_for_selector(".msg.ai[data-done='1'] [data-testid=node-errors]", timeout=60_000)
+
+
 def _members(page: Any, visit: Visit) -> None:
     page.goto(f"{visit.base}/members")
     page.select_option("select[name=inviteRole]", "member")
@@ -186,6 +208,7 @@ class Shot:
 
 SCENES: dict[str, Shot] = {
     "02-knowledge-files.png": Shot("desktop", "en", _handbook),
+    "02b-knowledge-error-retry.png": Shot("desktop", "en", _import_error),
     "03-search-test.png": Shot("desktop", "en", lambda p, v: _search(p, v, "Search test"), full_page=True),
     "05-chat.png": Shot("desktop", "en", lambda p, v: _chat(p, v, v.app_id, QUESTION)),
     "09-workflow-run.png": Shot("desktop", "en", lambda p, v: _workflow_run(p, v, "en", details=False)),
@@ -202,6 +225,7 @@ SCENES: dict[str, Shot] = {
     "tour-desktop-zh-workflow-run.png": Shot("desktop", "zh", lambda p, v: _workflow_run(p, v, "zh")),
     "phone-02-knowledge.png": Shot("phone", "en", _handbook),
     "phone-keys.png": Shot("phone", "en", _keys),
+    "desktop-chat-model-down.png": Shot("desktop", "en", _model_down, late=True),  # after every answer
     "phone-demo-answer.png": Shot(
         "phone", "en", lambda p, v: _chat(p, v, v.demo_app_id, "How do I change the port?"), late=True
     ),
@@ -215,11 +239,9 @@ SCENES: dict[str, Shot] = {
 }
 
 SHOT_BY_CONSOLE_TESTS = {
-    "02b-knowledge-error-retry.png": "test_console_knowledge.py",  # a web page that fails to import
     "07-user-select.png": "test_console_chat.py",  # an interactive user-select node
     "12-chat-tools-form.png": "test_console_chat.py",  # a tool call asking for a form
     "31-workflow-publish-refused.png": "test_console_workflow_checks.py",  # a broken workflow
-    "desktop-chat-model-down.png": "test_console_daily.py",  # the model endpoint down
     "phone-editor-built-by-touch.png": "test_console_editor_phone.py",  # a workflow built by touch
     "phone-editor-sheet.png": "test_console_editor_phone.py",
     "phone-indexing-notice.png": "test_console_indexing_notice.py",  # an answer while indexing

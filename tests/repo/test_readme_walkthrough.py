@@ -270,6 +270,7 @@ class Walked:
     demo_app_id: str
     app_id: str
     reached: list[str]
+    model: Process
 
 
 STEPS = ["start", "model", "sign-in", "shell steps", "sdk", "doctor"]
@@ -366,7 +367,7 @@ def walked(newcomer: Newcomer) -> Walked:
     doctor = person.run([".venv/bin/fathom", "doctor"], env={**where, **model_env})
     assert "scripted-chat" in doctor and "not among them" not in doctor, doctor
     reached.append("doctor")
-    return Walked(base, password, admin_key, box["Demo app"], app_id, reached)
+    return Walked(base, password, admin_key, box["Demo app"], app_id, reached, model)
 
 
 def test_the_readme_from_top_to_bottom(walked: Walked) -> None:
@@ -405,7 +406,8 @@ def test_the_console_pictures_are_taken_over_the_readme_walkthroughs_server(
     into = IMAGES if os.environ.get(UPDATE) else tmp_path
     key = {"Authorization": f"Bearer {walked.admin_key}"}
     with httpx.Client(base_url=walked.base, headers=key) as client:
-        visit = Visit(walked.base, walked.password, walked.app_id, walked.demo_app_id, client)
+        stop = walked.model.stop
+        visit = Visit(walked.base, walked.password, walked.app_id, walked.demo_app_id, client, stop)
         colours = take(visit, list(SCENES), into)
     assert sorted(colours) == sorted(SCENES)
     blank = {name: count for name, count in colours.items() if count < 8 or not (into / name).is_file()}
