@@ -290,6 +290,7 @@ def take(visit: Visit, names: list[str], into: Path) -> dict[str, int]:
                 if not mine:
                     continue
                 context = browser.new_context(viewport=VIEWPORTS[size], locale=LOCALES[lang])
+                context.set_default_timeout(120_000)  # a search embeds while the demo is being indexed
                 try:
                     for number, name in enumerate(mine):
                         page = context.new_page()
