@@ -34,10 +34,11 @@ def chromium_path() -> str:
     return str(CHROMIUM) if CHROMIUM.exists() else str(shutil.which("chromium"))
 
 
-def sign_in(page: Any, base_url: str, key: str) -> None:
+def sign_in(page: Any, base_url: str, key: str, button: str = "Sign in") -> None:
+    """Signs in with a key; ``button`` is the sign-in button's text in the page's language."""
     page.goto(base_url + "/")
     page.fill("input[name=apiKey]", key)
-    page.click("button:has-text('Sign in')")
+    page.click(f"button:has-text('{button}')")
     page.wait_for_selector("nav.sidebar")
 
 

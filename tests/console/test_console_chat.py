@@ -62,7 +62,6 @@ def test_simple_app_on_a_knowledge_base_streams_an_answer_with_sources(
         assert page.locator(".msg.ai .md table td:has-text('economy')").count() == 1
         assert page.locator(".msg.ai .md pre code").count() == 1
         page.wait_for_selector(".quote-chip")
-        page.screenshot(path=str(screenshots / "05-chat.png"))
         page.click(".quote-chip")
         page.wait_for_selector(".modal [data-testid=trace]:has-text('embeddingRecall')")
         page.screenshot(path=str(screenshots / "06-chat-quote.png"))

@@ -3,7 +3,7 @@ field is wide enough to read; links made through the API get the console's per-v
 minute); simple-app cards have an Edit link; two knowledge bases with the same name are told apart in
 the app form; Enter runs the editor's test panel; the sign-in page asks nothing that answers 401; the
 widget snippet and invitation links use ``FATHOM_PUBLIC_URL``. Each at desktop size in English and on a
-phone in Chinese, but the invitation link (desktop, English)."""
+phone in Chinese."""
 
 from __future__ import annotations
 
@@ -41,9 +41,9 @@ VIEWS = {  # desktop in English, a phone in Chinese
 }
 WORDS = {
     "en-US": {"sign_in": "Sign in", "run": "Run", "sign_out": "Sign out", "apps": "Apps"}
-    | {"simple_app": "Simple app"},
+    | {"simple_app": "Simple app", "invite": "Create invitation link"},
     "zh-CN": {"sign_in": "登录", "run": "运行", "sign_out": "退出登录", "apps": "应用"}
-    | {"simple_app": "简易应用"},
+    | {"simple_app": "简易应用", "invite": "生成邀请链接"},
 }
 
 
@@ -239,14 +239,16 @@ def test_the_sign_in_page_asks_nothing_that_answers_401(
         page.close()
 
 
-def test_invitation_links_use_the_public_url(public_server: Any, browser: Any) -> None:
+@pytest.mark.parametrize("view", sorted(VIEWS))
+def test_invitation_links_use_the_public_url(public_server: Any, browser: Any, view: str) -> None:
     server = public_server
-    page = browser.new_page(viewport={"width": 1366, "height": 900})
+    words = WORDS[VIEWS[view][1]]
+    page = _page(browser, view)
     try:
-        sign_in(page, server.base_url, server.admin_key)
-        page.click("nav >> text=Members")
+        sign_in(page, server.base_url, server.admin_key, words["sign_in"])
+        page.goto(f"{server.base_url}/members")
         page.select_option("select[name=inviteRole]", "member")
-        page.click("button:has-text('Create invitation link')")
+        page.click(f"button:has-text('{words['invite']}')")
         link = page.locator("[data-testid=invite-link] code").inner_text().strip()
         assert link.startswith(f"{PUBLIC_URL}/invite/"), link
     finally:

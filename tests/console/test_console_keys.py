@@ -5,7 +5,6 @@ from __future__ import annotations
 
 import asyncio
 from concurrent.futures import ThreadPoolExecutor
-from pathlib import Path
 from typing import Any
 
 import httpx
@@ -37,7 +36,7 @@ def _record_usage(server: Any) -> str:
 
 
 def test_keys_are_shown_once_revoked_after_confirm_and_usage_is_listed(
-    live_server: Any, browser: Any, screenshots: Path
+    live_server: Any, browser: Any
 ) -> None:
     _record_usage(live_server)
     page = browser.new_page(viewport={"width": 1360, "height": 900})
@@ -55,7 +54,6 @@ def test_keys_are_shown_once_revoked_after_confirm_and_usage_is_listed(
         assert shown not in row.inner_text()
         page.wait_for_selector("td:has-text('Helpdesk')")
         assert "2,000" in page.locator(".card:has(h2:has-text('Usage'))").inner_text()
-        page.screenshot(path=str(screenshots / "11-keys-usage.png"), full_page=True)
 
         row.locator("button:has-text('Revoke')").click()
         page.wait_for_selector("tr[data-key='website bot']", state="detached")

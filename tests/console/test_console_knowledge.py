@@ -80,7 +80,6 @@ def test_knowledge_base_tour(
         travel = page.locator("tr[data-collection='travel.md'] td >> nth=3").inner_text()
         assert travel == f"{previewed}/{previewed}", travel  # ingested as previewed
         page.check("input[name=chunkMode] >> nth=0")  # back to automatic for the next imports
-        page.screenshot(path=str(screenshots / "02-knowledge-files.png"))
 
         drop_files(
             page,
@@ -95,7 +94,6 @@ def test_knowledge_base_tour(
             broken.query_selector("button:has-text('Retry')").click()
         assert retried.value.json()["code"] == 200
         page.wait_for_selector("tr[data-collection='broken.pdf'][data-status=error]", timeout=60_000)
-        page.screenshot(path=str(screenshots / "02b-knowledge-error-retry.png"))
 
         page.click("button:has-text('Web page')")
         page.fill("input[name=link]", web_page)
@@ -119,6 +117,5 @@ def test_knowledge_base_tour(
         assert "180 euros" in first.inner_text()
         trace = first.locator("[data-testid=trace]").inner_text()
         assert "embeddingRecall" in trace and "fullTextRecall" in trace and "convex" in trace
-        page.screenshot(path=str(screenshots / "03-search-test.png"), full_page=True)
     finally:
         page.close()

@@ -5,7 +5,8 @@ picked from the model list and its knowledge base, answering with sources; a wor
 the leave-without-saving prompt; a FastGPT template (as FastGPT exports it) imported, its unknown model
 shown as falling back, a configured one picked, and run in the editor with each node's details; keys.
 
-Screenshots land in build/console-screenshots/tour-*.png (docs/images/console/ copies them)."""
+The tour's pictures in docs/console.md are taken over the README walkthrough's server
+(tests/repo/readme_screenshots.py)."""
 
 from __future__ import annotations
 
@@ -165,7 +166,6 @@ def test_daily_tour(env: dict[str, Any], size: str, lang: str) -> None:
         summary = page.wait_for_selector("[data-testid=chunk-preview-summary]").inner_text()
         assert summary.startswith(T["summary"]), summary
         assert "ninety days" in page.locator("[data-testid=preview-chunk]").nth(0).inner_text()
-        _shot(page, f"tour-{tag}-chunk-preview.png")
         page.click(f"button:has-text('{T['import1']}')")
         page.wait_for_selector(f"tr[data-collection='{guide.name}'][data-status=ready]", timeout=60_000)
         assert page.locator(f"tr[data-collection='{guide.name}'] td >> nth=3").inner_text() == "3/3"
@@ -198,7 +198,6 @@ def test_daily_tour(env: dict[str, Any], size: str, lang: str) -> None:
         answer = page.wait_for_selector(".msg.ai[data-done='1']", timeout=30_000)
         assert "ninety days" in answer.inner_text()
         page.wait_for_selector(f".quote-chip:has-text('{guide.name}')")
-        _shot(page, f"tour-{tag}-simple-app-chat.png")
         assert env["scripted"].chat_requests[-1]["model"] == MODEL
         assert [r["model"] for r in env["scripted"].rerank_requests[reranked:]] == [RERANK]
 
@@ -232,7 +231,6 @@ def test_daily_tour(env: dict[str, Any], size: str, lang: str) -> None:
         # the template's "FlowNodeInputTypeEnum.reference" inputs are references, its hidden ones internal
         assert page.locator("[data-testid=inspector] [data-testid=ref-userChatInput]").count() == 1
         assert "Dataset search extension bg" not in page.locator(".wf-canvas").inner_text()
-        _shot(page, f"tour-{tag}-template-model-fallback.png")
         page.select_option("[data-testid=inspector] select[name=input-model]", MODEL)
         assert page.locator("[data-testid=inspector] [data-testid=model-fallback]").count() == 0
         page.click("[data-testid=inspector] button[aria-label=Close]")
@@ -258,7 +256,6 @@ def test_daily_tour(env: dict[str, Any], size: str, lang: str) -> None:
         assert T["user_question"] in inputs and "Do I need a visa for Japan?" in inputs, inputs
         outputs = steps.filter(has_text=T["ai_chat"]).locator("[data-testid=node-outputs]").inner_text()
         assert "ninety days" in outputs, outputs
-        _shot(page, f"tour-{tag}-workflow-run.png")
         page.click(f"[data-testid=run-panel] button:has-text('{T['close']}')")
         page.click(f".wf-bar button:has-text('{T['save_draft']}')")
         page.wait_for_selector(f"[data-testid=editor-note]:has-text('{T['saved']}')")

@@ -60,7 +60,6 @@ def test_build_connect_run_import_and_publish_a_workflow(
         page.click("button:has-text('Run the canvas')")
         page.wait_for_selector("[data-testid=run-panel] .chunk:has-text('You said: hello')")
         page.wait_for_selector(f".react-flow__node[data-id='{reply_id}'] .wf-node.done")
-        page.screenshot(path=str(screenshots / "09-workflow-run.png"))
         page.click("[data-testid=run-panel] button:has-text('Close')")
 
         page.click("button:has-text('Variables')")

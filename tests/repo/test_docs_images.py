@@ -1,7 +1,8 @@
-"""The console screenshots in ``docs/images/console/`` are the ones the docs show, and only those: each is a
-copy the browser tests write with ``FATHOM_UPDATE_SCREENSHOTS=1`` (tests/console/conftest.py), which
-refreshes only images a page of ``docs/`` or the README references, so an unreferenced file there would go
-stale unseen, and a referenced one that is missing is a broken picture."""
+"""The console screenshots in ``docs/images/console/`` are the ones the docs show, and only those: each is
+written with ``FATHOM_UPDATE_SCREENSHOTS=1`` by the README walkthrough (tests/repo/readme_screenshots.py) or
+copied from a browser test's (tests/console/conftest.py), which refreshes only images a page of ``docs/`` or
+the README references, so an unreferenced file there would go stale unseen, and a referenced one that is
+missing is a broken picture."""
 
 from __future__ import annotations
 

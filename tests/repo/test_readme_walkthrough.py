@@ -1,9 +1,13 @@
 """The README from top to bottom, as a newcomer follows it (issue 31): every step is parsed from the README's
 own text and run, so the README cannot drift from what works.
 
-- ``make run`` is ``.venv/bin/fathom serve`` (read from the Makefile; the test never runs ``make``, which
-  would install things), started here as ``python -m fathom serve`` in an empty folder (a fresh clone's
-  ``./data``) on a free port through the variable the README names for the port, and the host one;
+- a fresh clone: ``git clone`` of this repository (its committed files only) into a temporary folder, its
+  ``.venv`` the virtualenv running the tests (a link, so nothing is installed: ``pyproject.toml`` is dated
+  by its last commit, as an older checkout's would be, and ``make -n run`` must show
+  ``.venv/bin/fathom serve`` alone, else the test skips with the reason; ``PYTHONPATH`` is the clone's
+  ``src``, checked to be the code that runs); there ``make run`` runs as the README writes it, on a free
+  port through the variable the README names for the port, and the host one; every command the README
+  gives (``.venv/bin/python``, ``.venv/bin/fathom …``) runs literally in the clone;
 - the first start prints the box the README shows (same rows, in order) after every log line, then the
   README's "Fathom … on …" line; a later start prints only that line;
 - the scripted model is started with the README's command and prints what the README says; Fathom is
@@ -14,15 +18,20 @@ own text and run, so the README cannot drift from what works.
   and a visitor answered through it;
 - ``fathom keys create`` prints a new key; the README's Python block runs with the real ``openai`` SDK and
   that key: ``client.models.list()`` lists the scripted model and the chat answers;
-- ``fathom doctor`` with the same variables finds the model.
+- ``fathom doctor`` with the same variables finds the model;
+- with the server still running and the data the README made, Chromium takes the pictures
+  ``docs/console.md`` shows (``readme_screenshots.py``; into ``docs/images/console/`` with
+  ``FATHOM_UPDATE_SCREENSHOTS=1``, else into a temporary folder), each checked not blank.
 
 A README that names a variable, command, route or output that does not work fails here."""
 
 from __future__ import annotations
 
+import contextlib
 import os
 import re
 import shutil
+import signal
 import socket
 import subprocess
 import sys
@@ -34,6 +43,7 @@ from pathlib import Path
 
 import httpx
 import pytest
+from readme_screenshots import SCENES, SHOT_BY_CONSOLE_TESTS, Visit, browser_unavailable, take
 
 ROOT = Path(__file__).resolve().parents[2]
 README = (ROOT / "README.md").read_text(encoding="utf-8")
@@ -62,7 +72,8 @@ def _env_assignments(line: str) -> dict[str, str]:
 
 @dataclass
 class Process:
-    """A process started by the test, its stdout and stderr read line by line into ``lines``."""
+    """A process started by the test in a session of its own (``make run`` and the server it starts are
+    stopped together), its stdout and stderr read line by line into ``lines``."""
 
     popen: subprocess.Popen[str]
     lines: list[str] = field(default_factory=list)
@@ -89,17 +100,19 @@ class Process:
 
     def stop(self) -> None:
         if self.popen.poll() is None:
-            self.popen.terminate()
+            os.killpg(self.popen.pid, signal.SIGTERM)  # Ctrl-C's group: make and the server under it
             try:
                 self.popen.wait(timeout=20)
             except subprocess.TimeoutExpired:
-                self.popen.kill()
+                os.killpg(self.popen.pid, signal.SIGKILL)
                 self.popen.wait()
+        with contextlib.suppress(ProcessLookupError):  # make's child outliving make
+            os.killpg(self.popen.pid, signal.SIGKILL)
 
 
 @dataclass
 class Newcomer:
-    """A fresh folder, the environment a shell there would have, and the processes started from it."""
+    """A fresh clone, the environment a shell there would have, and the processes started from it."""
 
     cwd: Path
     env: dict[str, str]
@@ -107,12 +120,13 @@ class Newcomer:
 
     def start(self, *args: str, env: dict[str, str] | None = None) -> Process:
         popen = subprocess.Popen(
-            [sys.executable, *args],
+            list(args),
             cwd=self.cwd,
             env={**self.env, **(env or {})},
             stdout=subprocess.PIPE,
             stderr=subprocess.STDOUT,
             text=True,
+            start_new_session=True,
         )
         process = Process(popen)
         self.processes.append(process)
@@ -131,15 +145,54 @@ class Newcomer:
         return done.stdout
 
 
-@pytest.fixture
-def newcomer(tmp_path: Path) -> Iterator[Newcomer]:
-    if shutil.which("curl") is None or shutil.which("jq") is None:
-        pytest.skip("the README's shell steps need curl and jq")
-    env = {k: v for k, v in os.environ.items() if not k.startswith("FATHOM_")}
-    env["PYTHONPATH"] = os.pathsep.join([str(ROOT / "src"), env.get("PYTHONPATH", "")]).rstrip(os.pathsep)
+def _clone(into: Path) -> Path:
+    """``git clone`` of the repository the tests run in; its ``pyproject.toml`` dated by its last commit."""
+    if shutil.which("git") is None or not (ROOT / ".git").exists():
+        pytest.skip("the fresh clone needs git and this repository's .git")
+    clone = into / "fathom"
+    subprocess.run(["git", "clone", "-q", str(ROOT), str(clone)], check=True, timeout=120)
+    dated = subprocess.run(
+        ["git", "log", "-1", "--format=%ct", "--", "pyproject.toml"],
+        cwd=clone,
+        capture_output=True,
+        text=True,
+        check=True,
+    )
+    committed = int(dated.stdout.strip())
+    os.utime(clone / "pyproject.toml", (committed, committed))
+    return clone
+
+
+def _reuse_the_virtualenv(clone: Path) -> None:
+    """``clone/.venv`` is the virtualenv running the tests, and ``make run`` would install nothing."""
+    venv = Path(sys.prefix)
+    if venv == Path(sys.base_prefix) or not (venv / ".installed-run").exists():
+        pytest.skip(f"the tests do not run in a virtualenv made by make ({venv}): make run would install")
+    (clone / ".venv").symlink_to(venv, target_is_directory=True)
+    dry = subprocess.run(["make", "-n", "run"], cwd=clone, capture_output=True, text=True, timeout=30)
+    commands = [line for line in dry.stdout.splitlines() if line.strip()]
+    if dry.returncode != 0 or commands != [".venv/bin/fathom serve"]:
+        reason = f"make run in a fresh clone would do more than serve ({commands}, {dry.stderr.strip()})"
+        print(f"SKIP {reason}")
+        pytest.skip(reason)
+
+
+@pytest.fixture(scope="module")
+def newcomer(tmp_path_factory: pytest.TempPathFactory) -> Iterator[Newcomer]:
+    for tool in ("make", "curl", "jq"):
+        if shutil.which(tool) is None:
+            reason = f"the README's steps need {tool}"
+            print(f"SKIP {reason}")
+            pytest.skip(reason)
+    clone = _clone(tmp_path_factory.mktemp("newcomer"))
+    _reuse_the_virtualenv(clone)
+    env = {k: v for k, v in os.environ.items() if not k.startswith("FATHOM_") and k != "PYTHONPATH"}
+    env["PYTHONPATH"] = str(clone / "src")  # the clone's code, not this checkout's (checked below)
     env["PYTHONUNBUFFERED"] = "1"
     env["COLUMNS"] = "120"  # the box is as wide as its rows; a narrow pipe would wrap them
-    person = Newcomer(tmp_path, env)
+    person = Newcomer(clone, env)
+    imported = person.run([".venv/bin/python", "-c", "import fathom; print(fathom.__file__)"])
+    assert Path(imported.strip()).is_relative_to(clone / "src"), imported
     try:
         yield person
     finally:
@@ -193,7 +246,7 @@ def _ready_pattern(readme_line: str, port: int) -> str:
 
 def _start_server(person: Newcomer, env: dict[str, str], port: int) -> tuple[Process, int]:
     _, ready_line = _readme_box()
-    server = person.start("-m", "fathom", "serve", env=env)
+    server = person.start("make", "run", env=env)
     pattern = _ready_pattern(ready_line, port)
     server.wait_for(pattern)
     index = next(i for i, line in enumerate(server.lines) if re.search(pattern, line))
@@ -207,8 +260,28 @@ def _shell(person: Newcomer, script: str, port: int, key: str) -> str:
     return person.run(["bash", "-euo", "pipefail", "-c", script], timeout=180)
 
 
-def test_the_readme_from_top_to_bottom(newcomer: Newcomer) -> None:
+@dataclass
+class Walked:
+    """Where the walk through the README left the newcomer: the server still running with the model."""
+
+    base: str
+    password: str
+    admin_key: str
+    demo_app_id: str
+    app_id: str
+    reached: list[str]
+    model: Process
+
+
+STEPS = ["start", "model", "sign-in", "shell steps", "sdk", "doctor"]
+
+
+@pytest.fixture(scope="module")
+def walked(newcomer: Newcomer) -> Walked:
+    """The README followed from top to bottom, each step checked as it is taken (a failed check is this
+    fixture's error, with its message); the server is left running for the screenshots."""
     person = newcomer
+    reached: list[str] = []
     _make_run_is_fathom_serve()
     port_var, host_var = _port_and_host_variables()
     port = _free_port()
@@ -228,6 +301,7 @@ def test_the_readme_from_top_to_bottom(newcomer: Newcomer) -> None:
     assert box["API key"].startswith("fathom-") and (person.cwd / "data" / "fathom.db").exists()
     password, admin_key = box["Password"], box["API key"]
     server.stop()
+    reached.append("start")
 
     # 3. A model: the scripted one, as the README starts it; Fathom again with the README's variables
     model_block = _block_with("bash", "-m fathom.testing")
@@ -235,7 +309,7 @@ def test_the_readme_from_top_to_bottom(newcomer: Newcomer) -> None:
     model_port = _free_port()
     command = model_command.split("#")[0].replace("8001", str(model_port)).split()
     assert command[0] == ".venv/bin/python" and command[1:3] == ["-m", "fathom.testing"]
-    model = person.start(*command[1:])
+    model = person.start(*command)
     printed = re.escape(f"scripted OpenAI server on http://127.0.0.1:{model_port}/v1")
     model.wait_for(printed, timeout=60)
     assert "scripted OpenAI server on http://127.0.0.1:8001/v1" in README.replace("\n", " ")
@@ -249,6 +323,7 @@ def test_the_readme_from_top_to_bottom(newcomer: Newcomer) -> None:
     server, ready_at = _start_server(person, {**where, **model_env}, port)
     assert "Later starts print only the last line." in README
     assert not any("First start: your credentials" in line for line in server.lines)
+    reached.append("model")
 
     base = f"http://127.0.0.1:{port}"
     assert "sign in as `root` with that password" in README
@@ -256,6 +331,7 @@ def test_the_readme_from_top_to_bottom(newcomer: Newcomer) -> None:
         f"{base}/api/support/user/account/loginByPassword", json={"username": "root", "password": password}
     )
     assert login.status_code == 200 and "fathom_session" in login.cookies, login.text
+    reached.append("sign-in")
 
     # 1.–5. the README's shell steps, run as written
     steps = [
@@ -271,22 +347,70 @@ def test_the_readme_from_top_to_bottom(newcomer: Newcomer) -> None:
     app_id = re.findall(r"^APP=(\w+)$", output, flags=re.M)[-1]
     visitor_answer = [line for line in output.splitlines() if line.strip()][-2]
     assert visitor_answer == "You said: When do refunds arrive?", output  # the scripted model echoes
+    reached.append("shell steps")
 
     # 4. The SDK, with a key made as the README says
     assert ".venv/bin/fathom keys create" in README
-    new_key = (
-        person.run([sys.executable, "-m", "fathom", "keys", "create"], env=model_env).strip().splitlines()[-1]
-    )
+    new_key = person.run([".venv/bin/fathom", "keys", "create"], env=model_env).strip().splitlines()[-1]
     assert new_key.startswith("fathom-") and new_key != admin_key
     python = _block_with("python", "client.models.list()")
     python = python.replace(f"127.0.0.1:{PORT_IN_README}", f"127.0.0.1:{port}").replace(
         "fathom-3kq…", new_key
     )
     python = python.replace("<APP>", app_id).replace("qwen2.5", "scripted-chat")
-    printed_lines = person.run([sys.executable, "-c", python]).strip().splitlines()
+    printed_lines = person.run([".venv/bin/python", "-c", python]).strip().splitlines()
     assert printed_lines[0] == "['scripted-chat']", printed_lines
     assert printed_lines[1] == "You said: When do refunds arrive?", printed_lines
+    reached.append("sdk")
 
     # `fathom doctor` (with the same variables) checks that the endpoint answers and lists that model
-    doctor = person.run([sys.executable, "-m", "fathom", "doctor"], env={**where, **model_env})
+    doctor = person.run([".venv/bin/fathom", "doctor"], env={**where, **model_env})
     assert "scripted-chat" in doctor and "not among them" not in doctor, doctor
+    reached.append("doctor")
+    return Walked(base, password, admin_key, box["Demo app"], app_id, reached, model)
+
+
+def test_the_readme_from_top_to_bottom(walked: Walked) -> None:
+    assert walked.reached == STEPS
+
+
+CONSOLE_MD = ROOT / "docs" / "console.md"
+IMAGES = ROOT / "docs" / "images" / "console"
+UPDATE = "FATHOM_UPDATE_SCREENSHOTS"
+
+
+def test_the_console_pictures_are_taken_over_the_readme_walkthroughs_server(
+    walked: Walked, tmp_path: Path
+) -> None:
+    """Every picture ``docs/console.md`` shows exists and has one producer: this walkthrough's server with
+    the data it made (``readme_screenshots.SCENES``), or a named browser test for states this data cannot
+    reach. With ``FATHOM_UPDATE_SCREENSHOTS=1`` the pictures are written over those in
+    ``docs/images/console/``; without it, to a temporary folder. Each is checked not blank."""
+    shown = list(dict.fromkeys(re.findall(r"images/console/([\w.-]+\.png)", CONSOLE_MD.read_text("utf-8"))))
+    assert shown, "docs/console.md shows no pictures"
+    missing = [name for name in shown if not (IMAGES / name).is_file()]
+    assert not missing, f"docs/console.md shows missing pictures: {missing}"
+    both = set(SCENES) & set(SHOT_BY_CONSOLE_TESTS)
+    assert not both, f"two producers for {sorted(both)}"
+    assert set(shown) == set(SCENES) | set(SHOT_BY_CONSOLE_TESTS), (
+        f"no producer: {sorted(set(shown) - set(SCENES) - set(SHOT_BY_CONSOLE_TESTS))}; "
+        f"not shown: {sorted(set(SCENES) | set(SHOT_BY_CONSOLE_TESTS) - set(shown))}"
+    )
+    for name, test in SHOT_BY_CONSOLE_TESTS.items():
+        assert (ROOT / "tests" / "console" / test).is_file(), (name, test)
+    reason = browser_unavailable()
+    if reason:
+        print(f"SKIP the console pictures: {reason}")
+        pytest.skip(reason)
+
+    into = IMAGES if os.environ.get(UPDATE) else tmp_path
+    key = {"Authorization": f"Bearer {walked.admin_key}"}
+    with httpx.Client(base_url=walked.base, headers=key) as client:
+        stop = walked.model.stop
+        visit = Visit(walked.base, walked.password, walked.app_id, walked.demo_app_id, client, stop)
+        colours = take(visit, list(SCENES), into)
+    assert sorted(colours) == sorted(SCENES)
+    blank = {name: count for name, count in colours.items() if count < 8 or not (into / name).is_file()}
+    assert not blank, f"blank pictures (distinct colours): {blank}"
+    if into == IMAGES:
+        print(f"docs/images/console/: {len(colours)} pictures written")
