@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import importlib.util
+import json
 import shutil
 import time
 from pathlib import Path
@@ -57,3 +58,287 @@ def wait_ready(client: Any, dataset_id: str, timeout: float = 60) -> None:
         assert not any(c["status"] == "error" for c in page["list"]), page
         time.sleep(0.2)
     raise AssertionError("ingestion did not finish")
+
+
+# --- what the console tests and the README walkthrough's screenshots (tests/repo/readme_screenshots.py) both
+# build: a workflow that pauses on a user-select node, FastGPT's event stream of a tool call that asks for a
+# form, a workflow whose AI chat node is unconnected, and a workflow built by touch in the phone editor
+
+
+USER_SELECT_APP = {
+    "name": "Survey",
+    "type": "advanced",
+    "nodes": [
+        {
+            "nodeId": "workflowStartNodeId",
+            "flowNodeType": "workflowStart",
+            "name": "Start",
+            "position": {"x": 0, "y": 0},
+            "inputs": [{"key": "userChatInput", "renderTypeList": ["reference", "textarea"], "value": ""}],
+            "outputs": [{"id": "userChatInput", "key": "userChatInput", "valueType": "string"}],
+        },
+        {
+            "nodeId": "pick",
+            "flowNodeType": "userSelect",
+            "name": "Pick",
+            "position": {"x": 300, "y": 0},
+            "inputs": [
+                {"key": "description", "renderTypeList": ["textarea"], "value": "Which colour?"},
+                {
+                    "key": "userSelectOptions",
+                    "renderTypeList": ["custom"],
+                    "value": [{"key": "o1", "value": "Red"}, {"key": "o2", "value": "Blue"}],
+                },
+            ],
+            "outputs": [{"id": "selectResult", "key": "selectResult", "valueType": "string"}],
+        },
+        {
+            "nodeId": "red",
+            "flowNodeType": "answerNode",
+            "name": "Red reply",
+            "position": {"x": 600, "y": -80},
+            "inputs": [
+                {"key": "text", "renderTypeList": ["textarea"], "value": "You chose {{$pick.selectResult$}}."}
+            ],
+            "outputs": [],
+        },
+        {
+            "nodeId": "blue",
+            "flowNodeType": "answerNode",
+            "name": "Blue reply",
+            "position": {"x": 600, "y": 80},
+            "inputs": [{"key": "text", "renderTypeList": ["textarea"], "value": "Blue it is."}],
+            "outputs": [],
+        },
+    ],
+    "edges": [
+        {
+            "source": "workflowStartNodeId",
+            "target": "pick",
+            "sourceHandle": "workflowStartNodeId-source-right",
+            "targetHandle": "pick-target-left",
+        },
+        {
+            "source": "pick",
+            "target": "red",
+            "sourceHandle": "pick-source-o1",
+            "targetHandle": "red-target-left",
+        },
+        {
+            "source": "pick",
+            "target": "blue",
+            "sourceHandle": "pick-source-o2",
+            "targetHandle": "blue-target-left",
+        },
+    ],
+    "chatConfig": {},
+}
+
+
+def sse(*events: tuple[str, Any]) -> str:
+    """A FastGPT ``/api/v2/chat/completions`` event stream."""
+    return "".join(f"event: {name}\ndata: {json.dumps(payload)}\n\n" for name, payload in events)
+
+
+def delta(content: str = "", reasoning: str = "") -> dict[str, Any]:
+    part: dict[str, Any] = {"role": "assistant", "content": content}
+    if reasoning:
+        part["reasoning_content"] = reasoning
+    return {"id": "", "object": "", "created": 0, "model": "m", "choices": [{"delta": part, "index": 0}]}
+
+
+FORM = {
+    "type": "userInput",
+    "params": {
+        "description": "Where to?",
+        "inputForm": [{"type": "input", "key": "city", "label": "City", "required": True}],
+    },
+}
+
+TOOL_CALL_ASKING_A_FORM = sse(  # reasoning, a get_weather tool call and its answer, then a form
+    ("flowNodeStatus", {"status": "running", "name": "Agent"}),
+    ("answer", delta(reasoning="The user wants weather; ")),
+    ("answer", delta(reasoning="call the tool.")),
+    ("toolCall", {"tool": {"id": "c1", "toolName": "get_weather", "params": "", "response": ""}}),
+    ("toolParams", {"tool": {"id": "c1", "params": '{"city": '}}),
+    ("toolParams", {"tool": {"id": "c1", "params": '"Paris"}'}}),
+    ("toolResponse", {"tool": {"id": "c1", "response": '{"temp": 21}'}}),
+    ("answer", delta("It is **21 °C** in Paris.")),
+    ("fastAnswer", delta("\nWhere to?")),
+    ("interactive", {"interactive": FORM}),
+    ("answer", "[DONE]"),
+)
+
+
+def _node(node_id: str, name: str, kind: str, inputs: list[Any], outputs: list[Any]) -> dict[str, Any]:
+    return {"nodeId": node_id, "name": name, "flowNodeType": kind, "inputs": inputs, "outputs": outputs}
+
+
+START = _node(
+    "workflowStartNodeId",
+    "Start",
+    "workflowStart",
+    [{"key": "userChatInput", "renderTypeList": ["reference", "textarea"], "valueType": "string"}],
+    [{"id": "userChatInput", "key": "userChatInput", "valueType": "string", "type": "static"}],
+)
+LONE_CHAT = _node(  # unconnected, its required question unset
+    "aiChat",
+    "AI chat",
+    "chatNode",
+    [
+        {
+            "key": "model",
+            "renderTypeList": ["settingLLMModel"],
+            "valueType": "string",
+            "value": "scripted-chat",
+        },
+        {"key": "userChatInput", "label": "User question", "renderTypeList": ["reference", "textarea"]}
+        | {"valueType": "string", "required": True},
+    ],
+    [{"id": "answerText", "key": "answerText", "valueType": "string", "type": "static"}],
+)
+
+
+PHONE = {"width": 390, "height": 844}
+Box = dict[str, float]
+
+
+def touch_flow_app(name: str) -> dict[str, Any]:
+    """An advanced app with only its start node, for the phone editor to build on."""
+    question = {"key": "userChatInput", "label": "User question", "valueType": "string"}
+    start = {
+        "nodeId": "workflowStartNodeId",
+        "flowNodeType": "workflowStart",
+        "name": "Start",
+        "position": {"x": 0, "y": 0},
+        "inputs": [{**question, "renderTypeList": ["reference", "textarea"]}],
+        "outputs": [{**question, "id": "userChatInput", "type": "static"}],
+    }
+    return {"name": name, "type": "advanced", "nodes": [start], "edges": [], "chatConfig": {}}
+
+
+def _box(page: Any, selector: str) -> Box:
+    box = page.locator(selector).first.bounding_box()
+    assert box is not None, selector
+    return dict(box)
+
+
+def _overlap(a: Box, b: Box) -> bool:
+    return (
+        a["x"] < b["x"] + b["width"] - 0.5
+        and b["x"] < a["x"] + a["width"] - 0.5
+        and a["y"] < b["y"] + b["height"] - 0.5
+        and b["y"] < a["y"] + a["height"] - 0.5
+    )
+
+
+def _inside(inner: Box, outer: Box) -> bool:
+    return (
+        inner["x"] >= outer["x"] - 0.5
+        and inner["y"] >= outer["y"] - 0.5
+        and inner["x"] + inner["width"] <= outer["x"] + outer["width"] + 0.5
+        and inner["y"] + inner["height"] <= outer["y"] + outer["height"] + 0.5
+    )
+
+
+def flow_node(kind: str) -> str:
+    return f".react-flow__node:has([data-node-type={kind}])"
+
+
+def check_phone_layout(page: Any, visible: list[str]) -> None:
+    """The nodes named in ``visible`` lie wholly in the canvas, clear of the palette and the sheet; the
+    palette's labels are whole; the sheet is at most 60 % of the screen; the page does not scroll sideways."""
+    page.wait_for_timeout(250)  # the view is fitted 60 ms after a panel opens or closes
+    canvas = _box(page, ".wf-canvas")
+    covers = [sel for sel in ("[data-testid=palette]", "[data-testid=sheet]") if page.locator(sel).count()]
+    for selector in visible:
+        node = _box(page, selector)
+        assert _inside(node, canvas), (selector, node, canvas)
+        for cover in covers:
+            assert not _overlap(node, _box(page, cover)), (selector, cover)
+    if page.locator("[data-testid=sheet]").count():
+        assert _box(page, "[data-testid=sheet]")["height"] <= 0.6 * PHONE["height"]
+    for button in page.locator("[data-testid=palette] button").all():
+        assert button.evaluate("b => b.scrollWidth <= b.clientWidth"), button.inner_text()
+        box = button.bounding_box()
+        assert box is not None and box["x"] + box["width"] <= PHONE["width"], button.inner_text()
+    assert page.evaluate("document.documentElement.scrollWidth") <= PHONE["width"]
+
+
+def _check_handles(page: Any) -> None:
+    handles = page.locator(".react-flow__node .react-flow__handle").all()
+    assert handles
+    for handle in handles:
+        box = handle.bounding_box()
+        assert box is not None and box["width"] >= 24 and box["height"] >= 24, box
+
+
+def _tap_connect(page: Any, source: str, target: str) -> None:
+    edges = page.locator(".react-flow__edge").count()
+    page.tap(f"{source} .react-flow__handle.source")
+    page.wait_for_selector("[data-testid=connect-hint]")
+    assert page.locator("[data-testid=sheet]").count() == 0  # tapping a handle opens no sheet
+    page.tap(f"{target} .react-flow__handle.target")
+    page.wait_for_selector("[data-testid=connect-hint]", state="detached")
+    assert page.locator(".react-flow__edge").count() == edges + 1
+
+
+def _add_by_touch(page: Any, kind: str) -> None:
+    page.tap("[data-testid=palette-toggle]")
+    page.wait_for_selector("[data-testid=palette]")
+    check_phone_layout(page, [".react-flow__node"])
+    page.tap(f"[data-template={kind}]")
+    page.wait_for_selector(f"{flow_node(kind)}.selected")
+    page.wait_for_selector("[data-testid=sheet] [data-testid=inspector]")
+    assert page.locator("[data-testid=palette]").count() == 0  # closed to make room for the sheet
+    check_phone_layout(page, [flow_node(kind)])
+
+
+def build_by_touch(page: Any, editor_url: str, knowledge_base: str, model: str) -> None:
+    """In a touch phone browser signed in: opens the workflow editor of an app holding only its start node
+    (``touch_flow_app``) and builds start → knowledge search (on ``knowledge_base``) → AI chat (``model``)
+    by touch only — palette taps, the bottom sheet, tap-a-handle-then-another connections — checking the
+    layout and the touch targets at each step. Leaves the three nodes connected, nothing selected."""
+    page.goto(editor_url)
+    page.wait_for_selector(".react-flow__node [data-node-type=workflowStart]")
+    assert page.locator("[data-testid=palette]").count() == 0  # a phone opens with the palette closed
+    assert page.locator("[data-testid=sheet]").count() == 0
+    check_phone_layout(page, [flow_node("workflowStart")])
+
+    _add_by_touch(page, "datasetSearchNode")
+    page.tap("[data-testid=sheet-handle]")  # the sheet drops to its title row, and back
+    page.wait_for_selector("[data-testid=sheet].low")
+    assert _box(page, "[data-testid=sheet]")["height"] < 100
+    page.tap("[data-testid=sheet-handle]")
+    page.wait_for_selector("[data-testid=sheet]:not(.low)")
+    page.tap(f"[data-testid=inspector] label:has-text('{knowledge_base}') input")
+    assert page.locator(f"[data-testid=inspector] label:has-text('{knowledge_base}') input").is_checked()
+    page.tap("[data-testid=inspector] button[aria-label=Close]")
+    page.wait_for_selector("[data-testid=sheet]", state="detached")
+
+    _add_by_touch(page, "chatNode")
+    page.wait_for_selector("[data-testid=inspector] select[name=input-model]:not([disabled])")
+    page.select_option("[data-testid=inspector] select[name=input-model]", model)
+    page.tap("[data-testid=inspector] button[aria-label=Close]")
+    page.wait_for_selector("[data-testid=sheet]", state="detached")
+    everything = [flow_node("workflowStart"), flow_node("datasetSearchNode"), flow_node("chatNode")]
+    check_phone_layout(page, everything)
+    _check_handles(page)
+
+    _tap_connect(page, flow_node("workflowStart"), flow_node("datasetSearchNode"))
+    page.tap(f"{flow_node('datasetSearchNode')} .react-flow__handle.source")  # a tap on the canvas cancels
+    page.wait_for_selector("[data-testid=connect-hint]")
+    page.tap(".react-flow__pane", position={"x": 20, "y": 20})
+    page.wait_for_selector("[data-testid=connect-hint]", state="detached")
+    _tap_connect(page, flow_node("datasetSearchNode"), flow_node("chatNode"))
+    check_phone_layout(page, everything)
+
+
+def quote_search_results_in_the_sheet(page: Any) -> None:
+    """After ``build_by_touch``: the AI chat node opened in the bottom sheet, its quotes set to the knowledge
+    search's output."""
+    page.tap(f"{flow_node('chatNode')} .wf-node-head")
+    page.wait_for_selector("[data-testid=sheet] [data-testid=inspector]")
+    check_phone_layout(page, [flow_node("chatNode")])
+    quotes = page.locator("[data-testid=ref-quoteQA] option[value$='|quoteQA']")  # search › Quotes
+    page.select_option("[data-testid=ref-quoteQA]", value=quotes.get_attribute("value"))

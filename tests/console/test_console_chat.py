@@ -8,7 +8,7 @@ import json
 from pathlib import Path
 from typing import Any
 
-from console_support import data, sign_in, wait_ready
+from console_support import TOOL_CALL_ASKING_A_FORM, USER_SELECT_APP, data, delta, sign_in, sse, wait_ready
 
 from fathom.testing.scripted_turns import text_turn
 
@@ -84,76 +84,6 @@ def test_simple_app_on_a_knowledge_base_streams_an_answer_with_sources(
         page.close()
 
 
-USER_SELECT_APP = {
-    "name": "Survey",
-    "type": "advanced",
-    "nodes": [
-        {
-            "nodeId": "workflowStartNodeId",
-            "flowNodeType": "workflowStart",
-            "name": "Start",
-            "position": {"x": 0, "y": 0},
-            "inputs": [{"key": "userChatInput", "renderTypeList": ["reference", "textarea"], "value": ""}],
-            "outputs": [{"id": "userChatInput", "key": "userChatInput", "valueType": "string"}],
-        },
-        {
-            "nodeId": "pick",
-            "flowNodeType": "userSelect",
-            "name": "Pick",
-            "position": {"x": 300, "y": 0},
-            "inputs": [
-                {"key": "description", "renderTypeList": ["textarea"], "value": "Which colour?"},
-                {
-                    "key": "userSelectOptions",
-                    "renderTypeList": ["custom"],
-                    "value": [{"key": "o1", "value": "Red"}, {"key": "o2", "value": "Blue"}],
-                },
-            ],
-            "outputs": [{"id": "selectResult", "key": "selectResult", "valueType": "string"}],
-        },
-        {
-            "nodeId": "red",
-            "flowNodeType": "answerNode",
-            "name": "Red reply",
-            "position": {"x": 600, "y": -80},
-            "inputs": [
-                {"key": "text", "renderTypeList": ["textarea"], "value": "You chose {{$pick.selectResult$}}."}
-            ],
-            "outputs": [],
-        },
-        {
-            "nodeId": "blue",
-            "flowNodeType": "answerNode",
-            "name": "Blue reply",
-            "position": {"x": 600, "y": 80},
-            "inputs": [{"key": "text", "renderTypeList": ["textarea"], "value": "Blue it is."}],
-            "outputs": [],
-        },
-    ],
-    "edges": [
-        {
-            "source": "workflowStartNodeId",
-            "target": "pick",
-            "sourceHandle": "workflowStartNodeId-source-right",
-            "targetHandle": "pick-target-left",
-        },
-        {
-            "source": "pick",
-            "target": "red",
-            "sourceHandle": "pick-source-o1",
-            "targetHandle": "red-target-left",
-        },
-        {
-            "source": "pick",
-            "target": "blue",
-            "sourceHandle": "pick-source-o2",
-            "targetHandle": "blue-target-left",
-        },
-    ],
-    "chatConfig": {},
-}
-
-
 def test_user_select_pause_is_answered_in_place(
     chat_live_server: Any, browser: Any, screenshots: Path
 ) -> None:
@@ -169,7 +99,6 @@ def test_user_select_pause_is_answered_in_place(
         page.keyboard.press("Enter")
         page.wait_for_selector("[data-testid=interactive] button:has-text('Red')")
         assert "Which colour?" in page.locator(".msg.ai").first.inner_text()
-        page.screenshot(path=str(screenshots / "07-user-select.png"))
         page.click("[data-testid=interactive] button:has-text('Red')")
         page.wait_for_selector(".msg.ai[data-done='1'] .answer:has-text('You chose Red.')")
         assert page.locator("[data-testid=interactive] button:has-text('Blue')").first.is_disabled()
@@ -178,28 +107,8 @@ def test_user_select_pause_is_answered_in_place(
         page.close()
 
 
-def _sse(*events: tuple[str, Any]) -> str:
-    return "".join(f"event: {name}\ndata: {json.dumps(payload)}\n\n" for name, payload in events)
-
-
-def _delta(content: str = "", reasoning: str = "") -> dict[str, Any]:
-    delta: dict[str, Any] = {"role": "assistant", "content": content}
-    if reasoning:
-        delta["reasoning_content"] = reasoning
-    return {"id": "", "object": "", "created": 0, "model": "m", "choices": [{"delta": delta, "index": 0}]}
-
-
-FORM = {
-    "type": "userInput",
-    "params": {
-        "description": "Where to?",
-        "inputForm": [{"type": "input", "key": "city", "label": "City", "required": True}],
-    },
-}
-
-
 def test_reasoning_tool_cards_and_forms_render_from_fastgpt_sse_events(
-    chat_live_server: Any, browser: Any, screenshots: Path
+    chat_live_server: Any, browser: Any
 ) -> None:
     """The stream is FastGPT's event sequence, served by the browser's request router (this build's
     agent nodes cannot yet be scripted end to end); the page must fold every event into the answer."""
@@ -207,20 +116,8 @@ def test_reasoning_tool_cards_and_forms_render_from_fastgpt_sse_events(
     with server.client(server.admin_key) as client:
         app_id = data(client.post("/api/core/app/create", json=USER_SELECT_APP))
         data(client.post("/api/core/app/version/publish", json={"appId": app_id}))
-    first = _sse(
-        ("flowNodeStatus", {"status": "running", "name": "Agent"}),
-        ("answer", _delta(reasoning="The user wants weather; ")),
-        ("answer", _delta(reasoning="call the tool.")),
-        ("toolCall", {"tool": {"id": "c1", "toolName": "get_weather", "params": "", "response": ""}}),
-        ("toolParams", {"tool": {"id": "c1", "params": '{"city": '}}),
-        ("toolParams", {"tool": {"id": "c1", "params": '"Paris"}'}}),
-        ("toolResponse", {"tool": {"id": "c1", "response": '{"temp": 21}'}}),
-        ("answer", _delta("It is **21 °C** in Paris.")),
-        ("fastAnswer", _delta("\nWhere to?")),
-        ("interactive", {"interactive": FORM}),
-        ("answer", "[DONE]"),
-    )
-    second = _sse(("answer", _delta("Booked Lyon.")), ("answer", "[DONE]"))
+    first = TOOL_CALL_ASKING_A_FORM
+    second = sse(("answer", delta("Booked Lyon.")), ("answer", "[DONE]"))
     bodies: list[str] = []
 
     def fulfil(route: Any) -> None:
@@ -246,7 +143,6 @@ def test_reasoning_tool_cards_and_forms_render_from_fastgpt_sse_events(
         assert "get_weather" in card.inner_text() and '"Paris"' in card.inner_text()
         assert '"temp": 21' in card.inner_text()
         assert ai.locator(".answer strong:has-text('21 °C')").count() == 1
-        page.screenshot(path=str(screenshots / "12-chat-tools-form.png"))
         page.fill("form[data-testid=interactive] input", "Lyon")
         page.click("form[data-testid=interactive] button:has-text('Submit')")
         page.wait_for_selector(".msg.ai .answer:has-text('Booked Lyon.')")

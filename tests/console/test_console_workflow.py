@@ -8,8 +8,7 @@ import json
 from pathlib import Path
 from typing import Any
 
-from console_support import sign_in
-from test_console_chat import USER_SELECT_APP
+from console_support import USER_SELECT_APP, sign_in
 
 
 def drag(page: Any, source: str, target: str) -> None:

@@ -8,14 +8,14 @@ from __future__ import annotations
 from pathlib import Path
 from typing import Any
 
-from console_support import data, sign_in
+from console_support import LONE_CHAT, START, data, sign_in
 from test_console_workflow import drag
 
 from fathom.testing import text_turn
 
 
 def test_broken_workflow_is_outlined_refused_at_publish_and_publishes_once_fixed(
-    chat_live_server: Any, browser: Any, scripted_model: Any, screenshots: Path
+    chat_live_server: Any, browser: Any, scripted_model: Any
 ) -> None:
     server = chat_live_server
     page = browser.new_page(viewport={"width": 1366, "height": 900})
@@ -52,7 +52,6 @@ def test_broken_workflow_is_outlined_refused_at_publish_and_publishes_once_fixed
         hover = page.get_attribute(f".react-flow__node[data-id='{chat_id}'] .wf-node", "title") or ""
         assert "not connected" in hover and "User question is required" in hover
         assert page.locator("[data-testid=editor-note]:has-text('Published.')").count() == 0
-        page.screenshot(path=str(screenshots / "31-workflow-publish-refused.png"))
 
         # fix it: connect Start to the AI chat node and give it Start's question
         drag(
@@ -79,35 +78,6 @@ def test_broken_workflow_is_outlined_refused_at_publish_and_publishes_once_fixed
             json={"appId": app_id, "messages": [{"role": "user", "content": "hello"}]},
         ).json()
     assert reply["choices"][0]["message"]["content"] == "Connected now."
-
-
-def _node(node_id: str, name: str, kind: str, inputs: list[Any], outputs: list[Any]) -> dict[str, Any]:
-    return {"nodeId": node_id, "name": name, "flowNodeType": kind, "inputs": inputs, "outputs": outputs}
-
-
-START = _node(
-    "workflowStartNodeId",
-    "Start",
-    "workflowStart",
-    [{"key": "userChatInput", "renderTypeList": ["reference", "textarea"], "valueType": "string"}],
-    [{"id": "userChatInput", "key": "userChatInput", "valueType": "string", "type": "static"}],
-)
-LONE_CHAT = _node(  # unconnected, its required question unset
-    "aiChat",
-    "AI chat",
-    "chatNode",
-    [
-        {
-            "key": "model",
-            "renderTypeList": ["settingLLMModel"],
-            "valueType": "string",
-            "value": "scripted-chat",
-        },
-        {"key": "userChatInput", "label": "User question", "renderTypeList": ["reference", "textarea"]}
-        | {"valueType": "string", "required": True},
-    ],
-    [{"id": "answerText", "key": "answerText", "valueType": "string", "type": "static"}],
-)
 
 
 def test_a_refused_publish_reads_in_chinese_on_a_phone(

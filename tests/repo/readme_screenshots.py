@@ -4,11 +4,16 @@ data the walkthrough made (issue 31): the knowledge base *Handbook* and its *ref
 
 Each scene brings a page to what its picture shows, at desktop (1366×900) or phone (390×844) size, in an
 en-US or a zh-CN browser; ``SCENES`` maps each picture's file name to its scene (a broken file imported
-that fails; last, the README's scripted model stopped). A few pictures show states this data cannot
-reach without scripting the model or the server differently (interactive nodes, a check refusing a
-publish, a workflow built by touch, an answer while indexing); ``SHOT_BY_CONSOLE_TESTS`` names the
-browser test that takes each of those, so every picture has exactly one producer
-(``tests/repo/test_readme_walkthrough.py`` checks both lists)."""
+that fails; last, the README's scripted model stopped). Some scenes first make what their picture needs on
+this server, with the console tests' own builders (``tests/console/console_support.py``): a workflow that
+pauses on a user-select node, a workflow whose AI chat node is unconnected (refused at publish), a workflow
+built by touch in the phone editor (touch-emulating browser). The README's scripted model only echoes, so
+it cannot call a tool: the tool call that asks for a form is FastGPT's event stream served by the browser's
+request router, as ``test_console_chat.py`` serves it, over this server's page and app.
+
+An answer while a knowledge base is still indexing needs a server without an ingestion worker; that
+picture alone is a browser test's, named in ``SHOT_BY_CONSOLE_TESTS``, so every picture has exactly one
+producer (``tests/repo/test_readme_walkthrough.py`` checks both lists)."""
 
 from __future__ import annotations
 
@@ -25,9 +30,16 @@ sys.path.insert(0, str(ROOT / "tests" / "console"))  # the console tests' helper
 
 from console_support import (  # noqa: E402
     CHROMIUM_ARGS,
+    LONE_CHAT,
+    START,
+    TOOL_CALL_ASKING_A_FORM,
+    USER_SELECT_APP,
     browser_unavailable,
+    build_by_touch,
     chromium_path,
     data,
+    quote_search_results_in_the_sheet,
+    touch_flow_app,
     wait_ready,
 )
 
@@ -194,6 +206,64 @@ def _imported(page: Any, visit: Visit) -> None:
     page.click("[data-testid=advanced-toggle]")
 
 
+def _survey(visit: Visit) -> str:
+    """The console tests' workflow that asks "Which colour?" on a user-select node, published."""
+    if "survey" not in visit.notes:
+        app_id = data(visit.client.post("/api/core/app/create", json=USER_SELECT_APP))
+        data(visit.client.post("/api/core/app/version/publish", json={"appId": app_id}))
+        visit.notes["survey"] = app_id
+    return visit.notes["survey"]
+
+
+def _user_select(page: Any, visit: Visit) -> None:
+    page.goto(f"{visit.base}/chat/{_survey(visit)}")
+    page.fill("textarea[name=message]", "start")
+    page.keyboard.press("Enter")
+    page.wait_for_selector("[data-testid=interactive] button:has-text('Red')")
+
+
+def _tools_form(page: Any, visit: Visit) -> None:
+    """The README's model cannot call a tool: the answer's stream is FastGPT's events for a tool call and
+    a form, served by the browser's request router (as test_console_chat.py does)."""
+
+    def fulfil(route: Any) -> None:
+        headers = {"Content-Type": "text/event-stream"}
+        route.fulfill(status=200, headers=headers, body=TOOL_CALL_ASKING_A_FORM)
+
+    page.route("**/api/v2/chat/completions", fulfil)
+    page.goto(f"{visit.base}/chat/{_survey(visit)}")
+    page.fill("textarea[name=message]", "weather?")
+    page.keyboard.press("Enter")
+    page.wait_for_selector("form[data-testid=interactive] input")
+    answer = page.locator(".msg.ai").last
+    answer.locator("details.reasoning summary").click()
+    answer.locator("[data-testid=tool-card] summary").click()
+
+
+def _publish_refused(page: Any, visit: Visit) -> None:
+    """A draft whose AI chat node is unconnected and has no question: Publish is refused with the list."""
+    body = {"name": "Checked", "type": "advanced", "nodes": [START], "edges": [], "chatConfig": {}}
+    app_id = data(visit.client.post("/api/core/app/create", json=body))
+    broken = {"appId": app_id, "nodes": [START, LONE_CHAT], "edges": [], "chatConfig": {}}
+    data(visit.client.post("/api/core/app/update", json=broken))  # a draft may keep its problems
+    page.goto(f"{visit.base}/apps/{app_id}/workflow")
+    page.wait_for_selector(".react-flow__node[data-id='aiChat']")
+    page.click(".wf-bar button:has-text('Publish')")
+    page.wait_for_selector("[data-testid=editor-error]:has-text('Not published: fix the problems below')")
+    page.wait_for_selector(".react-flow__node[data-id='aiChat'] .wf-node.invalid")
+
+
+def _built_by_touch(page: Any, visit: Visit) -> None:
+    """start → knowledge search on the README's Handbook → AI chat, built by touch (its checks included)."""
+    app_id = data(visit.client.post("/api/core/app/create", json=touch_flow_app("Phone flow")))
+    build_by_touch(page, f"{visit.base}/apps/{app_id}/workflow", "Handbook", "scripted-chat")
+
+
+def _sheet(page: Any, visit: Visit) -> None:
+    _built_by_touch(page, visit)
+    quote_search_results_in_the_sheet(page)
+
+
 @dataclass(frozen=True)
 class Shot:
     size: str
@@ -201,6 +271,12 @@ class Shot:
     scene: Scene
     full_page: bool = False
     late: bool = False  # taken after the others: the demo's knowledge base is still being indexed
+    touch: bool = False  # a touch screen (a phone's browser)
+
+    @property
+    def group(self) -> tuple[bool, str, str, bool]:
+        """The pictures taken in one browser context."""
+        return self.late, self.size, self.lang, self.touch
 
 
 SCENES: dict[str, Shot] = {
@@ -208,8 +284,11 @@ SCENES: dict[str, Shot] = {
     "02b-knowledge-error-retry.png": Shot("desktop", "en", _import_error),
     "03-search-test.png": Shot("desktop", "en", lambda p, v: _search(p, v, "Search test"), full_page=True),
     "05-chat.png": Shot("desktop", "en", lambda p, v: _chat(p, v, v.app_id, QUESTION)),
+    "07-user-select.png": Shot("desktop", "en", _user_select),
     "09-workflow-run.png": Shot("desktop", "en", lambda p, v: _workflow_run(p, v, "en", details=False)),
     "11-keys-usage.png": Shot("desktop", "en", _keys, full_page=True),
+    "12-chat-tools-form.png": Shot("desktop", "en", _tools_form),
+    "31-workflow-publish-refused.png": Shot("desktop", "en", _publish_refused),
     "accounts-desktop-members.png": Shot("desktop", "en", _members),
     "desktop-demo-answer.png": Shot(
         "desktop", "en", lambda p, v: _chat(p, v, v.demo_app_id, "How do I change the port?"), late=True
@@ -227,6 +306,8 @@ SCENES: dict[str, Shot] = {
         "phone", "en", lambda p, v: _chat(p, v, v.demo_app_id, "How do I change the port?"), late=True
     ),
     "phone-editor-imported.png": Shot("phone", "en", _imported),
+    "phone-editor-built-by-touch.png": Shot("phone", "en", _built_by_touch, touch=True),
+    "phone-editor-sheet.png": Shot("phone", "en", _sheet, touch=True),
     "tour-phone-chunk-preview.png": Shot("phone", "en", lambda p, v: _chunk_preview(p, v, EN_PREVIEW)),
     "tour-phone-simple-app-chat.png": Shot("phone", "en", lambda p, v: _chat(p, v, v.app_id, QUESTION)),
     "tour-phone-template-model-fallback.png": Shot("phone", "en", _fallback),
@@ -236,11 +317,6 @@ SCENES: dict[str, Shot] = {
 }
 
 SHOT_BY_CONSOLE_TESTS = {
-    "07-user-select.png": "test_console_chat.py",  # an interactive user-select node
-    "12-chat-tools-form.png": "test_console_chat.py",  # a tool call asking for a form
-    "31-workflow-publish-refused.png": "test_console_workflow_checks.py",  # a broken workflow
-    "phone-editor-built-by-touch.png": "test_console_editor_phone.py",  # a workflow built by touch
-    "phone-editor-sheet.png": "test_console_editor_phone.py",
     "phone-indexing-notice.png": "test_console_indexing_notice.py",  # an answer while indexing
 }
 
@@ -272,21 +348,28 @@ def _distinct_colours(page: Any, png: bytes) -> int:
 
 def take(visit: Visit, names: list[str], into: Path) -> dict[str, int]:
     """Takes the named pictures into ``into`` (each scene on a fresh page of a browser signed in as root
-    for its size and language); answers each picture's count of distinct colours (up to 64)."""
+    for its size, language and touch screen); answers each picture's count of distinct colours (up to 64)."""
     from playwright.sync_api import sync_playwright
 
     taken: dict[str, int] = {}
     with sync_playwright() as pw:
         browser = pw.chromium.launch(executable_path=chromium_path(), headless=True, args=CHROMIUM_ARGS)
         try:
-            groups = [(late, s, lang) for late in (False, True) for s in VIEWPORTS for lang in LOCALES]
-            for late, size, lang in groups:
-                mine = [
-                    n for n in names if (SCENES[n].late, SCENES[n].size, SCENES[n].lang) == (late, size, lang)
-                ]
+            groups = [
+                (late, size, lang, touch)
+                for late in (False, True)
+                for size in VIEWPORTS
+                for lang in LOCALES
+                for touch in (False, True)
+            ]
+            for group in groups:
+                mine = [name for name in names if SCENES[name].group == group]
                 if not mine:
                     continue
-                context = browser.new_context(viewport=VIEWPORTS[size], locale=LOCALES[lang])
+                _, size, lang, touch = group
+                context = browser.new_context(
+                    viewport=VIEWPORTS[size], locale=LOCALES[lang], has_touch=touch, is_mobile=touch
+                )
                 context.set_default_timeout(120_000)  # a search embeds while the demo is being indexed
                 try:
                     for number, name in enumerate(mine):
