@@ -49,23 +49,29 @@ def pytest_collection_modifyitems(config: pytest.Config, items: list[pytest.Item
         folder = _serial_folder(item.nodeid)
         if folder is not None:
             item.add_marker(pytest.mark.xdist_group(folder))
+    if hasattr(config, "workerinput"):  # an xdist worker: the longest unit (one worker, in series) first
+        items.sort(key=lambda item: _serial_folder(item.nodeid) is None)
 
 
-class _SerialFolderScheduling:
-    """``--dist loadgroup`` that keeps each ``SERIAL_FOLDERS`` folder on one worker by the test's path. The
-    ``xdist_group`` marker alone no longer does: pytest-xdist 3.8 writes the group into ``item._nodeid``,
-    which pytest 9.2 no longer reads (its nodeids live in ``item._id``), so no test had a group and the
+class _FileScheduling:
+    """``--dist loadgroup`` as Fathom runs it: one unit of work per test file (its module fixtures, live
+    servers mostly, start once, not once per worker) and one per ``SERIAL_FOLDERS`` folder, in collection
+    order, the serial folders first (see ``pytest_collection_modifyitems``), so the longest unit never
+    starts last. The ``xdist_group`` marker alone no longer groups anything: pytest-xdist 3.8 writes the
+    group into ``item._nodeid``, which pytest 9.2 no longer reads (its nodeids live in ``item._id``); the
     cluster tests ran on every worker at once."""
 
     @pytest.hookimpl(tryfirst=True)
     def pytest_xdist_make_scheduler(self, config: pytest.Config, log: Any) -> Any:
         if config.getvalue("dist") != "loadgroup":
             return None
-        from xdist.scheduler import LoadGroupScheduling
+        from xdist.scheduler import LoadScopeScheduling
 
-        class Scheduling(LoadGroupScheduling):
+        config.option.loadscopereorder = False  # keep the order above (not: most tests per file first)
+
+        class Scheduling(LoadScopeScheduling):
             def _split_scope(self, nodeid: str) -> str:
-                return _serial_folder(nodeid) or super()._split_scope(nodeid)
+                return _serial_folder(nodeid) or nodeid.split("::", 1)[0]
 
         return Scheduling(config, log)
 
@@ -78,7 +84,7 @@ def pytest_configure(config: pytest.Config) -> None:
     # pytest-xdist's own marker, known also when it is not installed (a plain `pytest` run)
     config.addinivalue_line("markers", "xdist_group(name): run these tests on one xdist worker")
     if config.pluginmanager.hasplugin("xdist") and not hasattr(config, "workerinput"):
-        config.pluginmanager.register(_SerialFolderScheduling(), "fathom-serial-folders")
+        config.pluginmanager.register(_FileScheduling(), "fathom-file-scheduling")
 
 
 def _cpu_seconds() -> float:
