@@ -49,10 +49,11 @@ imports: $(STAMP_DEV)
 deadcode: $(STAMP_DEV)
 	$(BIN)/python scripts/check_dead_code.py
 
-# The suite's last line is its wall time. PYTEST_WORKERS=auto runs it on every core (pytest-xdist, a
-# worker per core, each with its own temporary folders, ports, PostgreSQL and servers); 0 (the default
-# until a whole parallel run is measured clean) runs it in this one process.
-PYTEST_WORKERS ?= 0
+# The suite's last line is its wall time. It runs on every core (pytest-xdist, PYTEST_WORKERS=auto: a
+# worker per core, each with its own temporary folders, ports, PostgreSQL and servers; one test file per
+# unit of work, tests/cluster on one worker; see tests/conftest.py); PYTEST_WORKERS=0 runs it in this one
+# process. Measured in docs/benchmarks.md (Test suite, third pass).
+PYTEST_WORKERS ?= auto
 test: lint typecheck imports deadcode
 	$(BIN)/pytest -q -n $(PYTEST_WORKERS) --dist loadgroup $(PYTEST_ARGS)
 

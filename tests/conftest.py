@@ -13,6 +13,7 @@ import resource
 import time
 from collections.abc import AsyncIterator, Iterator
 from pathlib import Path
+from typing import Any
 
 import pytest
 
@@ -34,11 +35,45 @@ def pytest_report_header(config: pytest.Config) -> str:
 SERIAL_FOLDERS = {"cluster": "several fathom processes per test"}
 
 
+def _serial_folder(nodeid: str) -> str | None:
+    """The folder of ``SERIAL_FOLDERS`` a test (``tests/<folder>/test_x.py::test``) is in, or None."""
+    parts = nodeid.split("::", 1)[0].split("/")
+    return parts[1] if len(parts) == 3 and parts[0] == "tests" and parts[1] in SERIAL_FOLDERS else None
+
+
+# tryfirst: pytest-xdist's worker turns the marker into a nodeid suffix in its own hook of this name, which
+# would otherwise run before a conftest's (it is registered later).
+@pytest.hookimpl(tryfirst=True)
 def pytest_collection_modifyitems(config: pytest.Config, items: list[pytest.Item]) -> None:
     for item in items:
-        folder = item.path.parent.name
-        if folder in SERIAL_FOLDERS and item.path.parent.parent.name == "tests":
+        folder = _serial_folder(item.nodeid)
+        if folder is not None:
             item.add_marker(pytest.mark.xdist_group(folder))
+    if hasattr(config, "workerinput"):  # an xdist worker: the longest unit (one worker, in series) first
+        items.sort(key=lambda item: _serial_folder(item.nodeid) is None)
+
+
+class _FileScheduling:
+    """``--dist loadgroup`` as Fathom runs it: one unit of work per test file (its module fixtures, live
+    servers mostly, start once, not once per worker) and one per ``SERIAL_FOLDERS`` folder, in collection
+    order, the serial folders first (see ``pytest_collection_modifyitems``), so the longest unit never
+    starts last. The ``xdist_group`` marker alone no longer groups anything: pytest-xdist 3.8 writes the
+    group into ``item._nodeid``, which pytest 9.2 no longer reads (its nodeids live in ``item._id``); the
+    cluster tests ran on every worker at once."""
+
+    @pytest.hookimpl(tryfirst=True)
+    def pytest_xdist_make_scheduler(self, config: pytest.Config, log: Any) -> Any:
+        if config.getvalue("dist") != "loadgroup":
+            return None
+        from xdist.scheduler import LoadScopeScheduling
+
+        config.option.loadscopereorder = False  # keep the order above (not: most tests per file first)
+
+        class Scheduling(LoadScopeScheduling):
+            def _split_scope(self, nodeid: str) -> str:
+                return _serial_folder(nodeid) or nodeid.split("::", 1)[0]
+
+        return Scheduling(config, log)
 
 
 _STARTED = pytest.StashKey[float]()
@@ -48,6 +83,8 @@ def pytest_configure(config: pytest.Config) -> None:
     config.stash[_STARTED] = time.monotonic()
     # pytest-xdist's own marker, known also when it is not installed (a plain `pytest` run)
     config.addinivalue_line("markers", "xdist_group(name): run these tests on one xdist worker")
+    if config.pluginmanager.hasplugin("xdist") and not hasattr(config, "workerinput"):
+        config.pluginmanager.register(_FileScheduling(), "fathom-file-scheduling")
 
 
 def _cpu_seconds() -> float:

@@ -49,7 +49,8 @@ def server(tmp_path_factory: pytest.TempPathFactory, scripted: ScriptedOpenAISer
 def generated(server: ChatServer, tmp_path_factory: pytest.TempPathFactory) -> Iterator[ModuleType]:
     """The client package generated from the live server's document, importable."""
     root = tmp_path_factory.mktemp("client")
-    document = httpx.get(f"{server.base_url}/openapi.json").json()
+    # generous: the first /openapi.json builds the whole document (seconds of CPU on a busy machine)
+    document = httpx.get(f"{server.base_url}/openapi.json", timeout=60).json()
     (root / "openapi.json").write_text(json.dumps(document))
     (root / "config.json").write_text(json.dumps({"package_name_override": PACKAGE, "post_hooks": []}))
     assert GENERATOR is not None

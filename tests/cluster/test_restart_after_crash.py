@@ -57,7 +57,7 @@ def test_a_killed_server_restarts_on_its_port_at_once(tmp_path: Path) -> None:
     started = time.monotonic()
     second = FathomProcess("serve-2", ["serve"], env, tmp_path)
     try:
-        wait_healthy(base, second, timeout=30)
+        wait_healthy(base, second)  # the wait the first start gets: a loaded machine starts fathom slowly
         print(f"healthy again {time.monotonic() - started:.2f} s after the restart")  # for docs/benchmarks.md
         assert not any("already in use" in line for line in second.lines)
     finally:

@@ -5,6 +5,8 @@ the page it was embedding shows no half update, and the run resumes without re-e
 from __future__ import annotations
 
 import asyncio
+import logging
+import socket
 import threading
 from collections.abc import AsyncIterator, Iterator
 from datetime import timedelta
@@ -14,9 +16,11 @@ from typing import Any
 import pytest
 
 from fathom.config import Settings
-from fathom.datasets.sync import SYNC_JOB_KIND, WebsiteConfig
+from fathom.datasets.sync import SYNC_JOB_KIND, SyncScheduler, WebsiteConfig
 from fathom.platform import Bootstrap, Platform
 from fathom.store.db import Database
+from fathom.store.knowledge import SqlChunkRepository
+from fathom.store.knowledge.sources import SqlSourceRepository, SyncJob
 from fathom.store.models import utcnow
 from fathom.testing.fake_vectors import hash_embedding
 from fathom.testing.scripted_openai import ScriptedOpenAIServer
@@ -121,6 +125,46 @@ async def test_two_workers_ticking_at_once_queue_one_scheduled_sync(
     await second.new_worker().run_until_idle()
     (latest, *_) = await first.syncs.history(dataset.id)
     assert latest.status == "done" and latest.counts["unchanged"] == 4 and latest.counts["added"] == 0
+
+
+class _StopAfter(logging.Handler):
+    """Collects the records of a logger and sets ``stop`` once it holds ``count`` of them."""
+
+    def __init__(self, stop: asyncio.Event, count: int) -> None:
+        super().__init__(logging.INFO)
+        self.stop, self.count = stop, count
+        self.records: list[logging.LogRecord] = []
+
+    def emit(self, record: logging.LogRecord) -> None:
+        self.records.append(record)
+        if len(self.records) >= self.count:
+            self.stop.set()
+
+
+async def test_a_scheduler_that_loses_the_database_logs_one_line_per_tick_and_goes_on(
+    caplog: pytest.LogCaptureFixture,
+) -> None:
+    with socket.socket() as sock:  # a loopback port where no database answers (connection refused)
+        sock.bind(("127.0.0.1", 0))
+        port = sock.getsockname()[1]
+    db = Database(f"postgresql+psycopg://fathom@127.0.0.1:{port}/fathom")
+    scheduler = SyncScheduler(
+        SqlSourceRepository(db, SqlChunkRepository(db)), SyncJob(SYNC_JOB_KIND), tick_seconds=0.05
+    )
+    stop = asyncio.Event()
+    caplog.set_level(logging.INFO, logger="fathom.sync")
+    handler = _StopAfter(stop, count=2)  # it ticked again after the first loss
+    logging.getLogger("fathom.sync").addHandler(handler)
+    try:
+        await asyncio.wait_for(scheduler.run_forever(stop), timeout=60)  # returns: no exception escaped
+    finally:
+        logging.getLogger("fathom.sync").removeHandler(handler)
+        await db.close()
+    assert len(handler.records) == 2  # one line per tick, and the loop stopped when asked
+    assert [(r.levelname, r.exc_info) for r in handler.records] == [("WARNING", None)] * 2
+    assert handler.records[0].getMessage() == (
+        "the sync scheduler lost the database (OperationalError); checking for due syncs again in 0.05 s"
+    )
 
 
 async def _chunks(p: Platform, boot: Bootstrap, dataset_id: str) -> dict[str, list[str]]:

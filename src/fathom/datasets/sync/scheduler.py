@@ -14,6 +14,7 @@ import logging
 from collections.abc import Callable
 from datetime import datetime
 
+from fathom.store.errors import database_unavailable
 from fathom.store.knowledge.sources import SqlSourceRepository, SyncJob, SyncRecord
 from fathom.store.models import utcnow
 
@@ -47,7 +48,14 @@ class SyncScheduler:
         while not stop.is_set():
             try:
                 await self.tick()
-            except Exception:  # the database blinked: log, wait, go on
-                log.exception("the sync scheduler could not check for due syncs")
+            except Exception as exc:
+                if not database_unavailable(exc):
+                    log.exception("the sync scheduler could not check for due syncs")
+                else:  # the database blinked, as the job workers log it: one line, then the next tick
+                    log.warning(
+                        "the sync scheduler lost the database (%s); checking for due syncs again in %g s",
+                        type(exc).__name__,
+                        self.tick_seconds,
+                    )
             with contextlib.suppress(TimeoutError):
                 await asyncio.wait_for(stop.wait(), timeout=self.tick_seconds)
