@@ -50,7 +50,7 @@ def pytest_sessionfinish(session: pytest.Session, exitstatus: int) -> None:
     (``images/console/<name>`` in ``docs/*.md`` or ``README.md``) replace the copies in
     ``docs/images/console/``; without it the docs' images are left alone. Most pictures of
     ``docs/console.md`` are the README walkthrough's (tests/repo/readme_screenshots.py, which writes them
-    itself); the console tests take only those it names in ``SHOT_BY_CONSOLE_TESTS``."""
+    itself); the console tests take only those it names in ``SHOT_BY_CONSOLE_TESTS`` (none at present)."""
     if not os.environ.get(UPDATE_DOCS_SCREENSHOTS) or not SCREENSHOTS.is_dir():
         return
     texts = [path.read_text(encoding="utf-8") for path in [*DOCS.glob("*.md"), DOCS.parent / "README.md"]]

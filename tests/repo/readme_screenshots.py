@@ -11,9 +11,13 @@ built by touch in the phone editor (touch-emulating browser). The README's scrip
 it cannot call a tool: the tool call that asks for a form is FastGPT's event stream served by the browser's
 request router, as ``test_console_chat.py`` serves it, over this server's page and app.
 
-An answer while a knowledge base is still indexing needs a server without an ingestion worker; that
-picture alone is a browser test's, named in ``SHOT_BY_CONSOLE_TESTS``, so every picture has exactly one
-producer (``tests/repo/test_readme_walkthrough.py`` checks both lists)."""
+An answer while a knowledge base is still indexing: a new knowledge base's text imported for QA training
+while the README's scripted model is paused (``SIGSTOP``; the walkthrough's own process), so its training
+cannot finish and the collection stays pending however fast or slow the machine is; the question is asked
+then, and the model resumed only once the notice is on the page (the search ran), to write the answer.
+
+A picture this server cannot reach would be a browser test's, named in ``SHOT_BY_CONSOLE_TESTS``, so every
+picture has exactly one producer (``tests/repo/test_readme_walkthrough.py`` checks both lists)."""
 
 from __future__ import annotations
 
@@ -61,6 +65,7 @@ class Visit:
     demo_app_id: str
     client: Any  # httpx.Client on base with the key
     stop_model: Callable[[], None]  # stops the README's scripted model (the last scenes show it down)
+    pause_model: Callable[[bool], None]  # pauses (True) or resumes (False) the README's scripted model
     notes: dict[str, str] = field(default_factory=dict)
 
 
@@ -165,6 +170,29 @@ def _model_down(page: Any, visit: Visit) -> None:
     page.fill("textarea[name=message]", QUESTION)
     page.keyboard.press("Enter")
     page.wait_for_selector(".msg.ai[data-done='1'] [data-testid=node-errors]", timeout=60_000)
+
+
+def _indexing_notice(page: Any, visit: Visit) -> None:
+    """A simple app on a new knowledge base whose only text is being trained into QA pairs by the paused
+    model: the answer says the knowledge base is still indexing. The training cannot finish before the
+    model resumes, and the model resumes only once the notice (streamed by the search, before the model is
+    asked) is on the page; then it writes the answer (and the QA pairs)."""
+    kb = data(visit.client.post("/api/core/dataset/create", json={"name": "Returns policy"}))
+    config = {"model": "scripted-chat", "datasets": [{"datasetId": kb}]}
+    body = {"name": "Returns desk", "type": "simple", "simpleConfig": config}
+    app_id = data(visit.client.post("/api/core/app/create", json=body))
+    data(visit.client.post("/api/core/app/version/publish", json={"appId": app_id}))
+    visit.pause_model(True)
+    try:
+        text = {"datasetId": kb, "name": "returns", "text": RETURNS, "trainingType": "qa"}
+        data(visit.client.post("/api/core/dataset/collection/create/text", json=text))
+        page.goto(f"{visit.base}/chat/{app_id}")
+        page.fill("textarea[name=message]", QUESTION)
+        page.keyboard.press("Enter")
+        page.wait_for_selector("[data-testid=indexing-notice]:has-text('Returns policy')")
+    finally:
+        visit.pause_model(False)
+    page.wait_for_selector(".msg.ai[data-done='1'] .answer")
 
 
 def _members(page: Any, visit: Visit) -> None:
@@ -314,11 +342,10 @@ SCENES: dict[str, Shot] = {
     "accounts-phone-invite.png": Shot("phone", "en", _invite),
     "phone-zh-search.png": Shot("phone", "zh", lambda p, v: _search(p, v, "搜索测试")),
     "tour-phone-zh-chunk-preview.png": Shot("phone", "zh", lambda p, v: _chunk_preview(p, v, ZH_PREVIEW)),
+    "phone-indexing-notice.png": Shot("phone", "zh", _indexing_notice),  # after the Handbook's pictures
 }
 
-SHOT_BY_CONSOLE_TESTS = {
-    "phone-indexing-notice.png": "test_console_indexing_notice.py",  # an answer while indexing
-}
+SHOT_BY_CONSOLE_TESTS: dict[str, str] = {}  # picture → the browser test taking it (none at present)
 
 
 def sign_in_with_password(page: Any, base: str, password: str) -> None:

@@ -406,8 +406,13 @@ def test_the_console_pictures_are_taken_over_the_readme_walkthroughs_server(
     into = IMAGES if os.environ.get(UPDATE) else tmp_path
     key = {"Authorization": f"Bearer {walked.admin_key}"}
     with httpx.Client(base_url=walked.base, headers=key) as client:
-        stop = walked.model.stop
-        visit = Visit(walked.base, walked.password, walked.app_id, walked.demo_app_id, client, stop)
+        stop, model = walked.model.stop, walked.model.popen
+
+        def pause(paused: bool) -> None:  # the model's process frozen (its connections wait) or resumed
+            if model.poll() is None:
+                model.send_signal(signal.SIGSTOP if paused else signal.SIGCONT)
+
+        visit = Visit(walked.base, walked.password, walked.app_id, walked.demo_app_id, client, stop, pause)
         colours = take(visit, list(SCENES), into)
     assert sorted(colours) == sorted(SCENES)
     blank = {name: count for name, count in colours.items() if count < 8 or not (into / name).is_file()}
