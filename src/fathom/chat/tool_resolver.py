@@ -38,7 +38,7 @@ class ToolReference:
     tool_name: str | None
 
 
-def tool_reference(tool_config: Any, plugin_id: str | None) -> ToolReference:
+def _tool_reference(tool_config: Any, plugin_id: str | None) -> ToolReference:
     """Where a ``tool`` / ``toolSet`` node points (FastGPT's tool id rule, ``splitCombineToolId``)."""
     config = tool_config if isinstance(tool_config, Mapping) else {}
     for key in _SINGLE_KEYS:
@@ -86,7 +86,7 @@ class TeamToolResolver:
         self.access = access
 
     async def resolve_tools(self, tool_config: Any, plugin_id: str | None) -> Sequence[ToolDefinition]:
-        ref = tool_reference(tool_config, plugin_id)
+        ref = _tool_reference(tool_config, plugin_id)
         try:
             app = await self.apps.get_app(self.team_id, ref.set_id)
         except NotFound:
@@ -103,4 +103,4 @@ class TeamToolResolver:
         return await self.runtime.definitions(ToolSetConfig.of_app(app), names)
 
 
-__all__ = ["TeamToolResolver", "ToolReference", "ToolSetNotFound", "tool_reference"]
+__all__ = ["TeamToolResolver", "ToolReference", "ToolSetNotFound"]

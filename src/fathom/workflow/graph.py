@@ -117,7 +117,7 @@ def _describe_edge(edge: WorkflowEdge, index: int) -> str:
     return f"edge #{index} ({edge.source}:{edge.source_handle} -> {edge.target}:{edge.target_handle})"
 
 
-def validate_graph(graph: WorkflowGraph, *, require_entry: bool = True) -> None:
+def _validate_graph(graph: WorkflowGraph, *, require_entry: bool = True) -> None:
     """Raise :class:`WorkflowGraphError` naming the first structural problem found."""
     seen: set[str] = set()
     for node in graph.nodes:
@@ -165,7 +165,7 @@ def load_workflow(
             graph = WorkflowGraph.model_validate(data)
         except ValidationError as exc:
             raise WorkflowGraphError(_describe_validation_error(exc, data)) from exc
-    validate_graph(graph, require_entry=require_entry)
+    _validate_graph(graph, require_entry=require_entry)
     return graph
 
 
