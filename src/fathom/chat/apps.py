@@ -16,7 +16,7 @@ from fathom.chat.team_tools import TOOL_SET_TYPES, scrub_tool_set_nodes
 from fathom.store.protocols import AppRecord, AppRepository, AppVersionRecord, NotFound
 from fathom.workflow import WorkflowGraph, WorkflowGraphError, load_workflow
 from fathom.workflow.check import ModelCatalog, check_workflow_graph, describe_problems, has_errors
-from fathom.workflow.nodes.app_module import ChildApp
+from fathom.workflow.nodes.app_module import ChildApp, ChildAppLoader
 from fathom.workflow.nodes.graph_tools import workflow_tool_config_status
 
 SIMPLE_KEY = "simpleConfig"
@@ -373,7 +373,7 @@ class ChildAppReader(Protocol):
     async def can_read(self, member_id: str, app_id: str) -> bool: ...
 
 
-class TeamChildAppLoader:
+class TeamChildAppLoader(ChildAppLoader):
     """``appModule`` / ``pluginModule`` child apps of one team (spec §4.8.3): every reader of the run (the
     parent app's owner and the running member, :mod:`fathom.chat.run_access`) must be allowed to read the
     child (member level, not only team), and the version is the node's pinned version when it belongs to
@@ -416,14 +416,6 @@ class TeamChildAppLoader:
         return ChildApp(app_id=app.id, name=app.name, workflow=version_workflow(record), avatar=app.avatar)
 
 
-def simple_config_of(app: AppRecord) -> dict[str, Any] | None:
-    """The simple app's config (None for other app types)."""
-    if app.type != "simple" or SIMPLE_KEY not in (app.draft or {}):
-        return None
-    config: dict[str, Any] = (app.draft or {}).get(SIMPLE_KEY) or {}
-    return config
-
-
 __all__ = [
     "SIMPLE_KEY",
     "AppGraph",
@@ -431,6 +423,5 @@ __all__ = [
     "TeamChildAppLoader",
     "check_workflow",
     "draft_workflow",
-    "simple_config_of",
     "version_workflow",
 ]

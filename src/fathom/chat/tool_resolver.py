@@ -21,6 +21,7 @@ from fathom.chat.team_tools import TOOL_SET_TYPES, ToolSetConfig, ToolSetRuntime
 from fathom.store.protocols import AppRepository, NotFound
 from fathom.tools import ToolDefinition, split_combine_tool_id
 from fathom.tools.schema.constants import AppToolSource
+from fathom.workflow.nodes.tool_node import ToolResolver
 
 _SINGLE_KEYS = ("mcpTool", "httpTool")
 _SET_KEYS = ("mcpToolSet", "httpToolSet")
@@ -67,7 +68,7 @@ def _split(tool_id: str, *, single: bool) -> ToolReference:
     return ToolReference(set_id, name or None)
 
 
-class TeamToolResolver:
+class TeamToolResolver(ToolResolver):
     """Resolves tool nodes against the tool sets of ``team_id`` (see the module docstring)."""
 
     def __init__(

@@ -108,10 +108,6 @@ class WorkflowGraph(BaseModel):
         """The graph as FastGPT JSON (only the fields that were given, with their original names)."""
         return self.model_dump(by_alias=True, exclude_unset=True, mode="json")
 
-    def to_json(self) -> str:
-        """The graph as a JSON string."""
-        return json.dumps(self.to_dict(), ensure_ascii=False)
-
 
 def _describe_edge(edge: WorkflowEdge, index: int) -> str:
     return f"edge #{index} ({edge.source}:{edge.source_handle} -> {edge.target}:{edge.target_handle})"

@@ -58,13 +58,6 @@ def _required(values: dict[str, Any], field: str) -> Any:
 ID_KINDS = {"appId": "app", "datasetId": "dataset", "collectionId": "collection", "dataId": "data"}
 
 
-def check_length(values: dict[str, Any], field: str, limit: int) -> None:
-    """A 400 naming ``field`` when its text is longer than ``limit`` characters."""
-    value = values.get(field)
-    if value is not None and len(str(value)) > limit:
-        raise ApiError(400, "invalidParams", f"{field}: at most {limit} characters, got {len(str(value))}")
-
-
 def object_id(values: dict[str, Any], field: str, kind: str | None = None) -> str:
     """A required 24-hex id; anything else is answered as FastGPT's "does not exist" error for
     ``kind`` (default: the kind ``field`` names), since no record can have it."""
