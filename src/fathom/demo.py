@@ -99,7 +99,7 @@ def _answer(node_id: str, name: str, text: Any, value_type: str = "any") -> dict
     }
 
 
-def demo_workflow(dataset_id: str | None) -> dict[str, Any]:
+def _demo_workflow(dataset_id: str | None) -> dict[str, Any]:
     """The demo app as FastGPT workflow JSON; without a knowledge base it only explains why."""
     start = {
         "nodeId": START_ID,
@@ -180,7 +180,7 @@ async def seed_demo(
         team_id,
         DEMO_APP_NAME,
         "advanced",
-        demo_workflow(dataset_id),
+        _demo_workflow(dataset_id),
         intro="Searches the Fathom docs and quotes what it finds; works with no model configured.",
         version_name="demo",
     )

@@ -35,7 +35,7 @@ class LeaseLost(Exception):
     """The job's lease lapsed while its worker waited for the database: another worker may hold it."""
 
 
-def new_worker_id() -> str:
+def _new_worker_id() -> str:
     return f"{socket.gethostname()}:{os.getpid()}:{uuid.uuid4().hex[:6]}"
 
 
@@ -54,7 +54,7 @@ class JobWorker:
     ) -> None:
         self.queue = queue
         self.handlers = dict(handlers)
-        self.worker_id = worker_id or new_worker_id()
+        self.worker_id = worker_id or _new_worker_id()
         self.lease_seconds = lease_seconds
         self.poll_interval = poll_interval
         self.retry_delay_seconds = retry_delay_seconds

@@ -19,9 +19,9 @@ from fathom.chat import (
     RunChannel,
     compile_simple_app,
     frame_visible,
-    history_load_limit,
     split_messages,
 )
+from fathom.chat.chat_service import _history_load_limit
 from fathom.chat.messages import concat_histories
 from fathom.workflow import load_workflow
 
@@ -90,10 +90,10 @@ def test_split_messages_either_gives_a_user_query_or_a_fastgpt_error(messages: l
 
 def test_history_load_limit_is_twice_the_largest_history_setting_at_least_ten() -> None:
     node = {"inputs": [{"key": "history", "value": 30}]}
-    assert history_load_limit({"nodes": []}) == 20
-    assert history_load_limit({"nodes": [{"inputs": [{"key": "history", "value": 3}]}]}) == 20
-    assert history_load_limit({"nodes": [node]}) == 60
-    assert history_load_limit({"nodes": [{"inputs": [{"key": "historyMaxAmount", "value": 12}]}]}) == 24
+    assert _history_load_limit({"nodes": []}) == 20
+    assert _history_load_limit({"nodes": [{"inputs": [{"key": "history", "value": 3}]}]}) == 20
+    assert _history_load_limit({"nodes": [node]}) == 60
+    assert _history_load_limit({"nodes": [{"inputs": [{"key": "historyMaxAmount", "value": 12}]}]}) == 24
 
 
 def test_concat_histories_skips_messages_already_stored() -> None:

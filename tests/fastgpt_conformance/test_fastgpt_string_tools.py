@@ -3,7 +3,7 @@
 Sources (labring/FastGPT):
 - ``packages/global/test/common/string/tools.test.ts`` at 030708c734a220c7794c635975afc8997573fdb4:
   ``simpleText`` → ``fathom.knowledge.text.normalize_text``; ``sliceJsonStr`` →
-  ``fathom.workflow.nodes.content_extract.slice_json_object``. Not mapped, because Fathom has no
+  ``fathom.workflow.nodes.content_extract._slice_json_object``. Not mapped, because Fathom has no
   counterpart (it never needs one): ``strIsLink``, ``hashStr``, ``replaceSensitiveText``, ``getNanoid``,
   ``customNanoid``, ``replaceRegChars``, ``sliceStrStartEnd``, ``formatNumberWithUnit``.
 
@@ -21,7 +21,7 @@ from typing import Any
 import pytest
 
 from fathom.knowledge.text import normalize_text
-from fathom.workflow.nodes.content_extract import slice_json_object
+from fathom.workflow.nodes.content_extract import _slice_json_object
 
 TOOLS = "string tools > "
 LOSSLESS = (
@@ -30,7 +30,7 @@ LOSSLESS = (
 )
 TRAILING = "normalize_text drops trailing blanks before a line break (they carry nothing and vary by editor)"
 OBJECT_ONLY = (
-    "slice_json_object feeds the content-extract node, whose answer must be one JSON object: arrays are "
+    "_slice_json_object feeds the content-extract node, whose answer must be one JSON object: arrays are "
     "not sliced, and text without an object gives '' so the node reports nothing extracted instead of "
     "parsing prose"
 )
@@ -146,4 +146,4 @@ def test_simple_text_matches_fastgpt_or_differs_as_explained(case: dict[str, Any
     "case", SLICE_JSON, ids=[f"{TOOLS}{c['test']} [{i}]" for i, c in enumerate(SLICE_JSON)]
 )
 def test_slice_json_str_matches_fastgpt_or_differs_as_explained(case: dict[str, Any]) -> None:
-    check(case, slice_json_object)
+    check(case, _slice_json_object)

@@ -15,7 +15,7 @@ from jsonschema import Draft202012Validator
 from test_typed_routes_api import _routes, hidden_paths
 
 from fathom.server.api_examples import load_examples, render_markdown
-from fathom.server.typed import request_model, validate
+from fathom.server.typed import _request_model, validate
 
 DOCS = Path(__file__).resolve().parents[2] / "docs"
 EXAMPLES = load_examples()
@@ -46,7 +46,7 @@ def test_the_document_shows_the_recorded_examples(document: dict[str, Any]) -> N
 def test_a_recorded_request_passes_its_routes_model(path: str) -> None:
     routes = [route for route in _routes() if route.path == path]
     assert routes, f"{path}: no such route"
-    model = request_model(routes[0])
+    model = _request_model(routes[0])
     if model is None:
         pytest.skip(f"{path} is not typed yet")
     request = {k: v for k, v in EXAMPLES[path]["request"].items() if v != "<the root password>"}

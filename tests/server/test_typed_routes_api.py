@@ -14,7 +14,7 @@ from fastapi.routing import APIRoute
 from fathom.config import Settings
 from fathom.platform import Platform
 from fathom.server.app import create_app
-from fathom.server.typed import api_routes, request_model
+from fathom.server.typed import _api_routes, _request_model
 
 # Routes not moved to a request model. Issue #16 ended with this set empty; a new route must be typed
 # from the start (the test fails both ways).
@@ -25,7 +25,7 @@ UNTYPED: set[str] = set()
 def _all_routes() -> tuple[APIRoute, ...]:
     """Every API route of the app (built on a platform that is never started)."""
     root = Path(tempfile.mkdtemp(prefix="fathom-routes-"))
-    return tuple(api_routes(create_app(Platform.build(Settings(data_dir=root / "data"))).routes))
+    return tuple(_api_routes(create_app(Platform.build(Settings(data_dir=root / "data"))).routes))
 
 
 def _routes() -> list[APIRoute]:
@@ -38,7 +38,7 @@ def hidden_paths() -> set[str]:
 
 
 def test_every_route_reads_its_input_through_a_request_model() -> None:
-    untyped = {route.path for route in _routes() if request_model(route) is None}
+    untyped = {route.path for route in _routes() if _request_model(route) is None}
     newly_typed = UNTYPED - untyped
     assert not newly_typed, f"typed now, remove from UNTYPED: {sorted(newly_typed)}"
     assert untyped <= UNTYPED, f"new routes without a request model: {sorted(untyped - UNTYPED)}"

@@ -1,5 +1,5 @@
 """The candidate counts of both legs: the vector leg fills its pool of chunks even when chunks hold several
-index rows, and the full-text leg's ranked candidates (PostgreSQL ranks ``rank_pool`` rows, not every
+index rows, and the full-text leg's ranked candidates (PostgreSQL ranks ``_rank_pool`` rows, not every
 match) keep the rows with more of the query's words on top, as ranking every match does."""
 
 from __future__ import annotations
@@ -10,7 +10,7 @@ from fathom.knowledge.ports import SearchScope, TextRecord
 from fathom.knowledge.tokenize import segment_for_index
 from fathom.store.db import Database
 from fathom.store.knowledge import SqlChunkRepository, SqlDatasetRepository, SqlFullTextIndex, SqlVectorIndex
-from fathom.store.knowledge.fulltext import rank_pool
+from fathom.store.knowledge.fulltext import _rank_pool
 from fathom.store.protocols import ChunkToWrite
 from fathom.store.repositories import SqlTeamRepository
 
@@ -59,7 +59,7 @@ async def test_a_row_with_two_query_words_outranks_more_rows_with_one_than_are_r
     _, dataset_id, collection_id = await _dataset(database)
     index = SqlFullTextIndex(database, segment_for_index)
     limit = 5
-    one_word = rank_pool(limit) + 50  # more one-word matches than PostgreSQL ranks
+    one_word = _rank_pool(limit) + 50  # more one-word matches than PostgreSQL ranks
     records = [
         TextRecord(f"{i:024d}", dataset_id, collection_id, f"alpha filler{i}") for i in range(one_word)
     ]

@@ -13,7 +13,7 @@ from fathom.knowledge.ports import SearchScope
 from fathom.store import migrate
 from fathom.store.db import Database
 from fathom.store.knowledge import SqlChunkRepository, SqlDatasetRepository, SqlVectorIndex
-from fathom.store.knowledge.vectors import quantize, simsimd
+from fathom.store.knowledge.vectors import _quantize, simsimd
 from fathom.store.protocols import ChunkToWrite
 from fathom.store.repositories import SqlTeamRepository
 
@@ -22,8 +22,8 @@ DIMS = 48
 
 def test_quantize_maps_the_largest_component_to_127_and_keeps_signs() -> None:
     vectors = np.array([[0.5, -0.25, 0.0], [-0.1, 0.05, 0.2]], dtype=np.float32)
-    assert quantize(vectors).tolist() == [[127, -64, 0], [-25, 13, 51]]
-    assert quantize(np.zeros((1, 3), dtype=np.float32)).tolist() == [[0, 0, 0]]
+    assert _quantize(vectors).tolist() == [[127, -64, 0], [-25, 13, 51]]
+    assert _quantize(np.zeros((1, 3), dtype=np.float32)).tolist() == [[0, 0, 0]]
 
 
 @pytest.mark.skipif(simsimd is None, reason="simsimd has no wheel for this platform: the int8 scan is off")

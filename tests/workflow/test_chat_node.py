@@ -165,10 +165,10 @@ async def test_quote_prompt_only_when_the_quote_input_resolves(
 def test_history_preview_is_fastgpts_get_history_preview() -> None:
     """Roles as FastGPT's chat items name them; tool messages left out; the first system prompt and the
     last two messages keep 10,000 characters at each end, every other message 50."""
-    from fathom.workflow.nodes.chat import history_preview
+    from fathom.workflow.nodes.chat import _history_preview
 
     long = "x" * 20_050 + "y" * 50
-    preview = history_preview(
+    preview = _history_preview(
         [
             {"role": "system", "content": long},
             {"role": "user", "content": [{"type": "text", "text": "a" * 120}, {"type": "image_url"}]},

@@ -9,7 +9,7 @@ import pytest
 from wf_builders import answer, cond, edge, group, if_else, start, workflow
 
 from fathom.workflow import run_workflow
-from fathom.workflow.nodes.if_else import CONDITIONS, check_condition
+from fathom.workflow.nodes.if_else import CONDITIONS, _check_condition
 
 CASES: list[tuple[str, Any, Any, bool]] = [
     ("isEmpty", None, "", True),
@@ -64,7 +64,7 @@ CASES: list[tuple[str, Any, Any, bool]] = [
 
 @pytest.mark.parametrize(("condition", "left", "right", "expected"), CASES)
 def test_condition_operator(condition: str, left: Any, right: Any, expected: bool) -> None:
-    assert check_condition(condition, left, right) is expected
+    assert _check_condition(condition, left, right) is expected
 
 
 def test_every_fastgpt_operator_is_covered() -> None:

@@ -8,7 +8,7 @@ from typing import Any
 from wf_builders import answer, node_input, start
 
 from fathom.workflow.graph import load_workflow
-from fathom.workflow.run import build_variables, run_workflow
+from fathom.workflow.run import _build_variables, run_workflow
 from fathom.workflow.runtime import build_runtime_nodes
 
 
@@ -58,9 +58,9 @@ def test_runtime_nodes_are_copies_of_the_graphs_values() -> None:
 
 def test_a_variables_default_is_copied_into_each_run() -> None:
     graph = load_workflow(_graph_with_list_values())
-    first = build_variables(graph.chat_config, {}, system={})
+    first = _build_variables(graph.chat_config, {}, system={})
     first["seen"].append("y")
-    assert build_variables(graph.chat_config, {}, system={})["seen"] == ["x"]
+    assert _build_variables(graph.chat_config, {}, system={})["seen"] == ["x"]
     assert graph.chat_config["variables"][0]["defaultValue"] == ["x"]
 
 

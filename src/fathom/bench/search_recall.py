@@ -2,7 +2,7 @@
 
 - vector leg: ``SqlVectorIndex`` (HNSW, ``ef_search`` tied to the pool) against the same query with the
   index turned off (``enable_indexscan = off``: a sequential scan ordered by ``embedding <=> q``);
-- full-text leg: ``SqlFullTextIndex`` (ranks ``rank_pool`` candidates) against ``ts_rank`` over every
+- full-text leg: ``SqlFullTextIndex`` (ranks ``_rank_pool`` candidates) against ``ts_rank`` over every
   match; "by score" counts a returned row when its score is at least the exact list's last score, so a
   row tied with an exact one (same words, same counts: the same score) is not counted as a miss;
 - hybrid: ``DatasetSearchService.search`` in ``mixedRecall`` with both fast legs against the same with

@@ -15,7 +15,7 @@ from fathom.chat.apps import (
 )
 from fathom.chat.channel import DONE, ChatKey, Frame, RunChannel, RunRegistry
 from fathom.chat.chat_logs import AdminFeedback, ChatLogService
-from fathom.chat.chat_service import ChatService, history_load_limit
+from fathom.chat.chat_service import ChatService
 from fathom.chat.errors import (
     APP_KEY_REQUIRED,
     DATA_ID_REQUIRED,
@@ -30,7 +30,7 @@ from fathom.chat.errors import (
 )
 from fathom.chat.history import HistoryService, record_preview
 from fathom.chat.ids import nanoid
-from fathom.chat.messages import messages_to_chat_items, split_messages, value_text
+from fathom.chat.messages import split_messages, value_text
 from fathom.chat.projection import completion_response, frame_visible
 from fathom.chat.run_services import NO_MODEL_HINT, ModelPool, NoChatModelConfigured, RunServicesFactory
 from fathom.chat.run_state import ChatOutcome, ChatRequest, PreparedRun
@@ -89,8 +89,6 @@ __all__ = [
     "draft_workflow",
     "tool_config_status",
     "frame_visible",
-    "history_load_limit",
-    "messages_to_chat_items",
     "nanoid",
     "record_preview",
     "split_messages",

@@ -10,13 +10,13 @@ from typing import Any, Protocol
 
 from fathom.chat.errors import AppNotPublished, ChatError, WorkflowCheckFailed
 from fathom.chat.run_access import RunReader
-from fathom.chat.simple_app import compile_simple_app, simple_chat_config, validate_simple_config
+from fathom.chat.simple_app import compile_simple_app, validate_simple_config
 from fathom.chat.simple_form import form_to_workflow, is_simple_form
 from fathom.chat.team_tools import TOOL_SET_TYPES, scrub_tool_set_nodes
 from fathom.store.protocols import AppRecord, AppRepository, AppVersionRecord, NotFound
 from fathom.workflow import WorkflowGraph, WorkflowGraphError, load_workflow
 from fathom.workflow.check import ModelCatalog, check_workflow_graph, describe_problems, has_errors
-from fathom.workflow.nodes.app_module import ChildApp
+from fathom.workflow.nodes.app_module import ChildApp, ChildAppLoader
 from fathom.workflow.nodes.graph_tools import workflow_tool_config_status
 
 SIMPLE_KEY = "simpleConfig"
@@ -125,7 +125,7 @@ def make_draft(kind: str, values: dict[str, Any]) -> dict[str, Any]:
 HEADER_SECRET_KEY = "system_header_secret"
 
 
-def seal_header_secrets(draft: dict[str, Any], secrets: Any) -> dict[str, Any]:
+def _seal_header_secrets(draft: dict[str, Any], secrets: Any) -> dict[str, Any]:
     """The draft with every plain header secret (``{secret, value}`` with a value) encrypted and blanked,
     as FastGPT's ``storeSecretValue`` does before saving: plaintext secrets never reach the database."""
     if secrets is None or not isinstance(draft.get("nodes"), list):
@@ -190,7 +190,7 @@ class AppService:
         draft = make_draft(kind, values)
         if kind in RUNNABLE_TYPES:  # created published, as FastGPT does: so checked as a publish is
             self.refuse_broken(self._draft_of(kind, draft))
-        draft = seal_header_secrets(draft, self.secrets)
+        draft = _seal_header_secrets(draft, self.secrets)
         app = await self.apps.create_app(team_id, name, type=kind, intro=intro, draft=draft)
         if values.get("avatar"):
             app = await self.apps.update_app(team_id, app.id, avatar=str(values["avatar"]))
@@ -221,7 +221,7 @@ class AppService:
         if not changes:
             return app
         if "draft" in changes:
-            changes["draft"] = seal_header_secrets(changes["draft"], self.secrets)
+            changes["draft"] = _seal_header_secrets(changes["draft"], self.secrets)
         return await self.apps.update_app(team_id, app_id, **changes)
 
     async def publish(
@@ -373,7 +373,7 @@ class ChildAppReader(Protocol):
     async def can_read(self, member_id: str, app_id: str) -> bool: ...
 
 
-class TeamChildAppLoader:
+class TeamChildAppLoader(ChildAppLoader):
     """``appModule`` / ``pluginModule`` child apps of one team (spec §4.8.3): every reader of the run (the
     parent app's owner and the running member, :mod:`fathom.chat.run_access`) must be allowed to read the
     child (member level, not only team), and the version is the node's pinned version when it belongs to
@@ -416,14 +416,6 @@ class TeamChildAppLoader:
         return ChildApp(app_id=app.id, name=app.name, workflow=version_workflow(record), avatar=app.avatar)
 
 
-def simple_config_of(app: AppRecord) -> dict[str, Any] | None:
-    """The simple app's config (None for other app types)."""
-    if app.type != "simple" or SIMPLE_KEY not in (app.draft or {}):
-        return None
-    config: dict[str, Any] = (app.draft or {}).get(SIMPLE_KEY) or {}
-    return config
-
-
 __all__ = [
     "SIMPLE_KEY",
     "AppGraph",
@@ -431,7 +423,5 @@ __all__ = [
     "TeamChildAppLoader",
     "check_workflow",
     "draft_workflow",
-    "simple_chat_config",
-    "simple_config_of",
     "version_workflow",
 ]

@@ -71,7 +71,7 @@ def _run_error(exc: Exception) -> str:
     return str(exc) or type(exc).__name__
 
 
-def history_load_limit(workflow: dict[str, Any]) -> int:
+def _history_load_limit(workflow: dict[str, Any]) -> int:
     """Chat items to load: ``max(10, largest numeric history setting among nodes) × 2`` (spec §4.6.2)."""
     largest = 10
     for node in workflow.get("nodes") or []:
@@ -83,7 +83,7 @@ def history_load_limit(workflow: dict[str, Any]) -> int:
     return largest * 2
 
 
-def inject_plugin_inputs(
+def _inject_plugin_inputs(
     workflow: dict[str, Any], variables: dict[str, Any]
 ) -> tuple[dict[str, Any], list[dict[str, Any]]]:
     """A plugin run: each ``pluginInput`` input takes the variable of its key, and the user query is
@@ -110,18 +110,18 @@ def inject_plugin_inputs(
     return {**workflow, "nodes": nodes}, query
 
 
-def item_to_history(item: HistoryItem) -> dict[str, Any]:
+def _item_to_history(item: HistoryItem) -> dict[str, Any]:
     return {"dataId": item.data_id, "obj": item.obj, "value": list(item.value)}
 
 
-def request_caller(request: ChatRequest) -> ChatCaller:
+def _request_caller(request: ChatRequest) -> ChatCaller:
     """Who makes a chat request, as the ownership rule sees them (appending is the owner's alone)."""
     if request.share_id:
         return ChatCaller.of_visitor(request.share_id, request.out_link_uid or "")
     return ChatCaller.of_member_or_key(request.member_id, request.api_key_id, manages_app=False)
 
 
-def answer_of(query: list[dict[str, Any]]) -> Any:
+def _answer_of(query: list[dict[str, Any]]) -> Any:
     """The user's answer to an interactive: form values when the text is a JSON object, else the text."""
     text = value_text(query)
     try:
@@ -180,7 +180,7 @@ class ChatService:
         earlier, query = split_messages(request.messages, plugin=plugin)
         variables_in = request.variables if isinstance(request.variables, dict) else {}
         if plugin:
-            workflow, query = inject_plugin_inputs(graph.workflow, variables_in)
+            workflow, query = _inject_plugin_inputs(graph.workflow, variables_in)
             graph = AppGraph(graph.app, workflow, graph.version_id)
             variables_in = {}  # plugin inputs are not global variables
         given = bool(request.chat_id)
@@ -195,17 +195,17 @@ class ChatService:
         chat = None
         if given:
             history = await self.turns.load_history(
-                request.team_id, request.app_id, chat_id, history_load_limit(graph.workflow)
+                request.team_id, request.app_id, chat_id, _history_load_limit(graph.workflow)
             )
             chat = history.chat
-            if chat is not None and not request_caller(request).may(chat, "write"):
+            if chat is not None and not _request_caller(request).may(chat, "write"):
                 raise ChatError(
                     f"chatId: chat {chat_id} belongs to another caller; start a new chat with a new chatId",
                     http_status=403,
                     status_text="unAuthChat",
                 )
             # an answer still running (another request's) or interrupted is no history for the model
-            stored = [item_to_history(item) for item in history.items if item.status is None]
+            stored = [_item_to_history(item) for item in history.items if item.status is None]
         histories = concat_histories(stored, earlier)
         variables = {**(chat.variables if chat is not None else {}), **variables_in}
         prepared = PreparedRun(
@@ -225,7 +225,7 @@ class ChatService:
             last_ai = next(item for item in reversed(stored) if item["obj"] == "AI")
             prepared.resume_item = last_ai
             prepared.histories = stored  # the pause must stay the last AI turn the run sees
-            prepared.resume_answer = answer_of(query)
+            prepared.resume_answer = _answer_of(query)
             prepared.response_chat_item_id = last_ai["dataId"]
         elif chat is not None and request.response_chat_item_id:
             await self._check_new_item_id(request, chat_id, request.response_chat_item_id)
@@ -261,7 +261,7 @@ class ChatService:
             await self._begin(prepared)
         channel = self.registry.open(self.key(prepared), prepared.response_chat_item_id)
         channel.detail = prepared.detail
-        channel.owner = request_caller(request)
+        channel.owner = _request_caller(request)
         if self.fanout is not None:
             self.fanout.listen(self.registry.stop)
             channel.listeners.append(self.fanout.mirror(channel))

@@ -23,7 +23,7 @@ class BadOrigin(ValueError):
         self.place = place
 
 
-def check_origin(text: str) -> str:
+def _check_origin(text: str) -> str:
     """``text`` as an origin (lower case, without a trailing ``/``), or :class:`BadOrigin`."""
     value = text.strip().rstrip("/").lower()
     try:
@@ -55,7 +55,7 @@ def check_origins(texts: list[str]) -> tuple[str, ...]:
     seen: dict[str, None] = {}
     for place, text in enumerate(texts):
         try:
-            seen[check_origin(text)] = None
+            seen[_check_origin(text)] = None
         except BadOrigin as exc:
             raise BadOrigin(str(exc), place) from None
     return tuple(seen)

@@ -49,7 +49,7 @@ def _part_values(content: Any) -> list[dict[str, Any]]:
     return values
 
 
-def message_to_chat_item(message: dict[str, Any]) -> dict[str, Any] | None:
+def _message_to_chat_item(message: dict[str, Any]) -> dict[str, Any] | None:
     """A FastGPT chat item for one OpenAI message (tool and function messages have none)."""
     obj = _ROLE_TO_OBJ.get(str(message.get("role")))
     if obj is None:
@@ -60,12 +60,12 @@ def message_to_chat_item(message: dict[str, Any]) -> dict[str, Any] | None:
     return item
 
 
-def messages_to_chat_items(messages: list[Any]) -> list[dict[str, Any]]:
+def _messages_to_chat_items(messages: list[Any]) -> list[dict[str, Any]]:
     """FastGPT ``GPTMessages2Chats``: every system/user/assistant message as a chat item."""
     items = []
     for message in messages:
         if isinstance(message, dict):
-            item = message_to_chat_item(message)
+            item = _message_to_chat_item(message)
             if item is not None:
                 items.append(item)
     return items
@@ -87,7 +87,7 @@ def split_messages(
         if plugin:
             return [], []
         raise ChatError(MESSAGES_EMPTY)
-    items = messages_to_chat_items(messages)
+    items = _messages_to_chat_items(messages)
     if plugin:
         return items, []
     if not items or items[-1]["obj"] != "Human":

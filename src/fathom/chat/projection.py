@@ -35,7 +35,7 @@ def _without_cites(value: dict[str, Any], retain: bool) -> dict[str, Any]:
     return {**value, "text": {**text, "content": remove_dataset_cite_text(text["content"], retain)}}
 
 
-def response_content(outcome: ChatOutcome, *, detail: bool, retain_dataset_cite: bool = True) -> Any:
+def _response_content(outcome: ChatOutcome, *, detail: bool, retain_dataset_cite: bool = True) -> Any:
     """``choices[0].message.content``: the streamed text; with detail and several or non-text values,
     the raw value array (FastGPT's shape). Citation markers removed unless ``retain_dataset_cite``.
     Hidden values (``hideInUI``: a context checkpoint, a stop-gate feedback) are stored, never shown."""
@@ -87,7 +87,7 @@ def completion_response(
                 {
                     "message": {
                         "role": "assistant",
-                        "content": response_content(
+                        "content": _response_content(
                             outcome, detail=detail, retain_dataset_cite=retain_dataset_cite
                         ),
                     },

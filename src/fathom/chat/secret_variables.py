@@ -2,9 +2,10 @@
 
 A password variable is kept as the secrets module's ``{secret, value}`` object: ``secret`` the AES-GCM
 ciphertext, ``value`` blank. That object is what the chat stores; the run decrypts it where its
-variables are built (``build_variables``), so a node that references the variable gets the plain value
-and nothing else sees it: no chat or history route answers it, ``newVariables`` and ``updateVariables``
-leave it out, and the plain value is registered with the log masking filter when it is sealed.
+variables are built (``workflow.run._build_variables``), so a node that references the variable gets
+the plain value and nothing else sees it: no chat or history route answers it, ``newVariables`` and
+``updateVariables`` leave it out, and the plain value is registered with the log masking filter when
+it is sealed.
 """
 
 from __future__ import annotations
@@ -24,7 +25,7 @@ class PasswordVariable:
     label: str | None
 
 
-def password_variables(chat_config: Mapping[str, Any] | None) -> list[PasswordVariable]:
+def _password_variables(chat_config: Mapping[str, Any] | None) -> list[PasswordVariable]:
     """The app's password variables (key and label) from its ``chatConfig.variables``."""
     found = []
     for item in (chat_config or {}).get("variables") or []:
@@ -53,7 +54,7 @@ def seal_password_variables(
     secrets service password variables are left out rather than stored in clear."""
     sealed = dict(variables)
     given, stored = given or {}, stored or {}
-    for variable in password_variables(chat_config):
+    for variable in _password_variables(chat_config):
         if variable.label:
             sealed.pop(variable.label, None)
         raw = (given.get(variable.label) if variable.label else None) or given.get(variable.key)
@@ -80,7 +81,7 @@ def without_password_variables(
 ) -> dict[str, Any]:
     """``variables`` with every password variable (by key and by label) left out, for answers."""
     hidden = set()
-    for variable in password_variables(chat_config):
+    for variable in _password_variables(chat_config):
         hidden.add(variable.key)
         if variable.label:
             hidden.add(variable.label)
@@ -99,7 +100,6 @@ def public_chat_config(chat_config: Mapping[str, Any] | None) -> list[dict[str, 
 
 __all__ = [
     "PasswordVariable",
-    "password_variables",
     "public_chat_config",
     "seal_password_variables",
     "without_password_variables",

@@ -45,7 +45,7 @@ def _refused(status_text: str, http_status: int, message: str) -> ShareLinkRefus
     return ShareLinkRefused(message, http_status=http_status, status_text=status_text)
 
 
-def new_share_id() -> str:
+def _new_share_id() -> str:
     """A new shareId: 24 lowercase letters and digits, as FastGPT makes them."""
     return "".join(secrets.choice(_SHARE_ALPHABET) for _ in range(SHARE_ID_LENGTH))
 
@@ -58,7 +58,7 @@ class ShareVisit:
     uid: str
 
 
-def check_uid(uid: str) -> str:
+def _check_uid(uid: str) -> str:
     """FastGPT's rule for a visitor id: at most 255 bytes, none of ``| / " \\``; and, as it names a
     folder of the visitor's chat file keys, neither ``.`` nor ``..`` and no control character."""
     if (
@@ -99,7 +99,7 @@ class ShareLinkService:
     async def create(
         self, team_id: str, app_id: str, member_id: str, link_type: str, settings: ShareLinkSettings
     ) -> ShareLinkRecord:
-        return await self.links.create_link(team_id, app_id, member_id, new_share_id(), link_type, settings)
+        return await self.links.create_link(team_id, app_id, member_id, _new_share_id(), link_type, settings)
 
     def check_hook_url(self, url: str) -> None:
         """A 400 when the egress guard would never fetch the auth hook ``url`` (``limit.hookUrl``)."""
@@ -134,7 +134,7 @@ class ShareLinkService:
             raise _refused("linkUnInvalid", 404, f"shareId: no share link {share_id!r}")
         if not out_link_uid:
             raise _refused("linkUnInvalid", 400, "outLinkUid: is required with shareId (the visitor's id)")
-        check_uid(out_link_uid)
+        _check_uid(out_link_uid)
         return link
 
     async def admit_visit(self, share_id: str | None, out_link_uid: str | None) -> ShareVisit:
@@ -193,7 +193,7 @@ class ShareLinkService:
         if not isinstance(uid, str):
             raise _refused("unAuthUser", 403, "Invalid UID (data.uid must be a string)")
         try:
-            return check_uid(uid)
+            return _check_uid(uid)
         except ShareLinkRefused:
             raise _refused("unAuthUser", 403, f"Invalid UID {uid[:40]!r}") from None
 

@@ -69,7 +69,7 @@ def _edge(source: str, target: str) -> dict[str, Any]:
     }
 
 
-def dataset_ids(config: dict[str, Any]) -> list[str]:
+def _dataset_ids(config: dict[str, Any]) -> list[str]:
     """The knowledge base ids a simple app searches."""
     ids = []
     for item in config.get("datasets") or []:
@@ -163,7 +163,7 @@ def _tools_workflow(config: dict[str, Any], chat_config: dict[str, Any]) -> dict
             "maxHistories": config.get("history", 6),
             "aiChatReasoning": bool(config.get("aiChatReasoning", True)),
         },
-        "dataset": {**setting, "datasets": [{"datasetId": i} for i in dataset_ids(config)]},
+        "dataset": {**setting, "datasets": [{"datasetId": i} for i in _dataset_ids(config)]},
         "selectedTools": [_tool_node(tool) for tool in config["tools"]],
         "chatConfig": chat_config,
     }
@@ -173,7 +173,7 @@ def _tools_workflow(config: dict[str, Any], chat_config: dict[str, Any]) -> dict
     return workflow
 
 
-def simple_chat_config(config: dict[str, Any]) -> dict[str, Any]:
+def _simple_chat_config(config: dict[str, Any]) -> dict[str, Any]:
     """The chatConfig of a simple app (welcome text, variables and, when set, the question guide:
     FastGPT's boolean or ``{open, model?, customPrompt?}``)."""
     chat_config: dict[str, Any] = {
@@ -191,7 +191,7 @@ def simple_chat_config(config: dict[str, Any]) -> dict[str, Any]:
 def compile_simple_app(config: dict[str, Any]) -> dict[str, Any]:
     """The FastGPT workflow JSON ``{nodes, edges, chatConfig}`` of a simple app."""
     config = validate_simple_config(config)
-    chat_config = simple_chat_config(config)
+    chat_config = _simple_chat_config(config)
     if config.get("tools"):
         return _tools_workflow(config, chat_config)
     nodes: list[dict[str, Any]] = [
@@ -226,7 +226,7 @@ def compile_simple_app(config: dict[str, Any]) -> dict[str, Any]:
     for key in ("quotePrompt", "quoteTemplate"):
         if config.get(key):
             chat_inputs.append(_input(key, config[key], "string"))
-    ids = dataset_ids(config)
+    ids = _dataset_ids(config)
     if ids:
         setting = {**_SEARCH_DEFAULTS, **(config.get("datasetSearchSetting") or {})}
         nodes.append(

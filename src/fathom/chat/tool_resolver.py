@@ -21,6 +21,7 @@ from fathom.chat.team_tools import TOOL_SET_TYPES, ToolSetConfig, ToolSetRuntime
 from fathom.store.protocols import AppRepository, NotFound
 from fathom.tools import ToolDefinition, split_combine_tool_id
 from fathom.tools.schema.constants import AppToolSource
+from fathom.workflow.nodes.tool_node import ToolResolver
 
 _SINGLE_KEYS = ("mcpTool", "httpTool")
 _SET_KEYS = ("mcpToolSet", "httpToolSet")
@@ -38,7 +39,7 @@ class ToolReference:
     tool_name: str | None
 
 
-def tool_reference(tool_config: Any, plugin_id: str | None) -> ToolReference:
+def _tool_reference(tool_config: Any, plugin_id: str | None) -> ToolReference:
     """Where a ``tool`` / ``toolSet`` node points (FastGPT's tool id rule, ``splitCombineToolId``)."""
     config = tool_config if isinstance(tool_config, Mapping) else {}
     for key in _SINGLE_KEYS:
@@ -67,7 +68,7 @@ def _split(tool_id: str, *, single: bool) -> ToolReference:
     return ToolReference(set_id, name or None)
 
 
-class TeamToolResolver:
+class TeamToolResolver(ToolResolver):
     """Resolves tool nodes against the tool sets of ``team_id`` (see the module docstring)."""
 
     def __init__(
@@ -86,7 +87,7 @@ class TeamToolResolver:
         self.access = access
 
     async def resolve_tools(self, tool_config: Any, plugin_id: str | None) -> Sequence[ToolDefinition]:
-        ref = tool_reference(tool_config, plugin_id)
+        ref = _tool_reference(tool_config, plugin_id)
         try:
             app = await self.apps.get_app(self.team_id, ref.set_id)
         except NotFound:
@@ -103,4 +104,4 @@ class TeamToolResolver:
         return await self.runtime.definitions(ToolSetConfig.of_app(app), names)
 
 
-__all__ = ["TeamToolResolver", "ToolReference", "ToolSetNotFound", "tool_reference"]
+__all__ = ["TeamToolResolver", "ToolReference", "ToolSetNotFound"]

@@ -88,8 +88,9 @@ class EmbedderResolver:
     def query_embedder(self, model_id: str) -> Embedder:
         """The embedder for search queries: the same model, with the query prefix where it has one (E5)."""
         embedder = self.get(model_id)
-        for_queries = getattr(embedder, "for_queries", None)
-        return cast(Embedder, for_queries()) if callable(for_queries) else embedder
+        if isinstance(embedder, MultilingualE5Embedder):
+            return cast(Embedder, embedder.for_queries())
+        return embedder
 
     def index_budget(self, model_id: str) -> tuple[int | None, int | None]:
         """(max, default) index size for the splitter, which counts characters as FastGPT's does.

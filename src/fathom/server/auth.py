@@ -39,7 +39,7 @@ class AuthContext:
     csrf_token: str | None = None
 
 
-def parse_bearer(header: str | None) -> tuple[str, str | None]:
+def _parse_bearer(header: str | None) -> tuple[str, str | None]:
     """Return (key, legacy app id) from an Authorization header, or raise 401."""
     if not header or not header.strip():
         raise unauthorized("Missing API key: send the header 'Authorization: Bearer <key>'.")
@@ -74,7 +74,7 @@ async def _authenticate(request: Request, *, csrf: bool) -> AuthContext:
     platform: Platform = request.app.state.platform
     if not request.headers.get("authorization") and request.cookies.get(SESSION_COOKIE):
         return await _session_context(platform, request, csrf=csrf)
-    key, legacy_app_id = parse_bearer(request.headers.get("authorization"))
+    key, legacy_app_id = _parse_bearer(request.headers.get("authorization"))
     identity = await platform.team_admin.identify_key(key)  # cached; a revoke here drops it at once
     if identity is None:
         raise ApiError(401, "unAuthApiKey", "the key is unknown or revoked.")

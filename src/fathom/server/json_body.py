@@ -24,7 +24,7 @@ def _invalid(message: str) -> ApiError:
     return ApiError(400, "invalidParams", message)
 
 
-def decode_utf8(raw: bytes, where: str) -> str:
+def _decode_utf8(raw: bytes, where: str) -> str:
     try:
         return raw.decode("utf-8")
     except UnicodeDecodeError as exc:
@@ -49,7 +49,7 @@ class _NotJson(ValueError):
 
 def parse_json(raw: bytes | str, where: str = "body") -> Any:
     """The JSON value of ``raw``, or a 400 saying why it cannot be taken."""
-    text = decode_utf8(raw, where) if isinstance(raw, bytes) else raw
+    text = _decode_utf8(raw, where) if isinstance(raw, bytes) else raw
     try:
         value = json.loads(text, parse_float=_finite, parse_constant=_no_constant)
     except json.JSONDecodeError as exc:

@@ -53,7 +53,7 @@ def encode_frame(event: str, payload: Any, *, detail: bool, seq: int | None = No
     return "\n".join(lines) + "\n\n"
 
 
-def heartbeat_frame(*, detail: bool) -> str:
+def _heartbeat_frame(*, detail: bool) -> str:
     return encode_frame("answer", text_adapt_gpt_response(""), detail=detail)
 
 
@@ -84,7 +84,7 @@ async def stream_frames(
     try:
         async for batch in batches:
             if batch is None:
-                yield heartbeat_frame(detail=detail)
+                yield _heartbeat_frame(detail=detail)
                 continue
             out: list[str] = []  # the batch's frames leave in one write
             for frame in batch:
@@ -155,7 +155,7 @@ def _with_content(data: dict[str, Any], content: str) -> dict[str, Any]:
     return {**data, "choices": [{**choice, "delta": {**choice["delta"], "content": content}}]}
 
 
-async def single_frames(frames: list[Frame], *, detail: bool) -> AsyncIterator[str]:
+async def _single_frames(frames: list[Frame], *, detail: bool) -> AsyncIterator[str]:
     for frame in frames:
         yield encode_frame(frame.event, frame.data, detail=detail)
 
@@ -202,4 +202,4 @@ def sse_response(body: AsyncIterator[str]) -> StreamingResponse:
 def error_stream(message: str | dict[str, Any]) -> StreamingResponse:
     """A stream holding one ``error`` event (FastGPT's answer to a failed streaming request)."""
     payload = message if isinstance(message, dict) else {"message": message}
-    return sse_response(single_frames([Frame(0, "error", payload)], detail=False))
+    return sse_response(_single_frames([Frame(0, "error", payload)], detail=False))

@@ -137,7 +137,7 @@ def _reason(error: Any) -> str:
     return str(error.get("msg", "invalid"))
 
 
-def validation_error(exc: ValidationError, kinds: dict[str, str] | None = None) -> ApiError:
+def _validation_error(exc: ValidationError, kinds: dict[str, str] | None = None) -> ApiError:
     """FastGPT's ``invalidParams`` (HTTP 400) naming up to five fields and their reasons; a malformed id
     answers its kind's "does not exist" (404), as the handlers did before validation came first."""
     errors = exc.errors(include_url=False)
@@ -162,7 +162,7 @@ def validate(model: type[M], values: dict[str, Any]) -> M:
     try:
         return model.model_validate(values)
     except ValidationError as exc:
-        raise validation_error(exc, getattr(model, "id_kinds", None)) from None
+        raise _validation_error(exc, getattr(model, "id_kinds", None)) from None
 
 
 async def _form_values(request: Request, field: str) -> dict[str, Any]:
@@ -222,7 +222,7 @@ def answers(data: Any, *, description: str = "FastGPT's envelope") -> dict[int |
     }
 
 
-def request_model(route: APIRoute) -> type[BaseModel] | None:
+def _request_model(route: APIRoute) -> type[BaseModel] | None:
     """The model :func:`parsed` reads for ``route``, if it has one."""
 
     def walk(dependant: Any) -> Iterator[Any]:
@@ -255,15 +255,15 @@ def _hoist(schema: dict[str, Any], components: dict[str, Any]) -> dict[str, Any]
     return schema
 
 
-def api_routes(routes: Iterable[Any]) -> Iterator[APIRoute]:
+def _api_routes(routes: Iterable[Any]) -> Iterator[APIRoute]:
     """Every API route of ``routes``, looking into included routers (which keep their own list)."""
     for route in routes:
         if isinstance(route, APIRoute):
             yield route
         elif hasattr(route, "original_router"):
-            yield from api_routes(route.original_router.routes)
+            yield from _api_routes(route.original_router.routes)
         elif hasattr(route, "routes"):
-            yield from api_routes(route.routes)
+            yield from _api_routes(route.routes)
 
 
 def _plain_answer(operation: dict[str, Any], components: dict[str, Any]) -> None:
@@ -287,8 +287,8 @@ def document_typed_routes(routes: Iterable[Any], document: dict[str, Any]) -> No
         for operation in operations.values():
             if isinstance(operation, dict):
                 _plain_answer(operation, components)
-    for route in api_routes(routes):
-        model = request_model(route)
+    for route in _api_routes(routes):
+        model = _request_model(route)
         if model is None:
             continue
         schema = _hoist(model.model_json_schema(ref_template="#/components/schemas/{model}"), components)

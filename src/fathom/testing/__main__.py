@@ -43,7 +43,7 @@ def load_script(path: Path) -> list[Turn]:
     return [turn_from_dict(item) for item in data]
 
 
-def main(argv: list[str] | None = None) -> None:
+def _main(argv: list[str] | None = None) -> None:
     """Parse arguments and serve until interrupted."""
     parser = argparse.ArgumentParser(prog="python -m fathom.testing", description=__doc__.splitlines()[0])
     parser.add_argument("--port", type=int, default=8001)
@@ -63,4 +63,4 @@ def main(argv: list[str] | None = None) -> None:
 
 
 if __name__ == "__main__":
-    main()
+    _main()

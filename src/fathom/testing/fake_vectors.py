@@ -14,7 +14,7 @@ import re
 _WORD = re.compile(r"[\u3400-\u4dbf\u4e00-\u9fff]|[^\W_]+", re.UNICODE)
 
 
-def text_terms(text: str) -> list[str]:
+def _text_terms(text: str) -> list[str]:
     """Lower-cased words, with every CJK character its own term."""
     return [match.group(0) for match in _WORD.finditer(text.lower())]
 
@@ -28,7 +28,7 @@ def _bucket(term: str, dim: int) -> tuple[int, float]:
 def hash_embedding(text: str, dim: int = 256) -> list[float]:
     """A unit vector of length ``dim`` determined by the text's terms (whole text when it has none)."""
     vector = [0.0] * dim
-    terms = text_terms(text) or [text]
+    terms = _text_terms(text) or [text]
     for term in terms:
         index, sign = _bucket(term, dim)
         vector[index] += sign
@@ -42,8 +42,8 @@ def hash_embedding(text: str, dim: int = 256) -> list[float]:
 
 def overlap_score(query: str, document: str) -> float:
     """Relevance in [0, 1]: the share of the query's distinct terms found in the document."""
-    query_terms = set(text_terms(query))
+    query_terms = set(_text_terms(query))
     if not query_terms:
         return 0.0
-    doc_terms = set(text_terms(document))
+    doc_terms = set(_text_terms(document))
     return len(query_terms & doc_terms) / len(query_terms)

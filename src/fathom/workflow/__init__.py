@@ -55,7 +55,6 @@ from fathom.workflow.graph import (
     WorkflowGraphError,
     WorkflowNode,
     load_workflow,
-    validate_graph,
 )
 from fathom.workflow.interactive import (
     INTERACTIVE_RECORD_VERSION,
@@ -66,7 +65,7 @@ from fathom.workflow.interactive import (
     parse_interactive,
 )
 from fathom.workflow.result import WorkflowRunResult
-from fathom.workflow.run import build_variables, resume_workflow, run_workflow
+from fathom.workflow.run import resume_workflow, run_workflow
 from fathom.workflow.runtime import RuntimeEdge, RuntimeNode
 from fathom.workflow.status import EdgeClassifier, decide_run_status
 from fathom.workflow.values import value_type_format
@@ -119,7 +118,6 @@ __all__ = [
     "WorkflowRun",
     "WorkflowRunResult",
     "WorkflowServices",
-    "build_variables",
     "decide_run_status",
     "default_registry",
     "error_handle_id",
@@ -139,6 +137,5 @@ __all__ = [
     "resume_workflow",
     "run_workflow",
     "text_adapt_gpt_response",
-    "validate_graph",
     "value_type_format",
 ]

@@ -108,16 +108,12 @@ class WorkflowGraph(BaseModel):
         """The graph as FastGPT JSON (only the fields that were given, with their original names)."""
         return self.model_dump(by_alias=True, exclude_unset=True, mode="json")
 
-    def to_json(self) -> str:
-        """The graph as a JSON string."""
-        return json.dumps(self.to_dict(), ensure_ascii=False)
-
 
 def _describe_edge(edge: WorkflowEdge, index: int) -> str:
     return f"edge #{index} ({edge.source}:{edge.source_handle} -> {edge.target}:{edge.target_handle})"
 
 
-def validate_graph(graph: WorkflowGraph, *, require_entry: bool = True) -> None:
+def _validate_graph(graph: WorkflowGraph, *, require_entry: bool = True) -> None:
     """Raise :class:`WorkflowGraphError` naming the first structural problem found."""
     seen: set[str] = set()
     for node in graph.nodes:
@@ -165,7 +161,7 @@ def load_workflow(
             graph = WorkflowGraph.model_validate(data)
         except ValidationError as exc:
             raise WorkflowGraphError(_describe_validation_error(exc, data)) from exc
-    validate_graph(graph, require_entry=require_entry)
+    _validate_graph(graph, require_entry=require_entry)
     return graph
 
 

@@ -41,7 +41,7 @@ def _system_time(now: datetime | None = None) -> str:
     return f"{moment:%Y-%m-%d %H:%M:%S} {_WEEKDAYS[moment.weekday()]}"
 
 
-def build_variables(
+def _build_variables(
     chat_config: dict[str, Any] | None,
     variables: dict[str, Any] | None,
     *,
@@ -154,7 +154,7 @@ async def run_workflow(
         "histories": histories,
         "cTime": _system_time(now),
     }
-    run_variables = build_variables(
+    run_variables = _build_variables(
         loaded.chat_config,
         variables,
         system=system,

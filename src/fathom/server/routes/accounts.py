@@ -125,18 +125,18 @@ class InvitationOffer(BaseModel):
     expiresAt: str | None
 
 
-async def body_params(request: Request) -> dict[str, Any]:
+async def _body_params(request: Request) -> dict[str, Any]:
     """The JSON body's fields (a password in the query string is refused)."""
     if "password" in request.query_params or "newPsw" in request.query_params:
         raise ApiError(400, "invalidParams", "password: send it in the JSON body, never in the URL")
     return await json_object(request)
 
 
-def client_ip(request: Request) -> str:
+def _client_ip(request: Request) -> str:
     return request.client.host if request.client else "unknown"
 
 
-def user_view(user: UserRecord) -> dict[str, Any]:
+def _user_view(user: UserRecord) -> dict[str, Any]:
     return {
         "userId": user.id,
         "username": user.username,
@@ -147,9 +147,9 @@ def user_view(user: UserRecord) -> dict[str, Any]:
     }
 
 
-def signed_in_response(request: Request, signed: SignedIn) -> JSONResponse:
+def _signed_in_response(request: Request, signed: SignedIn) -> JSONResponse:
     data = {
-        "user": user_view(signed.user),
+        "user": _user_view(signed.user),
         "csrfToken": signed.session.csrf_token,
         "expiresAt": iso(signed.session.expires_at),
     }
@@ -167,7 +167,7 @@ def signed_in_response(request: Request, signed: SignedIn) -> JSONResponse:
     return response
 
 
-def require_people_admin(auth: AuthContext) -> None:
+def _require_people_admin(auth: AuthContext) -> None:
     require_team_key(auth, "manage members", "api key")
     if auth.role not in ("owner", "admin"):
         raise forbidden("manage members (owners and admins only)", "api key")
@@ -176,11 +176,11 @@ def require_people_admin(auth: AuthContext) -> None:
 async def people_admin(request: Request) -> AuthContext:
     """The caller, when it may manage members: checked before the body is validated."""
     auth = await authenticate(request)
-    require_people_admin(auth)
+    _require_people_admin(auth)
     return auth
 
 
-def invitation_view(record: InvitationRecord) -> dict[str, Any]:
+def _invitation_view(record: InvitationRecord) -> dict[str, Any]:
     return {
         "_id": record.id,
         "role": record.role,
@@ -198,13 +198,13 @@ def invitation_view(record: InvitationRecord) -> dict[str, Any]:
     responses=answers(SignedInView),
 )
 async def login_by_password(
-    request: Request, payload: PasswordLogin = parsed(PasswordLogin, body_params)
+    request: Request, payload: PasswordLogin = parsed(PasswordLogin, _body_params)
 ) -> JSONResponse:
     """Sets the session cookie; rate-limited per username and per client IP (429 with Retry-After)."""
     signed = await platform_of(request).accounts.sign_in(
-        payload.username, payload.password, client_ip(request)
+        payload.username, payload.password, _client_ip(request)
     )
-    return signed_in_response(request, signed)
+    return _signed_in_response(request, signed)
 
 
 @router.get(
@@ -256,7 +256,7 @@ async def sign_out(
 async def change_password(
     request: Request,
     auth: AuthContext = Depends(authenticate),
-    payload: PasswordChange = parsed(PasswordChange, body_params),
+    payload: PasswordChange = parsed(PasswordChange, _body_params),
 ) -> dict[str, Any]:
     """Needs the current password; every other session of the user ends (this one stays)."""
     require_team_key(auth, "change a password", "api key")
@@ -297,12 +297,12 @@ async def list_members(
 async def create_member(
     request: Request,
     auth: AuthContext = Depends(people_admin),
-    payload: NewMember = parsed(NewMember, body_params),
+    payload: NewMember = parsed(NewMember, _body_params),
 ) -> dict[str, Any]:
     user = await platform_of(request).accounts.create_user(
         auth.team_id, auth.role, payload.username, payload.password, payload.role
     )
-    return envelope(user_view(user))
+    return envelope(_user_view(user))
 
 
 @router.post(
@@ -319,7 +319,7 @@ async def create_invitation(
     record, token = await platform_of(request).accounts.create_invitation(
         auth.team_id, auth.member_id, auth.role, payload.role, payload.expiresHours
     )
-    return envelope(invitation_view(record) | {"token": token, "link": f"{INVITE_PATH}{token}"})
+    return envelope(_invitation_view(record) | {"token": token, "link": f"{INVITE_PATH}{token}"})
 
 
 @router.get(
@@ -331,7 +331,7 @@ async def list_invitations(
     request: Request, auth: AuthContext = Depends(people_admin), _: NoParams = parsed(NoParams)
 ) -> dict[str, Any]:
     records = await platform_of(request).accounts.list_invitations(auth.team_id)
-    return envelope([invitation_view(r) for r in records])
+    return envelope([_invitation_view(r) for r in records])
 
 
 @router.delete(
@@ -370,10 +370,10 @@ async def invitation_info(
     responses=answers(SignedInView),
 )
 async def accept_invitation(
-    request: Request, payload: AcceptInvitation = parsed(AcceptInvitation, body_params)
+    request: Request, payload: AcceptInvitation = parsed(AcceptInvitation, _body_params)
 ) -> JSONResponse:
     """Public: the link's token, a username and a password; creates the member and signs them in."""
     signed = await platform_of(request).accounts.accept_invitation(
-        payload.token, payload.username, payload.password, client_ip(request)
+        payload.token, payload.username, payload.password, _client_ip(request)
     )
-    return signed_in_response(request, signed)
+    return _signed_in_response(request, signed)

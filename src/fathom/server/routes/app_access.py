@@ -71,7 +71,7 @@ _OBJECT_ID = re.compile(r"^[0-9a-f]{24}$")
 _REFERENCE_KEYS = {"datasetId": "dataset", "pluginId": "app", "toolSetId": "app", "appId": "app"}
 
 
-def referenced_resources(graph: Any) -> set[tuple[str, str]]:
+def _referenced_resources(graph: Any) -> set[tuple[str, str]]:
     """The knowledge bases (``datasetId``) and apps (``pluginId`` of app/plugin/tool nodes, ``toolSetId``
     and ``appId`` of simple-app tools) a submitted graph, simple config or form names, anywhere in it."""
     found: set[tuple[str, str]] = set()
@@ -93,7 +93,7 @@ async def require_readable_references(request: Request, auth: AuthContext, graph
     """An editor may save (or publish) a graph only over knowledge bases and apps they may read
     themselves: the app later runs with its owner's permissions, which may be wider."""
     platform = platform_of(request)
-    for resource_type, resource_id in sorted(referenced_resources(graph)):
+    for resource_type, resource_id in sorted(_referenced_resources(graph)):
         if resource_type == "dataset":
             owner = await platform.team_admin.dataset_owner(resource_id)
         else:

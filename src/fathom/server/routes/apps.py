@@ -54,7 +54,7 @@ from fathom.store.protocols import AppRecord, AppVersionRecord
 router = APIRouter(tags=["apps"])
 
 
-def app_view(app: AppRecord, auth: AuthContext, owner: str | None, *, full: bool = False) -> dict[str, Any]:
+def _app_view(app: AppRecord, auth: AuthContext, owner: str | None, *, full: bool = False) -> dict[str, Any]:
     view: dict[str, Any] = {
         "_id": app.id,
         "parentId": None,
@@ -82,7 +82,7 @@ def app_view(app: AppRecord, auth: AuthContext, owner: str | None, *, full: bool
     return view
 
 
-def version_view(version: AppVersionRecord, *, full: bool = False) -> dict[str, Any]:
+def _version_view(version: AppVersionRecord, *, full: bool = False) -> dict[str, Any]:
     view: dict[str, Any] = {
         "_id": version.id,
         "appId": version.app_id,
@@ -156,7 +156,7 @@ async def list_apps(
                 await require_permission(platform, auth, "app", app.id, owner, "read")
             except ApiError:
                 continue
-        views.append(app_view(app, auth, owner))
+        views.append(_app_view(app, auth, owner))
     views.sort(key=lambda view: view["updateTime"] or "", reverse=True)
     return envelope(views)
 
@@ -171,7 +171,7 @@ async def app_detail(
     request: Request, auth: AuthContext = Depends(authenticate), payload: AppRef = parsed(AppRef)
 ) -> dict[str, Any]:
     app = await load_app(request, auth, payload.app_id, "read")
-    return envelope(app_view(app, auth, await _owner(request, app.id), full=True))
+    return envelope(_app_view(app, auth, await _owner(request, app.id), full=True))
 
 
 @router.api_route(
@@ -259,7 +259,7 @@ async def list_versions(
     offset, size = payload.window(cap=100)
     versions = await chat_of(request).apps.versions(auth.team_id, app.id)
     page = versions[offset : offset + size]
-    return envelope({"list": [version_view(v) for v in page], "total": len(versions)})
+    return envelope({"list": [_version_view(v) for v in page], "total": len(versions)})
 
 
 @router.api_route(
@@ -273,7 +273,7 @@ async def version_detail(
 ) -> dict[str, Any]:
     app = await load_app(request, auth, payload.app_id, "read")
     version = await chat_of(request).apps.version(auth.team_id, app.id, payload.versionId)
-    return envelope(version_view(version, full=True))
+    return envelope(_version_view(version, full=True))
 
 
 @router.api_route(
@@ -289,7 +289,7 @@ async def latest_version(
     if not app.published_version_id:
         raise ApiError(404, "", f"app {app.id} has no published version")
     version = await chat_of(request).apps.version(auth.team_id, app.id, app.published_version_id)
-    return envelope(version_view(version, full=True))
+    return envelope(_version_view(version, full=True))
 
 
 @router.api_route(

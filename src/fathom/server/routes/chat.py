@@ -38,7 +38,7 @@ from fathom.store.protocols import NotFound
 router = APIRouter(tags=["chat"])
 
 
-def flag(value: Any, default: bool = False) -> bool:
+def _flag(value: Any, default: bool = False) -> bool:
     """A boolean from JSON or the query string (``"true"``/``"1"``)."""
     if value is None or value == "":
         return default
@@ -47,12 +47,12 @@ def flag(value: Any, default: bool = False) -> bool:
     return bool(value)
 
 
-def heartbeat_of(request: Request) -> float:
+def _heartbeat_of(request: Request) -> float:
     value = getattr(request.app.state, "sse_heartbeat_s", None)
     return float(value) if value else HEARTBEAT_SECONDS
 
 
-def last_event_id(request: Request, body_value: int | None) -> int | None:
+def _last_event_id(request: Request, body_value: int | None) -> int | None:
     """The frame a client resumes after: the ``Last-Event-ID`` header, else the body's ``lastEventId``."""
     raw = request.headers.get("last-event-id")
     if raw is None or raw.strip() == "":
@@ -63,7 +63,7 @@ def last_event_id(request: Request, body_value: int | None) -> int | None:
         raise ApiError(400, "invalidParams", f"Last-Event-ID: must be a frame number, got {raw!r}") from None
 
 
-def resolve_app_id(auth: AuthContext, body_app: str | None) -> str:
+def _resolve_app_id(auth: AuthContext, body_app: str | None) -> str:
     """The app of a chat request: the key's own app, else ``appId`` in the body, else the legacy
     ``<key>-<appId>`` token's."""
     if auth.key_app_bound:
@@ -76,7 +76,7 @@ def resolve_app_id(auth: AuthContext, body_app: str | None) -> str:
     return str(app_id)
 
 
-def chat_source(auth: AuthContext, *, draft: bool) -> str:
+def _chat_source(auth: AuthContext, *, draft: bool) -> str:
     """FastGPT's ChatSourceEnum for a new chat: ``test`` for the editor's chat test, ``api`` for a
     request with an API key, ``online`` for the console signed in by password (a session cookie)."""
     if draft:
@@ -94,16 +94,16 @@ def _failure(exc: ApiError, stream: bool) -> Response:
     return exc.response()
 
 
-async def run_chat(request: Request, *, api_version: int, draft: bool = False) -> Response:
+async def _run_chat(request: Request, *, api_version: int, draft: bool = False) -> Response:
     """Authentication happens here, not in a dependency: a streaming request that fails on its key
     or its app gets FastGPT's ``event: error`` frame, not a JSON body. A request with ``shareId`` (and
     no Authorization header) is a share link's visitor: see :mod:`fathom.server.routes.share_chat`."""
     values = await params(request)
     # how a refusal is sent (a frame or JSON): read as the model reads it, before the body is checked
-    stream = flag(values.get("stream"), default=draft)
-    detail = flag(values.get("detail"), default=draft)
+    stream = _flag(values.get("stream"), default=draft)
+    detail = _flag(values.get("detail"), default=draft)
     # FastGPT: the API strips [<id>](CITE) markers unless asked to keep them; the chat test keeps them
-    retain = flag(values.get("retainDatasetCite"), default=draft)
+    retain = _flag(values.get("retainDatasetCite"), default=draft)
     view: ShareView | None = None
     try:
         if not draft and is_share_request(request, values):
@@ -138,7 +138,7 @@ async def run_chat(request: Request, *, api_version: int, draft: bool = False) -
                 channel,
                 detail=detail,
                 api_version=api_version,
-                heartbeat_s=heartbeat_of(request),
+                heartbeat_s=_heartbeat_of(request),
                 retain_dataset_cite=retain,
                 view=view,
             )
@@ -166,11 +166,11 @@ async def _start_member_chat(
     chat = chat_of(request)
     auth = await authenticate(request)
     body = validate(ChatCompletionBody, values)  # after authentication: a bad key is a 401 first
-    app_id = resolve_app_id(auth, body.appId)
+    app_id = _resolve_app_id(auth, body.appId)
     app, owner = await load_app_and_owner(
         request, auth, app_id, "write" if draft else "read", chatting=not draft
     )
-    resume_from = last_event_id(request, body.lastEventId)
+    resume_from = _last_event_id(request, body.lastEventId)
     chat_id = body.chatId
     if resume_from is not None and chat_id:
         found = await _own_channel(request, auth, app_id, owner, str(chat_id), detail=detail)
@@ -181,7 +181,7 @@ async def _start_member_chat(
                     detail=detail,
                     api_version=api_version,
                     after=resume_from,
-                    heartbeat_s=heartbeat_of(request),
+                    heartbeat_s=_heartbeat_of(request),
                     resuming=True,
                     retain_dataset_cite=retain,
                 )
@@ -202,7 +202,7 @@ async def _start_member_chat(
         metadata=body.metadata,
         custom_uid=body.customUid or None,
         api_key_id=auth.api_key_id,
-        source=chat_source(auth, draft=draft),
+        source=_chat_source(auth, draft=draft),
         draft=draft,
         workflow=workflow,
         api_version=api_version,
@@ -212,7 +212,7 @@ async def _start_member_chat(
     return await chat.runs.start(chat_request)
 
 
-# The chat routes validate their body themselves (after authentication, inside run_chat) so that a
+# The chat routes validate their body themselves (after authentication, inside _run_chat) so that a
 # streaming request is refused with an SSE error frame; ``documents`` only shows the model.
 @router.api_route(
     "/api/v1/chat/completions",
@@ -222,7 +222,7 @@ async def _start_member_chat(
     dependencies=[documents(ChatCompletionBody)],
 )
 async def completions_v1(request: Request) -> Response:
-    return await run_chat(request, api_version=1)
+    return await _run_chat(request, api_version=1)
 
 
 @router.api_route(
@@ -233,7 +233,7 @@ async def completions_v1(request: Request) -> Response:
     dependencies=[documents(ChatCompletionBody)],
 )
 async def completions_v2(request: Request) -> Response:
-    return await run_chat(request, api_version=2)
+    return await _run_chat(request, api_version=2)
 
 
 @router.api_route(
@@ -244,7 +244,7 @@ async def completions_v2(request: Request) -> Response:
     dependencies=[documents(ChatCompletionBody)],
 )
 async def chat_test(request: Request) -> Response:
-    return await run_chat(request, api_version=2, draft=True)
+    return await _run_chat(request, api_version=2, draft=True)
 
 
 async def _own_channel(
@@ -269,7 +269,7 @@ async def _own_channel(
 async def stop_chat(
     request: Request, auth: AuthContext = Depends(authenticate), payload: ChatRef = parsed(ChatRef)
 ) -> dict[str, Any]:
-    app_id = resolve_app_id(auth, payload.appId)
+    app_id = _resolve_app_id(auth, payload.appId)
     _, owner = await load_app_and_owner(request, auth, app_id, "read", chatting=True)
     chat_id = payload.chatId or ""
     if not chat_id:
@@ -288,14 +288,14 @@ async def stop_chat(
 async def resume_chat(
     request: Request, auth: AuthContext = Depends(authenticate), payload: ResumeChat = parsed(ResumeChat)
 ) -> Response:
-    app_id = resolve_app_id(auth, payload.appId)
+    app_id = _resolve_app_id(auth, payload.appId)
     _, owner = await load_app_and_owner(request, auth, app_id, "read", chatting=True)
     chat_id = payload.chatId or ""
     if not chat_id:
         raise ApiError(400, "missingParams", "chatId: is required")
     detail = True if payload.detail is None else payload.detail
     api_version = 1 if str(payload.version) == "1" else 2
-    after = last_event_id(request, payload.lastEventId) or 0
+    after = _last_event_id(request, payload.lastEventId) or 0
     channel = await _own_channel(request, auth, app_id, owner, chat_id, detail=detail)
     if channel is None:
         # no frames to follow: the answer's state in the database says why (a replica that died
@@ -317,7 +317,7 @@ async def resume_chat(
             detail=detail,
             api_version=api_version,
             after=after,
-            heartbeat_s=heartbeat_of(request),
+            heartbeat_s=_heartbeat_of(request),
             resuming=True,
         )
     )

@@ -126,7 +126,7 @@ def _utc(value: datetime) -> datetime:
     return value.astimezone(UTC) if value.tzinfo else value.replace(tzinfo=UTC)
 
 
-def log_view(entry: ChatLogEntry) -> dict[str, Any]:
+def _log_view(entry: ChatLogEntry) -> dict[str, Any]:
     chat = entry.chat
     return {
         "_id": chat.chat_id,
@@ -168,7 +168,7 @@ async def get_chat_logs(
     entries, total = await chat_of(request).logs.list_logs(
         auth.team_id, app.id, body.query(), offset=offset, limit=size
     )
-    return envelope({"list": [log_view(e) for e in entries], "total": total})
+    return envelope({"list": [_log_view(e) for e in entries], "total": total})
 
 
 @router.post(
@@ -208,7 +208,7 @@ CSV_HEADER = [
 _FORMULA_START = ("=", "+", "-", "@", "\t", "\r")
 
 
-def csv_cell(value: Any) -> str:
+def _csv_cell(value: Any) -> str:
     text = "" if value is None else str(value)
     return "'" + text if text.startswith(_FORMULA_START) else text
 
@@ -226,7 +226,7 @@ def _feedback_text(items: list[ChatItemRecord]) -> str:
     return "\n".join(lines)
 
 
-def csv_row(entry: ChatLogEntry, items: list[ChatItemRecord], labels: dict[str, str]) -> list[str]:
+def _csv_row(entry: ChatLogEntry, items: list[ChatItemRecord], labels: dict[str, str]) -> list[str]:
     chat = entry.chat
     cells = [
         iso(chat.updated_at),
@@ -241,7 +241,7 @@ def csv_row(entry: ChatLogEntry, items: list[ChatItemRecord], labels: dict[str, 
         entry.mark_count,
         _feedback_text(items),
     ]
-    return [csv_cell(c) for c in cells]
+    return [_csv_cell(c) for c in cells]
 
 
 def _line(cells: list[str]) -> str:
@@ -270,7 +270,7 @@ async def export_chat_logs(
     async def lines() -> AsyncIterator[bytes]:
         yield ("\ufeff" + _line(CSV_HEADER)).encode()  # the BOM: spreadsheets then read it as UTF-8
         async for entry, items in rows:
-            yield _line(csv_row(entry, items, labels)).encode()
+            yield _line(_csv_row(entry, items, labels)).encode()
 
     return StreamingResponse(
         lines(),

@@ -143,7 +143,7 @@ class CollectionRef(ApiModel):
     collectionId: ObjectId
 
 
-def training_amount(collection: CollectionRecord) -> int:
+def _training_amount(collection: CollectionRecord) -> int:
     """FastGPT's ``trainingAmount``: queue entries still attached (0 means ready)."""
     if collection.status == "ready":
         return 0
@@ -152,7 +152,7 @@ def training_amount(collection: CollectionRecord) -> int:
     return 1
 
 
-def collection_view(
+def _collection_view(
     collection: CollectionRecord, queue_position: int | None = None, *, failed: int = 0
 ) -> dict[str, Any]:
     """The collection as FastGPT shows it; ``failed``: its training items the model failed on."""
@@ -178,7 +178,7 @@ def collection_view(
         "sourceName": collection.name,
         "sourceId": collection.file_id or collection.raw_link or collection.id,
         "dataAmount": collection.chunks_done,
-        "trainingAmount": training_amount(collection),
+        "trainingAmount": _training_amount(collection),
         "hasError": collection.status == "error" or failed > 0,
         # Fathom's ingestion state, beyond FastGPT's fields
         "status": collection.status,
@@ -192,7 +192,7 @@ def collection_view(
     }
 
 
-def owned_view(
+def _owned_view(
     collection: CollectionRecord,
     auth: AuthContext,
     owner: str | None,
@@ -200,10 +200,10 @@ def owned_view(
     *,
     failed: int = 0,
 ) -> dict[str, Any]:
-    """:func:`collection_view` plus FastGPT's ``tmbId`` and ``permission`` (both the knowledge base's:
+    """:func:`_collection_view` plus FastGPT's ``tmbId`` and ``permission`` (both the knowledge base's:
     a collection inherits its dataset's permission)."""
     return {
-        **collection_view(collection, queue_position, failed=failed),
+        **_collection_view(collection, queue_position, failed=failed),
         "tmbId": owner,
         "permission": permission_view(auth, owner),
     }
@@ -409,7 +409,7 @@ async def list_collections(
         any_tag=tag_names,
     )
     views = [
-        owned_view(item.collection, auth, owner, item.queue_position, failed=item.failed) for item in items
+        _owned_view(item.collection, auth, owner, item.queue_position, failed=item.failed) for item in items
     ]
     return envelope({"list": views, "total": total})
 
@@ -425,7 +425,7 @@ async def collection_detail(
 ) -> dict[str, Any]:
     collection, owner = await load_owned_collection(request, auth, payload.id, "read")
     counts = await knowledge_bases(request).collections.training_counts(collection.id)
-    return envelope(owned_view(collection, auth, owner, failed=counts.failed_total if counts else 0))
+    return envelope(_owned_view(collection, auth, owner, failed=counts.failed_total if counts else 0))
 
 
 @router.api_route(
@@ -454,7 +454,7 @@ async def training_detail(
     if collection.status in ("waiting", "parsing"):
         training["parse"] = 1
     elif collection.status == "indexing" and items is None:
-        training["chunk"] = training_amount(collection)
+        training["chunk"] = _training_amount(collection)
     elif collection.status == "error":
         errors["parse"] = 1
     return envelope(

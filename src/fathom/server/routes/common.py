@@ -47,7 +47,7 @@ async def json_object(request: Request) -> dict[str, Any]:
     return body
 
 
-def required(values: dict[str, Any], field: str) -> Any:
+def _required(values: dict[str, Any], field: str) -> Any:
     value = values.get(field)
     if value is None or value == "":
         raise ApiError(400, "missingParams", f"{field}: is required")
@@ -58,17 +58,10 @@ def required(values: dict[str, Any], field: str) -> Any:
 ID_KINDS = {"appId": "app", "datasetId": "dataset", "collectionId": "collection", "dataId": "data"}
 
 
-def check_length(values: dict[str, Any], field: str, limit: int) -> None:
-    """A 400 naming ``field`` when its text is longer than ``limit`` characters."""
-    value = values.get(field)
-    if value is not None and len(str(value)) > limit:
-        raise ApiError(400, "invalidParams", f"{field}: at most {limit} characters, got {len(str(value))}")
-
-
 def object_id(values: dict[str, Any], field: str, kind: str | None = None) -> str:
     """A required 24-hex id; anything else is answered as FastGPT's "does not exist" error for
     ``kind`` (default: the kind ``field`` names), since no record can have it."""
-    value = str(required(values, field))
+    value = str(_required(values, field))
     if not _OBJECT_ID.match(value):
         shown = value if len(value) <= 64 else value[:64] + "…"
         raise not_found(kind or ID_KINDS.get(field, ""), f"{field}: no record has the id {shown!r}")

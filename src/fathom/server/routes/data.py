@@ -115,7 +115,7 @@ class UpdateData(Row):
     dataId: ObjectId
 
 
-def data_view(row: ChunkRow, team_id: str) -> dict[str, Any]:
+def _data_view(row: ChunkRow, team_id: str) -> dict[str, Any]:
     return {
         "_id": row.id,
         "id": row.id,
@@ -200,7 +200,7 @@ async def list_data(
     rows, total = await knowledge_bases(request).rows.list_rows(
         auth.team_id, collection.id, offset=offset, limit=size, search=payload.searchText or ""
     )
-    return envelope({"list": [data_view(row, auth.team_id) for row in rows], "total": total})
+    return envelope({"list": [_data_view(row, auth.team_id) for row in rows], "total": total})
 
 
 async def _load_row(request: Request, auth: AuthContext, data_id: str, need: Need) -> ChunkRow:
@@ -219,7 +219,7 @@ async def data_detail(
     request: Request, auth: AuthContext = Depends(kb_caller), payload: DataId = parsed(DataId)
 ) -> dict[str, Any]:
     row = await _load_row(request, auth, payload.id, "read")
-    return envelope(data_view(row, auth.team_id))
+    return envelope(_data_view(row, auth.team_id))
 
 
 @router.api_route(

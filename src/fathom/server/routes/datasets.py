@@ -107,11 +107,11 @@ async def kb_caller(request: Request) -> AuthContext:
     return auth
 
 
-def model_view(model_id: str) -> dict[str, Any]:
+def _model_view(model_id: str) -> dict[str, Any]:
     return {"model": model_id, "name": model_id}
 
 
-def dataset_view(dataset: DatasetRecord, auth: AuthContext, owner: str | None) -> dict[str, Any]:
+def _dataset_view(dataset: DatasetRecord, auth: AuthContext, owner: str | None) -> dict[str, Any]:
     return {
         "_id": dataset.id,
         "parentId": dataset.parent_id,
@@ -121,9 +121,9 @@ def dataset_view(dataset: DatasetRecord, auth: AuthContext, owner: str | None) -
         "avatar": "",
         "name": dataset.name,
         "intro": dataset.intro,
-        "vectorModel": model_view(dataset.vector_model),  # a folder's is the default model's (unused)
-        "agentModel": model_view(dataset.agent_model) if dataset.agent_model else None,
-        "vlmModel": model_view(dataset.vlm_model) if dataset.vlm_model else None,
+        "vectorModel": _model_view(dataset.vector_model),  # a folder's is the default model's (unused)
+        "agentModel": _model_view(dataset.agent_model) if dataset.agent_model else None,
+        "vlmModel": _model_view(dataset.vlm_model) if dataset.vlm_model else None,
         "chunkSettings": dataset.chunk_settings,
         # Fathom's addition: why vectorModel "auto" chose the model (pending: until the first import)
         "vectorModelAuto": (
@@ -223,7 +223,7 @@ async def list_datasets(
             await require_permission(platform_of(request), auth, "dataset", dataset.id, owner, "read")
         except ApiError:
             continue  # datasets the caller cannot read are left out
-        views.append(dataset_view(dataset, auth, owner))
+        views.append(_dataset_view(dataset, auth, owner))
     views.sort(key=lambda view: view["updateTime"] or "", reverse=True)
     return envelope(views)
 
@@ -235,7 +235,7 @@ async def dataset_detail(
     request: Request, auth: AuthContext = Depends(kb_caller), payload: DatasetId = parsed(DatasetId)
 ) -> dict[str, Any]:
     dataset, owner = await load_dataset(request, auth, payload.id, "read")
-    return envelope({**dataset_view(dataset, auth, owner), **await source_view(request, dataset.id)})
+    return envelope({**_dataset_view(dataset, auth, owner), **await source_view(request, dataset.id)})
 
 
 @router.api_route(

@@ -55,7 +55,7 @@ class KeyView(BaseModel):
     revokedTime: str | None
 
 
-def require_key_admin(auth: AuthContext) -> None:
+def _require_key_admin(auth: AuthContext) -> None:
     """Owners and admins with a team-wide key only."""
     require_team_key(auth, "manage API keys", "api key")
     if auth.role not in ("owner", "admin"):
@@ -65,11 +65,11 @@ def require_key_admin(auth: AuthContext) -> None:
 async def key_admin(request: Request) -> AuthContext:
     """The caller, when it may manage keys: checked before the body is validated."""
     auth = await authenticate(request)
-    require_key_admin(auth)
+    _require_key_admin(auth)
     return auth
 
 
-def key_view(record: ApiKeyRecord) -> dict[str, Any]:
+def _key_view(record: ApiKeyRecord) -> dict[str, Any]:
     """FastGPT's OpenApi list item, plus Fathom's revocation time; never the secret."""
     return {
         "_id": record.id,
@@ -98,7 +98,7 @@ async def create_key(
     record, plain = await platform_of(request).team_admin.create_key(
         auth.team_id, auth.member_id, name=payload.name, app_id=payload.appId
     )
-    return envelope(plain) | {"key": key_view(record)}
+    return envelope(plain) | {"key": _key_view(record)}
 
 
 @router.get("/api/support/openapi/list", summary="List API keys", responses=answers(list[KeyView]))
@@ -106,7 +106,7 @@ async def list_keys(
     request: Request, auth: AuthContext = Depends(key_admin), payload: ListKeys = parsed(ListKeys)
 ) -> dict[str, Any]:
     records = await platform_of(request).team_admin.list_keys(auth.team_id, payload.appId)
-    return envelope([key_view(r) for r in records])
+    return envelope([_key_view(r) for r in records])
 
 
 @router.delete("/api/support/openapi/delete", summary="Revoke an API key", responses=answers(None))

@@ -46,7 +46,7 @@ def _text(values: dict[str, Any], field: str) -> str | None:
     return None if value is None or value == "" else str(value)
 
 
-async def admit_visitor(request: Request, values: dict[str, Any]) -> ShareVisit:
+async def _admit_visitor(request: Request, values: dict[str, Any]) -> ShareVisit:
     """The visitor of a share page or history request (the link's hook asked, if it has one)."""
     return await chat_of(request).share_links.admit_visit(
         _text(values, "shareId"), _text(values, "outLinkUid")
@@ -57,7 +57,7 @@ async def caller(request: Request) -> AuthContext | ShareVisit:
     """FastAPI dependency of the history routes a share page reads: a visitor, else a key or session."""
     values = await params(request)
     if is_share_request(request, values):
-        return await admit_visitor(request, values)
+        return await _admit_visitor(request, values)
     return await authenticate(request)
 
 
@@ -178,7 +178,7 @@ class OutLinkInit(ApiModel):
 )
 async def out_link_init(request: Request, body: OutLinkInit = parsed(OutLinkInit)) -> dict[str, Any]:
     values = body.model_dump(by_alias=True)
-    visit = await admit_visitor(request, values)
+    visit = await _admit_visitor(request, values)
     link = visit.link
     chat_id = _text(values, "chatId") or ""
     runs = chat_of(request)

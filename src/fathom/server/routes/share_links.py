@@ -93,7 +93,7 @@ class OutLinkView(BaseModel):
     allowedOrigins: list[str]
 
 
-def link_view(link: ShareLinkRecord) -> dict[str, Any]:
+def _link_view(link: ShareLinkRecord) -> dict[str, Any]:
     return {
         "_id": link.id,
         "shareId": link.share_id,
@@ -200,7 +200,7 @@ async def list_links(
     app_id = body.app_id
     await load_app(request, auth, app_id, "manage")
     links = await chat_of(request).share_links.list_links(auth.team_id, app_id, body.type or None)
-    return envelope([link_view(link) for link in links])
+    return envelope([_link_view(link) for link in links])
 
 
 @router.api_route(

@@ -125,14 +125,14 @@ class MemberRole(BaseModel):
     role: str
 
 
-async def team_member(request: Request, auth: AuthContext, member_id: str) -> MemberRecord:
+async def _team_member(request: Request, auth: AuthContext, member_id: str) -> MemberRecord:
     member = await platform_of(request).team_admin.member(auth.team_id, member_id)
     if member is None:
         raise ApiError(404, "unExist", f"tmbId: no member {member_id!r} in this team")
     return member
 
 
-async def load_resource(request: Request, auth: AuthContext, kind: str, ref: ResourceRef, need: Need) -> str:
+async def _load_resource(request: Request, auth: AuthContext, kind: str, ref: ResourceRef, need: Need) -> str:
     """The id of the app (``appId``) or knowledge base (``datasetId``) the caller may ``need``."""
     field = "appId" if kind == "app" else "datasetId"
     resource_id = ref.appId if kind == "app" else ref.datasetId
@@ -145,10 +145,10 @@ async def load_resource(request: Request, auth: AuthContext, kind: str, ref: Res
     return resource_id
 
 
-async def list_collaborators(
+async def _list_collaborators(
     request: Request, auth: AuthContext, kind: str, ref: ResourceRef
 ) -> dict[str, Any]:
-    resource_id = await load_resource(request, auth, kind, ref, "read")
+    resource_id = await _load_resource(request, auth, kind, ref, "read")
     granted = await platform_of(request).team_admin.collaborators(auth.team_id, kind, resource_id)
     return envelope(
         [
@@ -170,22 +170,22 @@ async def list_collaborators(
     )
 
 
-async def update_collaborators(
+async def _update_collaborators(
     request: Request, auth: AuthContext, kind: str, grant: Grant
 ) -> dict[str, Any]:
-    resource_id = await load_resource(request, auth, kind, grant, "manage")
+    resource_id = await _load_resource(request, auth, kind, grant, "manage")
     permission = grant.permission_name()
-    members = [await team_member(request, auth, member_id) for member_id in grant.member_ids()]
+    members = [await _team_member(request, auth, member_id) for member_id in grant.member_ids()]
     admin = platform_of(request).team_admin
     await admin.set_permission([m.id for m in members], kind, resource_id, permission)
     return envelope(None)
 
 
-async def delete_collaborator(
+async def _delete_collaborator(
     request: Request, auth: AuthContext, kind: str, revoke: Revoke
 ) -> dict[str, Any]:
-    resource_id = await load_resource(request, auth, kind, revoke, "manage")
-    member = await team_member(request, auth, revoke.tmbId)
+    resource_id = await _load_resource(request, auth, kind, revoke, "manage")
+    member = await _team_member(request, auth, revoke.tmbId)
     await platform_of(request).team_admin.set_permission([member.id], kind, resource_id, None)
     return envelope(None)
 
@@ -199,7 +199,7 @@ async def delete_collaborator(
 async def app_collaborators(
     request: Request, auth: AuthContext = Depends(authenticate), payload: AppResource = parsed(AppResource)
 ) -> dict[str, Any]:
-    return await list_collaborators(request, auth, "app", payload)
+    return await _list_collaborators(request, auth, "app", payload)
 
 
 @router.api_route(
@@ -211,7 +211,7 @@ async def app_collaborators(
 async def update_app_collaborators(
     request: Request, auth: AuthContext = Depends(authenticate), payload: AppGrant = parsed(AppGrant)
 ) -> dict[str, Any]:
-    return await update_collaborators(request, auth, "app", payload)
+    return await _update_collaborators(request, auth, "app", payload)
 
 
 @router.api_route(
@@ -223,7 +223,7 @@ async def update_app_collaborators(
 async def delete_app_collaborator(
     request: Request, auth: AuthContext = Depends(authenticate), payload: AppRevoke = parsed(AppRevoke)
 ) -> dict[str, Any]:
-    return await delete_collaborator(request, auth, "app", payload)
+    return await _delete_collaborator(request, auth, "app", payload)
 
 
 @router.api_route(
@@ -237,7 +237,7 @@ async def dataset_collaborators(
     auth: AuthContext = Depends(authenticate),
     payload: DatasetResource = parsed(DatasetResource),
 ) -> dict[str, Any]:
-    return await list_collaborators(request, auth, "dataset", payload)
+    return await _list_collaborators(request, auth, "dataset", payload)
 
 
 @router.api_route(
@@ -249,7 +249,7 @@ async def dataset_collaborators(
 async def update_dataset_collaborators(
     request: Request, auth: AuthContext = Depends(authenticate), payload: DatasetGrant = parsed(DatasetGrant)
 ) -> dict[str, Any]:
-    return await update_collaborators(request, auth, "dataset", payload)
+    return await _update_collaborators(request, auth, "dataset", payload)
 
 
 @router.api_route(
@@ -263,11 +263,11 @@ async def delete_dataset_collaborator(
     auth: AuthContext = Depends(authenticate),
     payload: DatasetRevoke = parsed(DatasetRevoke),
 ) -> dict[str, Any]:
-    return await delete_collaborator(request, auth, "dataset", payload)
+    return await _delete_collaborator(request, auth, "dataset", payload)
 
 
-async def member_to_change(request: Request, auth: AuthContext, member_id: str) -> MemberRecord:
-    member = await team_member(request, auth, member_id)
+async def _member_to_change(request: Request, auth: AuthContext, member_id: str) -> MemberRecord:
+    member = await _team_member(request, auth, member_id)
     if member.role == "owner" and auth.role != "owner":
         raise forbidden("change or remove an owner (owners only)", "api key")
     return member
@@ -281,7 +281,7 @@ async def member_to_change(request: Request, auth: AuthContext, member_id: str) 
 async def update_member_role(
     request: Request, auth: AuthContext = Depends(people_admin), payload: RoleChange = parsed(RoleChange)
 ) -> dict[str, Any]:
-    member = await member_to_change(request, auth, payload.tmbId)
+    member = await _member_to_change(request, auth, payload.tmbId)
     role = payload.role
     if role == "owner" and auth.role != "owner":
         raise forbidden("make an owner (owners only)", "api key")
@@ -295,6 +295,6 @@ async def update_member_role(
 async def delete_member(
     request: Request, auth: AuthContext = Depends(people_admin), payload: MemberRef = parsed(MemberRef)
 ) -> dict[str, Any]:
-    member = await member_to_change(request, auth, payload.tmbId)
+    member = await _member_to_change(request, auth, payload.tmbId)
     await platform_of(request).team_admin.remove_member(auth.team_id, member.id)
     return envelope(None)

@@ -8,7 +8,7 @@ left out of queries. Query words are OR-ed.
 PostgreSQL ranks candidates, not every match: ``ts_rank`` (no document frequency, no length
 normalisation) gives each matched query lexeme between 0.061 and 0.1 (one occurrence to many), so a row
 with two of the query's words outranks every row with one. A search therefore takes the rows matching two
-or more words (a GIN query of word pairs), then rows matching one, up to ``rank_pool(limit)`` rows
+or more words (a GIN query of word pairs), then rows matching one, up to ``_rank_pool(limit)`` rows
 (4 × limit, at least 200), and ranks only those: the order is the exact one while the two-word rows fit
 in the pool; past it, or among one-word rows, the rows ranked are the first the index finds, not the
 best (one-word rows mostly tie: one occurrence each). Ranking every match read every matching heap row
@@ -46,7 +46,7 @@ STOP_WORDS = frozenset(
     should now""".split()  # noqa: SIM905 (127 words read better as a paragraph than as 127 lines)
 )
 _ID_BATCH = 500  # ids per IN (...) list
-RANK_POOL_FACTOR, RANK_POOL_MIN = 4, 200  # PostgreSQL: candidates ranked per search (``rank_pool``)
+RANK_POOL_FACTOR, RANK_POOL_MIN = 4, 200  # PostgreSQL: candidates ranked per search (``_rank_pool``)
 _PAIR_WORDS = 8  # the words whose pairs make the "two or more words" tier (8 words: 28 pairs)
 
 
@@ -127,7 +127,7 @@ def query_words(segmented: str) -> list[str]:
     return [word for word in dict.fromkeys(segmented.split()) if word not in STOP_WORDS]
 
 
-def rank_pool(limit: int) -> int:
+def _rank_pool(limit: int) -> int:
     """PostgreSQL: how many matching rows are ranked for a search of ``limit`` rows."""
     return max(RANK_POOL_MIN, RANK_POOL_FACTOR * limit)
 
@@ -160,11 +160,11 @@ class SqlFullTextIndex:
     def _postgres_query(
         self, words: Sequence[str], limit: int, scope: ScopeLike
     ) -> tuple[str, dict[str, Any]]:
-        """The ``ts_rank`` statement: every match ranked when ``exact``, else ``rank_pool(limit)``
+        """The ``ts_rank`` statement: every match ranked when ``exact``, else ``_rank_pool(limit)``
         candidates, rows with two or more of the query's words first (see the module's docstring)."""
         where, params = scope_clauses(scope, "f")
         quoted = ["'" + word.replace("'", "''").replace("\\", "\\\\") + "'" for word in words]
-        params.update({"q": " | ".join(quoted), "limit": limit, "pool": rank_pool(limit)})
+        params.update({"q": " | ".join(quoted), "limit": limit, "pool": _rank_pool(limit)})
         query = f"to_tsquery('{TS_CONFIG}', :q) query"
         strong = f"to_tsquery('{TS_CONFIG}', :strong) strong"
         matches = f"SELECT f.data_id, f.tsv FROM data_fts f, {query} WHERE f.tsv @@ query AND {where}"

@@ -70,7 +70,7 @@ def _quantization_scale(vectors: np.ndarray) -> float:
     return 127.0 / peak if peak > 0 else 1.0
 
 
-def quantize(vectors: np.ndarray, scale: float | None = None) -> np.ndarray:
+def _quantize(vectors: np.ndarray, scale: float | None = None) -> np.ndarray:
     """An int8 copy: ``vectors * scale`` rounded and clipped to ±127 (by default the scale that makes the
     largest component 127; rows appended later reuse the matrix's scale)."""
     factor = _quantization_scale(vectors) if scale is None else scale
@@ -94,7 +94,7 @@ def _approximate_similarity(quantized: np.ndarray, query: np.ndarray) -> np.ndar
     """Dot products of the int8 rows with the query (proportional to the float32 ones, not equal)."""
     if simsimd is None:  # pragma: no cover - depends on the platform's wheels
         return quantized.astype(np.float32) @ query
-    return np.asarray(simsimd.cdist(quantize(query[None, :]), quantized, metric="dot", out_dtype="float32"))[
+    return np.asarray(simsimd.cdist(_quantize(query[None, :]), quantized, metric="dot", out_dtype="float32"))[
         0
     ]
 
@@ -235,10 +235,10 @@ class SqlVectorIndex:
         vectors = np.concatenate([cached.vectors, added]) if cached.vectors.size else added
         quantized, scale = cached.quantized, cached.scale
         if quantized is not None:  # new rows take the matrix's scale (a larger component is clipped)
-            quantized = np.concatenate([quantized, quantize(added, scale)])
+            quantized = np.concatenate([quantized, _quantize(added, scale)])
         elif simsimd is not None and len(vectors) >= self.quantized_min_rows:
             scale = _quantization_scale(vectors)
-            quantized = quantize(vectors, scale)
+            quantized = _quantize(vectors, scale)
         return replace(
             cached,
             version=version,

@@ -64,7 +64,7 @@ class AgentContextConfig:
     sandbox_workdir: str | None = None
 
 
-def agent_state(result: AgentLoopResult) -> dict[str, Any]:
+def _agent_state(result: AgentLoopResult) -> dict[str, Any]:
     """What a resume needs back: the transcript, the provider state and the plan."""
     return {
         "messages": result.complete_messages,
@@ -79,14 +79,14 @@ def _pause_interactive(result: AgentLoopResult) -> dict[str, Any] | None:
     if result.status != "paused" or pause is None:
         return None
     if isinstance(pause, AskPause):
-        return ask_interactive(pause, agent_state(result))
+        return ask_interactive(pause, _agent_state(result))
     assert isinstance(pause, ToolChildPause)
     return {
         "type": "toolChildrenInteractive",
         "params": {
             "childrenResponse": pause.children_response,
             "toolParams": {"toolCallId": pause.tool_call_id},
-            "agentState": agent_state(result),
+            "agentState": _agent_state(result),
         },
     }
 

@@ -51,7 +51,7 @@ def _preview_text(message: dict[str, Any]) -> str:
     return text
 
 
-def history_preview(messages: list[dict[str, Any]]) -> list[dict[str, str]]:
+def _history_preview(messages: list[dict[str, Any]]) -> list[dict[str, str]]:
     """FastGPT's ``historyPreview`` of a chat node: every message of the completion (the answer too) as
     ``{obj: System | Human | AI, value}``, tool messages left out, long texts cut in the middle."""
     kept = [m for m in messages if m.get("role") in _PREVIEW_ROLES]
@@ -216,7 +216,7 @@ async def dispatch_chat_completion(ctx: NodeContext) -> DispatchResponse:
             "query": question,
             "maxToken": request.get("max_tokens"),
             "reasoningText": result.reasoning,
-            "historyPreview": history_preview([*messages, {"role": "assistant", "content": answer}]),
+            "historyPreview": _history_preview([*messages, {"role": "assistant", "content": answer}]),
             "contextTotalLen": len(messages) + 1,
             "finishReason": result.finish_reason,
             "quoteList": [item.model_dump(by_alias=True, mode="json", exclude={"trace"}) for item in kept],

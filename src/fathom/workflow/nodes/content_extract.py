@@ -71,7 +71,7 @@ def _extract_system_prompt(description: str, memory: str, schema: str) -> str:
     return "\n\n".join(parts)
 
 
-def slice_json_object(text: str) -> str:
+def _slice_json_object(text: str) -> str:
     """The text from the first ``{`` to the last ``}`` (empty when there is none)."""
     start, end = text.find("{"), text.rfind("}")
     return text[start : end + 1] if start != -1 and end > start else ""
@@ -87,7 +87,7 @@ def _parse_extraction(result: CompletionResult) -> dict[str, Any]:
                 args = None
             if isinstance(args, dict):
                 return args
-    raw = slice_json_object(result.content or "")
+    raw = _slice_json_object(result.content or "")
     if not raw:
         return {}
     try:

@@ -96,7 +96,7 @@ def _compile_node_tool(node: RuntimeNode) -> CompiledToolRuntime:
     :class:`ToolInputConflictError` when a fixed input is also generated)."""
     return compile_tool_runtime(
         node.node_id,
-        tool_description(node),
+        _tool_description(node),
         inputs=_tool_node_inputs(node.source),
         json_schema=_raw_json_schema(node),
     )
@@ -149,7 +149,7 @@ def workflow_tool_config_status(workflow: Any) -> dict[str, dict[str, Any]]:
     return statuses
 
 
-def tool_description(node: RuntimeNode) -> str:
+def _tool_description(node: RuntimeNode) -> str:
     """``toolDescription``, else ``intro``, else the node's name."""
     source = node.source
     return source.tool_description or source.intro or node.name

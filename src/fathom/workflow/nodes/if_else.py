@@ -93,7 +93,7 @@ CONDITIONS: dict[str, Callable[[Any, Any], bool]] = {
 }
 
 
-def check_condition(condition: str, left: Any, right: Any) -> bool:
+def _check_condition(condition: str, left: Any, right: Any) -> bool:
     """Apply one operator (unknown operators are false)."""
     operation = CONDITIONS.get(condition)
     return bool(operation(left, right)) if operation is not None else False
@@ -111,7 +111,7 @@ def _evaluate_group(ctx: NodeContext, group: dict[str, Any]) -> bool:
         right = item.get("value")
         if item.get("valueType") == "reference":
             right = get_reference_variable_value(right, ctx.nodes, ctx.variables)
-        results.append(check_condition(condition, left, right))
+        results.append(_check_condition(condition, left, right))
     return any(results) if group.get("condition") == "OR" else all(results)
 
 
