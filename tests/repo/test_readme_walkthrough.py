@@ -40,6 +40,7 @@ import time
 from collections.abc import Iterator
 from dataclasses import dataclass, field
 from pathlib import Path
+from typing import NoReturn
 
 import httpx
 import pytest
@@ -148,7 +149,7 @@ class Newcomer:
 def _clone(into: Path) -> Path:
     """``git clone`` of the repository the tests run in; its ``pyproject.toml`` dated by its last commit."""
     if shutil.which("git") is None or not (ROOT / ".git").exists():
-        pytest.skip("the fresh clone needs git and this repository's .git")
+        _skip("the fresh clone needs git and this repository's .git")
     clone = into / "fathom"
     subprocess.run(["git", "clone", "-q", str(ROOT), str(clone)], check=True, timeout=120)
     dated = subprocess.run(
@@ -163,30 +164,47 @@ def _clone(into: Path) -> Path:
     return clone
 
 
+#: what a parent ``make`` (``make test``) hands its children; a newcomer's shell has none of it, and with
+#: it ``make -n run`` prints "Entering directory" lines and shares the parent's jobserver
+_MAKE_VARIABLES = ("MAKEFLAGS", "MFLAGS", "MAKELEVEL", "MAKEOVERRIDES", "MAKE_TERMOUT", "MAKE_TERMERR")
+
+
+def _shell_env() -> dict[str, str]:
+    """This process's environment as a newcomer's shell would have it: no make variables."""
+    return {k: v for k, v in os.environ.items() if k not in _MAKE_VARIABLES}
+
+
+def _skip(reason: str) -> NoReturn:
+    """Skip with the reason printed; in CI (``FATHOM_REQUIRE_README_WALKTHROUGH=1``, set by ``.ci/run``)
+    a walkthrough that cannot run is a failure, not a skip."""
+    print(f"SKIP {reason}")
+    if os.environ.get("FATHOM_REQUIRE_README_WALKTHROUGH") == "1":
+        pytest.fail(f"the README walkthrough must run here: {reason}")
+    pytest.skip(reason)
+
+
 def _reuse_the_virtualenv(clone: Path) -> None:
     """``clone/.venv`` is the virtualenv running the tests, and ``make run`` would install nothing."""
     venv = Path(sys.prefix)
     if venv == Path(sys.base_prefix) or not (venv / ".installed-run").exists():
-        pytest.skip(f"the tests do not run in a virtualenv made by make ({venv}): make run would install")
+        _skip(f"the tests do not run in a virtualenv made by make ({venv}): make run would install")
     (clone / ".venv").symlink_to(venv, target_is_directory=True)
-    dry = subprocess.run(["make", "-n", "run"], cwd=clone, capture_output=True, text=True, timeout=30)
+    dry = subprocess.run(
+        ["make", "-n", "run"], cwd=clone, env=_shell_env(), capture_output=True, text=True, timeout=30
+    )
     commands = [line for line in dry.stdout.splitlines() if line.strip()]
     if dry.returncode != 0 or commands != [".venv/bin/fathom serve"]:
-        reason = f"make run in a fresh clone would do more than serve ({commands}, {dry.stderr.strip()})"
-        print(f"SKIP {reason}")
-        pytest.skip(reason)
+        _skip(f"make run in a fresh clone would do more than serve ({commands}, {dry.stderr.strip()})")
 
 
 @pytest.fixture(scope="module")
 def newcomer(tmp_path_factory: pytest.TempPathFactory) -> Iterator[Newcomer]:
     for tool in ("make", "curl", "jq"):
         if shutil.which(tool) is None:
-            reason = f"the README's steps need {tool}"
-            print(f"SKIP {reason}")
-            pytest.skip(reason)
+            _skip(f"the README's steps need {tool}")
     clone = _clone(tmp_path_factory.mktemp("newcomer"))
     _reuse_the_virtualenv(clone)
-    env = {k: v for k, v in os.environ.items() if not k.startswith("FATHOM_") and k != "PYTHONPATH"}
+    env = {k: v for k, v in _shell_env().items() if not k.startswith("FATHOM_") and k != "PYTHONPATH"}
     env["PYTHONPATH"] = str(clone / "src")  # the clone's code, not this checkout's (checked below)
     env["PYTHONUNBUFFERED"] = "1"
     env["COLUMNS"] = "120"  # the box is as wide as its rows; a narrow pipe would wrap them
