@@ -48,7 +48,8 @@ def main() -> None:
     servers = [start({"PYTHONPATH": str(source)}), start({})]
     try:
         index = 1 if args.target == "no-model" else 2
-        targets = [api.targets_of(s)[index] for s in servers]
+        seeding = argparse.Namespace(clients=8, streams=8)  # the continued-chat target seeds 8 chats
+        targets = [api.targets_of(s, seeding)[index] for s in servers]
         stream = args.mode == "sse"
         for target in targets:  # warm up
             asyncio.run(api.closed_loop(target, stream=stream, clients=8, requests=200))
