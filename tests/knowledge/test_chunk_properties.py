@@ -14,7 +14,7 @@ Invariants (``S(x)`` = ``x`` with all whitespace removed, after ``normalize_text
 
 from __future__ import annotations
 
-from hypothesis import given, settings
+from hypothesis import example, given, settings
 from hypothesis import strategies as st
 
 from fathom.knowledge.chunk import SplitOptions, split_text_to_chunks
@@ -108,6 +108,9 @@ def test_prose_chunks_are_ordered_substrings_of_the_input(text: str, size: int, 
 
 
 @settings(max_examples=150, deadline=None)
+@example(  # found by CI: a closing table row with no line break, cut off from its header by the table step
+    text="a" * 50 + "\n\n" + "a" * 50 + "\n\n| k | v |\n| --- | --- |\n| alpha | 0 |", size=60, ratio=0.0
+)
 @given(
     text=st.one_of(_markdown(), _prose()),
     size=st.integers(min_value=60, max_value=600),

@@ -94,6 +94,11 @@ def _is_markdown_table(text: str) -> bool:
     return True
 
 
+def _has_data_row(table: str) -> bool:
+    """A Markdown table has a row below its header and separator rows."""
+    return sum(1 for line in table.split("\n") if line.strip()) > 2
+
+
 @dataclass(frozen=True)
 class _Step:
     pattern: re.Pattern[str] | str
@@ -252,7 +257,9 @@ class _FastGPTSplitter:
                 else:
                     chunks.append(current)
                 continue
-            if _is_markdown_table(current) and joined_len > max_len:
+            # a table cut from its rows (its last row had no line break, so the table step left it in
+            # the next piece) is only a header: split as text, or the header would be lost
+            if _is_markdown_table(current) and _has_data_row(current) and joined_len > max_len:
                 if last_len > 0:
                     chunks.append(last)
                     last = ""
