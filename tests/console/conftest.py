@@ -17,7 +17,7 @@ from pathlib import Path
 from typing import Any
 
 import pytest
-from console_support import CHROMIUM, CHROMIUM_ARGS, browser_unavailable
+from console_support import browser_unavailable, launch_chromium
 
 
 def _load(name: str, path: Path) -> Any:
@@ -74,8 +74,7 @@ def browser() -> Iterator[Any]:
     from playwright.sync_api import sync_playwright
 
     with sync_playwright() as pw:
-        executable = str(CHROMIUM) if CHROMIUM.exists() else shutil.which("chromium")
-        instance = pw.chromium.launch(executable_path=executable, headless=True, args=CHROMIUM_ARGS)
+        instance = launch_chromium(pw)
         try:
             yield instance
         finally:

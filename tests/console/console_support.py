@@ -35,6 +35,40 @@ def chromium_path() -> str:
     return str(CHROMIUM) if CHROMIUM.exists() else str(shutil.which("chromium"))
 
 
+# Playwright's 30 s default wait was outlasted under the parallel suite's load (two test processes and a
+# browser on two cores): a list request or a model select took longer, twice in CI. Every page waits this
+# long instead; what a test asserts is unchanged, only how long a slow machine may take to get there.
+PAGE_TIMEOUT_MS = 90_000
+
+
+class PatientBrowser:
+    """A launched Chromium whose every page and context waits ``PAGE_TIMEOUT_MS`` by default; everything
+    else is the browser's own."""
+
+    def __init__(self, browser: Any) -> None:
+        self._browser = browser
+
+    def __getattr__(self, name: str) -> Any:
+        return getattr(self._browser, name)
+
+    def new_page(self, **options: Any) -> Any:
+        page = self._browser.new_page(**options)
+        page.set_default_timeout(PAGE_TIMEOUT_MS)
+        return page
+
+    def new_context(self, **options: Any) -> Any:
+        context = self._browser.new_context(**options)
+        context.set_default_timeout(PAGE_TIMEOUT_MS)
+        return context
+
+
+def launch_chromium(playwright: Any) -> PatientBrowser:
+    """Headless Debian Chromium for the console tests (see ``PatientBrowser``)."""
+    return PatientBrowser(
+        playwright.chromium.launch(executable_path=chromium_path(), headless=True, args=CHROMIUM_ARGS)
+    )
+
+
 def sign_in(page: Any, base_url: str, key: str, button: str = "Sign in") -> None:
     """Signs in with a key; ``button`` is the sign-in button's text in the page's language."""
     page.goto(base_url + "/")

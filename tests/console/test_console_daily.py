@@ -17,7 +17,7 @@ from pathlib import Path
 from typing import Any
 
 import pytest
-from console_support import CHROMIUM_ARGS, browser_unavailable, chromium_path, data, sign_in, wait_ready
+from console_support import browser_unavailable, data, launch_chromium, sign_in, wait_ready
 from live_support import free_port, start_live_server
 
 from fathom.config import Settings
@@ -99,7 +99,7 @@ def env(tmp_path_factory: pytest.TempPathFactory) -> Iterator[dict[str, Any]]:
     from playwright.sync_api import sync_playwright
 
     with sync_playwright() as pw:
-        browser = pw.chromium.launch(executable_path=chromium_path(), headless=True, args=CHROMIUM_ARGS)
+        browser = launch_chromium(pw)
         try:
             yield {"server": server, "browser": browser, "kb": kb, "travel": app, **seeded}
         finally:

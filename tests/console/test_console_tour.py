@@ -15,7 +15,7 @@ from pathlib import Path
 from typing import Any
 
 import pytest
-from console_support import CHROMIUM_ARGS, browser_unavailable, chromium_path
+from console_support import browser_unavailable, launch_chromium
 from live_support import free_port, start_live_server
 
 from fathom.config import Settings
@@ -59,7 +59,7 @@ def env(tmp_path_factory: pytest.TempPathFactory) -> Iterator[dict[str, Any]]:
         servers = start_live_server(settings)
         server = next(servers)
         with sync_playwright() as pw:
-            browser = pw.chromium.launch(executable_path=chromium_path(), headless=True, args=CHROMIUM_ARGS)
+            browser = launch_chromium(pw)
             try:
                 yield {"server": server, "browser": browser, "root": root, "scripted": scripted}
             finally:
