@@ -254,15 +254,16 @@ class SqlChatTurnRepository:
             where = _chat_where(turn.team_id, turn.app_id, turn.chat_id)
             conn.execute(update(_CHATS).where(*where).values(variables=turn.variables, updated_at=now))
         replaced = conn.execute(
-            update(_ITEMS)
-            .where(*_items_where(turn.team_id, turn.app_id, turn.chat_id), _ITEMS.c.data_id == answer.data_id)
-            .values(
-                value=answer.value,
-                response_data=answer.response_data,
-                duration_seconds=answer.duration_seconds,
-                status=None,
-                heartbeat_at=None,
-            )
+            _FINISH_ITEM,
+            {
+                "k_team": turn.team_id,
+                "k_app": turn.app_id,
+                "k_chat": turn.chat_id,
+                "k_data": answer.data_id,
+                "n_value": answer.value,
+                "n_response_data": answer.response_data,
+                "n_duration": answer.duration_seconds,
+            },
         )
         self._save_usage(conn, turn, now)
         return bool(replaced.rowcount)
