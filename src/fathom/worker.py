@@ -39,6 +39,19 @@ def _new_worker_id() -> str:
     return f"{socket.gethostname()}:{os.getpid()}:{uuid.uuid4().hex[:6]}"
 
 
+async def _stop(*tasks: asyncio.Task[Any]) -> None:
+    """Cancel the job's helper tasks and wait until they have unwound. The lease keeper may be inside a
+    heartbeat's transaction: cancelled but not awaited, it would still hold its database connection when
+    the caller goes on, and a ``worker --once`` that then closed the database hung at exit (``asyncio.run``
+    waited forever for that connection's close; aiosqlite >= 0.22 under SQLAlchemy)."""
+    pending = [task for task in tasks if not task.done()]
+    for task in pending:
+        task.cancel()
+    for outcome in await asyncio.gather(*pending, return_exceptions=True):
+        if isinstance(outcome, Exception):
+            log.warning("a job's helper task ended with %s: %s", type(outcome).__name__, outcome)
+
+
 class JobWorker:
     """Runs jobs of the kinds it has handlers for, one at a time."""
 
@@ -161,10 +174,7 @@ class JobWorker:
                 return
             await self._record(lambda: self.queue.complete(job.id, self.worker_id, result))
         finally:
-            keeper.cancel()
-            lost_wait.cancel()
-            if not work.done():
-                work.cancel()
+            await _stop(keeper, lost_wait, work)
             self.jobs_run += 1
 
     async def run_once(self) -> bool:
@@ -178,7 +188,10 @@ class JobWorker:
         return True
 
     async def run_until_idle(self, max_jobs: int | None = None) -> int:
-        """Run jobs until the queue has none ready (or ``max_jobs`` ran); returns how many ran."""
+        """Run jobs until the queue has none ready (or ``max_jobs`` ran); returns how many ran. A job still
+        leased to another worker is not ready, even when that worker is dead: it is claimed (with the same
+        attempt) once its lease runs out, by whichever worker asks then; ``fathom worker --once`` does not
+        wait for it, so it always ends."""
         count = 0
         while (max_jobs is None or count < max_jobs) and await self.run_once():
             count += 1

@@ -2,23 +2,26 @@
 (``imageIndex``): after its lease expires, another worker finishes the job, and every chunk ends with
 exactly one ``image`` index, the description of its own image: none lost, none twice, and the model is
 asked again only for the images not described before the kill. On SQLite and PostgreSQL. The process
-scaffolding is the killed-QA-worker test's."""
+scaffolding is the killed-worker tests' (``killed_worker_support``)."""
 
 from __future__ import annotations
 
 import asyncio
 import base64
 import os
-import signal
 import struct
-import subprocess
-import sys
-import time
 import zlib
 from pathlib import Path
 
 import pytest
-from test_killed_qa_worker import LEASE_SECONDS, _env, _settings
+from killed_worker_support import (
+    ModelGate,
+    WorkerProcess,
+    db_upgrade,
+    finish_after_lease,
+    worker_env,
+    worker_settings,
+)
 
 from fathom.config import Settings
 from fathom.llm.local_embedding import LOCAL_EMBEDDING_MODEL_ID
@@ -48,8 +51,9 @@ def description(url: str) -> str:
     return f"Wiring diagram {URLS.index(url)} with a fuse and a relay."
 
 
-async def slow_vision(request: RecordedRequest) -> Turn:
-    """The image's description, after a pause long enough to kill the worker between two images."""
+async def slow_vision(request: RecordedRequest, gate: ModelGate) -> Turn:
+    """The image's description, after a pause (and, past the gate's first answers, once it is open)."""
+    await gate.turn()
     await asyncio.sleep(0.15)
     (part,) = [p for p in request.messages[-1]["content"] if p["type"] == "image_url"]
     return Turn(content=description(part["image_url"]["url"]))
@@ -80,21 +84,25 @@ def test_killed_worker_describes_every_image_once(
     database_url = None
     if backend == "postgres":
         database_url = request.getfixturevalue("postgres_server").create_database(f"killed_img_{os.getpid()}")
-    with ScriptedOpenAIServer(slow_vision) as scripted:
+    gate = ModelGate(answered=4)  # 4 images described, then the worker waits on the model: killed there
+    with ScriptedOpenAIServer(lambda request: slow_vision(request, gate)) as scripted:
         models = tmp_path / "models.yaml"
         models.write_text(
             "models:\n"
             f"  - {{id: scripted-vision, type: llm, vision: true, base_url: '{scripted.base_url}'}}\n",
             encoding="utf-8",
         )
-        settings = _settings(tmp_path, scripted.base_url, database_url).model_copy(
-            update={"models_file": models}
+        chat = {"openai_base_url": scripted.base_url, "chat_model": "scripted-chat", "models_file": models}
+        settings = worker_settings(tmp_path, database_url, **chat)
+        env = worker_env(
+            tmp_path,
+            database_url,
+            FATHOM_OPENAI_BASE_URL=scripted.base_url,
+            FATHOM_CHAT_MODEL="scripted-chat",
+            FATHOM_MODELS_FILE=str(models),
         )
-        env = {**_env(tmp_path, scripted.base_url, database_url), "FATHOM_MODELS_FILE": str(models)}
-        upgraded = subprocess.run(
-            [sys.executable, "-m", "fathom", "db", "upgrade"], env=env, capture_output=True
-        )
-        assert upgraded.returncode == 0, upgraded.stderr
+        upgraded = db_upgrade(env)
+        assert upgraded.returncode == 0, upgraded.stdout
         platform = Platform.build(settings)
 
         async def setup() -> str:
@@ -122,37 +130,19 @@ def test_killed_worker_describes_every_image_once(
                 await platform.db.close()
 
         collection_id = asyncio.run(setup())
-        worker = subprocess.Popen(
-            [sys.executable, "-m", "fathom", "worker"],
-            env=env,
-            stdout=subprocess.DEVNULL,
-            stderr=subprocess.DEVNULL,
-        )
-        deadline = time.monotonic() + 120
-        try:
-            while True:
-                status, texts, left = _images_state(settings, collection_id)
+        with WorkerProcess(env) as worker:
+            for status, texts, left in worker.poll(lambda: _images_state(settings, collection_id)):
                 described = sum(1 for found in texts.values() if found)
                 if status == "indexing" and described > 0 and left > IMAGES // 2:
                     break
-                assert worker.poll() is None and time.monotonic() < deadline, (status, described, left)
-                time.sleep(0.05)
-        finally:
-            worker.send_signal(signal.SIGKILL)
-            worker.wait(timeout=10)
+                assert worker.running(), (status, described, left)
         status, texts_at_kill, left_at_kill = _images_state(settings, collection_id)
         assert status == "indexing" and left_at_kill  # it really died half-way
         described_at_kill = sum(1 for found in texts_at_kill.values() if found)
         asked_before = len(scripted.requests_to("/chat/completions"))
 
-        time.sleep(LEASE_SECONDS + 0.5)  # the dead worker's lease runs out
-        finisher = subprocess.run(
-            [sys.executable, "-m", "fathom", "worker", "--once"],
-            env=env,
-            capture_output=True,
-            text=True,
-            timeout=300,
-        )
+        gate.open()
+        finisher = finish_after_lease(env)
         assert finisher.returncode == 0, finisher.stderr
         status, texts, left = _images_state(settings, collection_id)
         assert status == "ready" and left == 0

@@ -7,13 +7,17 @@ from __future__ import annotations
 import asyncio
 import os
 import re
-import signal
-import subprocess
-import sys
-import time
 from pathlib import Path
 
 import pytest
+from killed_worker_support import (
+    ModelGate,
+    WorkerProcess,
+    db_upgrade,
+    finish_after_lease,
+    worker_env,
+    worker_settings,
+)
 
 from fathom.config import Settings
 from fathom.llm.local_embedding import LOCAL_EMBEDDING_MODEL_ID
@@ -21,7 +25,6 @@ from fathom.platform import Platform
 from fathom.testing import ScriptedOpenAIServer, Turn
 from fathom.testing.scripted_openai import RecordedRequest
 
-LEASE_SECONDS = 2
 CHUNKS = 24
 PARAGRAPHS = [
     f"Pump P-{i} needs its filter {i} changed every {i + 2} weeks of service." for i in range(CHUNKS)
@@ -34,37 +37,12 @@ def pairs_for(chunk: str) -> list[tuple[str, str]]:
     return [(f"How often is the filter of {pump} changed?", chunk), (f"What does {pump} need?", "A filter.")]
 
 
-async def slow_qa(request: RecordedRequest) -> Turn:
-    """The pairs of the chunk, after a pause long enough to kill the worker between two chunks."""
+async def slow_qa(request: RecordedRequest, gate: ModelGate) -> Turn:
+    """The pairs of the chunk, after a pause (and, past the gate's first answers, once the gate is open)."""
+    await gate.turn()
     await asyncio.sleep(0.15)
     chunk = CONTEXT.findall(request.messages[-1]["content"])[-1].strip()
     return Turn(content="\n".join(f"Q{n}: {q}\nA{n}: {a}" for n, (q, a) in enumerate(pairs_for(chunk), 1)))
-
-
-def _settings(tmp_path: Path, base_url: str, database_url: str | None) -> Settings:
-    return Settings(
-        data_dir=tmp_path / "data",
-        database_url=database_url,
-        job_lease_seconds=LEASE_SECONDS,
-        openai_base_url=base_url,
-        chat_model="scripted-chat",
-    )
-
-
-def _env(tmp_path: Path, base_url: str, database_url: str | None) -> dict[str, str]:
-    env = {k: v for k, v in os.environ.items() if not k.startswith("FATHOM_")}
-    if database_url:
-        env["FATHOM_DATABASE_URL"] = database_url
-    env.update(
-        {
-            "FATHOM_DATA_DIR": str(tmp_path / "data"),
-            "FATHOM_LOG_LEVEL": "warning",
-            "FATHOM_JOB_LEASE_SECONDS": str(LEASE_SECONDS),
-            "FATHOM_OPENAI_BASE_URL": base_url,
-            "FATHOM_CHAT_MODEL": "scripted-chat",
-        }
-    )
-    return env
 
 
 def _state(settings: Settings, collection_id: str) -> tuple[str, int, int, list[tuple[int, str, str]], int]:
@@ -95,13 +73,18 @@ def test_killed_qa_worker_loses_and_duplicates_no_pair(
     database_url = None
     if backend == "postgres":
         database_url = request.getfixturevalue("postgres_server").create_database(f"killed_qa_{os.getpid()}")
-    with ScriptedOpenAIServer(slow_qa) as scripted:
-        settings = _settings(tmp_path, scripted.base_url, database_url)
-        env = _env(tmp_path, scripted.base_url, database_url)
-        upgraded = subprocess.run(
-            [sys.executable, "-m", "fathom", "db", "upgrade"], env=env, capture_output=True
+    gate = ModelGate(answered=4)  # 4 chunks written, then the worker waits on the model: killed there
+    with ScriptedOpenAIServer(lambda request: slow_qa(request, gate)) as scripted:
+        chat = {"openai_base_url": scripted.base_url, "chat_model": "scripted-chat"}
+        settings = worker_settings(tmp_path, database_url, **chat)
+        env = worker_env(
+            tmp_path,
+            database_url,
+            FATHOM_OPENAI_BASE_URL=scripted.base_url,
+            FATHOM_CHAT_MODEL="scripted-chat",
         )
-        assert upgraded.returncode == 0, upgraded.stderr
+        upgraded = db_upgrade(env)
+        assert upgraded.returncode == 0, upgraded.stdout
         platform = Platform.build(settings)
 
         async def setup() -> tuple[str, str]:
@@ -129,35 +112,17 @@ def test_killed_qa_worker_loses_and_duplicates_no_pair(
                 await platform.db.close()
 
         collection_id, job_id = asyncio.run(setup())
-        worker = subprocess.Popen(
-            [sys.executable, "-m", "fathom", "worker"],
-            env=env,
-            stdout=subprocess.DEVNULL,
-            stderr=subprocess.DEVNULL,
-        )
-        deadline = time.monotonic() + 120
-        try:
-            while True:
-                status, done, total, rows, left = _state(settings, collection_id)
+        with WorkerProcess(env) as worker:
+            for status, done, total, _rows, left in worker.poll(lambda: _state(settings, collection_id)):
                 if status == "indexing" and done > 0 and left > CHUNKS // 2:
                     break
-                assert worker.poll() is None and time.monotonic() < deadline, (status, done, total, left)
-                time.sleep(0.05)
-        finally:
-            worker.send_signal(signal.SIGKILL)
-            worker.wait(timeout=10)
+                assert worker.running(), (status, done, total, left)
         status, _, _, rows_at_kill, left_at_kill = _state(settings, collection_id)
         assert status == "indexing" and rows_at_kill and left_at_kill  # it really died half-way
         asked_before = len(scripted.requests_to("/chat/completions"))
 
-        time.sleep(LEASE_SECONDS + 0.5)  # the dead worker's lease runs out
-        finisher = subprocess.run(
-            [sys.executable, "-m", "fathom", "worker", "--once"],
-            env=env,
-            capture_output=True,
-            text=True,
-            timeout=300,
-        )
+        gate.open()
+        finisher = finish_after_lease(env)
         assert finisher.returncode == 0, finisher.stderr
         status, done, total, rows, left = _state(settings, collection_id)
         expected = sorted((i, q, a) for i, chunk in enumerate(PARAGRAPHS) for q, a in pairs_for(chunk))

@@ -4,54 +4,26 @@ worker resumes the run, re-embedding none of the pages already done."""
 
 from __future__ import annotations
 
-import asyncio
 import json
-import os
-import signal
-import subprocess
-import sys
-import time
 from pathlib import Path
 from typing import Any
 
-from fathom.config import Settings
+from killed_worker_support import (
+    WorkerProcess,
+    db_upgrade,
+    finish_after_lease,
+    read,
+    worker_env,
+    worker_settings,
+)
+
 from fathom.datasets.sync import WebsiteConfig
 from fathom.llm.local_embedding import LOCAL_EMBEDDING_MODEL_ID
 from fathom.platform import Platform
 from loopback_servers import serve_on_loopback
 from source_servers import Site, page
 
-LEASE_SECONDS = 2
 PAGES = 30
-
-
-def _env(tmp_path: Path) -> dict[str, str]:
-    env = {k: v for k, v in os.environ.items() if not k.startswith("FATHOM_")}
-    env.update(
-        {
-            "FATHOM_DATA_DIR": str(tmp_path / "data"),
-            "FATHOM_LOG_LEVEL": "warning",
-            "FATHOM_JOB_LEASE_SECONDS": str(LEASE_SECONDS),
-            "FATHOM_EGRESS_ALLOW_CIDRS": json.dumps(["127.0.0.1/32"]),
-        }
-    )
-    return env
-
-
-def _settings(tmp_path: Path) -> Settings:
-    return Settings(data_dir=tmp_path / "data", job_lease_seconds=LEASE_SECONDS)
-
-
-def _read(tmp_path: Path, work: Any) -> Any:
-    platform = Platform.build(_settings(tmp_path))
-
-    async def go() -> Any:
-        try:
-            return await work(platform)
-        finally:
-            await platform.db.close()
-
-    return asyncio.run(go())
 
 
 def _site() -> None:
@@ -66,9 +38,10 @@ def _site() -> None:
 
 
 def test_a_killed_sync_worker_leaves_whole_pages_and_the_run_resumes(tmp_path: Path) -> None:
-    env = _env(tmp_path)
-    upgrade = subprocess.run([sys.executable, "-m", "fathom", "db", "upgrade"], env=env, capture_output=True)
-    assert upgrade.returncode == 0, upgrade.stderr
+    env = worker_env(tmp_path, FATHOM_EGRESS_ALLOW_CIDRS=json.dumps(["127.0.0.1/32"]))
+    settings = worker_settings(tmp_path)
+    upgrade = db_upgrade(env)
+    assert upgrade.returncode == 0, upgrade.stdout
     _site()
     with serve_on_loopback(Site) as url:
 
@@ -82,7 +55,7 @@ def test_a_killed_sync_worker_leaves_whole_pages_and_the_run_resumes(tmp_path: P
             )
             return dataset.id, sync.id
 
-        dataset_id, sync_id = _read(tmp_path, setup)
+        dataset_id, sync_id = read(settings, setup)
 
         async def state(platform: Platform) -> tuple[Any, dict[str, int]]:
             run = next(r for r in await platform.syncs.sources.list_syncs(dataset_id) if r.id == sync_id)
@@ -93,40 +66,21 @@ def test_a_killed_sync_worker_leaves_whole_pages_and_the_run_resumes(tmp_path: P
                 chunks[str(collection.raw_link)] = len(rows)
             return run, chunks
 
-        worker = subprocess.Popen(
-            [sys.executable, "-m", "fathom", "worker"],
-            env=env,
-            stdout=subprocess.DEVNULL,
-            stderr=subprocess.DEVNULL,
-        )
-        deadline = time.monotonic() + 180
-        try:
-            while True:
-                run, _ = _read(tmp_path, state)
+        with WorkerProcess(env, deadline_s=180) as worker:
+            for run, _ in worker.poll(lambda: read(settings, state)):
                 if run.status == "running" and 2 <= run.counts.get("added", 0) < PAGES - 2:
                     break
-                assert worker.poll() is None and time.monotonic() < deadline, run
-                time.sleep(0.05)
-        finally:
-            worker.send_signal(signal.SIGKILL)
-            worker.wait(timeout=10)
-        run, chunks = _read(tmp_path, state)
+                assert worker.running(), run
+        run, chunks = read(settings, state)
         assert run.status == "running" and run.counts["added"] < PAGES + 1  # it really died half-way
         whole = {link for link, count in chunks.items() if count}
         sizes = {count for count in chunks.values() if count}
         assert len(sizes) <= 2  # the index page and the content pages: each either whole or empty
         assert len(whole) >= 2
 
-        time.sleep(LEASE_SECONDS + 0.5)  # the dead worker's lease runs out
-        finisher = subprocess.run(
-            [sys.executable, "-m", "fathom", "worker", "--once"],
-            env=env,
-            capture_output=True,
-            text=True,
-            timeout=300,
-        )
+        finisher = finish_after_lease(env)
         assert finisher.returncode == 0, finisher.stderr
-        run, chunks = _read(tmp_path, state)
+        run, chunks = read(settings, state)
     assert run.status == "done" and run.attempts == 2, run
     assert run.counts["seen"] == PAGES + 1 and run.counts["failed"] == 0, run.counts
     assert run.counts["unchanged"] == len(whole)  # what the killed worker swapped in cost nothing

@@ -4,38 +4,16 @@ another worker finishes the job, and the collection ends with every chunk exactl
 from __future__ import annotations
 
 import asyncio
-import os
-import signal
-import subprocess
-import sys
-import time
 from pathlib import Path
 
-from fathom.config import Settings
+from killed_worker_support import WorkerProcess, db_upgrade, finish_after_lease, worker_env, worker_settings
+
 from fathom.llm.local_embedding import LOCAL_EMBEDDING_MODEL_ID
 from fathom.platform import Platform
 
-LEASE_SECONDS = 2
-
-
-def _env(tmp_path: Path) -> dict[str, str]:
-    env = {k: v for k, v in os.environ.items() if not k.startswith("FATHOM_")}
-    env.update(
-        {
-            "FATHOM_DATA_DIR": str(tmp_path / "data"),
-            "FATHOM_LOG_LEVEL": "warning",
-            "FATHOM_JOB_LEASE_SECONDS": str(LEASE_SECONDS),
-        }
-    )
-    return env
-
-
-def _settings(tmp_path: Path) -> Settings:
-    return Settings(data_dir=tmp_path / "data", job_lease_seconds=LEASE_SECONDS)
-
 
 def _state(tmp_path: Path, collection_id: str) -> tuple[str, int, int, list[int]]:
-    platform = Platform.build(_settings(tmp_path))
+    platform = Platform.build(worker_settings(tmp_path))
 
     async def read() -> tuple[str, int, int, list[int]]:
         try:
@@ -54,18 +32,13 @@ def _state(tmp_path: Path, collection_id: str) -> tuple[str, int, int, list[int]
 
 
 def test_killed_worker_loses_and_duplicates_nothing(tmp_path: Path) -> None:
-    env = _env(tmp_path)
-    assert (
-        subprocess.run(
-            [sys.executable, "-m", "fathom", "db", "upgrade"], env=env, capture_output=True
-        ).returncode
-        == 0
-    )
+    env = worker_env(tmp_path)
+    assert db_upgrade(env).returncode == 0
     text = "\n\n".join(
         f"Paragraph {i} describes part {i} of the maintenance manual for pump model P-{i % 17}."
         for i in range(600)
     )
-    platform = Platform.build(_settings(tmp_path))
+    platform = Platform.build(worker_settings(tmp_path))
 
     async def setup() -> tuple[str, str]:
         try:
@@ -87,34 +60,15 @@ def test_killed_worker_loses_and_duplicates_nothing(tmp_path: Path) -> None:
             await platform.db.close()
 
     collection_id, job_id = asyncio.run(setup())
-    worker = subprocess.Popen(
-        [sys.executable, "-m", "fathom", "worker"],
-        env=env,
-        stdout=subprocess.DEVNULL,
-        stderr=subprocess.DEVNULL,
-    )
-    deadline = time.monotonic() + 120
-    try:
-        while True:
-            status, done, total, _ = _state(tmp_path, collection_id)
+    with WorkerProcess(env) as worker:
+        for status, done, total, _ in worker.poll(lambda: _state(tmp_path, collection_id)):
             if status == "indexing" and 0 < done < total:
                 break
-            assert worker.poll() is None and time.monotonic() < deadline, (status, done, total)
-            time.sleep(0.05)
-    finally:
-        worker.send_signal(signal.SIGKILL)
-        worker.wait(timeout=10)
+            assert worker.running(), (status, done, total)
     status, done_at_kill, total, _ = _state(tmp_path, collection_id)
     assert status == "indexing" and done_at_kill < total  # it really died half-way
 
-    time.sleep(LEASE_SECONDS + 0.5)  # the dead worker's lease runs out
-    finisher = subprocess.run(
-        [sys.executable, "-m", "fathom", "worker", "--once"],
-        env=env,
-        capture_output=True,
-        text=True,
-        timeout=300,
-    )
+    finisher = finish_after_lease(env)
     assert finisher.returncode == 0, finisher.stderr
     status, done, total, indexes = _state(tmp_path, collection_id)
     assert status == "ready" and done == total

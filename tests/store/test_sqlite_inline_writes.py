@@ -98,3 +98,45 @@ async def test_the_loops_writes_keep_the_wal_checkpointed(sqlite_file: Database,
     assert wal.stat().st_size < 3000 * 4096 / 2
     assert len(await sqlite_file.run_read(_bodies)) == 6000
     await sqlite_file.close()
+
+
+def _busy_error(path: Path) -> sqlite3.OperationalError:
+    """SQLite's own "database is locked" (SQLITE_BUSY), as opening a connection can meet it."""
+    holder = sqlite3.connect(path, isolation_level=None)
+    holder.execute("BEGIN IMMEDIATE")
+    try:
+        sqlite3.connect(path, timeout=0, isolation_level=None).execute("BEGIN IMMEDIATE")
+    except sqlite3.OperationalError as exc:
+        return exc
+    finally:
+        holder.execute("ROLLBACK")
+        holder.close()
+    raise AssertionError("the second writer was not refused")
+
+
+async def test_a_write_whose_loop_connection_cannot_open_still_lands_and_later_writes_too(
+    sqlite_file: Database, tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """Opening the loop's connection (its pragmas, busy timeout 0) met a busy database: the write runs on
+    a worker thread instead, and the process's writer lock is free again (it was kept, and every later
+    write of the process waited for it forever)."""
+    batches = sqlite_file.sqlite_batches
+    assert batches is not None
+    batches.close()  # the next inline batch opens a fresh loop connection
+    busy = _busy_error(tmp_path / "fathom.db")
+    real_connect = batches.loop_engine.connect
+    calls = 0
+
+    def connect_once_busy() -> Connection:
+        nonlocal calls
+        calls += 1
+        if calls == 1:
+            raise busy
+        return real_connect()
+
+    monkeypatch.setattr(batches.loop_engine, "connect", connect_once_busy)
+    await sqlite_file.run_write(_insert("first"))
+    await asyncio.wait_for(sqlite_file.run_write(_insert("second")), timeout=30)
+    assert await sqlite_file.run_read(_bodies) == ["first", "first-2", "second", "second-2"]
+    assert calls >= 2
+    await sqlite_file.close()

@@ -165,3 +165,40 @@ async def test_a_real_failure_after_a_database_blip_is_still_the_jobs_failure(da
     await JobWorker(queue, {"broken": broken}, retry_delay_seconds=0).run_once()
     failed = await queue.get(job.id)
     assert (failed.status, failed.last_error, calls) == ("failed", "ValueError: the document is empty", 2)
+
+
+class _SlowHeartbeats(SqlJobQueue):
+    """A job queue whose heartbeat is still in the database (a pause, then the real statement) when the job
+    ends: ``in_flight`` is set once one has started, ``unwound`` once one has ended (cancelled or not)."""
+
+    def __init__(self, database: Database) -> None:
+        super().__init__(database)
+        self.in_flight = asyncio.Event()
+        self.unwound = False
+
+    async def heartbeat(self, job_id: str, worker_id: str, *, lease_seconds: float) -> bool:
+        self.in_flight.set()
+        try:
+            await asyncio.sleep(0.5)
+            return await super().heartbeat(job_id, worker_id, lease_seconds=lease_seconds)
+        finally:
+            self.unwound = True
+
+
+async def test_a_heartbeat_in_flight_when_the_job_ends_is_over_before_the_worker_moves_on(
+    database: Database,
+) -> None:
+    """The lease keeper, cancelled in the middle of a heartbeat, has given its database connection back
+    before the worker claims again or its process closes the database: a ``fathom worker --once`` whose
+    keeper was left cancelling hung at exit (tests/cli/test_killed_qa_worker.py ran past its 300 s)."""
+    queue = _SlowHeartbeats(database)
+
+    async def quick(job: JobRecord) -> dict[str, Any]:
+        await queue.in_flight.wait()  # the job ends while its heartbeat is in the database
+        return {"ok": True}
+
+    job = await queue.enqueue("quick", {})
+    worker = JobWorker(queue, {"quick": quick}, lease_seconds=0.15)
+    assert await worker.run_once()
+    assert queue.unwound  # nothing of the job is left running behind the worker
+    assert (await queue.get(job.id)).status == "done"

@@ -192,7 +192,12 @@ async def _wait_for_schema(db: Any) -> None:
 
 @app.command()
 def worker(
-    once: bool = typer.Option(False, "--once", help="Run the jobs that are ready now, then exit."),
+    once: bool = typer.Option(
+        False,
+        "--once",
+        help="Run the jobs that are ready now, then exit (a job leased to another worker, even a dead one, "
+        "is ready once its lease runs out).",
+    ),
     concurrency: int = typer.Option(1, min=1, max=64, help="Jobs run at the same time by this process."),
 ) -> None:
     """Run background jobs (claimed from the database's jobs table) until stopped."""

@@ -87,7 +87,14 @@ class SqliteFileBatches:
         writing = begin == WRITE
         if writing and not self._writer_lock.acquire(blocking=False):
             return _MISS
-        conn = self._loop_connection()
+        try:
+            conn = self._loop_connection()  # a new one runs its pragmas: SQLite may refuse them at once
+        except BaseException as exc:
+            if writing:
+                self._writer_lock.release()  # kept, every later write of this process waited for it
+            if sqlite_busy(exc):
+                return _MISS
+            raise
         try:
             result = _transact(conn, work, begin)
         except BaseException as exc:
