@@ -8,7 +8,7 @@ from __future__ import annotations
 from collections.abc import Awaitable, Callable
 from dataclasses import dataclass
 
-from fathom.store.protocols import AppOwnerRepository, NotFound, TeamRepository
+from fathom.store.protocols import AppOwnerRepository, TeamRepository
 
 _RANK = {"read": 1, "write": 2, "manage": 3}
 
@@ -44,10 +44,7 @@ class MemberAccess:
 
     async def _role(self, member_id: str) -> str | None:
         """The member's role, None for a member that does not exist."""
-        try:
-            return (await self.teams.get_member(member_id)).role
-        except NotFound:
-            return None
+        return await self.teams.member_role(member_id)
 
     async def _can_read(
         self,
