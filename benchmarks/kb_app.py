@@ -113,26 +113,19 @@ def seed(servers: api.Servers, documents: list[tuple[str, str]], search: dict[st
         statuses = {row["status"] for row in page["list"]}
         if statuses != {"ready"}:
             raise RuntimeError(f"collections not indexed: {statuses}")
-        detail = data(client.get("/api/core/dataset/detail", params={"id": kb}))
         config = {"model": api.MODEL, "systemPrompt": SYSTEM_PROMPT}
         with_kb = {**config, "datasets": [{"datasetId": kb}], "datasetSearchSetting": search}
         apps = {
             KB_APP: data(client.post("/api/core/app/create", json=app_body("kb", with_kb))),
             CHAT_APP: data(client.post("/api/core/app/create", json=app_body("chat", config))),
         }
-    print(f"knowledge base: {len(documents)} documents, {chunk_count(detail)} chunks", flush=True)
+    chunks = sum(int(row.get("dataAmount") or 0) for row in page["list"])
+    print(f"knowledge base: {len(documents)} documents, {chunks} chunks", flush=True)
     return {"kb": kb, **apps}
 
 
 def app_body(name: str, config: dict[str, Any]) -> dict[str, Any]:
     return {"name": name, "type": "simple", "simpleConfig": config}
-
-
-def chunk_count(detail: dict[str, Any]) -> Any:
-    for key in ("dataAmount", "chunkCount", "dataCount"):
-        if key in detail:
-            return detail[key]
-    return "?"
 
 
 # -- the contenders ------------------------------------------------------------------------------
