@@ -107,10 +107,16 @@ def seed(servers: api.Servers, documents: list[tuple[str, str]], search: dict[st
             check=True,
             stdout=subprocess.DEVNULL,
         )
-        page = data(
-            client.post("/api/core/dataset/collection/listV2", json={"datasetId": kb, "pageSize": 1000})
-        )
-        statuses = {row["status"] for row in page["list"]}
+        rows: list[dict[str, Any]] = []
+        while True:  # every page (the route caps the page size)
+            body = {"datasetId": kb, "offset": len(rows), "pageSize": 30}
+            page = data(client.post("/api/core/dataset/collection/listV2", json=body))
+            rows += page["list"]
+            if not page["list"] or len(rows) >= int(page["total"]):
+                break
+        statuses = {row["status"] for row in rows}
+        if len(rows) != len(documents):
+            raise RuntimeError(f"{len(rows)} collections listed, {len(documents)} created")
         if statuses != {"ready"}:
             raise RuntimeError(f"collections not indexed: {statuses}")
         config = {"model": api.MODEL, "systemPrompt": SYSTEM_PROMPT}
@@ -119,7 +125,7 @@ def seed(servers: api.Servers, documents: list[tuple[str, str]], search: dict[st
             KB_APP: data(client.post("/api/core/app/create", json=app_body("kb", with_kb))),
             CHAT_APP: data(client.post("/api/core/app/create", json=app_body("chat", config))),
         }
-    chunks = sum(int(row.get("dataAmount") or 0) for row in page["list"])
+    chunks = sum(int(row.get("dataAmount") or 0) for row in rows)
     print(f"knowledge base: {len(documents)} documents, {chunks} chunks", flush=True)
     return {"kb": kb, **apps}
 
