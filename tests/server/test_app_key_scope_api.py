@@ -11,7 +11,7 @@ from typing import Any
 
 import pytest
 from live_support import ok
-from security_world import SECRET_TEXT, World, build_world, run_on, scripted, serve
+from security_world import SECRET_TEXT, World, build_world, run_on, scripted, serve, wait_for_rows
 
 from fathom.platform import Platform
 from fathom.testing import ScriptedOpenAIServer
@@ -204,6 +204,50 @@ def test_a_run_needs_the_chatting_member_to_read_the_knowledge_base_too(world: W
     assert SECRET_TEXT not in str(reply)
     owner_reply = _ask(world, world.server.admin_key, app_id)
     assert SECRET_TEXT in _search_node(owner_reply)["quoteList"][0]["q"]
+
+
+def test_a_run_reads_a_knowledge_base_through_a_grant_on_its_folder_or_the_owners_admin_role(
+    world: World,
+) -> None:
+    """A knowledge base inside a folder: the app's owner (a plain member) may let a run search it by a read
+    grant on the folder, not only on the knowledge base; and as a team admin, with no grant at all."""
+    ledger = "Ledger entry: the quarterly numbers of the finance folder."
+    with world.client(world.server.admin_key) as client:
+        folder = ok(client.post("/api/core/dataset/create", json={"name": "Finance", "type": "folder"}))
+        kb = ok(client.post("/api/core/dataset/create", json={"name": "Ledger", "parentId": folder}))
+        body = {"datasetId": kb, "name": "ledger", "text": ledger}
+        wait_for_rows(
+            client, ok(client.post("/api/core/dataset/collection/create/text", json=body))["collectionId"]
+        )
+    member_id, key = _member_with_key(world, "fay")
+    team = world.server.boot.team_id
+
+    def on_folder(permission: Any) -> None:
+        async def grant(platform: Platform) -> None:
+            await platform.teams.set_permission(member_id, "dataset", folder, permission)
+
+        run_on(world.server, grant)
+
+    on_folder("read")
+    with world.client(key) as client:
+        app_id = ok(
+            client.post(
+                "/api/core/app/create", json={"name": "Fay's", "type": "advanced", **search_graph(kb)}
+            )
+        )
+    node = _search_node(_ask(world, world.server.admin_key, app_id))
+    assert "error" not in node and node["quoteList"][0]["q"] == ledger
+
+    on_folder(None)
+    node = _search_node(_ask(world, world.server.admin_key, app_id))
+    assert node["error"].startswith("No read permission on knowledge base") and kb in node["error"]
+
+    async def promote(platform: Platform) -> None:
+        await platform.teams.set_role(team, member_id, "admin")
+
+    run_on(world.server, promote)
+    node = _search_node(_ask(world, world.server.admin_key, app_id))
+    assert "error" not in node and node["quoteList"][0]["q"] == ledger
 
 
 def test_an_app_key_uses_only_its_own_chats(world: World) -> None:

@@ -42,6 +42,17 @@ async def test_team_members_have_roles_and_unique_names(database: Database) -> N
     assert await teams.count_teams() == 1
 
 
+async def test_a_members_role_is_read_as_it_is_now_and_none_for_no_member(database: Database) -> None:
+    teams = SqlTeamRepository(database)
+    team_id, owner_id = await _team_and_owner(database)
+    bob = await teams.add_member(team_id, "bob")
+    assert await teams.member_role(owner_id) == "owner" and await teams.member_role(bob.id) == "member"
+    await teams.set_role(team_id, bob.id, "admin")
+    assert await teams.member_role(bob.id) == "admin"
+    await teams.remove_member(team_id, bob.id)
+    assert await teams.member_role(bob.id) is None
+
+
 async def test_resource_permission_set_replace_and_clear(database: Database) -> None:
     teams = SqlTeamRepository(database)
     team_id, owner_id = await _team_and_owner(database)

@@ -237,3 +237,15 @@ async def test_chunk_rows_carry_every_current_index_and_no_staged_one(database: 
     assert sorted(entry["text"] for entry in first.indexes) == sorted([TEXTS[0], "custom index"])
     assert all(entry["type"] == "default" and entry["dataId"] for entry in first.indexes)
     assert rows[staged_only].indexes == [] and rows[staged_only].q == TEXTS[1]
+
+
+async def test_indexing_progress_counts_collections_not_yet_searchable_and_leaves_forbidden_ones_out(
+    database: Database,
+) -> None:
+    c = await _corpus(database)
+    assert await c.datasets.indexing_progress(c.team_id, [c.dataset_id]) == [(c.dataset_id, "KB", 2, 2)]
+    await c.datasets.update_collection(c.team_id, c.collections[0], forbid=True)
+    assert await c.datasets.indexing_progress(c.team_id, [c.dataset_id]) == [(c.dataset_id, "KB", 1, 1)]
+    other = await SqlTeamRepository(database).create_team("Other")
+    assert await c.datasets.indexing_progress(other.id, [c.dataset_id]) == []
+    assert await c.datasets.indexing_progress(c.team_id, []) == []

@@ -6,7 +6,7 @@ from collections.abc import Sequence
 from datetime import datetime
 from typing import Any
 
-from sqlalchemy import case, delete, func, select, update
+from sqlalchemy import delete, func, select, update
 from sqlalchemy.ext.asyncio import AsyncSession
 
 from fathom.store.db import Database
@@ -396,15 +396,15 @@ class SqlDatasetRepository:
         wanted = list(dict.fromkeys(dataset_ids))
         if not wanted:
             return []
-        pending = func.sum(case((Collection.status.in_(("waiting", "parsing", "indexing")), 1), else_=0))
-        query = (
-            select(Dataset.id, Dataset.name, pending, func.count(Collection.id))
-            .join(Collection, Collection.dataset_id == Dataset.id)
-            .where(Dataset.team_id == team_id, Dataset.id.in_(wanted), Collection.forbid.is_(False))
-            .group_by(Dataset.id, Dataset.name)
+        # one plain read (the search's hot path asks on every query; an ORM session cost ~1 ms of CPU)
+        params: dict[str, Any] = {"team": team_id, "no": False}
+        marks = in_list("d", wanted, params)
+        rows = await self.db.read(
+            "SELECT d.id, d.name, SUM(CASE WHEN c.status IN ('waiting', 'parsing', 'indexing') THEN 1 ELSE 0 "
+            "END), COUNT(c.id) FROM datasets d JOIN collections c ON c.dataset_id = d.id "
+            f"WHERE d.team_id = :team AND d.id IN ({marks}) AND c.forbid = :no GROUP BY d.id, d.name",
+            params,
         )
-        async with self.db.sessions() as session:
-            rows = (await session.execute(query)).all()
         order = {dataset_id: i for i, dataset_id in enumerate(wanted)}
         found = [(str(r[0]), str(r[1]), int(r[2] or 0), int(r[3])) for r in rows if int(r[2] or 0) > 0]
         return sorted(found, key=lambda row: order[row[0]])
