@@ -62,6 +62,20 @@ _FINISH_ITEM = (
 _LAST_SEQ = select(func.coalesce(func.max(_ITEMS.c.seq), 0)).where(
     _ITEMS.c.app_id == bindparam("app_id"), _ITEMS.c.chat_id == bindparam("chat_id")
 )
+# a continued chat's turn: its variables and time set (a turn that also sets the title or metadata
+# builds its own statement)
+_TOUCH_CHAT = (
+    update(_CHATS)
+    .where(
+        _CHATS.c.team_id == bindparam("k_team"),
+        _CHATS.c.app_id == bindparam("k_app"),
+        _CHATS.c.chat_id == bindparam("k_chat"),
+    )
+    .values(
+        variables=bindparam("n_variables", type_=_CHATS.c.variables.type),
+        updated_at=bindparam("n_updated_at", type_=_CHATS.c.updated_at.type),
+    )
+)
 
 
 # A continued chat's history read, built once (the hot path binds values only): the chat, and of its
@@ -320,14 +334,18 @@ class SqlChatTurnRepository:
             if result.rowcount == 0:
                 raise Conflict(f"chatId: chat {turn.chat_id} belongs to another caller; start a new chat")
             return
-        changes: dict[str, Any] = {"variables": turn.variables, "updated_at": now}
-        where = _chat_where(turn.team_id, turn.app_id, turn.chat_id)
-        if turn.metadata:
-            old = conn.execute(select(_CHATS.c.metadata).where(*where)).scalar_one_or_none()
-            changes["metadata"] = {**(old or {}), **turn.metadata}
-        if turn.title is not None:
-            changes["title"] = turn.title
-        result = conn.execute(update(_CHATS).where(*where).values(changes))
+        if not turn.metadata and turn.title is None:  # the usual continued turn: bound values only
+            keys = {"k_team": turn.team_id, "k_app": turn.app_id, "k_chat": turn.chat_id}
+            result = conn.execute(_TOUCH_CHAT, {**keys, "n_variables": turn.variables, "n_updated_at": now})
+        else:
+            changes: dict[str, Any] = {"variables": turn.variables, "updated_at": now}
+            where = _chat_where(turn.team_id, turn.app_id, turn.chat_id)
+            if turn.metadata:
+                old = conn.execute(select(_CHATS.c.metadata).where(*where)).scalar_one_or_none()
+                changes["metadata"] = {**(old or {}), **turn.metadata}
+            if turn.title is not None:
+                changes["title"] = turn.title
+            result = conn.execute(update(_CHATS).where(*where).values(changes))
         if result.rowcount == 0:
             raise NotFound(f"chat {turn.chat_id} not found")
 
