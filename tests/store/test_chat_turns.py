@@ -166,6 +166,14 @@ async def test_a_continued_turn_of_a_chat_that_is_gone_stores_nothing(database: 
     assert await _stored_items(database, team, app, "gone") == []
 
 
+async def test_a_chat_without_items_has_an_empty_history(database: Database) -> None:
+    team, _, app = await _team_app(database)
+    await SqlChatRepository(database).upsert_chat(team, app, "empty", variables={"k": "v"})
+    history = await SqlChatTurnRepository(database).load_history(team, app, "empty", limit=10)
+    assert history.chat is not None and history.chat.variables == {"k": "v"}
+    assert history.items == []
+
+
 async def test_a_failing_turn_stores_nothing(database: Database) -> None:
     team, _, app = await _team_app(database)
     turns = SqlChatTurnRepository(database)
