@@ -1,14 +1,15 @@
 """Before / after for the chat hot path: two ``fathom serve`` processes, one on another checkout's code.
 
     .venv/bin/python benchmarks/api_ab.py --before /path/to/other/checkout [--mode json|sse]
-        [--target no-model|chat] [--requests 600] [--rounds 4]
+        [--target no-model|chat|continued] [--requests 600] [--rounds 4]
 
 Both servers (and their scripted model servers) start together, as in ``benchmarks/api.py``; the
 ``--before`` one runs with ``PYTHONPATH=<checkout>/src`` (a ``git worktree`` of the older commit, no
 install needed). Each round sends the same closed loop (8 clients, ``--requests`` chats, each under a
-new chat id) to one and then the other, the order alternating by round; what counts is each server's
-CPU time over its share (utime + stime from ``/proc``). Prints requests per server CPU-second per round
-and min / median / max of the after / before ratios.
+new chat id; ``continued``: each client continuing its own chat of 20 prior turns, as in
+``benchmarks/api.py``) to one and then the other, the order alternating by round; what counts is each
+server's CPU time over its share (utime + stime from ``/proc``). Prints requests per server CPU-second
+per round and min / median / max of the after / before ratios.
 """
 
 from __future__ import annotations
@@ -38,7 +39,7 @@ def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("--before", type=Path, required=True, help="a checkout of the older code")
     parser.add_argument("--mode", choices=("json", "sse"), default="json")
-    parser.add_argument("--target", choices=("no-model", "chat"), default="no-model")
+    parser.add_argument("--target", choices=("no-model", "chat", "continued"), default="no-model")
     parser.add_argument("--requests", type=int, default=600)
     parser.add_argument("--rounds", type=int, default=4)
     args = parser.parse_args()
@@ -47,7 +48,7 @@ def main() -> None:
         parser.error(f"--before: {args.before} has no src/fathom (give a checkout of this repository)")
     servers = [start({"PYTHONPATH": str(source)}), start({})]
     try:
-        index = 1 if args.target == "no-model" else 2
+        index = {"no-model": 1, "chat": 2, "continued": 3}[args.target]
         seeding = argparse.Namespace(clients=8, streams=8)  # the continued-chat target seeds 8 chats
         targets = [api.targets_of(s, seeding)[index] for s in servers]
         stream = args.mode == "sse"

@@ -101,6 +101,21 @@ async def test_unauthorised_and_invalid_history_files_are_skipped(signer: Previe
     assert prepared.histories[2] == histories[2]
 
 
+async def test_text_history_items_come_back_as_copies_the_run_may_change(signer: PreviewUrlSigner) -> None:
+    histories = [
+        {"dataId": "h1", "obj": "Human", "value": [{"type": "text", "text": {"content": "hi"}}]},
+        {"dataId": "a1", "obj": "AI", "value": [{"type": "text", "text": {"content": "hello"}}]},
+        {"obj": "AI", "value": [{"type": "text", "text": {"content": "a"}, "extra": {"k": 1}}]},
+    ]
+    before = copy.deepcopy(histories)
+    prepared = await prepare(signer, [], histories)
+    assert prepared.histories == before
+    for item in prepared.histories:
+        item["value"][0]["text"]["content"] = "changed by the run"
+        item["value"].append({"type": "text", "text": {"content": "more"}})
+    assert histories == before
+
+
 @pytest.mark.parametrize(
     "url", ["/relative/a.pdf", "//host/a.pdf", "ftp://host/a.pdf", "javascript:alert(1)", ""]
 )

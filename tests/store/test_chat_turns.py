@@ -7,7 +7,7 @@ import pytest
 from sqlalchemy.exc import IntegrityError
 
 from fathom.store.db import Database
-from fathom.store.protocols import ChatItemRecord, ChatTurn, UsageRecord
+from fathom.store.protocols import ChatItemRecord, ChatTurn, NotFound, UsageRecord
 from fathom.store.repositories import (
     SqlApiKeyRepository,
     SqlAppRepository,
@@ -125,6 +125,53 @@ async def test_a_continued_chat_reads_only_what_its_run_uses(database: Database)
     assert (
         history.chat is not None and history.chat.member_id == member and history.chat.owner_kind == "member"
     )
+
+
+async def test_a_continued_turn_sets_the_chat_variables_and_time_and_keeps_its_title_and_metadata(
+    database: Database,
+) -> None:
+    team, member, app = await _team_app(database)
+    turns = SqlChatTurnRepository(database)
+    first = (_item("h1", "Human", "hi", app, "c5"), _item("a1", "AI", "hello", app, "c5"))
+    await turns.save_turn(
+        ChatTurn(
+            team,
+            app,
+            "c5",
+            new_chat=True,
+            variables={"n": 1},
+            title="hi",
+            metadata={"a": 1},
+            member_id=member,
+            items=first,
+        )
+    )
+    before = await turns.load_history(team, app, "c5", limit=10)
+    assert before.chat is not None
+    second = (_item("h2", "Human", "again", app, "c5"), _item("a2", "AI", "re", app, "c5"))
+    await turns.save_turn(ChatTurn(team, app, "c5", new_chat=False, variables={"n": 2}, items=second))
+    after = await turns.load_history(team, app, "c5", limit=10)
+    assert after.chat is not None and after.chat.variables == {"n": 2}
+    assert (after.chat.title, after.chat.metadata) == ("hi", {"a": 1})
+    assert after.chat.updated_at >= before.chat.updated_at
+    assert [i.data_id for i in after.items] == ["h1", "a1", "h2", "a2"]
+
+
+async def test_a_continued_turn_of_a_chat_that_is_gone_stores_nothing(database: Database) -> None:
+    team, _, app = await _team_app(database)
+    turns = SqlChatTurnRepository(database)
+    items = (_item("h1", "Human", "hi", app, "gone"), _item("a1", "AI", "hello", app, "gone"))
+    with pytest.raises(NotFound):
+        await turns.save_turn(ChatTurn(team, app, "gone", new_chat=False, variables={}, items=items))
+    assert await _stored_items(database, team, app, "gone") == []
+
+
+async def test_a_chat_without_items_has_an_empty_history(database: Database) -> None:
+    team, _, app = await _team_app(database)
+    await SqlChatRepository(database).upsert_chat(team, app, "empty", variables={"k": "v"})
+    history = await SqlChatTurnRepository(database).load_history(team, app, "empty", limit=10)
+    assert history.chat is not None and history.chat.variables == {"k": "v"}
+    assert history.items == []
 
 
 async def test_a_failing_turn_stores_nothing(database: Database) -> None:

@@ -241,6 +241,30 @@ class WorkflowFileRegistrar:
         return self.context.add(ref, identity, [model_url, *aliases])
 
 
+def _copy_text_item(item: Mapping[str, Any]) -> dict[str, Any] | None:
+    """A copy of a history item that holds text values only (``{"type": "text", "text": {"content": …}}``)
+    and strings beside them, built directly (most of a chat's history: nothing to register, and
+    :func:`copy_json` would walk it key by key); None for any other item."""
+    values = item.get("value")
+    if type(values) is not list:
+        return None
+    texts = []
+    for value in values:
+        if type(value) is not dict or len(value) != 2 or value.get("type") != "text":
+            return None
+        text = value.get("text")
+        if type(text) is not dict or len(text) != 1 or type(content := text.get("content")) is not str:
+            return None
+        texts.append(content)
+    copied: dict[str, Any] = {}
+    for key, field in item.items():
+        if key != "value" and field is not None and type(field) is not str:
+            return None
+        copied[key] = field
+    copied["value"] = [{"type": "text", "text": {"content": content}} for content in texts]
+    return copied
+
+
 @dataclass
 class PreparedWorkflowFileContext:
     """What the entry hands to the run: the context, its registrar, and rewritten query/histories."""
@@ -297,6 +321,10 @@ async def prepare_workflow_file_context(
 
     new_histories: list[dict[str, Any]] = []
     for history in histories:
+        copied_text = _copy_text_item(history)
+        if copied_text is not None:
+            new_histories.append(copied_text)
+            continue
         if history.get("obj") != "Human":
             new_histories.append(copy_json(dict(history)))
             continue

@@ -1,4 +1,4 @@
-"""The chat hot path's storage, in SQLAlchemy Core: a turn's history read in one snapshot and the turn
+"""The chat hot path's storage, in SQLAlchemy Core: a turn's history read in one statement and the turn
 written in one transaction (on a SQLite file each in one thread hop, see :meth:`Database.run_write`).
 
 A turn is written twice. When its run starts (:meth:`SqlChatTurnRepository.save_turn`, one transaction of
@@ -17,7 +17,7 @@ from __future__ import annotations
 
 from typing import Any, cast
 
-from sqlalchemy import Connection, Integer, Table, and_, bindparam, func, insert, select, tuple_, update
+from sqlalchemy import JSON, Connection, Integer, Table, and_, bindparam, func, insert, select, tuple_, update
 from sqlalchemy.dialects.postgresql import insert as pg_insert
 from sqlalchemy.dialects.sqlite import insert as sqlite_insert
 
@@ -62,18 +62,29 @@ _FINISH_ITEM = (
 _LAST_SEQ = select(func.coalesce(func.max(_ITEMS.c.seq), 0)).where(
     _ITEMS.c.app_id == bindparam("app_id"), _ITEMS.c.chat_id == bindparam("chat_id")
 )
-
-
-# A continued chat's history read, built once (the hot path binds values only): the chat, and of its
-# newest items only the columns a run uses (with the status: an unfinished answer is no history);
-# ``response_data`` (a run's node details, the largest column by far) stays in the database.
-_HISTORY_CHAT = select(_CHATS).where(
-    _CHATS.c.team_id == bindparam("team_id"),
-    _CHATS.c.app_id == bindparam("app_id"),
-    _CHATS.c.chat_id == bindparam("chat_id"),
+# a continued chat's turn: its variables and time set (a turn that also sets the title or metadata
+# builds its own statement)
+_TOUCH_CHAT = (
+    update(_CHATS)
+    .where(
+        _CHATS.c.team_id == bindparam("k_team"),
+        _CHATS.c.app_id == bindparam("k_app"),
+        _CHATS.c.chat_id == bindparam("k_chat"),
+    )
+    .values(
+        variables=bindparam("n_variables", type_=_CHATS.c.variables.type),
+        updated_at=bindparam("n_updated_at", type_=_CHATS.c.updated_at.type),
+    )
 )
-_HISTORY_ITEMS = (
-    select(_ITEMS.c.data_id, _ITEMS.c.obj, _ITEMS.c.value, _ITEMS.c.status)
+
+
+# A continued chat's history read, built once (the hot path binds values only), in one statement (one
+# round trip on PostgreSQL): the chat row, with its newest items as one JSON array of
+# ``[seq, data_id, obj, value, status]`` (the columns a run uses, with the status: an unfinished answer
+# is no history; ``response_data``, a run's node details and the largest column by far, stays in the
+# database), built by the database (SQLite's JSON1, PostgreSQL's json_agg) and decoded once.
+_NEWEST_ITEMS = (
+    select(_ITEMS.c.seq, _ITEMS.c.data_id, _ITEMS.c.obj, _ITEMS.c.value, _ITEMS.c.status)
     .where(
         _ITEMS.c.team_id == bindparam("team_id"),
         _ITEMS.c.app_id == bindparam("app_id"),
@@ -81,19 +92,39 @@ _HISTORY_ITEMS = (
     )
     .order_by(_ITEMS.c.seq.desc())
     .limit(bindparam("limit", type_=Integer))
+    .subquery("newest")
 )
+_NEWEST = _NEWEST_ITEMS.c
+_ITEMS_ARRAY = {
+    "sqlite": func.json_group_array(
+        func.json_array(_NEWEST.seq, _NEWEST.data_id, _NEWEST.obj, func.json(_NEWEST.value), _NEWEST.status),
+        type_=JSON,
+    ),
+    "postgresql": func.json_agg(
+        func.json_build_array(_NEWEST.seq, _NEWEST.data_id, _NEWEST.obj, _NEWEST.value, _NEWEST.status),
+        type_=JSON,
+    ),
+}
+_HISTORY = {
+    dialect: select(_CHATS, select(array).scalar_subquery().label("history_items")).where(
+        _CHATS.c.team_id == bindparam("team_id"),
+        _CHATS.c.app_id == bindparam("app_id"),
+        _CHATS.c.chat_id == bindparam("chat_id"),
+    )
+    for dialect, array in _ITEMS_ARRAY.items()
+}
 
 
 def _read_history(conn: Connection, team_id: str, app_id: str, chat_id: str, limit: int) -> ChatHistory:
     """The chat and its newest ``limit`` items (data id, obj, value, status), oldest first."""
-    where = {"team_id": team_id, "app_id": app_id, "chat_id": chat_id}
-    chat = conn.execute(_HISTORY_CHAT, where).mappings().first()
+    where = {"team_id": team_id, "app_id": app_id, "chat_id": chat_id, "limit": limit}
+    chat = conn.execute(_HISTORY[conn.dialect.name], where).mappings().first()
     if chat is None:
         return ChatHistory(None, [])
-    rows = conn.execute(_HISTORY_ITEMS, {**where, "limit": limit}).all()
+    rows = sorted(chat["history_items"] or [], key=lambda row: row[0])  # the aggregate's order is unsaid
     return ChatHistory(
         _chat_from_row(chat),
-        [HistoryItem(row[0], row[1], list(row[2] or []), row[3]) for row in reversed(rows)],
+        [HistoryItem(row[1], row[2], list(row[3] or []), row[4]) for row in rows],
     )
 
 
@@ -161,10 +192,8 @@ class SqlChatTurnRepository:
         self.db = db
 
     async def load_history(self, team_id: str, app_id: str, chat_id: str, limit: int) -> ChatHistory:
-        """The chat and its newest ``limit`` items as a run's history, oldest first, in one snapshot."""
-        return await self.db.run_read(
-            lambda conn: _read_history(conn, team_id, app_id, chat_id, limit), snapshot=True
-        )
+        """The chat and its newest ``limit`` items as a run's history, oldest first (one statement)."""
+        return await self.db.run_read(lambda conn: _read_history(conn, team_id, app_id, chat_id, limit))
 
     async def has_item(self, team_id: str, app_id: str, chat_id: str, data_id: str) -> bool:
         query = select(_ITEMS.c.id).where(
@@ -320,14 +349,18 @@ class SqlChatTurnRepository:
             if result.rowcount == 0:
                 raise Conflict(f"chatId: chat {turn.chat_id} belongs to another caller; start a new chat")
             return
-        changes: dict[str, Any] = {"variables": turn.variables, "updated_at": now}
-        where = _chat_where(turn.team_id, turn.app_id, turn.chat_id)
-        if turn.metadata:
-            old = conn.execute(select(_CHATS.c.metadata).where(*where)).scalar_one_or_none()
-            changes["metadata"] = {**(old or {}), **turn.metadata}
-        if turn.title is not None:
-            changes["title"] = turn.title
-        result = conn.execute(update(_CHATS).where(*where).values(changes))
+        if not turn.metadata and turn.title is None:  # the usual continued turn: bound values only
+            keys = {"k_team": turn.team_id, "k_app": turn.app_id, "k_chat": turn.chat_id}
+            result = conn.execute(_TOUCH_CHAT, {**keys, "n_variables": turn.variables, "n_updated_at": now})
+        else:
+            changes: dict[str, Any] = {"variables": turn.variables, "updated_at": now}
+            where = _chat_where(turn.team_id, turn.app_id, turn.chat_id)
+            if turn.metadata:
+                old = conn.execute(select(_CHATS.c.metadata).where(*where)).scalar_one_or_none()
+                changes["metadata"] = {**(old or {}), **turn.metadata}
+            if turn.title is not None:
+                changes["title"] = turn.title
+            result = conn.execute(update(_CHATS).where(*where).values(changes))
         if result.rowcount == 0:
             raise NotFound(f"chat {turn.chat_id} not found")
 
