@@ -94,23 +94,30 @@ def serve_bare(port: int) -> None:
     """The framework's floor: FastAPI + uvicorn parsing the chat body, answering JSON or one SSE frame."""
     import uvicorn
     from fastapi import FastAPI
-    from fastapi.responses import StreamingResponse
 
     app = FastAPI()
-    answer = {"id": "", "model": "", "choices": [{"message": {"role": "assistant", "content": ANSWER}}]}
+    add_bare_route(app)
+    uvicorn.run(app, host="127.0.0.1", port=port, log_level="warning")
+
+
+BARE_ANSWER = {"id": "", "model": "", "choices": [{"message": {"role": "assistant", "content": ANSWER}}]}
+
+
+def add_bare_route(app: Any) -> None:
+    """The bare chat endpoint on a FastAPI ``app``: the chat body parsed, a fixed answer (JSON, or one
+    SSE frame and ``[DONE]`` with ``stream``)."""
+    from fastapi.responses import StreamingResponse
 
     @app.post("/api/v1/chat/completions", response_model=None)
     async def bare(body: ChatBody) -> dict[str, Any] | StreamingResponse:
         if not body.stream:
-            return answer
+            return BARE_ANSWER
 
         async def frames() -> Any:
-            yield f"data: {json.dumps(answer)}\n\n"
+            yield f"data: {json.dumps(BARE_ANSWER)}\n\n"
             yield "data: [DONE]\n\n"
 
         return StreamingResponse(frames(), media_type="text/event-stream")
-
-    uvicorn.run(app, host="127.0.0.1", port=port, log_level="warning")
 
 
 class Process:
@@ -372,6 +379,18 @@ def start_servers() -> Servers:
         servers.stop()  # no server outlives a failed start
         raise
     return servers
+
+
+def start_servers_with(env: dict[str, str]) -> Servers:
+    """``start_servers`` with ``env`` added to this process's environment while they start (e.g. another
+    checkout's ``PYTHONPATH``: the servers run that code)."""
+    saved = dict(os.environ)
+    os.environ.update(env)
+    try:
+        return start_servers()
+    finally:
+        os.environ.clear()
+        os.environ.update(saved)
 
 
 async def seed_chats(url: str, headers: dict[str, str], app_id: str, chats: int, turns: int) -> list[str]:

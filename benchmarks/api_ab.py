@@ -16,23 +16,12 @@ from __future__ import annotations
 
 import argparse
 import asyncio
-import os
 import statistics
 import sys
 from pathlib import Path
 
 sys.path.insert(0, str(Path(__file__).resolve().parent))
 import api  # noqa: E402
-
-
-def start(env: dict[str, str]) -> api.Servers:
-    saved = dict(os.environ)
-    os.environ.update(env)
-    try:
-        return api.start_servers()
-    finally:
-        os.environ.clear()
-        os.environ.update(saved)
 
 
 def main() -> None:
@@ -46,7 +35,7 @@ def main() -> None:
     source = args.before.resolve() / "src"
     if not (source / "fathom").is_dir():
         parser.error(f"--before: {args.before} has no src/fathom (give a checkout of this repository)")
-    servers = [start({"PYTHONPATH": str(source)}), start({})]
+    servers = [api.start_servers_with({"PYTHONPATH": str(source)}), api.start_servers_with({})]
     try:
         index = {"no-model": 1, "chat": 2, "continued": 3}[args.target]
         seeding = argparse.Namespace(clients=8, streams=8)  # the continued-chat target seeds 8 chats

@@ -37,10 +37,11 @@ from typing import Any
 
 sys.path.insert(0, str(Path(__file__).resolve().parent))
 from api import (  # noqa: E402
-    ANSWER,
+    BARE_ANSWER,
     ChatBody,
     Process,
     Target,
+    add_bare_route,
     closed_loop,
     create_published,
     free_port,
@@ -56,15 +57,14 @@ BARE = "bare FastAPI"
 STACK = "FastAPI + Fathom stack"
 FATHOM = "Fathom start→answer"
 PATH = "/api/v1/chat/completions"
-_ANSWER = {"id": "", "model": "", "choices": [{"message": {"role": "assistant", "content": ANSWER}}]}
 
 
 def serve_pure(port: int) -> None:
     """No framework: one ASGI callable parsing the chat body with the same pydantic model."""
     import uvicorn
 
-    answer = json.dumps(_ANSWER).encode()
-    frames = [f"data: {json.dumps(_ANSWER)}\n\n".encode(), b"data: [DONE]\n\n"]
+    answer = json.dumps(BARE_ANSWER).encode()
+    frames = [f"data: {json.dumps(BARE_ANSWER)}\n\n".encode(), b"data: [DONE]\n\n"]
 
     async def app(scope: dict[str, Any], receive: Any, send: Any) -> None:
         if scope["type"] == "lifespan":
@@ -110,7 +110,6 @@ def serve_stack(port: int) -> None:
     import uvicorn
     from fastapi import FastAPI
     from fastapi.middleware.cors import CORSMiddleware
-    from fastapi.responses import StreamingResponse
 
     from fathom.config import Settings
     from fathom.server.body_limit import BodySizeLimitMiddleware
@@ -121,17 +120,7 @@ def serve_stack(port: int) -> None:
     app.add_middleware(CORSMiddleware, allow_origins=["*"], allow_methods=["*"], allow_headers=["*"])
     app.add_middleware(BodySizeLimitMiddleware, max_bytes=Settings().max_body_bytes)
 
-    @app.post(PATH, response_model=None)
-    async def bare(body: ChatBody) -> dict[str, Any] | StreamingResponse:
-        if not body.stream:
-            return _ANSWER
-
-        async def frames() -> Any:
-            yield f"data: {json.dumps(_ANSWER)}\n\n"
-            yield "data: [DONE]\n\n"
-
-        return StreamingResponse(frames(), media_type="text/event-stream")
-
+    add_bare_route(app)
     uvicorn.run(app, host="127.0.0.1", port=port, log_level="warning")
 
 

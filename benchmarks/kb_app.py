@@ -282,16 +282,6 @@ def report(results: Results, args: argparse.Namespace, sides: list[str]) -> dict
     return summary
 
 
-def start(env: dict[str, str]) -> api.Servers:
-    saved = dict(os.environ)
-    os.environ.update(env)
-    try:
-        return api.start_servers()
-    finally:
-        os.environ.clear()
-        os.environ.update(saved)
-
-
 def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("--rounds", type=int, default=3)
@@ -314,7 +304,7 @@ def main() -> None:
         "usingReRank": False,
         "rerankWeight": 0.5,
     }
-    sides = {"": {}}
+    sides: dict[str, dict[str, str]] = {"": {}}
     if args.before is not None:
         source = args.before.resolve() / "src"
         if not (source / "fathom").is_dir():
@@ -325,7 +315,7 @@ def main() -> None:
         targets: dict[str, Asking] = {}
         searcher: InProcessSearch | None = None
         for side, env in sides.items():
-            servers = start(env)
+            servers = api.start_servers_with(env)
             running.append(servers)
             ids = seed(servers, documents, search)
             auth = {"Authorization": f"Bearer {servers.key}"}
