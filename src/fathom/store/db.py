@@ -16,6 +16,7 @@ access path measured cheapest for it (``docs/architecture.md``, "Access paths"):
 
 from __future__ import annotations
 
+import asyncio
 import logging
 from collections.abc import AsyncIterator, Callable, Mapping, Sequence
 from contextlib import asynccontextmanager
@@ -28,7 +29,7 @@ from sqlalchemy.exc import TimeoutError as SqlAlchemyTimeout
 from sqlalchemy.ext.asyncio import AsyncEngine, AsyncSession, async_sessionmaker, create_async_engine
 
 from fathom.config import ConfigError
-from fathom.store.errors import register_engine_errors
+from fathom.store.errors import register_engine_errors, sqlite_busy
 from fathom.store.sqlite_batches import SNAPSHOT, WRITE, SqliteFileBatches, apply_sqlite_pragmas
 from fathom.store.sqlite_reads import SqliteReader
 
@@ -36,6 +37,7 @@ if TYPE_CHECKING:
     from fathom.store.pg_reads import PostgresReader
 
 T = TypeVar("T")
+_PING_BUSY_SECONDS = 5.0  # see Database.ping
 
 register_engine_errors(DBAPIError, SqlAlchemyTimeout)
 
@@ -136,9 +138,21 @@ class Database:
             return await conn.run_sync(work)
 
     async def ping(self) -> None:
-        """Raise if the database cannot be reached."""
-        async with self.engine.connect() as conn:
-            await conn.execute(text("SELECT 1"))
+        """Raise if the database cannot be reached. A SQLite file that processes started together are
+        creating and switching to WAL at this instant can refuse a new connection at once ("database is
+        locked", without waiting for the busy timeout: CI saw it with three platforms preparing one empty
+        file): that is retried for up to ``_PING_BUSY_SECONDS``; any other error is raised at once."""
+        loop = asyncio.get_running_loop()
+        deadline = loop.time() + _PING_BUSY_SECONDS
+        while True:
+            try:
+                async with self.engine.connect() as conn:
+                    await conn.execute(text("SELECT 1"))
+                return
+            except Exception as exc:
+                if not sqlite_busy(exc) or loop.time() >= deadline:
+                    raise
+            await asyncio.sleep(0.05)
 
     async def read(self, sql: str, params: Mapping[str, Any] | None = None) -> list[Sequence[Any]]:
         """Rows of one read-only statement with ``:name`` parameters: the hot path of searches (module
