@@ -149,6 +149,12 @@ def _chat_from_row(row: Any) -> ChatRecord:
     )
 
 
+def _touch_chat(conn: Connection, turn: ChatTurn, now: Any) -> Any:
+    """The turn's chat row: its variables and time set (``_TOUCH_CHAT``, bound values only)."""
+    keys = {"k_team": turn.team_id, "k_app": turn.app_id, "k_chat": turn.chat_id}
+    return conn.execute(_TOUCH_CHAT, {**keys, "n_variables": turn.variables, "n_updated_at": now})
+
+
 def _chat_where(team_id: str, app_id: str, chat_id: str) -> tuple[Any, ...]:
     return (_CHATS.c.team_id == team_id, _CHATS.c.app_id == app_id, _CHATS.c.chat_id == chat_id)
 
@@ -280,8 +286,7 @@ class SqlChatTurnRepository:
     ) -> bool:
         now = utcnow()
         if variables_changed:
-            where = _chat_where(turn.team_id, turn.app_id, turn.chat_id)
-            conn.execute(update(_CHATS).where(*where).values(variables=turn.variables, updated_at=now))
+            _touch_chat(conn, turn, now)
         replaced = conn.execute(
             _FINISH_ITEM,
             {
@@ -350,8 +355,7 @@ class SqlChatTurnRepository:
                 raise Conflict(f"chatId: chat {turn.chat_id} belongs to another caller; start a new chat")
             return
         if not turn.metadata and turn.title is None:  # the usual continued turn: bound values only
-            keys = {"k_team": turn.team_id, "k_app": turn.app_id, "k_chat": turn.chat_id}
-            result = conn.execute(_TOUCH_CHAT, {**keys, "n_variables": turn.variables, "n_updated_at": now})
+            result = _touch_chat(conn, turn, now)
         else:
             changes: dict[str, Any] = {"variables": turn.variables, "updated_at": now}
             where = _chat_where(turn.team_id, turn.app_id, turn.chat_id)
