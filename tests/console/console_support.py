@@ -376,3 +376,36 @@ def quote_search_results_in_the_sheet(page: Any) -> None:
     check_phone_layout(page, [flow_node("chatNode")])
     quotes = page.locator("[data-testid=ref-quoteQA] option[value$='|quoteQA']")  # search › Quotes
     page.select_option("[data-testid=ref-quoteQA]", value=quotes.get_attribute("value"))
+
+
+def open_node(page: Any, node: str) -> None:
+    """Click the head of the workflow node ``node`` (a selector) and wait for its inspector. A click whose
+    inspector did not open in 20 s is told apart from a slow page (what the canvas and the inspector
+    show), then repeated once: a CI run under load once saw the model select of the opened node never
+    appear, and which of the two waits failed was not known."""
+    head = f"{node} .wf-node-head"
+    page.click(head)
+    try:
+        page.wait_for_selector("[data-testid=inspector]", timeout=20_000)
+        return
+    except Exception:  # noqa: BLE001 - Playwright's TimeoutError; the state is printed, the click repeated
+        selected = page.locator(".react-flow__node.selected").count()
+        print(f"open_node: no inspector 20 s after a click on {head} ({selected} node(s) selected); again")
+    page.click(head)
+    page.wait_for_selector("[data-testid=inspector]")
+
+
+def wait_for_inspector_field(page: Any, selector: str, timeout_ms: int = 120_000) -> None:
+    """Wait for ``selector`` in the open inspector; when it does not come, fail saying what the inspector
+    shows and how the console's model list request went (the field waited for is often a model select)."""
+    try:
+        page.wait_for_selector(f"[data-testid=inspector] {selector}", timeout=timeout_ms)
+    except Exception as error:  # noqa: BLE001 - re-raised with what the page showed
+        inspector = page.locator("[data-testid=inspector]")
+        shown = inspector.first.inner_html()[:2000] if inspector.count() else "(no inspector)"
+        requests = page.evaluate(
+            "JSON.stringify(performance.getEntriesByType('resource').filter(e => e.name.includes('/api/'))"
+            ".map(e => [e.name, Math.round(e.duration), e.responseStatus]))"
+        )
+        shows = f"inspector {shown!r}; requests {requests}"
+        raise AssertionError(f"{selector} did not appear: {shows}") from error

@@ -173,3 +173,28 @@ def test_conditions_and_form_fields_use_controls_and_a_repeated_answer_is_flagge
     assert colour["label"] == "Colour" and colour["key"] == "colour" and colour["type"] == "select"
     assert colour["list"] == [{"label": "red", "value": "red"}, {"label": "blue", "value": "blue"}]
     assert value["isResponseAnswerText"] is False
+
+
+@pytest.mark.parametrize("size", ["desktop", "phone"])
+def test_the_workflow_opens_where_it_stays_a_node_does_not_move_after_it_appears(
+    module_live_server: Any, browser: Any, size: str
+) -> None:
+    """The canvas is fitted to the workflow before it is shown: a click on a node as soon as it is visible
+    lands on that node (the view jumped some 50 ms after the nodes appeared, and such a click opened no
+    inspector: seen in CI)."""
+    server = module_live_server
+    with server.client(server.admin_key) as client:
+        body = {"name": f"Steady {size}", "type": "advanced", **_graph()}
+        app_id = data(client.post("/api/core/app/create", json=body))
+    page = browser.new_page(viewport=VIEWPORTS[size])
+    try:
+        sign_in(page, server.base_url, server.admin_key)
+        page.goto(f"{server.base_url}/apps/{app_id}/workflow")
+        head = page.wait_for_selector(".react-flow__node[data-id=reply] .wf-node-head")
+        first = head.bounding_box()
+        page.wait_for_timeout(600)
+        assert head.bounding_box() == first, (first, head.bounding_box())
+        head.click()
+        page.wait_for_selector("[data-testid=inspector]")
+    finally:
+        page.close()

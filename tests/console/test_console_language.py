@@ -10,7 +10,7 @@ from pathlib import Path
 from typing import Any
 
 import pytest
-from console_support import data, sign_in
+from console_support import data, open_node, sign_in, wait_for_inspector_field
 
 VIEWPORTS = {"desktop": {"width": 1440, "height": 900}, "phone": {"width": 390, "height": 844}}
 TEMPLATE = Path(__file__).parents[1] / "chat" / "fastgpt_apps" / "fg-simpleDatasetChat.json"
@@ -66,12 +66,10 @@ def test_chinese_browser_gets_the_chinese_console_and_the_switch_is_kept(
         page.wait_for_selector(".react-flow__node [data-node-type=chatNode]")
         canvas = page.locator(".wf-canvas").inner_text()
         assert "AI 对话" in canvas and "知识库搜索" in canvas and "core.module" not in canvas, canvas
-        page.click(".react-flow__node [data-node-type=chatNode] .wf-node-head")
+        open_node(page, ".react-flow__node [data-node-type=chatNode]")
         # the model list is one request per page load; on a machine busy with the parallel suite it was
         # seen to take longer than the 30 s default twice (CI, 2026-12-03): it is waited for, not asserted
-        page.wait_for_selector(
-            "[data-testid=inspector] select[name=input-model]:not([disabled])", timeout=120_000
-        )
+        wait_for_inspector_field(page, "select[name=input-model]:not([disabled])")
         inspector = page.locator("[data-testid=inspector]").inner_text()
         assert "AI 模型" in inspector and "用户问题" in inspector and "core." not in inspector, inspector
         assert page.locator("[data-testid=inspector] [data-testid=model-fallback]").count() == 1

@@ -15,7 +15,7 @@ from pathlib import Path
 from typing import Any
 
 import pytest
-from console_support import browser_unavailable, launch_chromium
+from console_support import browser_unavailable, launch_chromium, open_node, wait_for_inspector_field
 from live_support import free_port, start_live_server
 
 from fathom.config import Settings
@@ -224,8 +224,8 @@ def test_daily_tour(env: dict[str, Any], size: str, lang: str) -> None:
         # after a redo the view is where the user left it: on a phone the template's nodes can sit under
         # the wrapped toolbar, so the user fits the view first (React Flow's control)
         page.click(".react-flow__controls-fitview")
-        page.click(".react-flow__node [data-node-type=chatNode] .wf-node-head")
-        page.wait_for_selector("[data-testid=inspector] select[name=input-model]:not([disabled])")
+        open_node(page, ".react-flow__node [data-node-type=chatNode]")
+        wait_for_inspector_field(page, "select[name=input-model]:not([disabled])")
         fallback = page.wait_for_selector("[data-testid=inspector] [data-testid=model-fallback]").inner_text()
         assert T["fallback"] in fallback, fallback
         # the template's "FlowNodeInputTypeEnum.reference" inputs are references, its hidden ones internal

@@ -115,7 +115,13 @@ function Editor({ appId }: { appId: string }) {
   const [saved, setSaved] = useState<string>("");
   const [, setHistoryTick] = useState(0);
 
-  const fit = () => setTimeout(() => flow.fitView({ padding: 0.2, maxZoom: 1, minZoom: window.matchMedia(PHONE).matches ? 0.5 : 0.7 }), 50);
+  // The canvas is hidden until its first fit: shown before, its nodes jumped to their fitted places some
+  // 50 ms after they appeared, and a click in between landed on the empty pane (seen in CI: a click on a
+  // node head that opened no inspector).
+  const [fitted, setFitted] = useState(false);
+  const fit = () => setTimeout(() => {
+    void Promise.resolve(flow.fitView({ padding: 0.2, maxZoom: 1, minZoom: window.matchMedia(PHONE).matches ? 0.5 : 0.7 })).finally(() => setFitted(true));
+  }, 50);
   const show = (data: Graph) => {
     setNodes(data.nodes.map(toRF));
     setEdges(data.edges.map(toRFEdge));
@@ -318,7 +324,7 @@ function Editor({ appId }: { appId: string }) {
             ))}
           </div>
         )}
-        <div className="wf-canvas" style={{ ["--handle" as string]: `${handleSize}px` }}>
+        <div className="wf-canvas" data-fitted={fitted ? "" : undefined} style={{ ["--handle" as string]: `${handleSize}px`, visibility: fitted ? undefined : "hidden" }}>
           <ProblemsContext.Provider value={problems}>
           <ReactFlow
             nodes={nodes} edges={edges} nodeTypes={nodeTypes}
