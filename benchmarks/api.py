@@ -346,7 +346,9 @@ class Servers:
         shutil.rmtree(self.data_dir, ignore_errors=True)
 
 
-def start_servers() -> Servers:
+def start_servers(database_url: str | None = None) -> Servers:
+    """The scripted model, the bare endpoint and ``fathom serve`` (on a fresh SQLite data dir, or on
+    ``database_url``: a PostgreSQL database of its own)."""
     me = [sys.executable, str(Path(__file__).resolve())]
     model_port, bare_port, fathom_port = free_port(), free_port(), free_port()
     data_dir = Path(tempfile.mkdtemp(prefix="fathom-bench-api-"))
@@ -364,6 +366,8 @@ def start_servers() -> Servers:
             "FATHOM_CHAT_MODEL": MODEL,
         }
     )
+    if database_url is not None:
+        env["FATHOM_DATABASE_URL"] = database_url
     fathom = Process([sys.executable, "-m", "fathom", "serve"], env=env)
     bare_url, fathom_url = f"http://127.0.0.1:{bare_port}", f"http://127.0.0.1:{fathom_port}"
     servers = Servers(model, bare, fathom, bare_url, fathom_url, "", data_dir)
@@ -381,13 +385,13 @@ def start_servers() -> Servers:
     return servers
 
 
-def start_servers_with(env: dict[str, str]) -> Servers:
+def start_servers_with(env: dict[str, str], database_url: str | None = None) -> Servers:
     """``start_servers`` with ``env`` added to this process's environment while they start (e.g. another
     checkout's ``PYTHONPATH``: the servers run that code)."""
     saved = dict(os.environ)
     os.environ.update(env)
     try:
-        return start_servers()
+        return start_servers(database_url)
     finally:
         os.environ.clear()
         os.environ.update(saved)

@@ -1,8 +1,10 @@
 """Knowledge-base app serving cost: server CPU per chat beyond the query embedding and the search itself.
 
     .venv/bin/python benchmarks/kb_app.py [--rounds 3] [--requests 200] [--clients 4] [--docs 200]
+        [--backend sqlite|postgres]
 
-One ``fathom serve`` (fresh SQLite data dir, no in-process job workers) and the scripted OpenAI-compatible
+One ``fathom serve`` (fresh SQLite data dir, or with ``--backend postgres`` a database of its own on an
+embedded PostgreSQL started for the run; no in-process job workers) and the scripted OpenAI-compatible
 model server (its own process: its CPU is not Fathom's), as in ``benchmarks/api.py``. Seeding, through the
 HTTP API: one knowledge base on the built-in local embedding model, ``--docs`` SciFact abstracts
 (``../shared/datasets/scifact``; generated English paragraphs where it is absent) as text collections,
@@ -25,7 +27,9 @@ quote list in the response and the stored chat item, the longer graph). Each rou
 for ``--requests`` requests (``--clients`` closed-loop clients for the two apps), in an order rotated by
 one each round, in two modes: ``json`` (``detail: false``) and ``sse`` (``stream``, ``detail: true``:
 the console's case, whose ``flowResponses`` carries the quote list). CPU is utime + stime (server: from
-``/proc``; search: ``time.process_time``); the report gives min / median / max over rounds.
+``/proc``; search: ``time.process_time``); the report gives min / median / max over rounds. On PostgreSQL
+the figures are Fathom's CPU (the server's, and this process's for the search); the database server's
+own CPU is in none of the three (it runs in its own processes), so "beyond search" is what Fathom spends.
 """
 
 from __future__ import annotations
@@ -91,7 +95,9 @@ def data(response: httpx.Response) -> Any:
     return body["data"]
 
 
-def seed(servers: api.Servers, documents: list[tuple[str, str]], search: dict[str, Any]) -> dict[str, str]:
+def seed(
+    servers: api.Servers, documents: list[tuple[str, str]], search: dict[str, Any], database_url: str | None
+) -> dict[str, str]:
     """The knowledge base (indexed by a ``fathom worker --once``) and the two apps: their ids."""
     headers = {"Authorization": f"Bearer {servers.key}"}
     with httpx.Client(base_url=servers.fathom_url, headers=headers, timeout=120) as client:
@@ -101,6 +107,8 @@ def seed(servers: api.Servers, documents: list[tuple[str, str]], search: dict[st
             data(client.post("/api/core/dataset/collection/create/text", json=body))
         env = {k: v for k, v in os.environ.items() if not k.startswith("FATHOM_")}
         env.update({"FATHOM_DATA_DIR": str(servers.data_dir), "FATHOM_LOG_LEVEL": "warning"})
+        if database_url is not None:
+            env["FATHOM_DATABASE_URL"] = database_url
         subprocess.run(
             [sys.executable, "-m", "fathom", "worker", "--once"],
             env=env,
@@ -159,8 +167,11 @@ class Asking(api.Target):
 class InProcessSearch:
     """The dataset search node's search, called on a platform of this process over the server's data dir."""
 
-    def __init__(self, data_dir: Path, dataset_id: str, search: dict[str, Any]) -> None:
+    def __init__(
+        self, data_dir: Path, dataset_id: str, search: dict[str, Any], database_url: str | None
+    ) -> None:
         self.data_dir, self.dataset_id, self.search = data_dir, dataset_id, search
+        self.database_url = database_url
         self.platform: Any = None
         self.team_id = ""
 
@@ -168,7 +179,9 @@ class InProcessSearch:
         from fathom.config import Settings
         from fathom.platform import Platform
 
-        settings = Settings(data_dir=self.data_dir, workers=0, seed_demo=False)
+        settings = Settings(
+            data_dir=self.data_dir, database_url=self.database_url, workers=0, seed_demo=False
+        )
         self.platform = Platform.build(settings)
         self.team_id = (await self.platform.prepare()).team_id
 
@@ -292,6 +305,7 @@ def main() -> None:
     parser.add_argument(
         "--search-mode", default="mixedRecall", choices=("embedding", "fullTextRecall", "mixedRecall")
     )
+    parser.add_argument("--backend", choices=("sqlite", "postgres"), default="sqlite")
     parser.add_argument("--before", type=Path, help="also serve this checkout's code, interleaved")
     parser.add_argument("--json", type=Path, help="also write the summary here")
     args = parser.parse_args()
@@ -311,13 +325,22 @@ def main() -> None:
             parser.error(f"--before: {args.before} has no src/fathom (give a checkout of this repository)")
         sides[" (before)"] = {"PYTHONPATH": str(source)}
     running: list[api.Servers] = []
+    postgres: Any = None
     try:
         targets: dict[str, Asking] = {}
         searcher: InProcessSearch | None = None
-        for side, env in sides.items():
-            servers = api.start_servers_with(env)
+        for number, (side, env) in enumerate(sides.items()):
+            database_url = None
+            if args.backend == "postgres":
+                if postgres is None:
+                    from fathom.store.pg_embedded import EmbeddedPostgres
+
+                    postgres = EmbeddedPostgres()
+                    postgres.start()
+                database_url = postgres.create_database(f"kb_app_{number}")
+            servers = api.start_servers_with(env, database_url)
             running.append(servers)
-            ids = seed(servers, documents, search)
+            ids = seed(servers, documents, search, database_url)
             auth = {"Authorization": f"Bearer {servers.key}"}
             url = servers.fathom_url + "/api/v1/chat/completions"
             for name in (KB_APP, CHAT_APP):
@@ -326,7 +349,7 @@ def main() -> None:
                     f"{name}{side}", url, body, servers.fathom, auth, questions=tuple(questions)
                 )
             if searcher is None:
-                searcher = InProcessSearch(servers.data_dir, ids["kb"], search)
+                searcher = InProcessSearch(servers.data_dir, ids["kb"], search, database_url)
         assert searcher is not None
         results = asyncio.run(run_rounds(targets, searcher, questions, args))
         summary = report(results, args, list(sides))
@@ -335,6 +358,8 @@ def main() -> None:
     finally:
         for servers in running:
             servers.stop()
+        if postgres is not None:
+            postgres.stop()
 
 
 if __name__ == "__main__":
