@@ -210,6 +210,25 @@ def test_get_tools_and_run_tool_try_a_server_before_and_after_registering(tools_
     assert missing["status"] == 400 and "order_id" in missing["message"]
 
 
+def test_run_tool_calls_an_unsaved_server_and_a_bad_tool_list_beside_a_server_is_refused(
+    tools_server: ChatServer,
+) -> None:
+    stdio = {"command": sys.executable, "args": [str(SERVER), "stdio"]}
+    ran = _post(
+        tools_server,
+        "/api/core/app/mcpTools/runTool",
+        {**stdio, "toolName": " lookup_order ", "params": {"order_id": "D-5"}},
+    )
+    assert ran["data"] == "order D-5: shipped on 2024-05-01"
+    for path in ("getTools", "runTool"):  # neither declares toolList, both read one sent all the same
+        refused = _post(
+            tools_server,
+            f"/api/core/app/mcpTools/{path}",
+            {**stdio, "toolName": "lookup_order", "toolList": "lookup_order"},
+        )
+        assert refused["status"] == 400 and refused["message"].startswith("toolList: must be a list"), refused
+
+
 def test_stdio_commands_the_operator_did_not_allow_are_refused(tools_server: ChatServer) -> None:
     reply = _post(
         tools_server,

@@ -42,6 +42,23 @@ async def test_team_members_have_roles_and_unique_names(database: Database) -> N
     assert await teams.count_teams() == 1
 
 
+async def test_the_first_team_and_its_first_owner_are_the_oldest_ones(database: Database) -> None:
+    teams = SqlTeamRepository(database)
+    assert await teams.first_team() is None
+    root = await teams.create_team("Root")
+    await teams.add_member(root.id, "bob")
+    assert await teams.first_owner(root.id) is None
+    alice = await teams.add_member(root.id, "alice", "owner")
+    other = await teams.create_team("Other")
+    await teams.add_member(other.id, "carol", "owner")
+    await teams.add_member(root.id, "dave", "owner")
+    first = await teams.first_team()
+    assert first is not None and first.id == root.id
+    owner = await teams.first_owner(root.id)
+    assert owner is not None and owner.id == alice.id
+    await database.analyze()  # the planner's statistics, refreshed on both backends
+
+
 async def test_a_members_role_is_read_as_it_is_now_and_none_for_no_member(database: Database) -> None:
     teams = SqlTeamRepository(database)
     team_id, owner_id = await _team_and_owner(database)

@@ -19,9 +19,9 @@ from fathom.chat.run_access import MemberAccess
 from fathom.chat.run_files import RunFilePolicy
 from fathom.chat.run_services import ModelPool, RunServicesFactory, SearchFn
 from fathom.chat.share_links import ShareLinkService
-from fathom.chat.team_tools import MCP_TYPE, StdioPolicy, ToolSetRuntime
+from fathom.chat.team_tools import StdioPolicy, ToolSetRuntime
 from fathom.chat.templates import apply_template
-from fathom.chat.tool_set_service import ToolSetService
+from fathom.chat.tool_set_service import HttpToolSetSpec, McpServerSpec, ToolSetProfile, ToolSetService
 from fathom.chat.turn_lease import DEFAULT_LEASE_S
 from fathom.llm import ModelRegistry
 from fathom.security import SecretBox
@@ -170,11 +170,10 @@ class ChatApplication:
         return new
 
     async def create_tool_set(
-        self, team_id: str, member_id: str, kind: str, values: dict[str, Any]
+        self, team_id: str, member_id: str, profile: ToolSetProfile, spec: McpServerSpec | HttpToolSetSpec
     ) -> AppRecord:
-        """Create an MCP (``kind`` = MCP_TYPE) or HTTP tool set with ``member_id`` as its owner."""
-        service = self.tool_sets
-        app = await (service.create_mcp if kind == MCP_TYPE else service.create_http)(team_id, values)
+        """Create an MCP (:class:`McpServerSpec`) or HTTP tool set with ``member_id`` as its owner."""
+        app = await self.tool_sets.create(team_id, profile, spec)
         await self.owners.set_owner(app.id, member_id)
         return app
 

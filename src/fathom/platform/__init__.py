@@ -284,25 +284,13 @@ class Platform:
 
     async def root_identity(self) -> tuple[str, str]:
         """The first team and its first owner: where CLI-made keys go by default."""
-        from sqlalchemy import select
-
-        from fathom.store.models import Member, Team
-
-        async with self.db.sessions() as session:
-            team = await session.scalar(select(Team).order_by(Team.created_at, Team.id).limit(1))
-            if team is None:
-                raise ConfigError(
-                    "the database has no team yet; run `fathom serve` once or `fathom db upgrade`."
-                )
-            member = await session.scalar(
-                select(Member)
-                .where(Member.team_id == team.id, Member.role == "owner")
-                .order_by(Member.created_at)
-                .limit(1)
-            )
-            if member is None:
-                raise ConfigError(f"team {team.id} has no owner")
-            return team.id, member.id
+        team = await self.teams.first_team()
+        if team is None:
+            raise ConfigError("the database has no team yet; run `fathom serve` once or `fathom db upgrade`.")
+        member = await self.teams.first_owner(team.id)
+        if member is None:
+            raise ConfigError(f"team {team.id} has no owner")
+        return team.id, member.id
 
     async def database_health(self) -> DatabaseHealth:
         """Whether the database answers and its migrations are current (``GET /api/health``)."""
@@ -387,10 +375,7 @@ class Platform:
 
     async def _analyze_database(self, job: JobRecord) -> dict[str, Any]:
         """Refresh the query planner's statistics (a maintenance job)."""
-        from sqlalchemy import text
-
-        async with self.db.engine.begin() as conn:
-            await conn.execute(text("ANALYZE"))
+        await self.db.analyze()
         return {"analyzed": True, "dialect": self.db.dialect}
 
     def install_log_masking(self) -> None:

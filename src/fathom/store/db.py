@@ -154,6 +154,12 @@ class Database:
                     raise
             await asyncio.sleep(0.05)
 
+    async def analyze(self) -> None:
+        """Refresh the query planner's statistics (``ANALYZE``, on both backends: the ``db.analyze``
+        maintenance job)."""
+        async with self.engine.begin() as conn:
+            await conn.execute(text("ANALYZE"))
+
     async def read(self, sql: str, params: Mapping[str, Any] | None = None) -> list[Sequence[Any]]:
         """Rows of one read-only statement with ``:name`` parameters: the hot path of searches (module
         doc). Values come back as the driver gives them (SQLite: dates are text)."""

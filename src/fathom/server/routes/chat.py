@@ -30,7 +30,7 @@ from fathom.server.routes.chat_models import (
     chat_answers,
 )
 from fathom.server.routes.common import ANY_METHOD, params
-from fathom.server.routes.share_chat import is_share_request, start_share_chat
+from fathom.server.routes.share_chat import ShareChatBody, is_share_request, start_share_chat
 from fathom.server.sse import HEARTBEAT_SECONDS, encode_frame, error_stream, sse_response, stream_frames
 from fathom.server.typed import answers, documents, parsed, validate
 from fathom.store.protocols import NotFound
@@ -107,9 +107,9 @@ async def _run_chat(request: Request, *, api_version: int, draft: bool = False) 
     view: ShareView | None = None
     try:
         if not draft and is_share_request(request, values):
-            validate(ChatCompletionBody, values)  # a visitor has no key: the body is checked first
+            share_body = validate(ShareChatBody, values)  # a visitor has no key: the body is checked first
             channel, view = await start_share_chat(
-                request, values, stream=stream, detail=detail, api_version=api_version
+                request, share_body, stream=stream, detail=detail, api_version=api_version
             )
             retain = retain and view.response_detail
         else:

@@ -18,7 +18,7 @@ from fathom.datasets.records import CollectionRecord, DatasetRecord
 from fathom.server.auth import AuthContext
 from fathom.server.errors import ApiError, envelope
 from fathom.server.json_body import check_storable
-from fathom.server.pagination import Page as AnswerPage
+from fathom.server.pagination import Page
 from fathom.server.permissions import Need, permission_view, require_team_key
 from fathom.server.routes.collection_fields import (
     BillId,
@@ -34,8 +34,8 @@ from fathom.server.routes.dataset_models import (
     CollectionCreated,
     CollectionName,
     CollectionView,
+    DatasetPageQuery,
     NonBlank,
-    Page,
     TrainingDetail,
     WireBool,
 )
@@ -123,7 +123,7 @@ class CreateLink(NewCollection):
         return link
 
 
-class ListCollections(Page):
+class ListCollections(DatasetPageQuery):
     datasetId: ObjectId
     parentId: OptionalObjectId = Field(
         None, description="The folder to list (null: the root; searchText: every level)"
@@ -381,7 +381,7 @@ async def create_local_file(
     "/api/core/dataset/collection/listV2",
     methods=ANY_METHOD,
     summary="List collections",
-    responses=answers(AnswerPage[CollectionView]),
+    responses=answers(Page[CollectionView]),
 )
 @router.api_route("/api/core/dataset/collection/list", methods=ANY_METHOD, include_in_schema=False)
 async def list_collections(

@@ -11,12 +11,12 @@ from fathom.datasets.ingest import PushIndex, PushRow
 from fathom.datasets.records import ChunkRow
 from fathom.server.auth import AuthContext
 from fathom.server.errors import ApiError, envelope
-from fathom.server.pagination import Page as AnswerPage
+from fathom.server.pagination import Page
 from fathom.server.permissions import Need, require_team_key
 from fathom.server.routes.collection_fields import BillId, training_bill
 from fathom.server.routes.collections import load_collection
 from fathom.server.routes.common import ANY_METHOD, iso
-from fathom.server.routes.dataset_models import DataView, InsertResults, NonBlank, Page, WireBool
+from fathom.server.routes.dataset_models import DatasetPageQuery, DataView, InsertResults, NonBlank, WireBool
 from fathom.server.routes.datasets import kb_caller
 from fathom.server.routes.knowledge_routing import knowledge_bases
 from fathom.server.typed import BLANK_IS_NONE, ApiModel, ObjectId, Text, answers, parsed
@@ -102,7 +102,7 @@ class InsertData(Row):
         return values
 
 
-class ListData(Page):
+class ListData(DatasetPageQuery):
     collectionId: ObjectId
 
 
@@ -189,7 +189,7 @@ async def insert_data(
     "/api/core/dataset/data/v2/list",
     methods=ANY_METHOD,
     summary="List a collection's rows",
-    responses=answers(AnswerPage[DataView]),
+    responses=answers(Page[DataView]),
 )
 @router.api_route("/api/core/dataset/data/list", methods=ANY_METHOD, include_in_schema=False)
 async def list_data(

@@ -94,9 +94,10 @@ class ChunkSettings(ApiModel):
         return settings | qa
 
 
-class Page(PageQuery):
-    """FastGPT's pagination (:class:`~fathom.server.pagination.PageQuery`, the page size capped at 30)
-    and the ``searchText`` the knowledge-base lists filter by."""
+class DatasetPageQuery(PageQuery):
+    """A knowledge-base list's page request: FastGPT's pagination
+    (:class:`~fathom.server.pagination.PageQuery`, the page size capped at 30) and the ``searchText``
+    the knowledge-base lists filter by."""
 
     searchText: Annotated[str | None, BLANK_IS_NONE] = None
 

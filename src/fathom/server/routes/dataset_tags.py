@@ -18,7 +18,7 @@ from fathom.server.auth import AuthContext
 from fathom.server.errors import envelope
 from fathom.server.routes.collection_fields import TAG_MAX
 from fathom.server.routes.common import ANY_METHOD
-from fathom.server.routes.dataset_models import Page
+from fathom.server.routes.dataset_models import DatasetPageQuery
 from fathom.server.routes.datasets import kb_caller, load_knowledge_base
 from fathom.server.routes.knowledge_routing import knowledge_bases
 from fathom.server.typed import BLANK_IS_NONE, ApiModel, ObjectId, answers, parsed
@@ -51,7 +51,7 @@ class DeleteTag(DatasetRef):
     id: ObjectId = Field(description="The tag's id")
 
 
-class ListTags(Page):
+class ListTags(DatasetPageQuery):
     datasetId: ObjectId
     current: Annotated[int | None, BLANK_IS_NONE] = Field(
         None, description="1-based page (FastGPT's console)"

@@ -14,50 +14,67 @@
 
 from __future__ import annotations
 
-from typing import Any
+from typing import Annotated, Any
 
 from fastapi import APIRouter, Request
-from pydantic import Field
+from pydantic import BeforeValidator, Field
 
 from fathom.chat import ChatError, ChatRequest, RunChannel, draft_workflow, split_messages, value_text
 from fathom.chat.share_links import SHARE_SOURCE, ShareVisit
 from fathom.chat.share_view import ShareView
 from fathom.server.auth import AuthContext, authenticate
-from fathom.server.errors import ApiError, envelope
+from fathom.server.errors import envelope
 from fathom.server.routes.app_access import chat_of, visitor_caller
+from fathom.server.routes.chat_models import ChatCompletionBody, ChatMessage
 from fathom.server.routes.common import ANY_METHOD, params
 from fathom.server.routes.history_models import ShareInitView
 from fathom.server.routes.history_views import app_init_view, record_view
-from fathom.server.typed import ApiModel, answers, parsed
+from fathom.server.typed import ApiModel, answers, parsed, validate
 from fathom.store.protocols import NotFound
 
 router = APIRouter(tags=["share links"])
 
-MAX_ITEM_ID_LENGTH = 64  # the stored dataId column
-
 
 def is_share_request(request: Request, values: dict[str, Any]) -> bool:
-    """A visitor's request: ``shareId`` sent and no key (with both, the key wins, as in FastGPT)."""
+    """A visitor's request: ``shareId`` sent and no key (with both, the key wins, as in FastGPT). Read
+    from the merged parameters before any model: it picks which model the request is validated as."""
     return bool(values.get("shareId")) and not request.headers.get("authorization")
 
 
-def _text(values: dict[str, Any], field: str) -> str | None:
-    value = values.get(field)
+def _text_or_none(value: Any) -> str | None:
     return None if value is None or value == "" else str(value)
 
 
-async def _admit_visitor(request: Request, values: dict[str, Any]) -> ShareVisit:
+#: a visitor's ``shareId`` / ``outLinkUid`` as sent: absent and "" are None, any other value its text (the
+#: share-link service refuses a missing or bad one with FastGPT's own errors, never a validation error)
+VisitorText = Annotated[str | None, BeforeValidator(_text_or_none)]
+
+
+class ShareVisitor(ApiModel):
+    """The share link and visitor of a history request a share page makes."""
+
+    shareId: VisitorText = None
+    outLinkUid: VisitorText = None
+
+
+class ShareChatBody(ChatCompletionBody):
+    """A visitor's completions body: FastGPT's chat body plus the link and the visitor (no key)."""
+
+    shareId: VisitorText = None
+    outLinkUid: VisitorText = None
+
+
+async def _admit_visitor(request: Request, share_id: str | None, out_link_uid: str | None) -> ShareVisit:
     """The visitor of a share page or history request (the link's hook asked, if it has one)."""
-    return await chat_of(request).share_links.admit_visit(
-        _text(values, "shareId"), _text(values, "outLinkUid")
-    )
+    return await chat_of(request).share_links.admit_visit(share_id, out_link_uid)
 
 
 async def caller(request: Request) -> AuthContext | ShareVisit:
     """FastAPI dependency of the history routes a share page reads: a visitor, else a key or session."""
     values = await params(request)
     if is_share_request(request, values):
-        return await _admit_visitor(request, values)
+        visitor = validate(ShareVisitor, values)
+        return await _admit_visitor(request, visitor.shareId, visitor.outLinkUid)
     return await authenticate(request)
 
 
@@ -116,7 +133,7 @@ async def visitor_res_data(
     return ShareView.of(link).responses(item.response_data)
 
 
-def _question(messages: Any) -> str:
+def _question(messages: list[ChatMessage] | None) -> str:
     try:
         return value_text(split_messages(messages)[1])
     except ChatError:
@@ -124,32 +141,24 @@ def _question(messages: Any) -> str:
 
 
 async def start_share_chat(
-    request: Request, values: dict[str, Any], *, stream: bool, detail: bool, api_version: int
+    request: Request, body: ShareChatBody, *, stream: bool, detail: bool, api_version: int
 ) -> tuple[RunChannel, ShareView]:
     """Admit the visitor (limits, hook), then run the link's app as its creator."""
     chat = chat_of(request)
-    item_id = values.get("responseChatItemId")
-    if item_id is not None and len(str(item_id)) > MAX_ITEM_ID_LENGTH:
-        raise ApiError(400, "invalidParams", f"responseChatItemId: at most {MAX_ITEM_ID_LENGTH} characters")
-    messages = values.get("messages")
-    visit = await chat.share_links.admit_chat(
-        _text(values, "shareId"), _text(values, "outLinkUid"), _question(messages)
-    )
+    visit = await chat.share_links.admit_chat(body.shareId, body.outLinkUid, _question(body.messages))
     link = visit.link
-    chat_id = _text(values, "chatId")  # another's chat id is refused when the run is prepared
-    variables = values.get("variables")
     channel = await chat.runs.start(
         ChatRequest(
             team_id=link.team_id,
             member_id=link.member_id,
             app_id=link.app_id,
-            messages=messages,
-            chat_id=chat_id if chat_id is not None else values.get("chatId"),
+            messages=body.messages,
+            chat_id=body.chatId,  # another's chat id is refused when the run is prepared
             stream=stream,
             detail=detail,
-            variables=variables if isinstance(variables, dict) else None,
-            response_chat_item_id=_text(values, "responseChatItemId"),
-            metadata=values.get("metadata") if isinstance(values.get("metadata"), dict) else None,
+            variables=body.variables,
+            response_chat_item_id=body.responseChatItemId or None,
+            metadata=body.metadata,
             custom_uid=visit.uid,
             source=SHARE_SOURCE,
             api_version=api_version,
@@ -158,7 +167,7 @@ async def start_share_chat(
             out_link_uid=visit.uid,
         )
     )
-    chat.share_links.report_finish(visit, str(values.get("outLinkUid")), channel.wait_done)
+    chat.share_links.report_finish(visit, body.outLinkUid or "", channel.wait_done)  # admitted: not empty
     return channel, ShareView.of(link)
 
 
@@ -177,10 +186,9 @@ class OutLinkInit(ApiModel):
     responses=answers(ShareInitView),
 )
 async def out_link_init(request: Request, body: OutLinkInit = parsed(OutLinkInit)) -> dict[str, Any]:
-    values = body.model_dump(by_alias=True)
-    visit = await _admit_visitor(request, values)
+    visit = await _admit_visitor(request, body.share_id or None, body.out_link_uid or None)
     link = visit.link
-    chat_id = _text(values, "chatId") or ""
+    chat_id = body.chat_id
     runs = chat_of(request)
     chat = await runs.history.get_chat(link.team_id, link.app_id, chat_id, visitor_caller(visit))
     try:

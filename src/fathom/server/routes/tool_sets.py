@@ -10,6 +10,7 @@ from fastapi import APIRouter, Depends, Request
 from pydantic import BaseModel, Field, StringConstraints
 
 from fathom.chat.team_tools import HTTP_TYPE, MCP_TYPE, child_tool_nodes
+from fathom.chat.tool_set_service import HttpToolSetSpec, McpServerSpec, ToolSetProfile
 from fathom.server.auth import AuthContext, authenticate
 from fathom.server.errors import envelope
 from fathom.server.permissions import require_team_key
@@ -91,19 +92,50 @@ class ToolSetChildren(BaseModel):
     children: list[dict[str, Any]] = Field(description="One workflow tool node per tool")
 
 
-async def _create(request: Request, auth: AuthContext, kind: str, values: dict[str, Any]) -> dict[str, Any]:
+def _mcp_server(payload: McpServer) -> McpServerSpec:
+    """The server the request names. ``getTools`` and ``runTool`` declare no ``toolList`` but read one
+    sent beside the server all the same (a malformed one is refused), so it is taken from the extras."""
+    tool_list = (
+        payload.toolList if isinstance(payload, McpToolSet) else (payload.model_extra or {}).get("toolList")
+    )
+    return McpServerSpec(
+        url=payload.url,
+        command=payload.command,
+        args=payload.args,
+        header_secret=payload.headerSecret,
+        tool_list=tool_list,
+    )
+
+
+def _http_tool_set(payload: HttpToolSet) -> HttpToolSetSpec:
+    return HttpToolSetSpec(
+        base_url=payload.baseUrl,
+        api_schema_str=payload.apiSchemaStr,
+        custom_headers=payload.customHeaders,
+        header_secret=payload.headerSecret,
+    )
+
+
+async def _create(
+    request: Request,
+    auth: AuthContext,
+    payload: CreateMcpTools | CreateHttpTools,
+    spec: McpServerSpec | HttpToolSetSpec,
+) -> dict[str, Any]:
     require_team_key(auth, "create tool sets")
-    app = await chat_of(request).create_tool_set(auth.team_id, auth.member_id, kind, values)
+    profile = ToolSetProfile(name=payload.name, intro=payload.intro, avatar=payload.avatar)
+    app = await chat_of(request).create_tool_set(auth.team_id, auth.member_id, profile, spec)
     return envelope(app.id)
 
 
 async def _update(
-    request: Request, auth: AuthContext, kind: str, payload: UpdateMcpTools | UpdateHttpTools
+    request: Request,
+    auth: AuthContext,
+    payload: UpdateMcpTools | UpdateHttpTools,
+    spec: McpServerSpec | HttpToolSetSpec,
 ) -> dict[str, Any]:
     app = await load_app(request, auth, payload.appId, "manage")
-    service = chat_of(request).tool_sets
-    await service.get(auth.team_id, app.id, kind)
-    await service.update(auth.team_id, app.id, payload.fields())  # only the fields sent change
+    await chat_of(request).tool_sets.update(auth.team_id, app.id, spec)  # a set of the spec's kind
     return envelope(None)
 
 
@@ -115,12 +147,15 @@ async def _children(request: Request, auth: AuthContext, kind: str, ref: AppRef)
 
 
 async def _run_tool(request: Request, auth: AuthContext, payload: RunMcpTool | RunHttpTool) -> dict[str, Any]:
-    values = payload.fields()
     if payload.appId:  # a call with the set's stored credentials: write permission on the set
         await load_app(request, auth, payload.appId, "write")
     else:
         require_team_key(auth, "try MCP servers")
-    return envelope(await chat_of(request).tool_sets.run_tool(auth.team_id, values))
+    server = _mcp_server(payload) if isinstance(payload, RunMcpTool) else None
+    answer = await chat_of(request).tool_sets.run_tool(
+        auth.team_id, payload.toolName, payload.params, app_id=payload.appId, server=server
+    )
+    return envelope(answer)
 
 
 @router.api_route(
@@ -136,7 +171,7 @@ async def create_mcp_tools(
 ) -> dict[str, Any]:
     """``{name, intro?, avatar?, url | command+args, headerSecret?, toolList?}``; answers the set's id. An
     empty ``toolList`` is read from the server. ``headerSecret`` values are stored encrypted."""
-    return await _create(request, auth, MCP_TYPE, payload.fields())
+    return await _create(request, auth, payload, _mcp_server(payload))
 
 
 @router.api_route(
@@ -151,7 +186,7 @@ async def update_mcp_tools(
     payload: UpdateMcpTools = parsed(UpdateMcpTools),
 ) -> dict[str, Any]:
     """``{appId, url | command+args, headerSecret, toolList}``; a header sent back blank keeps its secret."""
-    return await _update(request, auth, MCP_TYPE, payload)
+    return await _update(request, auth, payload, _mcp_server(payload))
 
 
 @router.api_route(
@@ -165,7 +200,7 @@ async def get_mcp_tools(
 ) -> dict[str, Any]:
     """``{url | command+args, headerSecret?}`` → ``[{name, description, inputSchema}]``."""
     require_team_key(auth, "try MCP servers")
-    return envelope(await chat_of(request).tool_sets.get_tools(payload.fields()))
+    return envelope(await chat_of(request).tool_sets.get_tools(_mcp_server(payload)))
 
 
 @router.api_route(
@@ -207,7 +242,7 @@ async def create_http_tools(
 ) -> dict[str, Any]:
     """``{name, intro?, avatar?}`` (FastGPT), plus Fathom's optional ``baseUrl``, ``apiSchemaStr``,
     ``customHeaders``, ``headerSecret``; answers the set's id."""
-    return await _create(request, auth, HTTP_TYPE, payload.fields())
+    return await _create(request, auth, payload, _http_tool_set(payload))
 
 
 @router.api_route(
@@ -223,7 +258,7 @@ async def update_http_tools(
 ) -> dict[str, Any]:
     """``{appId, baseUrl, apiSchemaStr, customHeaders, headerSecret}``; the tool list is the document's
     operations."""
-    return await _update(request, auth, HTTP_TYPE, payload)
+    return await _update(request, auth, payload, _http_tool_set(payload))
 
 
 @router.api_route(

@@ -15,11 +15,11 @@ from fathom.datasets.errors import InvalidDatasetRequest
 from fathom.datasets.records import CollectionRecord, TrainingItemRecord
 from fathom.server.auth import AuthContext
 from fathom.server.errors import envelope
-from fathom.server.pagination import Page as AnswerPage
+from fathom.server.pagination import Page
 from fathom.server.permissions import Need, require_team_key
 from fathom.server.routes.collections import load_collection
 from fathom.server.routes.common import ANY_METHOD, iso
-from fathom.server.routes.dataset_models import Page
+from fathom.server.routes.dataset_models import DatasetPageQuery
 from fathom.server.routes.datasets import kb_caller, load_dataset
 from fathom.server.routes.knowledge_routing import knowledge_bases
 from fathom.server.typed import BLANK_IS_NONE, ApiModel, ObjectId, OptionalObjectId, Text, answers, parsed
@@ -31,7 +31,7 @@ class DatasetRef(ApiModel):
     datasetId: ObjectId
 
 
-class TrainingErrors(Page):
+class TrainingErrors(DatasetPageQuery):
     collectionId: ObjectId
 
 
@@ -133,7 +133,7 @@ async def get_dataset_training_queue(
     "/api/core/dataset/training/getTrainingError",
     methods=ANY_METHOD,
     summary="The chunks of a collection the model failed on",
-    responses=answers(AnswerPage[TrainingItemView]),
+    responses=answers(Page[TrainingItemView]),
 )
 async def get_training_error(
     request: Request, auth: AuthContext = Depends(kb_caller), payload: TrainingErrors = parsed(TrainingErrors)

@@ -55,6 +55,23 @@ class SqlTeamRepository:
         async with self.db.sessions() as session:
             return int(await session.scalar(select(func.count()).select_from(Team)) or 0)
 
+    async def first_team(self) -> TeamRecord | None:
+        """The oldest team (the root team made on first start), None while there is none."""
+        async with self.db.sessions() as session:
+            row = await session.scalar(select(Team).order_by(Team.created_at, Team.id).limit(1))
+            return None if row is None else _team_record(row)
+
+    async def first_owner(self, team_id: str) -> MemberRecord | None:
+        """The team's oldest owner, None when it has none."""
+        async with self.db.sessions() as session:
+            row = await session.scalar(
+                select(Member)
+                .where(Member.team_id == team_id, Member.role == "owner")
+                .order_by(Member.created_at)
+                .limit(1)
+            )
+            return None if row is None else _member_record(row)
+
     async def add_member(self, team_id: str, name: str, role: Role = "member") -> MemberRecord:
         if role not in ROLES:
             raise ValueError(f"role: {role!r} is not one of {', '.join(ROLES)}")
