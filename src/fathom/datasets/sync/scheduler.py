@@ -12,11 +12,10 @@ import asyncio
 import contextlib
 import logging
 from collections.abc import Callable
-from datetime import datetime
+from datetime import UTC, datetime
 
 from fathom.store.errors import database_unavailable
 from fathom.store.knowledge.sources import SqlSourceRepository, SyncJob, SyncRecord
-from fathom.store.models import utcnow
 
 TICK_SECONDS = 30.0
 
@@ -30,7 +29,7 @@ class SyncScheduler:
         job: SyncJob,
         *,
         tick_seconds: float = TICK_SECONDS,
-        clock: Callable[[], datetime] = utcnow,
+        clock: Callable[[], datetime] = lambda: datetime.now(UTC),
     ) -> None:
         self.sources = sources
         self.job = job
