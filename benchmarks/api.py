@@ -339,6 +339,7 @@ class Servers:
     fathom_url: str
     key: str
     data_dir: Path
+    model_url: str = ""  # the scripted model server's OpenAI base URL (``…/v1``)
 
     def stop(self) -> None:
         for process in (self.fathom, self.bare, self.model):
@@ -366,7 +367,8 @@ def start_servers() -> Servers:
     )
     fathom = Process([sys.executable, "-m", "fathom", "serve"], env=env)
     bare_url, fathom_url = f"http://127.0.0.1:{bare_port}", f"http://127.0.0.1:{fathom_port}"
-    servers = Servers(model, bare, fathom, bare_url, fathom_url, "", data_dir)
+    model_url = f"http://127.0.0.1:{model_port}/v1"
+    servers = Servers(model, bare, fathom, bare_url, fathom_url, "", data_dir, model_url)
     try:
         model.read_until("ready")
         fathom.read_until("Fathom ")

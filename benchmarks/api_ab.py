@@ -1,7 +1,7 @@
 """Before / after for the chat hot path: two ``fathom serve`` processes, one on another checkout's code.
 
     .venv/bin/python benchmarks/api_ab.py --before /path/to/other/checkout [--mode json|sse]
-        [--target no-model|chat|continued] [--requests 600] [--rounds 4]
+        [--target no-model|chat|continued] [--requests 600] [--rounds 4] [--ttfe 200]
 
 Both servers (and their scripted model servers) start together, as in ``benchmarks/api.py``; the
 ``--before`` one runs with ``PYTHONPATH=<checkout>/src`` (a ``git worktree`` of the older commit, no
@@ -10,6 +10,12 @@ new chat id; ``continued``: each client continuing its own chat of 20 prior turn
 ``benchmarks/api.py``) to one and then the other, the order alternating by round; what counts is each
 server's CPU time over its share (utime + stime from ``/proc``). Prints requests per server CPU-second
 per round and min / median / max of the after / before ratios.
+
+With ``--ttfe N`` each round measures time to first event instead (issue 33's measure): ``N``
+sequential streams (1 client, request sent → first complete SSE frame) to the bare FastAPI endpoint,
+to one server and to the other (the order alternating by round), and to the scripted model server
+itself (its own time to first frame, which every chat app's figure includes and no bare endpoint
+has). Prints each one's p50 per round and, per round, each server's p50 minus the bare endpoint's.
 """
 
 from __future__ import annotations
@@ -31,6 +37,7 @@ def main() -> None:
     parser.add_argument("--target", choices=("no-model", "chat", "continued"), default="no-model")
     parser.add_argument("--requests", type=int, default=600)
     parser.add_argument("--rounds", type=int, default=4)
+    parser.add_argument("--ttfe", type=int, help="measure time to first event: sequential streams per round")
     args = parser.parse_args()
     source = args.before.resolve() / "src"
     if not (source / "fathom").is_dir():
@@ -40,6 +47,8 @@ def main() -> None:
         index = {"no-model": 1, "chat": 2, "continued": 3}[args.target]
         seeding = argparse.Namespace(clients=8, streams=8)  # the continued-chat target seeds 8 chats
         targets = [api.targets_of(s, seeding)[index] for s in servers]
+        if args.ttfe:
+            return ttfe_rounds(servers, targets, args.ttfe, args.rounds)
         stream = args.mode == "sse"
         for target in targets:  # warm up
             asyncio.run(api.closed_loop(target, stream=stream, clients=8, requests=200))
@@ -63,6 +72,35 @@ def main() -> None:
     finally:
         for s in servers:
             s.stop()
+
+
+def model_target(servers: api.Servers) -> api.Target:
+    """The scripted model server itself, asked what the chat app asks it (its own time to first frame)."""
+    url = servers.model_url + "/chat/completions"
+    body = {"model": api.MODEL, "messages": [{"role": "user", "content": "hello"}]}
+    return api.Target("model server", url, body, servers.model)
+
+
+def ttfe_rounds(servers: list[api.Servers], targets: list[api.Target], count: int, rounds: int) -> None:
+    """p50 time to first event per round: bare, before and after (alternating), the model server."""
+    bare = api.Target(
+        api.BARE, servers[1].bare_url + "/api/v1/chat/completions", {"messages": []}, servers[1].bare
+    )
+    model = model_target(servers[1])
+    names = ("bare", "before", "after", "model")
+    p50: dict[str, list[float]] = {name: [] for name in names}
+    for target in (bare, *targets, model):  # warm up
+        asyncio.run(api.closed_loop(target, stream=True, clients=1, requests=50))
+    for number in range(rounds):
+        pair = [("before", targets[0]), ("after", targets[1])]
+        for name, target in [("bare", bare), *(pair if number % 2 == 0 else pair[::-1]), ("model", model)]:
+            share = asyncio.run(api.closed_loop(target, stream=True, clients=1, requests=count))
+            p50[name].append(api.p50_ms(share.first))
+    for name in names:
+        print(f"{name:6} TTFE p50 ms: {' / '.join(f'{v:.2f}' for v in p50[name])}")
+    for name in ("before", "after"):
+        minus = [v - b for v, b in zip(p50[name], p50["bare"], strict=True)]
+        print(f"{name:6} minus bare, ms: {' / '.join(f'{v:.2f}' for v in minus)} ({api.spread(minus)})")
 
 
 if __name__ == "__main__":
