@@ -11,11 +11,12 @@ new chat id; ``continued``: each client continuing its own chat of 20 prior turn
 server's CPU time over its share (utime + stime from ``/proc``). Prints requests per server CPU-second
 per round and min / median / max of the after / before ratios.
 
-With ``--ttfe N`` each round measures time to first event instead (issue 33's measure): ``N``
-sequential streams (1 client, request sent → first complete SSE frame) to the bare FastAPI endpoint,
-to one server and to the other (the order alternating by round), and to the scripted model server
-itself (its own time to first frame, which every chat app's figure includes and no bare endpoint
-has). Prints each one's p50 per round and, per round, each server's p50 minus the bare endpoint's.
+With ``--ttfe N`` each round measures time to first event instead (issue 33's measure: request sent
+→ first complete SSE frame, one stream at a time): ``N`` times, one stream to each of the bare FastAPI
+endpoint, the before server, the after server and the scripted model server itself (its own time to
+first frame, which every chat app's figure includes and no bare endpoint has), in an order rotated by
+one each time. Prints each one's p50 per round, each server's p50 minus the bare endpoint's and after
+minus before, per round.
 """
 
 from __future__ import annotations
@@ -25,6 +26,8 @@ import asyncio
 import statistics
 import sys
 from pathlib import Path
+
+import httpx
 
 sys.path.insert(0, str(Path(__file__).resolve().parent))
 import api  # noqa: E402
@@ -82,25 +85,42 @@ def model_target(servers: api.Servers) -> api.Target:
 
 
 def ttfe_rounds(servers: list[api.Servers], targets: list[api.Target], count: int, rounds: int) -> None:
-    """p50 time to first event per round: bare, before and after (alternating), the model server."""
-    bare = api.Target(
-        api.BARE, servers[1].bare_url + "/api/v1/chat/completions", {"messages": []}, servers[1].bare
-    )
-    model = model_target(servers[1])
-    names = ("bare", "before", "after", "model")
-    p50: dict[str, list[float]] = {name: [] for name in names}
-    for target in (bare, *targets, model):  # warm up
-        asyncio.run(api.closed_loop(target, stream=True, clients=1, requests=50))
-    for number in range(rounds):
-        pair = [("before", targets[0]), ("after", targets[1])]
-        for name, target in [("bare", bare), *(pair if number % 2 == 0 else pair[::-1]), ("model", model)]:
-            share = asyncio.run(api.closed_loop(target, stream=True, clients=1, requests=count))
-            p50[name].append(api.p50_ms(share.first))
-    for name in names:
+    """p50 time to first event per round of the bare endpoint, before, after and the model server: one
+    stream to each in turn (the order rotated by one each time), ``count`` times a round, so that load
+    from other processes falls on all four alike."""
+    path = "/api/v1/chat/completions"
+    bare = api.Target(api.BARE, servers[1].bare_url + path, {"messages": []}, servers[1].bare)
+    named = {"bare": bare, "before": targets[0], "after": targets[1], "model": model_target(servers[1])}
+    p50: dict[str, list[float]] = {name: [] for name in named}
+
+    async def measure() -> None:
+        clients = {name: httpx.AsyncClient(timeout=60) for name in named}
+        try:
+            order = list(named)
+            for name in order:  # connections up, caches warm
+                for _ in range(20):
+                    await api.one_request(clients[name], named[name], True)
+            for _ in range(rounds):
+                firsts: dict[str, list[float]] = {name: [] for name in named}
+                for number in range(count):
+                    turn = order[number % len(order) :] + order[: number % len(order)]
+                    for name in turn:
+                        first, _ = await api.one_request(clients[name], named[name], True)
+                        firsts[name].append(first)
+                for name in named:
+                    p50[name].append(api.p50_ms(firsts[name]))
+        finally:
+            for client in clients.values():
+                await client.aclose()
+
+    asyncio.run(measure())
+    for name in named:
         print(f"{name:6} TTFE p50 ms: {' / '.join(f'{v:.2f}' for v in p50[name])}")
     for name in ("before", "after"):
         minus = [v - b for v, b in zip(p50[name], p50["bare"], strict=True)]
         print(f"{name:6} minus bare, ms: {' / '.join(f'{v:.2f}' for v in minus)} ({api.spread(minus)})")
+    change = [a - b for a, b in zip(p50["after"], p50["before"], strict=True)]
+    print(f"after minus before, ms: {api.spread(change)} (min / median / max)")
 
 
 if __name__ == "__main__":
