@@ -9,7 +9,6 @@ Text and reasoning deltas stream as ``answer`` events.
 
 from __future__ import annotations
 
-import asyncio
 from typing import Any
 
 from fathom.knowledge.search import SearchDataItem, filter_search_results_by_max_chars
@@ -184,16 +183,10 @@ async def dispatch_chat_completion(ctx: NodeContext) -> DispatchResponse:
     if params.get("maxToken"):
         request["max_tokens"] = min(int(params["maxToken"]), model.config.max_response)
     stream = model.stream(messages, **request)
-    # a streamed answer's first token goes out before the rest of a burst (the chunks of a fast model
-    # read at once) is parsed: one turn of the event loop lets the response write it
-    hand_over = ctx.run.stream
     async with stream:
         async for event in stream:
             if isinstance(event, TextDelta) and stream_answer and event.text:
                 ctx.emit(AnswerEvent(text=event.text, node_id=ctx.node_id))
-                if hand_over:
-                    hand_over = False
-                    await asyncio.sleep(0)
             elif isinstance(event, ReasoningDelta) and show_reasoning and event.text:
                 ctx.emit(AnswerEvent(text="", reasoning=event.text, node_id=ctx.node_id))
     result = stream.result
