@@ -68,13 +68,15 @@ def free_port() -> int:
 # -- the helper processes ------------------------------------------------------------------------
 
 
-def serve_model(port: int) -> None:
-    """The scripted model server: the same short streamed answer to every chat request."""
+def serve_model(port: int, delay_ms: float = 0.0) -> None:
+    """The scripted model server: the same short streamed answer to every chat request (``delay_ms``
+    slept before each chunk: a model that makes its client wait without taking the machine's CPU)."""
     import threading
 
     from fathom.testing import ScriptedOpenAIServer, text_turn
 
-    with ScriptedOpenAIServer(lambda _: text_turn(ANSWER), model=MODEL, port=port):
+    turn = text_turn(ANSWER, delay=delay_ms / 1000)
+    with ScriptedOpenAIServer(lambda _: turn, model=MODEL, port=port):
         print("ready", flush=True)
         threading.Event().wait()
 
@@ -347,11 +349,11 @@ class Servers:
         shutil.rmtree(self.data_dir, ignore_errors=True)
 
 
-def start_servers() -> Servers:
+def start_servers(model_delay_ms: float = 0.0) -> Servers:
     me = [sys.executable, str(Path(__file__).resolve())]
     model_port, bare_port, fathom_port = free_port(), free_port(), free_port()
     data_dir = Path(tempfile.mkdtemp(prefix="fathom-bench-api-"))
-    model = Process([*me, "--serve-model", str(model_port)])
+    model = Process([*me, "--serve-model", str(model_port), "--model-delay-ms", str(model_delay_ms)])
     bare = Process([*me, "--serve-bare", str(bare_port)])
     env = {k: v for k, v in os.environ.items() if not k.startswith("FATHOM_")}
     env.update(
@@ -383,13 +385,13 @@ def start_servers() -> Servers:
     return servers
 
 
-def start_servers_with(env: dict[str, str]) -> Servers:
+def start_servers_with(env: dict[str, str], model_delay_ms: float = 0.0) -> Servers:
     """``start_servers`` with ``env`` added to this process's environment while they start (e.g. another
     checkout's ``PYTHONPATH``: the servers run that code)."""
     saved = dict(os.environ)
     os.environ.update(env)
     try:
-        return start_servers()
+        return start_servers(model_delay_ms)
     finally:
         os.environ.clear()
         os.environ.update(saved)
@@ -538,13 +540,14 @@ def main() -> None:
     parser.add_argument("--streams", type=int, default=100, help="concurrent streams per target and round")
     parser.add_argument("--json", type=Path, help="also write the summary here")
     parser.add_argument("--serve-model", type=int, help=argparse.SUPPRESS)
+    parser.add_argument("--model-delay-ms", type=float, default=0.0, help="slept before each model chunk")
     parser.add_argument("--serve-bare", type=int, help=argparse.SUPPRESS)
     args = parser.parse_args()
     if args.serve_model:
-        return serve_model(args.serve_model)
+        return serve_model(args.serve_model, args.model_delay_ms)
     if args.serve_bare:
         return serve_bare(args.serve_bare)
-    servers = start_servers()
+    servers = start_servers(args.model_delay_ms)
     try:
         results = asyncio.run(run_rounds(targets_of(servers, args), args))
         summary = report(results, args, servers)

@@ -16,7 +16,8 @@ With ``--ttfe N`` each round measures time to first event instead (issue 33's me
 endpoint, the before server, the after server and the scripted model server itself (its own time to
 first frame, which every chat app's figure includes and no bare endpoint has), in an order rotated by
 one each time. Prints each one's p50 per round, each server's p50 minus the bare endpoint's and after
-minus before, per round.
+minus before, per round. ``--model-delay-ms`` makes the scripted model sleep before each chunk (a
+model that keeps its client waiting without competing for this machine's CPU, as a remote one does).
 """
 
 from __future__ import annotations
@@ -40,12 +41,14 @@ def main() -> None:
     parser.add_argument("--target", choices=("no-model", "chat", "continued"), default="no-model")
     parser.add_argument("--requests", type=int, default=600)
     parser.add_argument("--rounds", type=int, default=4)
+    parser.add_argument("--model-delay-ms", type=float, default=0.0, help="slept before each model chunk")
     parser.add_argument("--ttfe", type=int, help="measure time to first event: sequential streams per round")
     args = parser.parse_args()
     source = args.before.resolve() / "src"
     if not (source / "fathom").is_dir():
         parser.error(f"--before: {args.before} has no src/fathom (give a checkout of this repository)")
-    servers = [api.start_servers_with({"PYTHONPATH": str(source)}), api.start_servers_with({})]
+    delay = args.model_delay_ms
+    servers = [api.start_servers_with({"PYTHONPATH": str(source)}, delay), api.start_servers_with({}, delay)]
     try:
         index = {"no-model": 1, "chat": 2, "continued": 3}[args.target]
         seeding = argparse.Namespace(clients=8, streams=8)  # the continued-chat target seeds 8 chats
