@@ -68,13 +68,15 @@ def free_port() -> int:
 # -- the helper processes ------------------------------------------------------------------------
 
 
-def serve_model(port: int) -> None:
-    """The scripted model server: the same short streamed answer to every chat request."""
+def serve_model(port: int, delay_ms: float = 0.0) -> None:
+    """The scripted model server: the same short streamed answer to every chat request (``delay_ms``
+    slept before each chunk: a model that makes its client wait without taking the machine's CPU)."""
     import threading
 
     from fathom.testing import ScriptedOpenAIServer, text_turn
 
-    with ScriptedOpenAIServer(lambda _: text_turn(ANSWER), model=MODEL, port=port):
+    turn = text_turn(ANSWER, delay=delay_ms / 1000)
+    with ScriptedOpenAIServer(lambda _: turn, model=MODEL, port=port):
         print("ready", flush=True)
         threading.Event().wait()
 
@@ -339,6 +341,7 @@ class Servers:
     fathom_url: str
     key: str
     data_dir: Path
+    model_url: str = ""  # the scripted model server's OpenAI base URL (``…/v1``)
 
     def stop(self) -> None:
         for process in (self.fathom, self.bare, self.model):
@@ -346,13 +349,13 @@ class Servers:
         shutil.rmtree(self.data_dir, ignore_errors=True)
 
 
-def start_servers(database_url: str | None = None) -> Servers:
-    """The scripted model, the bare endpoint and ``fathom serve`` (on a fresh SQLite data dir, or on
-    ``database_url``: a PostgreSQL database of its own)."""
+def start_servers(database_url: str | None = None, model_delay_ms: float = 0.0) -> Servers:
+    """The scripted model (``model_delay_ms`` before each chunk), the bare endpoint and ``fathom serve``
+    (on a fresh SQLite data dir, or on ``database_url``: a PostgreSQL database of its own)."""
     me = [sys.executable, str(Path(__file__).resolve())]
     model_port, bare_port, fathom_port = free_port(), free_port(), free_port()
     data_dir = Path(tempfile.mkdtemp(prefix="fathom-bench-api-"))
-    model = Process([*me, "--serve-model", str(model_port)])
+    model = Process([*me, "--serve-model", str(model_port), "--model-delay-ms", str(model_delay_ms)])
     bare = Process([*me, "--serve-bare", str(bare_port)])
     env = {k: v for k, v in os.environ.items() if not k.startswith("FATHOM_")}
     env.update(
@@ -370,7 +373,8 @@ def start_servers(database_url: str | None = None) -> Servers:
         env["FATHOM_DATABASE_URL"] = database_url
     fathom = Process([sys.executable, "-m", "fathom", "serve"], env=env)
     bare_url, fathom_url = f"http://127.0.0.1:{bare_port}", f"http://127.0.0.1:{fathom_port}"
-    servers = Servers(model, bare, fathom, bare_url, fathom_url, "", data_dir)
+    model_url = f"http://127.0.0.1:{model_port}/v1"
+    servers = Servers(model, bare, fathom, bare_url, fathom_url, "", data_dir, model_url)
     try:
         model.read_until("ready")
         fathom.read_until("Fathom ")
@@ -385,13 +389,15 @@ def start_servers(database_url: str | None = None) -> Servers:
     return servers
 
 
-def start_servers_with(env: dict[str, str], database_url: str | None = None) -> Servers:
+def start_servers_with(
+    env: dict[str, str], database_url: str | None = None, model_delay_ms: float = 0.0
+) -> Servers:
     """``start_servers`` with ``env`` added to this process's environment while they start (e.g. another
     checkout's ``PYTHONPATH``: the servers run that code)."""
     saved = dict(os.environ)
     os.environ.update(env)
     try:
-        return start_servers(database_url)
+        return start_servers(database_url, model_delay_ms)
     finally:
         os.environ.clear()
         os.environ.update(saved)
@@ -540,13 +546,14 @@ def main() -> None:
     parser.add_argument("--streams", type=int, default=100, help="concurrent streams per target and round")
     parser.add_argument("--json", type=Path, help="also write the summary here")
     parser.add_argument("--serve-model", type=int, help=argparse.SUPPRESS)
+    parser.add_argument("--model-delay-ms", type=float, default=0.0, help="slept before each model chunk")
     parser.add_argument("--serve-bare", type=int, help=argparse.SUPPRESS)
     args = parser.parse_args()
     if args.serve_model:
-        return serve_model(args.serve_model)
+        return serve_model(args.serve_model, args.model_delay_ms)
     if args.serve_bare:
         return serve_bare(args.serve_bare)
-    servers = start_servers()
+    servers = start_servers(model_delay_ms=args.model_delay_ms)
     try:
         results = asyncio.run(run_rounds(targets_of(servers, args), args))
         summary = report(results, args, servers)

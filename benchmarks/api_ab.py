@@ -1,7 +1,7 @@
 """Before / after for the chat hot path: two ``fathom serve`` processes, one on another checkout's code.
 
     .venv/bin/python benchmarks/api_ab.py --before /path/to/other/checkout [--mode json|sse]
-        [--target no-model|chat|continued] [--requests 600] [--rounds 4]
+        [--target no-model|chat|continued] [--requests 600] [--rounds 4] [--ttfe 200]
 
 Both servers (and their scripted model servers) start together, as in ``benchmarks/api.py``; the
 ``--before`` one runs with ``PYTHONPATH=<checkout>/src`` (a ``git worktree`` of the older commit, no
@@ -10,6 +10,14 @@ new chat id; ``continued``: each client continuing its own chat of 20 prior turn
 ``benchmarks/api.py``) to one and then the other, the order alternating by round; what counts is each
 server's CPU time over its share (utime + stime from ``/proc``). Prints requests per server CPU-second
 per round and min / median / max of the after / before ratios.
+
+With ``--ttfe N`` each round measures time to first event instead (issue 33's measure: request sent
+→ first complete SSE frame, one stream at a time): ``N`` times, one stream to each of the bare FastAPI
+endpoint, the before server, the after server and the scripted model server itself (its own time to
+first frame, which every chat app's figure includes and no bare endpoint has), in an order rotated by
+one each time. Prints each one's p50 per round, each server's p50 minus the bare endpoint's and after
+minus before, per round. ``--model-delay-ms`` makes the scripted model sleep before each chunk (a
+model that keeps its client waiting without competing for this machine's CPU, as a remote one does).
 """
 
 from __future__ import annotations
@@ -19,6 +27,8 @@ import asyncio
 import statistics
 import sys
 from pathlib import Path
+
+import httpx
 
 sys.path.insert(0, str(Path(__file__).resolve().parent))
 import api  # noqa: E402
@@ -31,15 +41,23 @@ def main() -> None:
     parser.add_argument("--target", choices=("no-model", "chat", "continued"), default="no-model")
     parser.add_argument("--requests", type=int, default=600)
     parser.add_argument("--rounds", type=int, default=4)
+    parser.add_argument("--model-delay-ms", type=float, default=0.0, help="slept before each model chunk")
+    parser.add_argument("--ttfe", type=int, help="measure time to first event: sequential streams per round")
     args = parser.parse_args()
     source = args.before.resolve() / "src"
     if not (source / "fathom").is_dir():
         parser.error(f"--before: {args.before} has no src/fathom (give a checkout of this repository)")
-    servers = [api.start_servers_with({"PYTHONPATH": str(source)}), api.start_servers_with({})]
+    delay = args.model_delay_ms
+    servers = [
+        api.start_servers_with({"PYTHONPATH": str(source)}, model_delay_ms=delay),
+        api.start_servers_with({}, model_delay_ms=delay),
+    ]
     try:
         index = {"no-model": 1, "chat": 2, "continued": 3}[args.target]
         seeding = argparse.Namespace(clients=8, streams=8)  # the continued-chat target seeds 8 chats
         targets = [api.targets_of(s, seeding)[index] for s in servers]
+        if args.ttfe:
+            return ttfe_rounds(servers, targets, args.ttfe, args.rounds)
         stream = args.mode == "sse"
         for target in targets:  # warm up
             asyncio.run(api.closed_loop(target, stream=stream, clients=8, requests=200))
@@ -63,6 +81,52 @@ def main() -> None:
     finally:
         for s in servers:
             s.stop()
+
+
+def model_target(servers: api.Servers) -> api.Target:
+    """The scripted model server itself, asked what the chat app asks it (its own time to first frame)."""
+    url = servers.model_url + "/chat/completions"
+    body = {"model": api.MODEL, "messages": [{"role": "user", "content": "hello"}]}
+    return api.Target("model server", url, body, servers.model)
+
+
+def ttfe_rounds(servers: list[api.Servers], targets: list[api.Target], count: int, rounds: int) -> None:
+    """p50 time to first event per round of the bare endpoint, before, after and the model server: one
+    stream to each in turn (the order rotated by one each time), ``count`` times a round, so that load
+    from other processes falls on all four alike."""
+    path = "/api/v1/chat/completions"
+    bare = api.Target(api.BARE, servers[1].bare_url + path, {"messages": []}, servers[1].bare)
+    named = {"bare": bare, "before": targets[0], "after": targets[1], "model": model_target(servers[1])}
+    p50: dict[str, list[float]] = {name: [] for name in named}
+
+    async def measure() -> None:
+        clients = {name: httpx.AsyncClient(timeout=60) for name in named}
+        try:
+            order = list(named)
+            for name in order:  # connections up, caches warm
+                for _ in range(20):
+                    await api.one_request(clients[name], named[name], True)
+            for _ in range(rounds):
+                firsts: dict[str, list[float]] = {name: [] for name in named}
+                for number in range(count):
+                    turn = order[number % len(order) :] + order[: number % len(order)]
+                    for name in turn:
+                        first, _ = await api.one_request(clients[name], named[name], True)
+                        firsts[name].append(first)
+                for name in named:
+                    p50[name].append(api.p50_ms(firsts[name]))
+        finally:
+            for client in clients.values():
+                await client.aclose()
+
+    asyncio.run(measure())
+    for name in named:
+        print(f"{name:6} TTFE p50 ms: {' / '.join(f'{v:.2f}' for v in p50[name])}")
+    for name in ("before", "after"):
+        minus = [v - b for v, b in zip(p50[name], p50["bare"], strict=True)]
+        print(f"{name:6} minus bare, ms: {' / '.join(f'{v:.2f}' for v in minus)} ({api.spread(minus)})")
+    change = [a - b for a, b in zip(p50["after"], p50["before"], strict=True)]
+    print(f"after minus before, ms: {api.spread(change)} (min / median / max)")
 
 
 if __name__ == "__main__":

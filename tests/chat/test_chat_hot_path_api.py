@@ -1,9 +1,12 @@
 """The chat hot path over HTTP: cached key lookup that a revoke ends at once, usage counters written
-behind, the turn stored after a stream (the first frame does not wait for it), and a client that
-drops mid-stream still leaves the turn stored."""
+behind, the turn stored after a stream (the first frame does not wait for it), a new turn stored
+while its model works (the write overlaps the model call, it does not wait for the answer), and a
+client that drops mid-stream still leaves the turn stored."""
 
 from __future__ import annotations
 
+import asyncio
+import threading
 import time
 from typing import Any
 
@@ -11,6 +14,7 @@ import pytest
 from chat_support import ChatServer, answer_text, parse_sse, simple_app_body
 
 from fathom.testing import ScriptedOpenAIServer, text_turn
+from fathom.testing.scripted_openai import RecordedRequest
 
 
 def user(text: str) -> dict[str, str]:
@@ -116,6 +120,42 @@ def test_a_streamed_turn_is_stored_running_from_its_first_frame_and_finished_whe
     assert [item["obj"] for item in items] == ["Human", "AI"]  # the answer replaced, not appended
     assert record_text(items[1]) == full
     assert "status" not in items[1] and "interrupted" not in items[1]
+
+
+def test_a_new_turn_is_stored_while_its_model_has_not_answered_yet(
+    chat_server: ChatServer, scripted: ScriptedOpenAIServer, helper: str
+) -> None:
+    asked, release = threading.Event(), threading.Event()
+
+    async def held(_: RecordedRequest) -> Any:  # no byte of the answer until the test lets it go
+        asked.set()
+        await asyncio.to_thread(release.wait, 60)
+        return text_turn("held answer")
+
+    scripted.set_script(held)
+    body = {"appId": helper, "chatId": "hot-held", "stream": True, "messages": [user("wait")]}
+    replies: list[str] = []
+
+    def send() -> None:
+        with chat_server.client() as client:
+            replies.append(client.post("/api/v1/chat/completions", json=body).text)
+
+    sender = threading.Thread(target=send)
+    sender.start()
+    try:
+        assert asked.wait(30), "the model was never asked"
+        deadline = time.monotonic() + 20
+        while len(items := records(chat_server, helper, "hot-held")) < 2 and time.monotonic() < deadline:
+            time.sleep(0.02)
+        # the model holds its answer: the question and a running answer are stored all the same
+        assert [(i["obj"], i.get("status")) for i in items] == [("Human", None), ("AI", "running")]
+        assert replies == []  # the request is still open
+    finally:
+        release.set()
+        sender.join(60)
+    assert answer_text(parse_sse(replies[0])) == "held answer"
+    items = wait_records(chat_server, helper, "hot-held", 2)
+    assert record_text(items[1]) == "held answer" and "status" not in items[1]
 
 
 def test_a_client_that_drops_mid_stream_still_leaves_the_turn_stored(

@@ -130,10 +130,13 @@ class RunRegistry:
         self._channels: dict[ChatKey, RunChannel] = {}
 
     def open(self, key: ChatKey, response_chat_item_id: str) -> RunChannel:
+        return self.add(RunChannel(key, response_chat_item_id))
+
+    def add(self, channel: RunChannel) -> RunChannel:
+        """Register ``channel`` (frames already pushed to it stay): the chat's latest run from now on."""
         self._expire()
-        channel = RunChannel(key, response_chat_item_id)
-        self._channels.pop(key, None)  # re-inserted last: the dict stays in opening order
-        self._channels[key] = channel
+        self._channels.pop(channel.key, None)  # re-inserted last: the dict stays in opening order
+        self._channels[channel.key] = channel
         return channel
 
     def get(self, key: ChatKey) -> RunChannel | None:

@@ -25,6 +25,7 @@ from fathom.chat.run_services import NO_MODEL_HINT, RunServicesFactory
 from fathom.chat.run_state import ChatOutcome, ChatRequest, PreparedRun
 from fathom.chat.secret_variables import seal_password_variables, without_password_variables
 from fathom.chat.turn_lease import DEFAULT_LEASE_S, RUNNING, TurnHeartbeat
+from fathom.chat.turn_overlap import TurnStart
 from fathom.store.errors import database_unavailable, is_database_error
 from fathom.store.protocols import (
     ApiKeyRepository,
@@ -255,19 +256,31 @@ class ChatService:
         return (prepared.request.team_id, prepared.request.app_id, prepared.chat_id)
 
     async def start(self, request: ChatRequest) -> RunChannel:
-        """Prepare, then run in the background; read the returned channel for frames and outcome."""
+        """Prepare, then run in the background; read the returned channel for frames and outcome. A new
+        turn is stored before the channel is returned (no frame leaves before), while its run waits on
+        its model (:mod:`fathom.chat.turn_overlap`); the run stores its end only after that."""
         prepared = await self.prepare(request)
-        if prepared.resume_item is None:
-            await self._begin(prepared)
-        channel = self.registry.open(self.key(prepared), prepared.response_chat_item_id)
+        channel = RunChannel(self.key(prepared), prepared.response_chat_item_id)
         channel.detail = prepared.detail
         channel.owner = _request_caller(request)
-        if self.fanout is not None:
-            self.fanout.listen(self.registry.stop)
-            channel.listeners.append(self.fanout.mirror(channel))
-        task = asyncio.get_running_loop().create_task(self._run(prepared, channel))
+        loop = asyncio.get_running_loop()
+        # a new turn is stored while its run starts; a resumed interactive's turn is stored already
+        start = TurnStart() if prepared.resume_item is None else None
+        task = loop.create_task(
+            self._run(prepared, channel, start), context=start.context if start is not None else None
+        )
         self._tasks.add(task)
         task.add_done_callback(self._tasks.discard)
+        if start is not None:
+            await start.write(task, lambda: self._begin(prepared))
+            if not task.done():
+                beat = (request.app_id, prepared.chat_id, prepared.response_chat_item_id)
+                self.heartbeat.add(beat)
+                task.add_done_callback(lambda _: self.heartbeat.discard(beat))
+        self.registry.add(channel)
+        if self.fanout is not None:
+            self.fanout.listen(self.registry.stop)
+            channel.listeners.append(self.fanout.mirror(channel))  # it copies the frames already pushed
         return channel
 
     async def stop(self, team_id: str, app_id: str, chat_id: str) -> bool:
@@ -291,7 +304,7 @@ class ChatService:
             return local
         return await self.fanout.find(key, detail)
 
-    async def _run(self, prepared: PreparedRun, channel: RunChannel) -> None:
+    async def _run(self, prepared: PreparedRun, channel: RunChannel, start: TurnStart | None) -> None:
         request = prepared.request
         texts: list[str] = []
 
@@ -316,9 +329,6 @@ class ChatService:
             channel.push(name, data)
 
         outcome = ChatOutcome(prepared, None)
-        beat = (request.app_id, prepared.chat_id, prepared.response_chat_item_id)
-        if prepared.begun:
-            self.heartbeat.add(beat)
         try:
             owner = request.app_owner
             if request.app is None and self.app_owners is not None:
@@ -342,6 +352,8 @@ class ChatService:
             )
             outcome.result = result
             outcome.text = "".join(texts)
+            if start is not None:
+                await start.stored()  # the turn's start is stored before its end
             await self._persist_patiently(prepared, outcome)
             if request.stream and result.error == NO_MODEL_HINT:
                 outcome.error = result.error  # a setup problem: stream clients get an error event too
@@ -350,9 +362,6 @@ class ChatService:
         except Exception as exc:  # the run crashed: the client gets the error, the server the trace
             log.exception("chat run failed (app %s, chat %s)", request.app_id, prepared.chat_id)
             outcome.error = _run_error(exc)
-        finally:
-            if prepared.begun:
-                self.heartbeat.discard(beat)
         if outcome.error is not None:
             channel.push("error", {"message": outcome.error})
         else:

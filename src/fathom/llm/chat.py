@@ -21,6 +21,7 @@ from fathom.llm.openai_client import NO_KEY, ssl_context
 from fathom.llm.retry import RetryPolicy
 from fathom.llm.stream_assembler import StreamAssembler, new_call_id, usage_from
 from fathom.llm.tokens import count_message_tokens, count_tokens, count_tool_call_tokens
+from fathom.llm.waits import model_waits
 from fathom.llm.wire import SSEDecoder
 
 T = TypeVar("T")
@@ -170,6 +171,7 @@ class OpenAIChatModel(EndpointClient):
             assembler = StreamAssembler()
             chunks: _Chunks | None = None
             try:
+                model_waits()
                 chunks = await self._open_stream(payload)
                 async for chunk in chunks:
                     for event in assembler.feed(chunk):
@@ -215,6 +217,7 @@ class OpenAIChatModel(EndpointClient):
         body = self._body(messages, tools, tool_choice, params)
 
         async def attempt(_: int) -> Any:
+            model_waits()
             return await self.client.chat.completions.create(**body, stream=False)
 
         completion = await self._with_retries(attempt)

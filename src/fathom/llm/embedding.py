@@ -8,6 +8,7 @@ from typing import Any
 
 from fathom.llm.endpoint import EndpointClient
 from fathom.llm.retry import to_model_error
+from fathom.llm.waits import model_waits
 
 
 @dataclass(frozen=True)
@@ -35,6 +36,7 @@ class OpenAIEmbeddingModel(EndpointClient):
             extra.setdefault("dimensions", self.config.dimensions)
 
         async def call(attempt: int) -> tuple[Any, int]:
+            model_waits()
             response = await self.client.embeddings.create(
                 model=self.config.request_model,
                 input=texts,
