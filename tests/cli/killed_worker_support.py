@@ -22,6 +22,7 @@ import os
 import signal
 import subprocess
 import sys
+import tempfile
 import threading
 import time
 from collections.abc import Awaitable, Callable, Iterator
@@ -101,13 +102,14 @@ class WorkerProcess:
         self.deadline_s = deadline_s
         self.process: subprocess.Popen[bytes] | None = None
         self.deadline = 0.0
+        self._log = tempfile.TemporaryFile()  # noqa: SIM115 - read after the process is killed (log())
 
     def __enter__(self) -> WorkerProcess:
         self.process = subprocess.Popen(
             [sys.executable, "-m", "fathom", "worker"],
             env=self.env,
             stdout=subprocess.DEVNULL,
-            stderr=subprocess.DEVNULL,
+            stderr=self._log,
         )
         self.deadline = time.monotonic() + self.deadline_s
         return self
@@ -118,6 +120,11 @@ class WorkerProcess:
         assert self.process is not None
         self.process.send_signal(signal.SIGKILL)
         self.process.wait(timeout=10)
+
+    def log(self) -> str:
+        """What the worker wrote to stderr (warnings and errors: the log level is ``warning``)."""
+        self._log.seek(0)
+        return self._log.read().decode(errors="replace")
 
     def running(self) -> bool:
         """The process is alive and the deadline to reach the state waited for has not passed."""
