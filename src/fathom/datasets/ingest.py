@@ -431,8 +431,11 @@ async def _embed_batch(
     index_texts = [split_chunk_indexes(q, a, settings) or [q] for _, (q, a) in batch]
     flat = [t for texts in index_texts for t in texts]
     vectors = await embedder.embed(flat)
+    counts = [count_tokens(t) for t in flat]
     writes, cursor = [], 0
     for (position, (q, a)), texts in zip(batch, index_texts, strict=True):
+        # a chunk that is its own one index text has that text's count (not tokenized twice)
+        whole = not a and len(texts) == 1 and texts[0] == q
         writes.append(
             ChunkToWrite(
                 q=q,
@@ -440,8 +443,8 @@ async def _embed_batch(
                 chunk_index=position,
                 index_texts=texts,
                 vectors=vectors[cursor : cursor + len(texts)],
-                tokens=count_tokens(q + a),
+                tokens=counts[cursor] if whole else count_tokens(q + a),
             )
         )
         cursor += len(texts)
-    return writes, embedding_tokens(flat)
+    return writes, sum(counts)
