@@ -55,6 +55,7 @@ BARE = "bare FastAPI"
 NO_MODEL = "start→answer"
 CHAT_APP = "chat app"
 CONTINUED = "continued chat"
+MODEL_ALONE = "model alone"  # the scripted model server asked directly: time to first event only
 PRIOR_TURNS = 20  # turns each continued chat has before the measured requests
 TARGETS = (BARE, NO_MODEL, CHAT_APP, CONTINUED)
 
@@ -423,6 +424,13 @@ async def seed_chats(url: str, headers: dict[str, str], app_id: str, chats: int,
     return chat_ids
 
 
+def model_target(servers: Servers) -> Target:
+    """The scripted model server itself, asked what the chat app asks it (its own time to first frame)."""
+    url = servers.model_url + "/chat/completions"
+    body = {"model": MODEL, "messages": [{"role": "user", "content": "hello"}]}
+    return Target(MODEL_ALONE, url, body, servers.model)
+
+
 def targets_of(servers: Servers, args: argparse.Namespace) -> list[Target]:
     messages = [{"role": "user", "content": "hello"}]
     auth = {"Authorization": f"Bearer {servers.key}"}
@@ -462,7 +470,11 @@ def targets_of(servers: Servers, args: argparse.Namespace) -> list[Target]:
 Results = dict[str, dict[str, list[Share]]]  # phase → target → one share per round
 
 
-async def run_rounds(targets: list[Target], args: argparse.Namespace) -> Results:
+async def run_rounds(
+    targets: list[Target], args: argparse.Namespace, model_alone: Target | None = None
+) -> Results:
+    """Every round: JSON and SSE closed loops, time to first event (``model_alone`` too, when given:
+    the model's own share of a chat app's first event), a burst of streams."""
     results: Results = {}
 
     def keep(phase: str, name: str, share: Share) -> None:
@@ -483,7 +495,7 @@ async def run_rounds(targets: list[Target], args: argparse.Namespace) -> Results
                     target, stream=mode == "sse", clients=args.clients, requests=args.requests
                 )
                 keep(mode, target.name, share)
-        for target in order:
+        for target in [*order, model_alone] if model_alone is not None else order:
             keep("ttfe", target.name, await closed_loop(target, stream=True, clients=1, requests=args.ttfe))
         for target in order:
             keep("burst", target.name, await burst(target, args.streams))
@@ -526,6 +538,22 @@ def report(results: Results, args: argparse.Namespace, servers: Servers) -> dict
             f"| {name} | {' / '.join(f'{v:.1f}' for v in ttfe)} | {' / '.join(f'{v:.0f}' for v in ends)} "
             f"| {' / '.join(f'{v:.0f}' for v in firsts)} |"
         )
+    if MODEL_ALONE in results["ttfe"]:
+        # issue 33's row: the chat app's first event beside the bare endpoint's, and beside the scripted
+        # model's own (a chat app's first event waits for its model; a bare endpoint has none)
+        model = [p50_ms(s.first) for s in results["ttfe"][MODEL_ALONE]]
+        summary["ttfe_p50_ms"][MODEL_ALONE] = model
+        print(f"| {MODEL_ALONE} | {' / '.join(f'{v:.1f}' for v in model)} | | |")
+        for name in (CHAT_APP, CONTINUED):
+            ttfe = summary["ttfe_p50_ms"][name]
+            minus_bare = [t - b for t, b in zip(ttfe, summary["ttfe_p50_ms"][BARE], strict=True)]
+            minus_model = [t - m for t, m in zip(ttfe, model, strict=True)]
+            summary["ttfe_p50_ms"][f"{name} minus bare"] = minus_bare
+            summary["ttfe_p50_ms"][f"{name} minus model alone"] = minus_model
+            print(
+                f"{name}: TTFE p50 minus bare {spread(minus_bare)} ms, minus the model alone "
+                f"{spread(minus_model)} ms (min / median / max of rounds)"
+            )
     errors = sum(s.errors for phase in results.values() for shares in phase.values() for s in shares)
     summary["errors"] = errors
     summary["fathom_rss_mb"] = servers.fathom.rss_mb()
@@ -555,7 +583,7 @@ def main() -> None:
         return serve_bare(args.serve_bare)
     servers = start_servers(model_delay_ms=args.model_delay_ms)
     try:
-        results = asyncio.run(run_rounds(targets_of(servers, args), args))
+        results = asyncio.run(run_rounds(targets_of(servers, args), args, model_target(servers)))
         summary = report(results, args, servers)
         if args.json:
             args.json.write_text(json.dumps(summary, indent=1))

@@ -83,20 +83,13 @@ def main() -> None:
             s.stop()
 
 
-def model_target(servers: api.Servers) -> api.Target:
-    """The scripted model server itself, asked what the chat app asks it (its own time to first frame)."""
-    url = servers.model_url + "/chat/completions"
-    body = {"model": api.MODEL, "messages": [{"role": "user", "content": "hello"}]}
-    return api.Target("model server", url, body, servers.model)
-
-
 def ttfe_rounds(servers: list[api.Servers], targets: list[api.Target], count: int, rounds: int) -> None:
     """p50 time to first event per round of the bare endpoint, before, after and the model server: one
     stream to each in turn (the order rotated by one each time), ``count`` times a round, so that load
     from other processes falls on all four alike."""
     path = "/api/v1/chat/completions"
     bare = api.Target(api.BARE, servers[1].bare_url + path, {"messages": []}, servers[1].bare)
-    named = {"bare": bare, "before": targets[0], "after": targets[1], "model": model_target(servers[1])}
+    named = {"bare": bare, "before": targets[0], "after": targets[1], "model": api.model_target(servers[1])}
     p50: dict[str, list[float]] = {name: [] for name in named}
 
     async def measure() -> None:
