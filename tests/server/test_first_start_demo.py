@@ -21,7 +21,15 @@ import httpx
 import openai
 import pytest
 
-from fathom.demo import DEMO_APP_NAME, DEMO_DATASET_NAME, INTRO_TEXT, docs_dir, load_docs, seed_demo
+from fathom.demo import (
+    DEMO_APP_NAME,
+    DEMO_DATASET_NAME,
+    INTRO_TEXT,
+    NOT_IN_DEMO,
+    docs_dir,
+    load_docs,
+    seed_demo,
+)
 
 DOCS = Path(__file__).resolve().parents[2] / "docs"
 
@@ -134,7 +142,8 @@ def test_first_start_prints_the_admin_key_and_the_demo_app_id(served: Served) ->
 
 def test_demo_knowledge_base_queues_one_collection_per_docs_file(served: Served) -> None:
     names = sorted(c["name"] for c in _demo_collections(served))
-    assert names == sorted(p.name for p in DOCS.glob("*.md") if p.read_text().strip())
+    guides = [p for p in DOCS.glob("*.md") if p.name not in NOT_IN_DEMO]
+    assert names == sorted(p.name for p in guides if p.read_text().strip())
 
 
 def test_demo_app_quotes_chunks_with_no_model_through_the_openai_client(served: Served) -> None:
@@ -207,6 +216,13 @@ def test_load_docs_reads_every_non_empty_markdown_file(tmp_path: Path) -> None:
     (tmp_path / "empty.md").write_text("  \n")
     (tmp_path / "notes.txt").write_text("not markdown")
     assert load_docs(tmp_path) == [("a.md", "# A\n\ntext")]
+
+
+def test_the_demo_indexes_the_guides_not_the_benchmark_notebook_or_the_generated_examples() -> None:
+    names = [name for name, _ in load_docs(DOCS)]
+    assert "benchmarks.md" not in names and "api-examples.md" not in names
+    assert {"api.md", "configuration.md", "knowledge.md", "workflows.md"} <= set(names)
+    assert len(names) == len(list(DOCS.glob("*.md"))) - len(NOT_IN_DEMO)
 
 
 async def test_only_the_first_start_seeds_the_demo(tmp_path: Path) -> None:
