@@ -253,3 +253,56 @@ def test_invitation_links_use_the_public_url(public_server: Any, browser: Any, v
         assert link.startswith(f"{PUBLIC_URL}/invite/"), link
     finally:
         page.close()
+
+
+@pytest.mark.parametrize("view", sorted(VIEWS))
+def test_signing_out_waits_for_the_pages_requests_so_none_is_answered_401(
+    public_server: Any, browser: Any, view: str
+) -> None:
+    """A page's request still on its way when Sign out is clicked (a slow server) is answered before the
+    session ends: sent after it, it would come back 401 (a console error) on a page that is going away."""
+    server = public_server
+    words = WORDS[VIEWS[view][1]]
+    page = _page(browser, view)
+    errors: list[str] = []
+    refused: list[str] = []
+    held: list[Any] = []
+    page.on("console", lambda message: errors.append(message.text) if message.type == "error" else None)
+    page.on("response", lambda response: refused.append(response.url) if response.status == 401 else None)
+    try:
+        page.goto(server.base_url + "/")
+        page.fill("input[name=username]", "root")
+        page.fill("input[name=password]", server.boot.root_password)
+        page.click(f"button:has-text('{words['sign_in']}')")
+        page.wait_for_selector("nav.sidebar")
+        page.wait_for_load_state("networkidle")
+
+        def hold(route: Any) -> None:  # the first of the page's own requests waits until let go below
+            if held or "/account/" in route.request.url:
+                route.continue_()
+            else:
+                held.append(route)
+
+        page.route("**/api/**", hold)
+        page.reload()
+        page.wait_for_selector("nav.sidebar")
+        deadline = 200
+        while not held and deadline:
+            page.wait_for_timeout(50)
+            deadline -= 1
+        assert held, "the signed-in page sent no request to hold"
+        if view.startswith("phone"):
+            page.click("button[aria-label=Menu]")
+        page.click(f"button:has-text('{words['sign_out']}')")
+        page.wait_for_timeout(500)  # the sign-out is waiting: the session must still be there for it
+        assert page.locator("input[name=password]").count() == 0
+        held[0].continue_()
+        page.wait_for_selector("input[name=password]")
+        page.wait_for_load_state("networkidle")
+        page.unroute("**/api/**")
+        page.reload()
+        page.wait_for_selector("input[name=password]")
+        page.wait_for_load_state("networkidle")
+        assert errors == [] and refused == [], (errors, refused)
+    finally:
+        page.close()

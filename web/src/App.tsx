@@ -1,5 +1,5 @@
 import { lazy, Suspense, useEffect, useState } from "react";
-import { api, getKey, maybeSignedIn, setCsrf, setKey } from "./api";
+import { api, getKey, maybeSignedIn, requestsSettled, setCsrf, setKey } from "./api";
 import { linkProps, navigate, usePath } from "./router";
 import { KnowledgePage } from "./pages/Knowledge";
 import { ChatPage } from "./pages/Chat";
@@ -45,6 +45,8 @@ export function App() {
   if (!who) return <Login onLogin={setWho} />;
 
   const logout = async () => {
+    // the page's own requests answered first: sent after the session ends, they would come back 401
+    await requestsSettled(5000);
     if (!getKey()) await api("POST", "/api/support/user/account/loginout").catch(() => undefined);
     setKey("");
     setCsrf("");

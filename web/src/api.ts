@@ -48,6 +48,19 @@ export const publicOrigin = (): string =>
 
 type Method = "GET" | "POST" | "PUT" | "DELETE";
 
+// Requests of `api` not answered yet: signing out waits for them, so that none of them reaches the server
+// after the session has ended (it would be answered 401, a console error, on a page that is going away).
+const inFlight = new Set<Promise<unknown>>();
+
+/** Wait until no `api` request is in flight (new ones included), or `timeoutMs` has passed. */
+export async function requestsSettled(timeoutMs: number): Promise<void> {
+  const deadline = Date.now() + timeoutMs;
+  while (inFlight.size > 0 && Date.now() < deadline) {
+    const wait = new Promise((resolve) => setTimeout(resolve, Math.max(0, deadline - Date.now())));
+    await Promise.race([Promise.allSettled([...inFlight]), wait]);
+  }
+}
+
 /** Call an enveloped route ({code, statusText, message, data}) and return `data`; `anonymous` sends
  * neither the key nor the CSRF token (a share page's visitor). */
 export async function api<T = any>(method: Method, path: string, body?: unknown, query?: Record<string, unknown>, anonymous = false): Promise<T> {
@@ -60,7 +73,14 @@ export async function api<T = any>(method: Method, path: string, body?: unknown,
     headers["Content-Type"] = "application/json";
     payload = JSON.stringify(body);
   }
-  const res = await fetch(url, { method, headers, body: payload });
+  const request = fetch(url, { method, headers, body: payload });
+  inFlight.add(request);
+  let res: Response;
+  try {
+    res = await request;
+  } finally {
+    inFlight.delete(request);
+  }
   let json: any = null;
   try {
     json = await res.json();
