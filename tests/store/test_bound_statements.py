@@ -21,6 +21,7 @@ from sqlalchemy import (
     Table,
     bindparam,
     insert,
+    select,
     update,
 )
 from sqlalchemy.dialects.sqlite.pysqlite import SQLiteDialect_pysqlite
@@ -110,6 +111,32 @@ async def test_straight_to_sqlite_stores_what_sqlalchemy_stores(tmp_path: Path) 
     assert [row[0] for row in stored] == ["a", "b", "c"]
     assert stored[0][8:12] == (None, "null", None, "null")  # the finished row: time and status cleared
     assert stored[1][8] == "2026-12-06 07:08:09.000000"  # +02:00 stored as naive UTC
+
+
+_READ = BoundStatement(select(_NOTES).where(_NOTES.c.id == bindparam("k_id")), ("k_id",))
+
+
+async def test_a_row_read_straight_from_sqlite_is_the_row_sqlalchemy_reads(tmp_path: Path) -> None:
+    db = await _database(tmp_path / "fast.db")
+
+    def both(conn: Connection) -> list[tuple[Any, Any]]:
+        _INSERT.execute(conn, _ROWS)
+        return [
+            (_READ.first(conn, {"k_id": key}), conn.execute(_READ.statement, {"k_id": key}).first())
+            for key in ("a", "b", "nobody")
+        ]
+
+    try:
+        read = await db.run_write(both)
+    finally:
+        await db.close()
+    assert [tuple(fast) if fast is not None else None for fast, _ in read] == [
+        tuple(slow) if slow is not None else None for _, slow in read
+    ]
+    first = read[0][0]
+    assert first.body == _ROWS[0]["body"] and first.flag is True and first.status == "running"
+    assert first.at == _ROWS[0]["at"] and first.at.tzinfo is UTC
+    assert read[1][0].at == _ROWS[1]["at"] and read[2][0] is None
 
 
 async def test_a_driver_error_is_raised_as_sqlalchemy_raises_it_and_nothing_is_kept(tmp_path: Path) -> None:
