@@ -31,8 +31,9 @@ _DRIVER = "pysqlite"  # the sync stdlib driver of SqliteFileBatches' engines
 
 
 def _row_class(names: list[str]) -> Callable[..., Any]:
-    """A named tuple of these fields: a row read back, its values by attribute as on SQLAlchemy's rows."""
-    return namedtuple("Row", names)  # noqa: PYI024
+    """A named tuple of these fields: a row read back, its values by attribute as on SQLAlchemy's rows
+    (``_asdict()`` too)."""
+    return namedtuple("Row", names, rename=True)  # noqa: PYI024 (a label no identifier: _0, _1...)
 
 
 @dataclass(frozen=True)

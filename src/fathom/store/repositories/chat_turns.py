@@ -113,8 +113,11 @@ _FINISH_ITEM_UPDATE = (
     )
 )
 _FINISH_ITEM = BoundStatement(_FINISH_ITEM_UPDATE, (*_ITEM_KEYS, "n_value", "n_response_data", "n_duration"))
-_LAST_SEQ = select(func.coalesce(func.max(_ITEMS.c.seq), 0)).where(
-    _ITEMS.c.app_id == bindparam("app_id"), _ITEMS.c.chat_id == bindparam("chat_id")
+_LAST_SEQ = BoundStatement(
+    select(func.coalesce(func.max(_ITEMS.c.seq), 0)).where(
+        _ITEMS.c.app_id == bindparam("app_id"), _ITEMS.c.chat_id == bindparam("chat_id")
+    ),
+    ("app_id", "chat_id"),
 )
 # a continued chat's turn: its variables and time set (a turn that also sets the title or metadata
 # builds its own statement)
@@ -168,12 +171,17 @@ _HISTORY = {
     )
     for dialect, array in _ITEMS_ARRAY.items()
 }
+_HISTORY_ON_SQLITE = BoundStatement(_HISTORY["sqlite"], ("team_id", "app_id", "chat_id", "limit"))
 
 
 def _read_history(conn: Connection, team_id: str, app_id: str, chat_id: str, limit: int) -> ChatHistory:
     """The chat and its newest ``limit`` items (data id, obj, value, status), oldest first."""
     where = {"team_id": team_id, "app_id": app_id, "chat_id": chat_id, "limit": limit}
-    chat = conn.execute(_HISTORY[conn.dialect.name], where).mappings().first()
+    if conn.dialect.name == "sqlite":
+        found = _HISTORY_ON_SQLITE.first(conn, where)
+        chat = None if found is None else found._asdict()
+    else:
+        chat = conn.execute(_HISTORY[conn.dialect.name], where).mappings().first()
     if chat is None:
         return ChatHistory(None, [])
     rows = sorted(chat["history_items"] or [], key=lambda row: row[0])  # the aggregate's order is unsaid
@@ -274,9 +282,7 @@ class SqlChatTurnRepository:
         if turn.items:
             seq = 0
             if not turn.chat_id_generated:
-                seq = int(
-                    conn.execute(_LAST_SEQ, {"app_id": turn.app_id, "chat_id": turn.chat_id}).scalar_one()
-                )
+                seq = int(_LAST_SEQ.first(conn, {"app_id": turn.app_id, "chat_id": turn.chat_id})[0])
             rows = [
                 {
                     "id": new_id(),
