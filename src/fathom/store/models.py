@@ -60,7 +60,8 @@ class UTCDateTime(TypeDecorator[datetime]):
     def process_bind_param(self, value: datetime | None, dialect: Dialect) -> datetime | None:
         if value is None:
             return None
-        value = value.astimezone(UTC) if value.tzinfo else value.replace(tzinfo=UTC)
+        if value.tzinfo is not UTC:  # utcnow()'s values are UTC already
+            value = value.astimezone(UTC) if value.tzinfo else value.replace(tzinfo=UTC)
         return value.replace(tzinfo=None) if dialect.name == "sqlite" else value
 
     def process_result_value(self, value: datetime | None, dialect: Dialect) -> datetime | None:

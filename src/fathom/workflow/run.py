@@ -4,6 +4,7 @@
 from __future__ import annotations
 
 import json
+import time
 from datetime import UTC, datetime
 from typing import Any
 
@@ -35,10 +36,32 @@ from fathom.workflow.variables import text_query
 _WEEKDAYS = ("Monday", "Tuesday", "Wednesday", "Thursday", "Friday", "Saturday", "Sunday")
 
 
+def _format_system_time(moment: datetime) -> str:
+    return f"{moment:%Y-%m-%d %H:%M:%S} {_WEEKDAYS[moment.weekday()]}"
+
+
+class _SecondClock:
+    """``cTime`` of the current second, formatted once per second (every run of that second reads the
+    same text: formatting costs more than the rest of a no-model run's variables)."""
+
+    def __init__(self) -> None:
+        self._second = -1
+        self._text = ""
+
+    def text(self) -> str:
+        second = int(time.time())
+        if second != self._second:
+            self._text = _format_system_time(datetime.fromtimestamp(second, UTC))
+            self._second = second
+        return self._text
+
+
+_CLOCK = _SecondClock()
+
+
 def _system_time(now: datetime | None = None) -> str:
     """``cTime``: ``YYYY-MM-DD HH:mm:ss Weekday``."""
-    moment = now or datetime.now(UTC)
-    return f"{moment:%Y-%m-%d %H:%M:%S} {_WEEKDAYS[moment.weekday()]}"
+    return _format_system_time(now) if now is not None else _CLOCK.text()
 
 
 def _build_variables(

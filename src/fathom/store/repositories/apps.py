@@ -6,6 +6,7 @@ from typing import Any, cast
 
 from sqlalchemy import Table, bindparam, select
 
+from fathom.store.bound_statements import BoundStatement
 from fathom.store.db import Database
 from fathom.store.models import App, AppVersion, utcnow
 from fathom.store.protocols import AppRecord, AppVersionRecord, NotFound
@@ -15,7 +16,7 @@ _EDITABLE = {"name", "intro", "avatar", "draft", "type"}
 
 
 _APPS = cast(Table, App.__table__)
-_GET_APP = select(_APPS).where(_APPS.c.id == bindparam("app_id"))
+_GET_APP = BoundStatement(select(_APPS).where(_APPS.c.id == bindparam("app_id")), ("app_id",))
 
 
 def _app_record(row: Any) -> AppRecord:
@@ -81,7 +82,7 @@ class SqlAppRepository:
 
     async def get_app_and_owner(self, team_id: str, app_id: str) -> tuple[AppRecord, str | None]:
         """The team's app and the member who created it (``apps.member_id``), in one statement."""
-        row = await self.db.run_read(lambda conn: conn.execute(_GET_APP, {"app_id": app_id}).first())
+        row = await self.db.run_read(lambda conn: _GET_APP.first(conn, {"app_id": app_id}))
         if row is None or row.team_id != team_id:
             raise NotFound(f"app {app_id} not found")
         return _app_record(row), row.member_id

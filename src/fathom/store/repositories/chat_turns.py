@@ -21,6 +21,7 @@ from sqlalchemy import JSON, Connection, Integer, Table, and_, bindparam, func, 
 from sqlalchemy.dialects.postgresql import insert as pg_insert
 from sqlalchemy.dialects.sqlite import insert as sqlite_insert
 
+from fathom.store.bound_statements import BoundStatement
 from fathom.store.db import Database
 from fathom.store.models import Chat, ChatItem, ShareLink, new_id, utcnow
 from fathom.store.models import UsageRecord as UsageRow
@@ -38,12 +39,64 @@ _CHATS = cast(Table, Chat.__table__)
 _ITEMS = cast(Table, ChatItem.__table__)
 _USAGE = cast(Table, UsageRow.__table__)
 _LINKS = cast(Table, ShareLink.__table__)
-# built once: the hot path binds values only
-_INSERT_CHAT = insert(_CHATS)
-_INSERT_ITEMS = insert(_ITEMS)
-_INSERT_USAGE = insert(_USAGE)
+# built once: the hot path binds values only (on a SQLite file straight to the driver, see
+# fathom.store.bound_statements)
+_CHAT_COLUMNS = (
+    "id",
+    "chat_id",
+    "team_id",
+    "app_id",
+    "member_id",
+    "title",
+    "custom_title",
+    "top",
+    "source",
+    "share_id",
+    "out_link_uid",
+    "owner_kind",
+    "api_key_id",
+    "variables",
+    "metadata",
+    "created_at",
+    "updated_at",
+)
+_ITEM_COLUMNS = (
+    "id",
+    "team_id",
+    "app_id",
+    "chat_id",
+    "data_id",
+    "seq",
+    "obj",
+    "value",
+    "response_data",
+    "user_good_feedback",
+    "user_bad_feedback",
+    "duration_seconds",
+    "created_at",
+    "status",
+    "heartbeat_at",
+)
+_USAGE_COLUMNS = (
+    "id",
+    "team_id",
+    "app_id",
+    "api_key_id",
+    "source",
+    "module_name",
+    "model",
+    "input_tokens",
+    "output_tokens",
+    "total_points",
+    "created_at",
+)
+_INSERT_CHAT = BoundStatement(insert(_CHATS), _CHAT_COLUMNS)
+_INSERT_ITEMS = BoundStatement(insert(_ITEMS), _ITEM_COLUMNS)
+_INSERT_USAGE = BoundStatement(insert(_USAGE), _USAGE_COLUMNS)
+_ITEM_KEYS = ("k_team", "k_app", "k_chat", "k_data")
+_CHAT_KEYS = ("k_team", "k_app", "k_chat")
 # the end of a begun turn: the running answer replaced (status and heartbeat cleared)
-_FINISH_ITEM = (
+_FINISH_ITEM_UPDATE = (
     update(_ITEMS)
     .where(
         _ITEMS.c.team_id == bindparam("k_team"),
@@ -59,12 +112,16 @@ _FINISH_ITEM = (
         heartbeat_at=None,
     )
 )
-_LAST_SEQ = select(func.coalesce(func.max(_ITEMS.c.seq), 0)).where(
-    _ITEMS.c.app_id == bindparam("app_id"), _ITEMS.c.chat_id == bindparam("chat_id")
+_FINISH_ITEM = BoundStatement(_FINISH_ITEM_UPDATE, (*_ITEM_KEYS, "n_value", "n_response_data", "n_duration"))
+_LAST_SEQ = BoundStatement(
+    select(func.coalesce(func.max(_ITEMS.c.seq), 0)).where(
+        _ITEMS.c.app_id == bindparam("app_id"), _ITEMS.c.chat_id == bindparam("chat_id")
+    ),
+    ("app_id", "chat_id"),
 )
 # a continued chat's turn: its variables and time set (a turn that also sets the title or metadata
 # builds its own statement)
-_TOUCH_CHAT = (
+_TOUCH_CHAT_UPDATE = (
     update(_CHATS)
     .where(
         _CHATS.c.team_id == bindparam("k_team"),
@@ -76,6 +133,7 @@ _TOUCH_CHAT = (
         updated_at=bindparam("n_updated_at", type_=_CHATS.c.updated_at.type),
     )
 )
+_TOUCH_CHAT = BoundStatement(_TOUCH_CHAT_UPDATE, (*_CHAT_KEYS, "n_variables", "n_updated_at"))
 
 
 # A continued chat's history read, built once (the hot path binds values only), in one statement (one
@@ -113,12 +171,17 @@ _HISTORY = {
     )
     for dialect, array in _ITEMS_ARRAY.items()
 }
+_HISTORY_ON_SQLITE = BoundStatement(_HISTORY["sqlite"], ("team_id", "app_id", "chat_id", "limit"))
 
 
 def _read_history(conn: Connection, team_id: str, app_id: str, chat_id: str, limit: int) -> ChatHistory:
     """The chat and its newest ``limit`` items (data id, obj, value, status), oldest first."""
     where = {"team_id": team_id, "app_id": app_id, "chat_id": chat_id, "limit": limit}
-    chat = conn.execute(_HISTORY[conn.dialect.name], where).mappings().first()
+    if conn.dialect.name == "sqlite":
+        found = _HISTORY_ON_SQLITE.first(conn, where)
+        chat = None if found is None else found._asdict()
+    else:
+        chat = conn.execute(_HISTORY[conn.dialect.name], where).mappings().first()
     if chat is None:
         return ChatHistory(None, [])
     rows = sorted(chat["history_items"] or [], key=lambda row: row[0])  # the aggregate's order is unsaid
@@ -152,7 +215,7 @@ def _chat_from_row(row: Any) -> ChatRecord:
 def _touch_chat(conn: Connection, turn: ChatTurn, now: Any) -> Any:
     """The turn's chat row: its variables and time set (``_TOUCH_CHAT``, bound values only)."""
     keys = {"k_team": turn.team_id, "k_app": turn.app_id, "k_chat": turn.chat_id}
-    return conn.execute(_TOUCH_CHAT, {**keys, "n_variables": turn.variables, "n_updated_at": now})
+    return _TOUCH_CHAT.execute(conn, {**keys, "n_variables": turn.variables, "n_updated_at": now})
 
 
 def _chat_where(team_id: str, app_id: str, chat_id: str) -> tuple[Any, ...]:
@@ -219,9 +282,7 @@ class SqlChatTurnRepository:
         if turn.items:
             seq = 0
             if not turn.chat_id_generated:
-                seq = int(
-                    conn.execute(_LAST_SEQ, {"app_id": turn.app_id, "chat_id": turn.chat_id}).scalar_one()
-                )
+                seq = int(_LAST_SEQ.first(conn, {"app_id": turn.app_id, "chat_id": turn.chat_id})[0])
             rows = [
                 {
                     "id": new_id(),
@@ -242,13 +303,13 @@ class SqlChatTurnRepository:
                 }
                 for number, item in enumerate(turn.items, start=1)
             ]
-            conn.execute(_INSERT_ITEMS, rows)
+            _INSERT_ITEMS.execute(conn, rows)
         self._save_usage(conn, turn, now)
 
     def _save_usage(self, conn: Connection, turn: ChatTurn, now: Any) -> None:
         if turn.usages:
-            conn.execute(
-                _INSERT_USAGE,
+            _INSERT_USAGE.execute(
+                conn,
                 [
                     {
                         "id": new_id(),
@@ -287,8 +348,8 @@ class SqlChatTurnRepository:
         now = utcnow()
         if variables_changed:
             _touch_chat(conn, turn, now)
-        replaced = conn.execute(
-            _FINISH_ITEM,
+        replaced = _FINISH_ITEM.execute(
+            conn,
             {
                 "k_team": turn.team_id,
                 "k_app": turn.app_id,
@@ -338,7 +399,7 @@ class SqlChatTurnRepository:
                 "updated_at": now,
             }
             if turn.chat_id_generated:
-                conn.execute(_INSERT_CHAT, values)
+                _INSERT_CHAT.execute(conn, values)
                 return
             maker = pg_insert if conn.dialect.name == "postgresql" else sqlite_insert
             statement = maker(_CHATS).values(values)
