@@ -260,13 +260,19 @@ def test_signing_out_waits_for_the_pages_requests_so_none_is_answered_401(
     public_server: Any, browser: Any, view: str
 ) -> None:
     """A page's request still on its way when Sign out is clicked (a slow server) is answered before the
-    session ends: sent after it, it would come back 401 (a console error) on a page that is going away."""
+    session ends, and its answer starts no other request (the chat page's list of apps would load the first
+    app's histories): sent after the session ended, either would come back 401 (a console error) on a page
+    that is going away. Requests the page sends after the held one is let go are themselves held until the
+    sign-out has finished, so a follow-up request is answered 401 every time, not only on a slow machine."""
     server = public_server
     words = WORDS[VIEWS[view][1]]
     page = _page(browser, view)
     errors: list[str] = []
     refused: list[str] = []
     held: list[Any] = []
+    late: list[Any] = []
+    let_go = False
+    simple_app(server, f"Follow-up {view}")  # with an app, the chat page asks for its histories
     page.on("console", lambda message: errors.append(message.text) if message.type == "error" else None)
     page.on("response", lambda response: refused.append(response.url) if response.status == 401 else None)
     try:
@@ -278,10 +284,14 @@ def test_signing_out_waits_for_the_pages_requests_so_none_is_answered_401(
         page.wait_for_load_state("networkidle")
 
         def hold(route: Any) -> None:  # the first of the page's own requests waits until let go below
-            if held or "/account/" in route.request.url:
+            if "/account/" in route.request.url:
                 route.continue_()
-            else:
+            elif not held:
                 held.append(route)
+            elif let_go:
+                late.append(route)
+            else:
+                route.continue_()
 
         page.route("**/api/**", hold)
         page.reload()
@@ -296,8 +306,11 @@ def test_signing_out_waits_for_the_pages_requests_so_none_is_answered_401(
         page.click(f"button:has-text('{words['sign_out']}')")
         page.wait_for_timeout(500)  # the sign-out is waiting: the session must still be there for it
         assert page.locator("input[name=password]").count() == 0
+        let_go = True
         held[0].continue_()
         page.wait_for_selector("input[name=password]")
+        for route in late:
+            route.continue_()
         page.wait_for_load_state("networkidle")
         page.unroute("**/api/**")
         page.reload()

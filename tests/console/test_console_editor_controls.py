@@ -7,7 +7,7 @@ from __future__ import annotations
 from typing import Any
 
 import pytest
-from console_support import data, sign_in
+from console_support import data, open_node, sign_in
 
 VIEWPORTS = {"desktop": {"width": 1440, "height": 900}, "phone": {"width": 390, "height": 844}}
 
@@ -99,7 +99,7 @@ def _graph() -> dict[str, Any]:
 
 
 def _open(page: Any, node_id: str) -> Any:
-    page.click(f".react-flow__node[data-id={node_id}] .wf-node-head")
+    open_node(page, f".react-flow__node[data-id={node_id}]")  # says what the page showed if none opened
     return page.wait_for_selector("[data-testid=inspector]")
 
 

@@ -11,9 +11,22 @@ from typing import Any
 from console_support import USER_SELECT_APP, sign_in
 
 
+def settled_box(page: Any, selector: str) -> Any:
+    """The element's box once the view stops moving (adding a node refits the view some 30 ms later; on a
+    busy machine later still, and a drag begun before it starts from where the handle no longer is)."""
+    box = page.locator(selector).bounding_box()
+    for _ in range(50):
+        page.wait_for_timeout(100)
+        now = page.locator(selector).bounding_box()
+        if now == box:
+            return now
+        box = now
+    raise AssertionError(f"{selector} kept moving for 5 s")
+
+
 def drag(page: Any, source: str, target: str) -> None:
-    start = page.locator(source).bounding_box()
-    end = page.locator(target).bounding_box()
+    start = settled_box(page, source)
+    end = settled_box(page, target)
     page.mouse.move(start["x"] + start["width"] / 2, start["y"] + start["height"] / 2)
     page.mouse.down()
     page.mouse.move(end["x"] + end["width"] / 2, end["y"] + end["height"] / 2, steps=12)

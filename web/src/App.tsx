@@ -27,6 +27,7 @@ export function App() {
   const [who, setWho] = useState<Who | null>(null);
   const [checking, setChecking] = useState(true);
   const [menuOpen, setMenuOpen] = useState(false);
+  const [leaving, setLeaving] = useState(false);
 
   useEffect(() => {
     // An API key kept in this browser, else the session cookie of a password sign-in (HttpOnly: only
@@ -42,15 +43,20 @@ export function App() {
 
   if (path.startsWith("/invite/") && !who && !checking) return <InvitePage token={path.slice("/invite/".length)} onLogin={setWho} />;
   if (checking) return <div className="splash">{t("Fathom…")}</div>;
+  if (leaving) return <div className="splash">{t("Signing out…")}</div>;
   if (!who) return <Login onLogin={setWho} />;
 
   const logout = async () => {
-    // the page's own requests answered first: sent after the session ends, they would come back 401
+    // The page goes first (no component of it can start a request any more: a list answered during the
+    // sign-out would otherwise load the next one), then its requests still in flight are answered: sent
+    // after the session ends, they would come back 401.
+    setLeaving(true);
     await requestsSettled(5000);
     if (!getKey()) await api("POST", "/api/support/user/account/loginout").catch(() => undefined);
     setKey("");
     setCsrf("");
     setWho(null);
+    setLeaving(false);
     navigate("/");
   };
   const section = "/" + (path.split("/")[1] || "chat");

@@ -303,6 +303,7 @@ const ZH: Record<string, string> = {
   "Sign in with another owner or admin key to revoke this one": "请用另一个所有者或管理员密钥登录后再吊销此密钥",
   "Sign in": "登录",
   "Sign out": "退出登录",
+  "Signing out…": "正在退出…",
   "Signed in as": "当前身份",
   "Simple app (form)": "简易应用（表单）",
   "Simple app": "简易应用",

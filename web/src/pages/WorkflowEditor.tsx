@@ -117,7 +117,8 @@ function Editor({ appId }: { appId: string }) {
 
   // The canvas is hidden until its first fit: shown before, its nodes jumped to their fitted places some
   // 50 ms after they appeared, and a click in between landed on the empty pane (seen in CI: a click on a
-  // node head that opened no inspector).
+  // node head that opened no inspector). The nodes need a CSS rule of their own (styles.css: React Flow
+  // marks each measured node `visibility: visible`, which a hidden parent does not override).
   const [fitted, setFitted] = useState(false);
   const fit = () => setTimeout(() => {
     void Promise.resolve(flow.fitView({ padding: 0.2, maxZoom: 1, minZoom: window.matchMedia(PHONE).matches ? 0.5 : 0.7 })).finally(() => setFitted(true));
