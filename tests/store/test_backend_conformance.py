@@ -267,6 +267,25 @@ async def test_apps_publish_freezes_versions_newest_first(database: Database) ->
         await apps.update_app(team_id, app.id, published_version_id="x")
 
 
+async def test_an_apps_draft_reads_back_as_written_and_is_decoded_only_when_asked_for(
+    database: Database,
+) -> None:
+    """A chat reads its app on every request and runs the published version: the draft (a FastGPT app's
+    graph, kilobytes of JSON) is handed over as stored and decoded the first time ``draft`` is read."""
+    apps = SqlAppRepository(database)
+    team_id, _ = await _team_and_owner(database)
+    draft = {"nodes": [{"nodeId": "n1", "name": "回复 ✓", "inputs": [{"value": None}]}], "edges": []}
+    app = await apps.create_app(team_id, "Drafty", type="advanced", draft=draft)
+    empty = await apps.create_app(team_id, "Empty", type="advanced")
+    read = await apps.get_app(team_id, app.id)
+    if database.dialect == "sqlite":
+        assert isinstance(read.stored_draft, str)  # not decoded by the read
+    assert read.draft == draft and read.draft is read.draft  # decoded once, then kept
+    assert isinstance(read.stored_draft, dict)
+    assert (await apps.get_app(team_id, empty.id)).draft == {}
+    assert [a.draft for a in await apps.list_apps(team_id)] == [draft, {}]
+
+
 async def test_apps_of_another_team_are_not_found(database: Database) -> None:
     apps = SqlAppRepository(database)
     team_id, _ = await _team_and_owner(database)

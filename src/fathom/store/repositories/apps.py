@@ -4,7 +4,7 @@ from __future__ import annotations
 
 from typing import Any, cast
 
-from sqlalchemy import Table, bindparam, select
+from sqlalchemy import Table, Text, bindparam, select, type_coerce
 
 from fathom.store.bound_statements import BoundStatement
 from fathom.store.db import Database
@@ -16,10 +16,18 @@ _EDITABLE = {"name", "intro", "avatar", "draft", "type"}
 
 
 _APPS = cast(Table, App.__table__)
-_GET_APP = BoundStatement(select(_APPS).where(_APPS.c.id == bindparam("app_id")), ("app_id",))
+# Every chat request reads its app; the draft comes as the stored text, decoded only if asked for (a chat
+# runs the published version). A driver that decodes JSON itself (psycopg) hands over a dict: kept as is.
+_GET_APP = BoundStatement(
+    select(*(type_coerce(c, Text).label(c.name) if c.name == "draft" else c for c in _APPS.c)).where(
+        _APPS.c.id == bindparam("app_id")
+    ),
+    ("app_id",),
+)
 
 
 def _app_record(row: Any) -> AppRecord:
+    draft = row.draft
     return AppRecord(
         id=row.id,
         team_id=row.team_id,
@@ -27,7 +35,7 @@ def _app_record(row: Any) -> AppRecord:
         type=row.type,
         intro=row.intro,
         avatar=row.avatar,
-        draft=dict(row.draft or {}),
+        stored_draft=draft if isinstance(draft, str) else dict(draft or {}),
         published_version_id=row.published_version_id,
         created_at=row.created_at,
         updated_at=row.updated_at,
