@@ -4,6 +4,8 @@ visibility, and the run channel that SSE readers follow and resume."""
 from __future__ import annotations
 
 import asyncio
+import json
+from pathlib import Path
 from typing import Any
 
 import pytest
@@ -21,7 +23,7 @@ from fathom.chat import (
     frame_visible,
     split_messages,
 )
-from fathom.chat.chat_service import _history_load_limit
+from fathom.chat.app_graph import AppGraph, PublishedGraph, _history_load_limit
 from fathom.chat.messages import concat_histories
 from fathom.workflow import load_workflow
 
@@ -94,6 +96,30 @@ def test_history_load_limit_is_twice_the_largest_history_setting_at_least_ten() 
     assert _history_load_limit({"nodes": [{"inputs": [{"key": "history", "value": 3}]}]}) == 20
     assert _history_load_limit({"nodes": [node]}) == 60
     assert _history_load_limit({"nodes": [{"inputs": [{"key": "historyMaxAmount", "value": 12}]}]}) == 24
+
+
+def test_runs_of_a_published_version_share_its_loaded_graph_and_each_decodes_its_own_document() -> None:
+    """A version's runs share the loaded graph; its settings and history length come without decoding
+    the document, and a run that needs the document gets a copy no other run sees."""
+    workflow = json.loads(
+        (Path(__file__).resolve().parent / "fastgpt_apps" / "fg-simpleDatasetChat.json").read_text()
+    )["workflow"]
+    chat_config = {"variables": [{"key": "city", "defaultValue": "Lyon"}], "welcomeText": "Hi"}
+    document = {"nodes": workflow["nodes"], "edges": workflow["edges"], "chatConfig": chat_config}
+    published = PublishedGraph.of(document)
+    assert published.loaded is not None and json.loads(published.frozen) == document
+    app: Any = object()
+    first, second = (AppGraph(app, None, "v1", published=published) for _ in range(2))
+    assert first.loaded is second.loaded is published.loaded
+    assert first.chat_config == document["chatConfig"]
+    assert first.history_limit == _history_load_limit(document)
+    assert first._workflow is None  # neither read the document
+    first.workflow["nodes"].clear()
+    first.chat_config["variables"] = ["changed"]
+    assert second.workflow == document and second.chat_config == document["chatConfig"]
+    assert AppGraph(app, document, None).history_limit == _history_load_limit(document)
+    with pytest.raises(ValueError, match="a workflow or a published version"):
+        AppGraph(app, None, None)
 
 
 def test_concat_histories_skips_messages_already_stored() -> None:

@@ -3,18 +3,17 @@ and the graph a run uses (published version for API runs, draft for the chat tes
 
 from __future__ import annotations
 
-import json
 from collections import OrderedDict
-from dataclasses import dataclass
 from typing import Any, Protocol
 
+from fathom.chat.app_graph import AppGraph, PublishedGraph
 from fathom.chat.errors import AppNotPublished, ChatError, WorkflowCheckFailed
 from fathom.chat.run_access import RunReader
 from fathom.chat.simple_app import compile_simple_app, validate_simple_config
 from fathom.chat.simple_form import form_to_workflow, is_simple_form
 from fathom.chat.team_tools import TOOL_SET_TYPES, scrub_tool_set_nodes
 from fathom.store.protocols import AppRecord, AppRepository, AppVersionRecord, NotFound
-from fathom.workflow import WorkflowGraph, WorkflowGraphError, load_workflow
+from fathom.workflow import WorkflowGraphError, load_workflow
 from fathom.workflow.check import ModelCatalog, check_workflow_graph, describe_problems, has_errors
 from fathom.workflow.nodes.app_module import ChildApp, ChildAppLoader
 from fathom.workflow.nodes.graph_tools import workflow_tool_config_status
@@ -36,22 +35,6 @@ def _invalid(message: str) -> ChatError:
 def _check_length(field: str, value: str | None, limit: int) -> None:
     if value is not None and len(value) > limit:
         raise _invalid(f"{field}: at most {limit} characters, got {len(value)}")
-
-
-@dataclass(frozen=True)
-class AppGraph:
-    """What a run executes: FastGPT workflow JSON plus where it came from."""
-
-    app: AppRecord
-    workflow: dict[str, Any]
-    version_id: str | None
-    # the published version's graph, validated once and shared by its runs (each builds runtime copies)
-    loaded: WorkflowGraph | None = None
-
-    @property
-    def chat_config(self) -> dict[str, Any]:
-        config: dict[str, Any] = self.workflow.get("chatConfig") or {}
-        return config
 
 
 def check_workflow(workflow: Any) -> dict[str, Any]:
@@ -166,7 +149,7 @@ class AppService:
         # a version never changes once frozen: its workflow (a simple app's compiled) is kept by id, as
         # JSON text so that every run gets its own copy to change, and as the graph it validates into
         # (None when it does not: the run reports the error, as for any graph)
-        self._versions: OrderedDict[str, tuple[str, WorkflowGraph | None]] = OrderedDict()
+        self._versions: OrderedDict[str, PublishedGraph] = OrderedDict()
 
     async def create(
         self,
@@ -350,21 +333,16 @@ class AppService:
         if not app.published_version_id:
             raise AppNotPublished(app_id)
         version_id = app.published_version_id
-        cached = self._versions.get(version_id)
-        if cached is None:
+        published = self._versions.get(version_id)
+        if published is None:
             workflow = version_workflow(await self.apps.get_version(team_id, app_id, version_id))
-            frozen = json.dumps(workflow, ensure_ascii=False)
-            try:
-                loaded: WorkflowGraph | None = load_workflow(json.loads(frozen))
-            except WorkflowGraphError:
-                loaded = None
-            self._versions[version_id] = (frozen, loaded)
+            published = PublishedGraph.of(workflow)
+            self._versions[version_id] = published
             if len(self._versions) > VERSION_CACHE_SIZE:
                 self._versions.popitem(last=False)
-            return AppGraph(app, workflow, version_id, loaded)
+            return AppGraph(app, workflow, version_id, published.loaded)  # the document read just now
         self._versions.move_to_end(version_id)
-        frozen, loaded = cached
-        return AppGraph(app, json.loads(frozen), version_id, loaded)
+        return AppGraph(app, None, version_id, published=published)
 
 
 class ChildAppReader(Protocol):

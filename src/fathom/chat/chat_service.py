@@ -72,18 +72,6 @@ def _run_error(exc: Exception) -> str:
     return str(exc) or type(exc).__name__
 
 
-def _history_load_limit(workflow: dict[str, Any]) -> int:
-    """Chat items to load: ``max(10, largest numeric history setting among nodes) × 2`` (spec §4.6.2)."""
-    largest = 10
-    for node in workflow.get("nodes") or []:
-        for item in node.get("inputs") or []:
-            if item.get("key") in ("history", "historyMaxAmount"):
-                value = item.get("value")
-                if isinstance(value, (int, float)) and not isinstance(value, bool):
-                    largest = max(largest, int(value))
-    return largest * 2
-
-
 def _inject_plugin_inputs(
     workflow: dict[str, Any], variables: dict[str, Any]
 ) -> tuple[dict[str, Any], list[dict[str, Any]]]:
@@ -196,7 +184,7 @@ class ChatService:
         chat = None
         if given:
             history = await self.turns.load_history(
-                request.team_id, request.app_id, chat_id, _history_load_limit(graph.workflow)
+                request.team_id, request.app_id, chat_id, graph.history_limit
             )
             chat = history.chat
             if chat is not None and not _request_caller(request).may(chat, "write"):
