@@ -23,6 +23,7 @@ import time
 from collections.abc import AsyncIterator, Callable
 from typing import Any
 
+from fathom import json_text
 from fathom.chat.channel import ChatKey, Frame, RunChannel
 
 log = logging.getLogger("fathom.chat")
@@ -78,7 +79,7 @@ class RemoteChannel:
             if event == END_EVENT:
                 self.done = True
                 continue
-            frame = Frame(seq, event, json.loads(fields.get("d", "null")))
+            frame = Frame(seq, event, json_text.loads(fields.get("d", "null")))
             while len(self.frames) < seq - 1:  # frames before ``after`` are unknown here
                 self.frames.append(Frame(len(self.frames) + 1, "", None))
             self.frames.append(frame)
@@ -169,7 +170,7 @@ class _Mirror:
             pipe.set(self.running, "1", ex=self.fanout.running_ttl_s, get=True)
             pipe.exists(self.stop_key)
             for frame in channel.frames[0 if rewrite else written : total]:
-                data = json.dumps(frame.data, ensure_ascii=False)
+                data = json_text.dumps(frame.data)
                 pipe.xadd(self.stream, {"e": frame.event, "d": data}, id=f"{frame.seq}-1")
             if done:
                 pipe.xadd(self.stream, {"e": END_EVENT, "d": "null"}, id=f"{total + 1}-1")

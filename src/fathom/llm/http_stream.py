@@ -26,6 +26,7 @@ from typing import Any
 from urllib.parse import urlsplit
 from urllib.request import getproxies_environment
 
+from fathom import json_text
 from fathom.llm.errors import EndpointError, EndpointStatusError, EndpointTimeout, EndpointUnreachable
 from fathom.llm.wire import SSEDecoder, error_message
 
@@ -110,7 +111,7 @@ class StreamingEndpoint:
     async def post_sse(self, path: str, body: Mapping[str, Any]) -> SSEResponse:
         """Send the request and read the answer's head; raise :class:`EndpointStatusError` for a non-2xx
         answer (its body read for the error message), else return the response to read events from."""
-        payload = json.dumps(body, ensure_ascii=False, separators=(",", ":")).encode()
+        payload = json_text.dumps_bytes(body)
         head = (
             f"POST {self._prefix}{path} HTTP/1.1\r\nHost: {self._authority}\r\n{self._headers}"
             f"Content-Type: application/json\r\nAccept: text/event-stream\r\nAccept-Encoding: identity\r\n"

@@ -6,9 +6,9 @@ error translations (``http_stream`` and ``retry`` for the SDK's errors)."""
 
 from __future__ import annotations
 
-import json
 from typing import Any
 
+from fathom import json_text
 from fathom.llm.errors import EndpointStreamError
 
 
@@ -57,7 +57,7 @@ class SSEDecoder:
         if text.startswith(b"[DONE]"):
             return None
         try:
-            payload = json.loads(text)
+            payload = json_text.loads(text)
         except ValueError as exc:
             raise EndpointStreamError(f"the stream sent a chunk that is not JSON: {text[:80]!r}") from exc
         if isinstance(payload, dict) and payload.get("error"):

@@ -8,7 +8,6 @@ A heartbeat (an empty ``answer`` chunk, no id) is written after ``heartbeat_s`` 
 from __future__ import annotations
 
 import asyncio
-import json
 import logging
 from collections.abc import AsyncIterator
 from typing import Any
@@ -16,6 +15,7 @@ from typing import Any
 from starlette.responses import StreamingResponse
 from starlette.types import Receive, Scope, Send
 
+from fathom import json_text
 from fathom.chat import RunChannel, frame_visible, text_adapt_gpt_response
 from fathom.chat.channel import Frame
 from fathom.chat.cite import CiteStreamFilter
@@ -35,11 +35,7 @@ HEARTBEAT_SECONDS = 10.0
 
 
 def _data(payload: Any) -> str:
-    return (
-        payload
-        if isinstance(payload, str)
-        else json.dumps(payload, ensure_ascii=False, separators=(",", ":"))
-    )
+    return payload if isinstance(payload, str) else json_text.dumps(payload)
 
 
 def encode_frame(event: str, payload: Any, *, detail: bool, seq: int | None = None) -> str:
