@@ -23,6 +23,7 @@ from typing import Any, TypeVar
 
 from sqlalchemy import Connection, create_engine, event
 
+from fathom import json_text
 from fathom.store.errors import sqlite_busy
 
 T = TypeVar("T")
@@ -61,6 +62,8 @@ class SqliteFileBatches:
                 f"sqlite:///{path}",
                 echo=echo,
                 hide_parameters=True,
+                json_serializer=json_text.dumps,  # as the async engine writes and reads them
+                json_deserializer=json_text.loads,
                 connect_args={"timeout": timeout, "check_same_thread": False, "isolation_level": None},
             )
             event.listen(built, "connect", pragmas)
