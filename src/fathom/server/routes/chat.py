@@ -21,6 +21,7 @@ from fathom.chat.fanout import RemoteChannel
 from fathom.chat.share_view import ShareView
 from fathom.server.auth import AuthContext, authenticate
 from fathom.server.errors import ApiError, chat_error, envelope, kind_of, not_found
+from fathom.server.json_response import CompactJSONResponse
 from fathom.server.routes.app_access import chat_caller, chat_of, load_app_and_owner
 from fathom.server.routes.chat_models import (
     ChatCompletionBody,
@@ -149,7 +150,7 @@ async def _run_chat(request: Request, *, api_version: int, draft: bool = False) 
     body = completion_response(outcome, detail=detail, api_version=api_version, retain_dataset_cite=retain)
     if view is not None and "responseData" in body:
         body["responseData"] = view.responses(body["responseData"])
-    return JSONResponse(body)
+    return CompactJSONResponse(body)
 
 
 async def _start_member_chat(
