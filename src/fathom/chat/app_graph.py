@@ -10,10 +10,10 @@ decode, which every chat request used to pay.
 
 from __future__ import annotations
 
-import json
 from dataclasses import dataclass
 from typing import Any
 
+from fathom import json_text
 from fathom.store.protocols import AppRecord
 from fathom.workflow import WorkflowGraph, WorkflowGraphError, load_workflow
 
@@ -43,16 +43,15 @@ class PublishedGraph:
 
     @classmethod
     def of(cls, workflow: dict[str, Any]) -> PublishedGraph:
-        frozen = json.dumps(workflow, ensure_ascii=False)
+        frozen = json_text.dumps(workflow)
         try:
-            loaded: WorkflowGraph | None = load_workflow(
-                json.loads(frozen)
-            )  # shares nothing with ``workflow``
+            # a copy of its own: shares nothing with ``workflow``
+            loaded: WorkflowGraph | None = load_workflow(json_text.loads(frozen))
         except WorkflowGraphError:
             loaded = None
         return cls(
             frozen=frozen,
-            chat_config_text=json.dumps(workflow.get("chatConfig") or {}, ensure_ascii=False),
+            chat_config_text=json_text.dumps(workflow.get("chatConfig") or {}),
             history_limit=_history_load_limit(workflow),
             loaded=loaded,
         )
@@ -86,7 +85,7 @@ class AppGraph:
         """The workflow document, this graph's own copy."""
         if self._workflow is None:
             assert self._published is not None
-            self._workflow = json.loads(self._published.frozen)
+            self._workflow = json_text.loads(self._published.frozen)
         return self._workflow
 
     @property
@@ -96,7 +95,7 @@ class AppGraph:
             return config
         if self._chat_config is None:
             assert self._published is not None
-            self._chat_config = json.loads(self._published.chat_config_text)
+            self._chat_config = json_text.loads(self._published.chat_config_text)
         return self._chat_config
 
     @property
