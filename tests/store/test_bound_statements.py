@@ -24,6 +24,7 @@ from sqlalchemy import (
     select,
     update,
 )
+from sqlalchemy.dialects.sqlite import insert as sqlite_insert
 from sqlalchemy.dialects.sqlite.pysqlite import SQLiteDialect_pysqlite
 from sqlalchemy.exc import IntegrityError
 
@@ -137,6 +138,43 @@ async def test_a_row_read_straight_from_sqlite_is_the_row_sqlalchemy_reads(tmp_p
     assert first.body == _ROWS[0]["body"] and first.flag is True and first.status == "running"
     assert first.at == _ROWS[0]["at"] and first.at.tzinfo is UTC
     assert read[1][0].at == _ROWS[1]["at"] and read[2][0] is None
+
+
+_UPSERT_STATEMENT = sqlite_insert(_NOTES)
+_UPSERT = BoundStatement(
+    _UPSERT_STATEMENT.on_conflict_do_update(
+        index_elements=["id"],
+        set_={"body": _UPSERT_STATEMENT.excluded.body},
+        where=_NOTES.c.status.is_not_distinct_from(bindparam("o_status", type_=_NOTES.c.status.type)),
+    ).returning(_NOTES.c.id, _NOTES.c.body),
+    (*_COLUMNS, "o_status"),
+)
+
+
+async def test_a_returning_row_read_straight_from_sqlite_is_the_row_sqlalchemy_reads(tmp_path: Path) -> None:
+    """An upsert whose update only some callers may make: the row it wrote comes back, none when the
+    condition refused the update (what the chat's first turn under a chosen chatId relies on)."""
+    db = await _database(tmp_path / "fast.db")
+
+    def both(conn: Connection) -> list[tuple[Any, Any]]:
+        runs = [
+            ({**_ROWS[0], "o_status": None}, {**_ROWS[0], "body": ["again"], "o_status": "running"}),
+            ({**_ROWS[0], "body": ["refused"], "o_status": "other"}, {**_ROWS[0], "o_status": None}),
+        ]
+        read = []
+        for fast, slow in runs:
+            read.append((_UPSERT.first(conn, fast), conn.execute(_UPSERT.statement, slow).first()))
+        return read
+
+    try:
+        read = await db.run_write(both)
+    finally:
+        await db.close()
+    assert [(tuple(fast) if fast else None, tuple(slow) if slow else None) for fast, slow in read] == [
+        (("a", _ROWS[0]["body"]), ("a", ["again"])),
+        (None, None),
+    ]
+    assert _stored(tmp_path / "fast.db")[0][2] == '["again"]'
 
 
 async def test_a_driver_error_is_raised_as_sqlalchemy_raises_it_and_nothing_is_kept(tmp_path: Path) -> None:

@@ -3,11 +3,13 @@ reads, the key identity cache and the written-behind usage counters."""
 
 from __future__ import annotations
 
+from typing import Any
+
 import pytest
 from sqlalchemy.exc import IntegrityError
 
 from fathom.store.db import Database
-from fathom.store.protocols import ChatItemRecord, ChatTurn, NotFound, UsageRecord
+from fathom.store.protocols import ChatItemRecord, ChatTurn, Conflict, NotFound, UsageRecord
 from fathom.store.repositories import (
     SqlApiKeyRepository,
     SqlAppRepository,
@@ -192,6 +194,44 @@ async def test_two_first_turns_on_one_chat_id_both_land(database: Database) -> N
         items = (_item(f"h{n}", "Human", "q", app, "race"), _item(f"a{n}", "AI", "a", app, "race"))
         await turns.save_turn(ChatTurn(team, app, "race", new_chat=True, variables={"n": n}, items=items))
     history = await turns.load_history(team, app, "race", limit=10)
+    assert history.chat is not None and history.chat.variables == {"n": 2}
+    assert [i.data_id for i in history.items] == ["h1", "a1", "h2", "a2"]
+
+
+_OWNERS = {
+    "member": {"owner_kind": "member", "member_id": "m-1"},
+    "key": {"owner_kind": "key", "api_key_id": "k-1"},
+    "visitor": {"owner_kind": "visitor", "share_id": "s-1", "out_link_uid": "u-1"},
+    "visitor-without-uid": {"owner_kind": "visitor", "share_id": "s-1", "out_link_uid": None},
+}
+_OTHERS = {
+    "member": {"owner_kind": "member", "member_id": "m-2"},
+    "key": {"owner_kind": "key", "api_key_id": "k-2"},
+    "visitor": {"owner_kind": "visitor", "share_id": "s-1", "out_link_uid": "u-2"},
+    "visitor-without-uid": {"owner_kind": "visitor", "share_id": "s-2", "out_link_uid": None},
+}
+
+
+@pytest.mark.parametrize("kind", list(_OWNERS))
+async def test_a_first_turn_on_a_chat_id_of_the_same_owner_lands_and_of_another_owner_is_refused(
+    database: Database, kind: str
+) -> None:
+    """A chatId the caller chose, twice as a first turn: the same owner's second turn updates the chat
+    and adds its items; a different owner of the same kind, or of another kind, stores nothing."""
+    team, _, app = await _team_app(database)
+    turns = SqlChatTurnRepository(database)
+
+    def turn(n: int, owner: dict[str, Any]) -> ChatTurn:
+        items = (_item(f"h{n}", "Human", "q", app, "mine"), _item(f"a{n}", "AI", "a", app, "mine"))
+        return ChatTurn(team, app, "mine", new_chat=True, variables={"n": n}, items=items, **owner)
+
+    await turns.save_turn(turn(1, _OWNERS[kind]))
+    await turns.save_turn(turn(2, _OWNERS[kind]))
+    other_kind = {"owner_kind": "key", "api_key_id": "k-9"} if kind != "key" else _OTHERS["member"]
+    for n, other in ((3, _OTHERS[kind]), (4, other_kind)):
+        with pytest.raises(Conflict):
+            await turns.save_turn(turn(n, other))
+    history = await turns.load_history(team, app, "mine", limit=10)
     assert history.chat is not None and history.chat.variables == {"n": 2}
     assert [i.data_id for i in history.items] == ["h1", "a1", "h2", "a2"]
 

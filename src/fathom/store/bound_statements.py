@@ -100,7 +100,8 @@ class BoundStatement:
             ) from exc
 
     def first(self, conn: Connection, params: Mapping[str, Any]) -> Any:
-        """A ``SELECT``'s first row (attribute access by column key), or None."""
+        """A ``SELECT``'s first row, or a statement's first ``RETURNING`` row (attribute access by column
+        key), or None."""
         if conn.dialect.driver != _DRIVER or conn._has_events or conn.engine.echo:
             return conn.execute(self.statement, params).first()
         compiled = self._compiled or self._compile(conn.dialect)
@@ -137,7 +138,7 @@ class BoundStatement:
             processors.append(bind_processors.get(name))  # type: ignore[arg-type]
         row_class: Callable[..., Any] | None = None
         column_processors: list[Callable[[Any], Any] | None] = []
-        if isinstance(self.statement, Select):
+        if isinstance(self.statement, Select) or compiled._result_columns:  # a SELECT or a RETURNING
             columns = compiled._result_columns
             row_class = _row_class([column[0] for column in columns])
             column_processors = [column[3]._cached_result_processor(dialect, None) for column in columns]

@@ -15,6 +15,7 @@ for all the replica's runs).
 
 from __future__ import annotations
 
+import functools
 from typing import Any, cast
 
 from sqlalchemy import JSON, Connection, Integer, Table, and_, bindparam, func, insert, select, tuple_, update
@@ -239,17 +240,35 @@ def owner_conditions(
     return [c.owner_kind == "member", c.member_id == member_id]
 
 
-def _same_owner(turn: ChatTurn) -> Any:
-    """The stored chat is owned by whoever makes this turn."""
-    return and_(
-        *owner_conditions(
-            turn.owner_kind,
-            member_id=turn.member_id,
-            api_key_id=turn.api_key_id,
-            share_id=turn.share_id,
-            out_link_uid=turn.out_link_uid,
-        )
-    )
+# the owner's value of each owner condition of a first turn's upsert, by bound parameter
+_OWNER_PARAMS = {
+    "member": {"member_id": "o_member"},
+    "key": {"api_key_id": "o_key"},
+    "visitor": {"share_id": "o_share", "out_link_uid": "o_visitor"},
+}
+
+
+@functools.cache
+def _upsert_chat(dialect: str, owner_kind: str) -> tuple[BoundStatement, dict[str, str]]:
+    """A first turn's chat row under a chatId the caller chose: inserted, or, when a turn of the same
+    owner stored it first, its variables and time updated; returns the row's id, or no row for another
+    owner's chat (left as it was). Not ``rowcount``: SQLAlchemy's psycopg driver reports -1 for an
+    ``INSERT``. Built once per dialect and owner kind, with the owner's columns
+    (``ChatTurn`` attributes of the same names) by bound parameter; compared by ``IS`` / ``IS NOT
+    DISTINCT FROM``, a missing value matching a missing one as :func:`owner_conditions`' ``IS NULL``
+    does."""
+    kind = owner_kind if owner_kind in _OWNER_PARAMS else "member"
+    statement = (pg_insert if dialect == "postgresql" else sqlite_insert)(_CHATS)
+    owner = [_CHATS.c.owner_kind == kind] + [
+        _CHATS.c[column].is_not_distinct_from(bindparam(name, type_=_CHATS.c[column].type))
+        for column, name in _OWNER_PARAMS[kind].items()
+    ]
+    upsert = statement.on_conflict_do_update(
+        index_elements=["app_id", "chat_id"],
+        set_={"variables": statement.excluded.variables, "updated_at": statement.excluded.updated_at},
+        where=and_(*owner),
+    ).returning(_CHATS.c.id)
+    return BoundStatement(upsert, (*_CHAT_COLUMNS, *_OWNER_PARAMS[kind].values())), _OWNER_PARAMS[kind]
 
 
 def _items_where(team_id: str, app_id: str, chat_id: str) -> tuple[Any, ...]:
@@ -401,18 +420,11 @@ class SqlChatTurnRepository:
             if turn.chat_id_generated:
                 _INSERT_CHAT.execute(conn, values)
                 return
-            maker = pg_insert if conn.dialect.name == "postgresql" else sqlite_insert
-            statement = maker(_CHATS).values(values)
             # a first turn racing another on the same chatId: the later one updates, when both are the
             # same owner's; another owner's turn is refused (nothing of it is stored)
-            result = conn.execute(
-                statement.on_conflict_do_update(
-                    index_elements=["app_id", "chat_id"],
-                    set_={"variables": statement.excluded.variables, "updated_at": now},
-                    where=_same_owner(turn),
-                )
-            )
-            if result.rowcount == 0:
+            upsert, owner_columns = _upsert_chat(conn.dialect.name, turn.owner_kind)
+            owner = {name: getattr(turn, column) for column, name in owner_columns.items()}
+            if upsert.first(conn, {**values, **owner}) is None:
                 raise Conflict(f"chatId: chat {turn.chat_id} belongs to another caller; start a new chat")
             return
         if not turn.metadata and turn.title is None:  # the usual continued turn: bound values only
