@@ -42,6 +42,7 @@ import subprocess
 import sys
 import tempfile
 import time
+import uuid
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
@@ -183,12 +184,15 @@ class Target:
     server: Process
     headers: dict[str, str] = field(default_factory=dict)
     chat_ids: list[str] = field(default_factory=list)  # continued chats: one per concurrent client
+    new_chat_ids: bool = False  # each request a new chat under a chatId of its own (the console's first turn)
 
     def body_for(self, client: int, stream: bool) -> dict[str, Any]:
         """The request body of concurrent client ``client`` (its own chat, so no two runs share one)."""
         body = {**self.body, "stream": True} if stream else self.body
         if self.chat_ids:
             body = {**body, "chatId": self.chat_ids[client % len(self.chat_ids)]}
+        elif self.new_chat_ids:
+            body = {**body, "chatId": f"bench-new-{uuid.uuid4().hex}"}
         return body
 
 

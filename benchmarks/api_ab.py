@@ -1,15 +1,16 @@
 """Before / after for the chat hot path: two ``fathom serve`` processes, one on another checkout's code.
 
     .venv/bin/python benchmarks/api_ab.py --before /path/to/other/checkout [--mode json|sse]
-        [--target no-model|chat|continued] [--requests 600] [--rounds 4] [--ttfe 200]
+        [--target no-model|chat|continued|chat-id] [--requests 600] [--rounds 4] [--ttfe 200]
 
 Both servers (and their scripted model servers) start together, as in ``benchmarks/api.py``; the
 ``--before`` one runs with ``PYTHONPATH=<checkout>/src`` (a ``git worktree`` of the older commit, no
 install needed). Each round sends the same closed loop (8 clients, ``--requests`` chats, each under a
 new chat id; ``continued``: each client continuing its own chat of 20 prior turns, as in
-``benchmarks/api.py``) to one and then the other, the order alternating by round; what counts is each
-server's CPU time over its share (utime + stime from ``/proc``). Prints requests per server CPU-second
-per round and min / median / max of the after / before ratios.
+``benchmarks/api.py``; ``chat-id``: the chat app, each request a new chat under a ``chatId`` the client
+chose, as the console's first turn sends it) to one and then the other, the order alternating by
+round; what counts is each server's CPU time over its share (utime + stime from ``/proc``). Prints
+requests per server CPU-second per round and min / median / max of the after / before ratios.
 
 With ``--ttfe N`` each round measures time to first event instead (issue 33's measure: request sent
 → first complete SSE frame, one stream at a time): ``N`` times, one stream to each of the bare FastAPI
@@ -38,7 +39,7 @@ def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("--before", type=Path, required=True, help="a checkout of the older code")
     parser.add_argument("--mode", choices=("json", "sse"), default="json")
-    parser.add_argument("--target", choices=("no-model", "chat", "continued"), default="no-model")
+    parser.add_argument("--target", choices=("no-model", "chat", "continued", "chat-id"), default="no-model")
     parser.add_argument("--requests", type=int, default=600)
     parser.add_argument("--rounds", type=int, default=4)
     parser.add_argument("--model-delay-ms", type=float, default=0.0, help="slept before each model chunk")
@@ -53,9 +54,11 @@ def main() -> None:
         api.start_servers_with({}, model_delay_ms=delay),
     ]
     try:
-        index = {"no-model": 1, "chat": 2, "continued": 3}[args.target]
+        index = {"no-model": 1, "chat": 2, "continued": 3, "chat-id": 2}[args.target]
         seeding = argparse.Namespace(clients=8, streams=8)  # the continued-chat target seeds 8 chats
         targets = [api.targets_of(s, seeding)[index] for s in servers]
+        for target in targets:
+            target.new_chat_ids = args.target == "chat-id"
         if args.ttfe:
             return ttfe_rounds(servers, targets, args.ttfe, args.rounds)
         stream = args.mode == "sse"
