@@ -14,7 +14,8 @@ sent with the ``chatId`` of a chat that already has 20 turns, so its history is 
 model: the console's normal case; each concurrent client continues its own chat, seeded through the chat
 API before the rounds, and the chats grow by one turn per request). Every Fathom request is a real chat:
 authenticated, the published version loaded, the workflow run, the turn stored (under a new chat, or
-appended to the continued one).
+appended to the continued one). ``first turn, chatId``: the chat app, each request a new chat under a
+``chatId`` the client chose (the console's first turn of every chat; an OpenAI client keeping its ids).
 
 Each round runs, for each mode (``json``, ``sse``), every target for ``--requests`` requests from
 ``--clients`` closed-loop clients, in an order rotated by one each round, so that load from other
@@ -56,9 +57,10 @@ BARE = "bare FastAPI"
 NO_MODEL = "start→answer"
 CHAT_APP = "chat app"
 CONTINUED = "continued chat"
+FIRST_TURN = "first turn, chatId"  # a new chat under a chatId the client chose: the console's first turn
 MODEL_ALONE = "model alone"  # the scripted model server asked directly: time to first event only
 PRIOR_TURNS = 20  # turns each continued chat has before the measured requests
-TARGETS = (BARE, NO_MODEL, CHAT_APP, CONTINUED)
+TARGETS = (BARE, NO_MODEL, CHAT_APP, CONTINUED, FIRST_TURN)
 
 
 def free_port() -> int:
@@ -465,6 +467,14 @@ def targets_of(servers: Servers, args: argparse.Namespace) -> list[Target]:
                 )
             ),
         ),
+        Target(
+            FIRST_TURN,
+            servers.fathom_url + path,
+            {"appId": chat, "messages": messages},
+            servers.fathom,
+            auth,
+            new_chat_ids=True,
+        ),
     ]
 
 
@@ -484,7 +494,7 @@ async def run_rounds(
     def keep(phase: str, name: str, share: Share) -> None:
         results.setdefault(phase, {}).setdefault(name, []).append(share)
         print(
-            f"  {phase:6} {name:13} {share.requests:5} req {share.per_cpu_second:7.0f} req/CPU-s "
+            f"  {phase:6} {name:18} {share.requests:5} req {share.per_cpu_second:7.0f} req/CPU-s "
             f"first p50 {p50_ms(share.first):8.1f} ms  end p50 {p50_ms(share.total):8.1f} ms "
             f"errors {share.errors}",
             flush=True,
@@ -548,7 +558,7 @@ def report(results: Results, args: argparse.Namespace, servers: Servers) -> dict
         model = [p50_ms(s.first) for s in results["ttfe"][MODEL_ALONE]]
         summary["ttfe_p50_ms"][MODEL_ALONE] = model
         print(f"| {MODEL_ALONE} | {' / '.join(f'{v:.1f}' for v in model)} | | |")
-        for name in (CHAT_APP, CONTINUED):
+        for name in (CHAT_APP, CONTINUED, FIRST_TURN):
             ttfe = summary["ttfe_p50_ms"][name]
             minus_bare = [t - b for t, b in zip(ttfe, summary["ttfe_p50_ms"][BARE], strict=True)]
             minus_model = [t - m for t, m in zip(ttfe, model, strict=True)]

@@ -54,11 +54,9 @@ def main() -> None:
         api.start_servers_with({}, model_delay_ms=delay),
     ]
     try:
-        index = {"no-model": 1, "chat": 2, "continued": 3, "chat-id": 2}[args.target]
+        index = {"no-model": 1, "chat": 2, "continued": 3, "chat-id": 4}[args.target]
         seeding = argparse.Namespace(clients=8, streams=8)  # the continued-chat target seeds 8 chats
         targets = [api.targets_of(s, seeding)[index] for s in servers]
-        for target in targets:
-            target.new_chat_ids = args.target == "chat-id"
         if args.ttfe:
             return ttfe_rounds(servers, targets, args.ttfe, args.rounds)
         stream = args.mode == "sse"
