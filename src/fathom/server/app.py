@@ -19,7 +19,6 @@ from fathom.server import health
 from fathom.server.auth import AuthContext, authenticate_identity
 from fathom.server.body_limit import BodySizeLimitMiddleware
 from fathom.server.errors import envelope, install_error_handlers
-from fathom.server.json_response import CompactJSONResponse
 from fathom.server.openapi import install_unique_operation_ids, route_id
 from fathom.server.routes import (
     accounts,
@@ -105,7 +104,6 @@ def create_app(platform: Platform, *, run_workers: bool = True) -> FastAPI:
         version=__version__,
         description="Knowledge-base Q&A, workflows and agents; speaks FastGPT's HTTP API.",
         lifespan=lifespan,
-        default_response_class=CompactJSONResponse,
         docs_url=None,  # /docs and /redoc come from routes/api_docs.py, with no CDN
         redoc_url=None,
         openapi_url="/openapi.json",
