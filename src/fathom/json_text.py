@@ -23,12 +23,17 @@ import orjson
 _OPTIONS = orjson.OPT_PASSTHROUGH_DATETIME | orjson.OPT_PASSTHROUGH_DATACLASS
 
 
+def _by_json(value: Any) -> str:
+    """What ``orjson`` refused, written by ``json`` (or refused by it) in the same compact form."""
+    return json.dumps(value, ensure_ascii=False, separators=(",", ":"))
+
+
 def dumps_bytes(value: Any) -> bytes:
     """``value`` as compact UTF-8 JSON."""
     try:
         return orjson.dumps(value, option=_OPTIONS)
     except TypeError:  # orjson.JSONEncodeError is a TypeError
-        return json.dumps(value, ensure_ascii=False, separators=(",", ":")).encode()
+        return _by_json(value).encode()
 
 
 def dumps(value: Any) -> str:
@@ -36,7 +41,7 @@ def dumps(value: Any) -> str:
     try:
         return orjson.dumps(value, option=_OPTIONS).decode()
     except TypeError:
-        return json.dumps(value, ensure_ascii=False, separators=(",", ":"))
+        return _by_json(value)
 
 
 def loads(text: str | bytes) -> Any:

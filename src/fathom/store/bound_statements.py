@@ -138,7 +138,7 @@ class BoundStatement:
             processors.append(bind_processors.get(name))  # type: ignore[arg-type]
         row_class: Callable[..., Any] | None = None
         column_processors: list[Callable[[Any], Any] | None] = []
-        if isinstance(self.statement, Select) or compiled._result_columns:  # a SELECT or a RETURNING
+        if compiled._result_columns:  # a SELECT's columns, or a RETURNING's
             columns = compiled._result_columns
             row_class = _row_class([column[0] for column in columns])
             column_processors = [column[3]._cached_result_processor(dialect, None) for column in columns]

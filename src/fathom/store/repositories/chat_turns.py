@@ -223,6 +223,14 @@ def _chat_where(team_id: str, app_id: str, chat_id: str) -> tuple[Any, ...]:
     return (_CHATS.c.team_id == team_id, _CHATS.c.app_id == app_id, _CHATS.c.chat_id == chat_id)
 
 
+# the columns that name a chat's owner, by owner kind (``fathom.chat.ownership``); any other kind is "member"
+_OWNER_COLUMNS = {"member": ("member_id",), "key": ("api_key_id",), "visitor": ("share_id", "out_link_uid")}
+
+
+def _owner_kind(kind: str) -> str:
+    return kind if kind in _OWNER_COLUMNS else "member"
+
+
 def owner_conditions(
     kind: str,
     *,
@@ -232,43 +240,38 @@ def owner_conditions(
     out_link_uid: str | None = None,
 ) -> list[Any]:
     """The conditions that select the chats of one owner (``fathom.chat.ownership``)."""
-    c = _CHATS.c
-    if kind == "visitor":
-        return [c.owner_kind == "visitor", c.share_id == share_id, c.out_link_uid == out_link_uid]
-    if kind == "key":
-        return [c.owner_kind == "key", c.api_key_id == api_key_id]
-    return [c.owner_kind == "member", c.member_id == member_id]
-
-
-# the owner's value of each owner condition of a first turn's upsert, by bound parameter
-_OWNER_PARAMS = {
-    "member": {"member_id": "o_member"},
-    "key": {"api_key_id": "o_key"},
-    "visitor": {"share_id": "o_share", "out_link_uid": "o_visitor"},
-}
+    given = {
+        "member_id": member_id,
+        "api_key_id": api_key_id,
+        "share_id": share_id,
+        "out_link_uid": out_link_uid,
+    }
+    kind = _owner_kind(kind)
+    return [
+        _CHATS.c.owner_kind == kind,
+        *(_CHATS.c[column] == given[column] for column in _OWNER_COLUMNS[kind]),
+    ]
 
 
 @functools.cache
-def _upsert_chat(dialect: str, owner_kind: str) -> tuple[BoundStatement, dict[str, str]]:
+def _upsert_chat(dialect: str, kind: str) -> BoundStatement:
     """A first turn's chat row under a chatId the caller chose: inserted, or, when a turn of the same
-    owner stored it first, its variables and time updated; returns the row's id, or no row for another
-    owner's chat (left as it was). Not ``rowcount``: SQLAlchemy's psycopg driver reports -1 for an
-    ``INSERT``. Built once per dialect and owner kind, with the owner's columns
-    (``ChatTurn`` attributes of the same names) by bound parameter; compared by ``IS`` / ``IS NOT
-    DISTINCT FROM``, a missing value matching a missing one as :func:`owner_conditions`' ``IS NULL``
-    does."""
-    kind = owner_kind if owner_kind in _OWNER_PARAMS else "member"
+    owner (``kind``, one of ``_OWNER_COLUMNS``) stored it first, its variables and time updated; returns
+    the row's id, or no row for another owner's chat (left as it was). Not ``rowcount``: SQLAlchemy's
+    psycopg driver reports -1 for an ``INSERT``. Built once per dialect and owner kind, the owner's
+    columns bound as ``o_<column>``; compared by ``IS`` / ``IS NOT DISTINCT FROM``, a missing value
+    matching a missing one as :func:`owner_conditions`' ``IS NULL`` does."""
     statement = (pg_insert if dialect == "postgresql" else sqlite_insert)(_CHATS)
     owner = [_CHATS.c.owner_kind == kind] + [
-        _CHATS.c[column].is_not_distinct_from(bindparam(name, type_=_CHATS.c[column].type))
-        for column, name in _OWNER_PARAMS[kind].items()
+        _CHATS.c[column].is_not_distinct_from(bindparam(f"o_{column}", type_=_CHATS.c[column].type))
+        for column in _OWNER_COLUMNS[kind]
     ]
     upsert = statement.on_conflict_do_update(
         index_elements=["app_id", "chat_id"],
         set_={"variables": statement.excluded.variables, "updated_at": statement.excluded.updated_at},
         where=and_(*owner),
     ).returning(_CHATS.c.id)
-    return BoundStatement(upsert, (*_CHAT_COLUMNS, *_OWNER_PARAMS[kind].values())), _OWNER_PARAMS[kind]
+    return BoundStatement(upsert, (*_CHAT_COLUMNS, *(f"o_{column}" for column in _OWNER_COLUMNS[kind])))
 
 
 def _items_where(team_id: str, app_id: str, chat_id: str) -> tuple[Any, ...]:
@@ -422,9 +425,9 @@ class SqlChatTurnRepository:
                 return
             # a first turn racing another on the same chatId: the later one updates, when both are the
             # same owner's; another owner's turn is refused (nothing of it is stored)
-            upsert, owner_columns = _upsert_chat(conn.dialect.name, turn.owner_kind)
-            owner = {name: getattr(turn, column) for column, name in owner_columns.items()}
-            if upsert.first(conn, {**values, **owner}) is None:
+            kind = _owner_kind(turn.owner_kind)
+            owner = {f"o_{column}": getattr(turn, column) for column in _OWNER_COLUMNS[kind]}
+            if _upsert_chat(conn.dialect.name, kind).first(conn, {**values, **owner}) is None:
                 raise Conflict(f"chatId: chat {turn.chat_id} belongs to another caller; start a new chat")
             return
         if not turn.metadata and turn.title is None:  # the usual continued turn: bound values only
