@@ -8,12 +8,14 @@ from pathlib import Path
 
 import numpy as np
 import pytest
+from hypothesis import given, settings
+from hypothesis import strategies as st
 
 from fathom.knowledge.ports import SearchScope
 from fathom.store import migrate
 from fathom.store.db import Database
 from fathom.store.knowledge import SqlChunkRepository, SqlDatasetRepository, SqlVectorIndex
-from fathom.store.knowledge.vectors import _quantize, simsimd
+from fathom.store.knowledge.vectors import _best, _quantize, simsimd
 from fathom.store.protocols import ChunkToWrite
 from fathom.store.repositories import SqlTeamRepository
 
@@ -24,6 +26,33 @@ def test_quantize_maps_the_largest_component_to_127_and_keeps_signs() -> None:
     vectors = np.array([[0.5, -0.25, 0.0], [-0.1, 0.05, 0.2]], dtype=np.float32)
     assert _quantize(vectors).tolist() == [[127, -64, 0], [-25, 13, 51]]
     assert _quantize(np.zeros((1, 3), dtype=np.float32)).tolist() == [[0, 0, 0]]
+
+
+@settings(max_examples=300, deadline=None)
+@given(
+    st.lists(
+        st.one_of(st.integers(-40, 40).map(float), st.just(-np.inf)),  # ties, as int8 scores have
+        min_size=1,
+        max_size=400,
+    ),
+    st.integers(0, 420),
+)
+def test_best_picks_the_highest_finite_scores_whether_or_not_a_sample_threshold_goes_first(
+    values: list[float], take: int
+) -> None:
+    scores = np.array(values, dtype=np.float32)
+    chosen = _best(scores, take)
+    assert len(set(chosen.tolist())) == len(chosen)
+    finite = np.sort(scores[np.isfinite(scores)])[::-1]
+    wanted = finite[: take if 0 < take < len(scores) else len(scores)]
+    assert np.sort(scores[chosen])[::-1].tolist() == wanted.tolist()
+
+
+def test_best_over_a_large_array_returns_the_same_positions_as_a_full_partition() -> None:
+    scores = np.random.default_rng(5).standard_normal(100_000).astype(np.float32)  # no ties
+    for take in (1, 40, 400, 1600, 12_000):
+        expected = np.argpartition(-scores, take - 1)[:take]
+        assert set(_best(scores, take).tolist()) == set(expected.tolist())
 
 
 @pytest.mark.skipif(simsimd is None, reason="simsimd has no wheel for this platform: the int8 scan is off")

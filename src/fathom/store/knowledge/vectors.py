@@ -112,10 +112,38 @@ def _best_per_data(data_ids: Sequence[str], scores: Sequence[float], limit: int)
     return sorted(best.items(), key=lambda hit: (-hit[1], hit[0]))[:limit]
 
 
+_SAMPLE_STRIDE = 8  # ``_best``: every 8th score estimates the threshold of a large array's best
+
+
 def _best(scores: np.ndarray, take: int) -> np.ndarray:
-    """Positions of the ``take`` highest finite scores (in no particular order)."""
-    top = np.argpartition(-scores, take - 1)[:take] if 0 < take < len(scores) else np.arange(len(scores))
+    """Positions of the ``take`` highest finite scores (in no particular order).
+
+    A partition of the whole array costs ~1.2 ms at 100k scores, half the int8 scan that made them.
+    Over an array at least ``8 × take`` long, the scores at or above a threshold go first: the threshold
+    is the score ranked ``2 × take / 8`` in every 8th score, which about ``2 × take`` scores reach; only
+    those are partitioned (0.2 ms at 100k). The ``take`` best are always among them when at least
+    ``take`` reach it (each of the best is at least the ``take``-th score, which is at least the
+    threshold); when fewer do, the whole array is partitioned."""
+    size = len(scores)
+    top: np.ndarray | None
+    if not 0 < take < size:
+        top = np.arange(size)
+    else:
+        top = _best_above_sample_threshold(scores, take) if size >= 8 * take else None
+        if top is None:
+            top = np.argpartition(-scores, take - 1)[:take]
     return top[np.isfinite(scores[top])]
+
+
+def _best_above_sample_threshold(scores: np.ndarray, take: int) -> np.ndarray | None:
+    """``_best``'s positions found among the scores at or above the sample's threshold; None when fewer
+    than ``take`` reach it."""
+    sample = scores[::_SAMPLE_STRIDE]
+    position = len(sample) - 1 - min(len(sample) - 1, 2 * take // _SAMPLE_STRIDE)
+    passing = np.flatnonzero(scores >= np.partition(sample, position)[position])
+    if len(passing) < take:
+        return None
+    return passing[np.argpartition(-scores[passing], take - 1)[:take]]
 
 
 class SqlVectorIndex:
