@@ -7,8 +7,11 @@ one on PostgreSQL."""
 
 from __future__ import annotations
 
+import importlib.util
 import os
+import sys
 from collections.abc import Iterator
+from pathlib import Path
 from typing import Any
 
 import pytest
@@ -16,6 +19,24 @@ from chat_support import MODEL, ChatServer, free_port, start_chat_server
 
 from fathom.config import Settings
 from fathom.testing import ScriptedOpenAIServer
+
+
+def _live_support() -> Any:
+    """``tests/server/live_support.py`` as the module ``live_support`` (one module for every folder, as
+    ``tests/console/conftest.py`` has it): this folder's modules import ``backend_database_url`` from it."""
+    if "live_support" in sys.modules:
+        return sys.modules["live_support"]
+    spec = importlib.util.spec_from_file_location(
+        "live_support", Path(__file__).parents[1] / "server" / "live_support.py"
+    )
+    assert spec and spec.loader
+    module = importlib.util.module_from_spec(spec)
+    sys.modules[spec.name] = module
+    spec.loader.exec_module(module)
+    return module
+
+
+backend_database_url = _live_support().backend_database_url
 
 
 @pytest.fixture(scope="session")
@@ -64,15 +85,10 @@ def chat_server_each_backend(
     tmp_path_factory: pytest.TempPathFactory, scripted: ScriptedOpenAIServer, request: pytest.FixtureRequest
 ) -> Iterator[ChatServer]:
     """The module's own server with the scripted model, on SQLite, then on PostgreSQL."""
-    extra: dict[str, Any] = {}
-    if request.param == "postgres":
-        module = request.module.__name__.rsplit(".", 1)[-1]
-        extra["database_url"] = request.getfixturevalue("postgres_server").create_database(
-            f"{module}_{os.getpid()}_{free_port()}"
-        )
+    database_url = backend_database_url(request, request.module.__name__.rsplit(".", 1)[-1])
     root = tmp_path_factory.mktemp(f"chat_{request.param}")
     settings = Settings(
-        **extra,
+        database_url=database_url,
         data_dir=root / "data",
         port=free_port(),
         workers=0,

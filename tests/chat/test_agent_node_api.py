@@ -13,6 +13,7 @@ from typing import Any
 
 import pytest
 from chat_support import ChatServer, free_port, parse_sse, start_chat_server
+from live_support import backend_database_url
 
 from fathom.agent.system_prompt import AGENT_GUIDE, TOOL_GUIDES
 from fathom.config import Settings
@@ -27,9 +28,7 @@ def agent_server(
 ) -> Iterator[ChatServer]:
     """A server per backend (the checkpoint is stored with the chat item and read back next turn)."""
     root = tmp_path_factory.mktemp("agent")
-    database_url = None
-    if request.param == "postgres":
-        database_url = request.getfixturevalue("postgres_server").create_database(f"agent_{free_port()}")
+    database_url = backend_database_url(request, "agent")
     models = root / "models.yaml"
     models.write_text(
         "default_chat: scripted-chat\n"

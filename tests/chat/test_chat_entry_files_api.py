@@ -12,6 +12,7 @@ from urllib.parse import parse_qs, urlsplit
 
 import pytest
 from chat_support import MODEL, ChatServer, free_port, start_chat_server
+from live_support import backend_database_url
 from test_child_app_isolation_api import _passed_history, file_lister, parent
 
 from fathom.config import Settings
@@ -29,9 +30,7 @@ def files_server(
 ) -> Iterator[ChatServer]:
     """A server per backend (stored files are read back from the chat's items on the next turn)."""
     root = tmp_path_factory.mktemp("entry-files")
-    database_url = None
-    if request.param == "postgres":
-        database_url = request.getfixturevalue("postgres_server").create_database(f"files_{free_port()}")
+    database_url = backend_database_url(request, "files")
     settings = Settings(
         data_dir=root / "data",
         database_url=database_url,

@@ -13,6 +13,7 @@ from urllib.parse import quote
 import httpx
 import pytest
 from chat_support import MODEL, ChatServer, free_port, start_chat_server
+from live_support import backend_database_url
 
 from fathom.config import Settings
 from fathom.security import PreviewUrlSigner
@@ -27,9 +28,7 @@ def server(
     request: pytest.FixtureRequest, tmp_path_factory: pytest.TempPathFactory, scripted: ScriptedOpenAIServer
 ) -> Iterator[ChatServer]:
     root = tmp_path_factory.mktemp("chat-upload")
-    database_url = None
-    if request.param == "postgres":
-        database_url = request.getfixturevalue("postgres_server").create_database(f"upload_{free_port()}")
+    database_url = backend_database_url(request, "upload")
     port = free_port()
     settings = Settings(
         data_dir=root / "data",

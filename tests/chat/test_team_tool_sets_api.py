@@ -16,10 +16,10 @@ from typing import Any
 
 import pytest
 from chat_support import MODEL, ChatServer, free_port, start_chat_server
+from live_support import backend_database_url
 
 from fathom.config import Settings
 from fathom.platform import Platform
-from fathom.store.pg_embedded import EmbeddedPostgres
 from fathom.testing import ScriptedOpenAIServer, text_turn, tool_call_turn
 from fathom.testing._http import BackgroundHttpServer, HttpRequest, HttpResponse
 from workflow_json import START_TEXT, edge, tool_caller, tool_edge
@@ -32,10 +32,7 @@ TOKEN = "tok-secret-7f3a9c21"
 def tools_server(
     request: pytest.FixtureRequest, tmp_path_factory: pytest.TempPathFactory, scripted: ScriptedOpenAIServer
 ) -> Iterator[ChatServer]:
-    database_url = None
-    if request.param == "postgres":
-        postgres: EmbeddedPostgres = request.getfixturevalue("postgres_server")
-        database_url = postgres.create_database(f"toolsets_{free_port()}")
+    database_url = backend_database_url(request, "toolsets")
     settings = Settings(
         database_url=database_url,
         data_dir=tmp_path_factory.mktemp("toolsets") / "data",

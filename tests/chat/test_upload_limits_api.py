@@ -18,6 +18,7 @@ from typing import Any
 import httpx
 import pytest
 from chat_support import MODEL, ChatServer, free_port, start_chat_server
+from live_support import backend_database_url
 
 from fathom.config import Settings
 from fathom.platform import Platform
@@ -35,9 +36,7 @@ def server(
     request: pytest.FixtureRequest, tmp_path_factory: pytest.TempPathFactory, scripted: ScriptedOpenAIServer
 ) -> Iterator[ChatServer]:
     root = tmp_path_factory.mktemp("upload-limits")
-    database_url = None
-    if request.param == "postgres":
-        database_url = request.getfixturevalue("postgres_server").create_database(f"uplim_{free_port()}")
+    database_url = backend_database_url(request, "uplim")
     port = free_port()
     settings = Settings(
         data_dir=root / "data",

@@ -2,13 +2,11 @@
 
 from __future__ import annotations
 
-import os
 from collections.abc import Iterator
 from pathlib import Path
-from typing import Any
 
 import pytest
-from live_support import LiveServer, free_port, start_live_server
+from live_support import LiveServer, backend_database_url, free_port, start_live_server
 
 from fathom.config import Settings
 
@@ -35,14 +33,13 @@ def module_live_server_each_backend(
 ) -> Iterator[LiveServer]:
     """:func:`module_live_server` on SQLite, then on PostgreSQL: a module whose answers must be proven on
     both backends takes it as its ``module_live_server``."""
-    extra: dict[str, Any] = {}
-    if request.param == "postgres":
-        module = request.module.__name__.rsplit(".", 1)[-1]
-        extra["database_url"] = request.getfixturevalue("postgres_server").create_database(
-            f"{module}_{os.getpid()}_{free_port()}"
-        )
+    database_url = backend_database_url(request, request.module.__name__.rsplit(".", 1)[-1])
     root = tmp_path_factory.mktemp(f"server_{request.param}")
     settings = Settings(
-        data_dir=root / "data", port=free_port(), max_body_bytes=64 * 1024, workers=1, **extra
+        data_dir=root / "data",
+        port=free_port(),
+        max_body_bytes=64 * 1024,
+        workers=1,
+        database_url=database_url,
     )
     yield from start_live_server(settings)

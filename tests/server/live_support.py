@@ -4,12 +4,13 @@ need a server with their own settings)."""
 from __future__ import annotations
 
 import asyncio
+import os
 import socket
 import threading
 import time
 from collections.abc import Iterator
 from dataclasses import dataclass
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 import httpx
 import uvicorn
@@ -17,6 +18,11 @@ import uvicorn
 from fathom.config import Settings
 from fathom.platform import Bootstrap, Platform
 from fathom.server.app import create_app, server_config
+
+if TYPE_CHECKING:
+    import pytest
+
+    from fathom.store.pg_embedded import EmbeddedPostgres
 
 
 @dataclass
@@ -36,6 +42,18 @@ def free_port() -> int:
     with socket.socket() as sock:
         sock.bind(("127.0.0.1", 0))
         return int(sock.getsockname()[1])
+
+
+def backend_database_url(request: pytest.FixtureRequest, name: str) -> str | None:
+    """The ``database_url`` of a server on the backend a fixture parametrized over ``["sqlite", "postgres"]``
+    is at (``request.param``): None for "sqlite" (Settings then uses the file ``fathom.db`` in its data
+    folder), for "postgres" the URL of a fresh database ``<name>_<pid>_<free port>`` (unique per process:
+    each pytest-xdist worker has its own) on the session's embedded PostgreSQL: the ``postgres_server``
+    fixture of ``tests/conftest.py``, which skips with its reason where PostgreSQL cannot be had."""
+    if request.param != "postgres":
+        return None
+    postgres: EmbeddedPostgres = request.getfixturevalue("postgres_server")
+    return postgres.create_database(f"{name}_{os.getpid()}_{free_port()}")
 
 
 def start_live_server(

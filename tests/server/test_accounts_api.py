@@ -13,10 +13,9 @@ from dataclasses import dataclass
 
 import httpx
 import pytest
-from live_support import LiveServer, free_port, ok, start_live_server
+from live_support import LiveServer, backend_database_url, free_port, ok, start_live_server
 
 from fathom.config import Settings
-from fathom.store.pg_embedded import EmbeddedPostgres
 
 PER_USER = 3
 PER_IP = 6
@@ -36,10 +35,7 @@ class Replicas:
 @pytest.fixture(scope="module", params=["sqlite", "postgres"])
 def replicas(request: pytest.FixtureRequest, tmp_path_factory: pytest.TempPathFactory) -> Iterator[Replicas]:
     root = tmp_path_factory.mktemp(f"accounts-{request.param}")
-    database_url = f"sqlite:///{root / 'fathom.db'}"
-    if request.param == "postgres":
-        postgres: EmbeddedPostgres = request.getfixturevalue("postgres_server")
-        database_url = postgres.create_database(f"accounts_{free_port()}")
+    database_url = backend_database_url(request, "accounts") or f"sqlite:///{root / 'fathom.db'}"
 
     def settings() -> Settings:
         return Settings(

@@ -15,10 +15,9 @@ from typing import Any
 
 import httpx
 import pytest
-from live_support import LiveServer, free_port, ok, start_live_server
+from live_support import LiveServer, backend_database_url, free_port, ok, start_live_server
 
 from fathom.config import Settings
-from fathom.store.pg_embedded import EmbeddedPostgres
 from fathom.testing import ScriptedOpenAIServer, text_turn
 
 MODEL = "scripted-chat"
@@ -63,10 +62,7 @@ def logs(
     request: pytest.FixtureRequest, tmp_path_factory: pytest.TempPathFactory, scripted: ScriptedOpenAIServer
 ) -> Iterator[Logs]:
     root = tmp_path_factory.mktemp(f"chat-logs-{request.param}")
-    database_url = None
-    if request.param == "postgres":
-        postgres: EmbeddedPostgres = request.getfixturevalue("postgres_server")
-        database_url = postgres.create_database(f"chat_logs_{free_port()}")
+    database_url = backend_database_url(request, "chat_logs")
     settings = Settings(
         data_dir=root / "data",
         database_url=database_url,

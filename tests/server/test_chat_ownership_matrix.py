@@ -19,11 +19,10 @@ from typing import Any
 
 import httpx
 import pytest
-from live_support import LiveServer, free_port, ok
+from live_support import LiveServer, backend_database_url, ok
 from security_world import LOGIN, MODEL, run_on, scripted, serve
 
 from fathom.platform import Platform
-from fathom.store.pg_embedded import EmbeddedPostgres
 from fathom.testing import ScriptedOpenAIServer
 
 __all__ = ["scripted"]
@@ -111,10 +110,7 @@ LOGS = "/api/core/app/getChatLogs"
 def cast(
     request: pytest.FixtureRequest, tmp_path_factory: pytest.TempPathFactory, scripted: ScriptedOpenAIServer
 ) -> Iterator[Cast]:
-    database_url = None
-    if request.param == "postgres":
-        postgres: EmbeddedPostgres = request.getfixturevalue("postgres_server")
-        database_url = postgres.create_database(f"owners_{free_port()}")
+    database_url = backend_database_url(request, "owners")
     for server in serve(tmp_path_factory.mktemp(f"owners-{request.param}"), scripted, database_url):
         cast = _build_cast(server)
         yield cast

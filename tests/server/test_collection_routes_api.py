@@ -5,27 +5,24 @@ PostgreSQL: ``collection/create`` (an empty collection), ``data/insertData`` (on
 
 from __future__ import annotations
 
-import os
 import time
 from collections.abc import Iterator
 from typing import Any
 
 import httpx
 import pytest
-from live_support import FAQ, LiveServer, free_port, ok, start_live_server
+from live_support import FAQ, LiveServer, backend_database_url, free_port, ok, start_live_server
 
 from fathom.config import Settings
 
 
 @pytest.fixture(scope="module", params=["sqlite", "postgres"])
 def server(request: pytest.FixtureRequest, tmp_path_factory: pytest.TempPathFactory) -> Iterator[LiveServer]:
-    extra: dict[str, Any] = {}
-    if request.param == "postgres":
-        extra["database_url"] = request.getfixturevalue("postgres_server").create_database(
-            f"collections_{os.getpid()}_{free_port()}"
-        )
+    database_url = backend_database_url(request, "collections")
     root = tmp_path_factory.mktemp(request.param)
-    yield from start_live_server(Settings(data_dir=root / "data", port=free_port(), workers=1, **extra))
+    yield from start_live_server(
+        Settings(data_dir=root / "data", port=free_port(), workers=1, database_url=database_url)
+    )
 
 
 def listed(client: httpx.Client, dataset_id: str) -> dict[str, dict[str, Any]]:

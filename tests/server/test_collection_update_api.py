@@ -7,7 +7,6 @@ accept and the usage summary groups by."""
 
 from __future__ import annotations
 
-import os
 import re
 import time
 from collections.abc import Iterator
@@ -15,7 +14,7 @@ from typing import Any
 
 import httpx
 import pytest
-from live_support import FAQ, LiveServer, free_port, ok, start_live_server
+from live_support import FAQ, LiveServer, backend_database_url, free_port, ok, start_live_server
 
 from fathom.config import Settings
 
@@ -25,13 +24,11 @@ OBJECT_ID = re.compile(r"^[0-9a-f]{24}$")
 
 @pytest.fixture(scope="module", params=["sqlite", "postgres"])
 def server(request: pytest.FixtureRequest, tmp_path_factory: pytest.TempPathFactory) -> Iterator[LiveServer]:
-    extra: dict[str, Any] = {}
-    if request.param == "postgres":
-        extra["database_url"] = request.getfixturevalue("postgres_server").create_database(
-            f"collection_update_{os.getpid()}_{free_port()}"
-        )
+    database_url = backend_database_url(request, "collection_update")
     root = tmp_path_factory.mktemp(request.param)
-    yield from start_live_server(Settings(data_dir=root / "data", port=free_port(), workers=1, **extra))
+    yield from start_live_server(
+        Settings(data_dir=root / "data", port=free_port(), workers=1, database_url=database_url)
+    )
 
 
 @pytest.fixture

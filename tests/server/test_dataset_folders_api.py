@@ -5,7 +5,6 @@ permission on a folder holding for what is in it."""
 
 from __future__ import annotations
 
-import os
 import re
 import time
 from collections.abc import Iterator
@@ -14,7 +13,7 @@ from typing import Any
 
 import httpx
 import pytest
-from live_support import FAQ, LiveServer, free_port, ok, start_live_server
+from live_support import FAQ, LiveServer, backend_database_url, free_port, ok, start_live_server
 from security_world import run_on
 
 from fathom.config import Settings
@@ -27,13 +26,11 @@ _names = count()
 
 @pytest.fixture(scope="module", params=["sqlite", "postgres"])
 def server(request: pytest.FixtureRequest, tmp_path_factory: pytest.TempPathFactory) -> Iterator[LiveServer]:
-    extra: dict[str, Any] = {}
-    if request.param == "postgres":
-        extra["database_url"] = request.getfixturevalue("postgres_server").create_database(
-            f"folders_{os.getpid()}_{free_port()}"
-        )
+    database_url = backend_database_url(request, "folders")
     root = tmp_path_factory.mktemp(request.param)
-    yield from start_live_server(Settings(data_dir=root / "data", port=free_port(), workers=1, **extra))
+    yield from start_live_server(
+        Settings(data_dir=root / "data", port=free_port(), workers=1, database_url=database_url)
+    )
 
 
 @pytest.fixture

@@ -6,7 +6,6 @@ searches filtered by tags and createTime in ``searchTest`` and in a workflow's k
 from __future__ import annotations
 
 import json
-import os
 import re
 import time
 from collections.abc import Iterator
@@ -15,7 +14,7 @@ from typing import Any
 
 import httpx
 import pytest
-from live_support import LiveServer, free_port, ok, start_live_server
+from live_support import LiveServer, backend_database_url, free_port, ok, start_live_server
 
 from fathom.config import Settings
 from fathom.testing import ScriptedOpenAIServer, text_turn
@@ -59,11 +58,7 @@ def scripted() -> Iterator[ScriptedOpenAIServer]:
 def world(
     request: pytest.FixtureRequest, tmp_path_factory: pytest.TempPathFactory, scripted: ScriptedOpenAIServer
 ) -> Iterator[World]:
-    extra: dict[str, Any] = {}
-    if request.param == "postgres":
-        extra["database_url"] = request.getfixturevalue("postgres_server").create_database(
-            f"tags_{os.getpid()}_{free_port()}"
-        )
+    database_url = backend_database_url(request, "tags")
     root = tmp_path_factory.mktemp(request.param)
     settings = Settings(
         data_dir=root / "data",
@@ -71,7 +66,7 @@ def world(
         workers=1,
         openai_base_url=scripted.base_url,
         chat_model="scripted-chat",
-        **extra,
+        database_url=database_url,
     )
     for server in start_live_server(settings):
         with server.client(server.admin_key) as client:

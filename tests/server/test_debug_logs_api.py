@@ -10,15 +10,13 @@ from __future__ import annotations
 import asyncio
 import hashlib
 import logging
-import os
 from collections.abc import Iterator
 from contextlib import closing
 from pathlib import Path
-from typing import Any
 
 import httpx
 import pytest
-from live_support import LiveServer, free_port, ok, start_live_server
+from live_support import LiveServer, backend_database_url, free_port, ok, start_live_server
 
 from fathom.cli import _configure_logging
 from fathom.config import Settings
@@ -43,13 +41,14 @@ def logged(
     request: pytest.FixtureRequest, tmp_path_factory: pytest.TempPathFactory
 ) -> Iterator[tuple[LiveServer, Captured]]:
     root: Path = tmp_path_factory.mktemp(f"logs-{request.param}")
-    extra: dict[str, Any] = {}
-    if request.param == "postgres":
-        extra["database_url"] = request.getfixturevalue("postgres_server").create_database(
-            f"logs_{os.getpid()}_{free_port()}"
-        )
+    database_url = backend_database_url(request, "logs")
     settings = Settings(
-        data_dir=root / "data", port=free_port(), workers=0, seed_demo=False, log_level="debug", **extra
+        data_dir=root / "data",
+        port=free_port(),
+        workers=0,
+        seed_demo=False,
+        log_level="debug",
+        database_url=database_url,
     )
     logger = logging.getLogger()
     saved = (logger.handlers[:], logger.level)

@@ -14,7 +14,7 @@ from collections.abc import Iterator
 from pathlib import Path
 
 import pytest
-from live_support import LiveServer, free_port, start_live_server
+from live_support import LiveServer, backend_database_url, free_port, start_live_server
 
 from fathom.config import Settings
 from fathom.testing import ScriptedOpenAIServer, Turn
@@ -41,11 +41,7 @@ def qa_reply(request: RecordedRequest) -> Turn:
 def served(
     request: pytest.FixtureRequest, tmp_path_factory: pytest.TempPathFactory
 ) -> Iterator[tuple[LiveServer, ScriptedOpenAIServer]]:
-    extra: dict[str, str] = {}
-    if request.param == "postgres":
-        extra["database_url"] = request.getfixturevalue("postgres_server").create_database(
-            f"example_script_{os.getpid()}_{free_port()}"
-        )
+    database_url = backend_database_url(request, "example_script")
     with ScriptedOpenAIServer(qa_reply) as scripted:
         root = tmp_path_factory.mktemp(f"example_{request.param}")
         settings = Settings(
@@ -54,7 +50,7 @@ def served(
             workers=1,
             openai_base_url=scripted.base_url,
             chat_model=MODEL,
-            **extra,
+            database_url=database_url,
         )
         for server in start_live_server(settings):
             yield server, scripted

@@ -10,7 +10,6 @@ from __future__ import annotations
 
 import base64
 import io
-import os
 import struct
 import time
 import zlib
@@ -19,7 +18,7 @@ from typing import Any
 
 import httpx
 import pytest
-from live_support import LiveServer, free_port, ok, start_live_server
+from live_support import LiveServer, backend_database_url, free_port, ok, start_live_server
 
 from fathom.config import Settings
 from fathom.testing import ScriptedOpenAIServer, Turn
@@ -80,11 +79,7 @@ def describe(request: RecordedRequest) -> Turn:
 def served(
     request: pytest.FixtureRequest, tmp_path_factory: pytest.TempPathFactory
 ) -> Iterator[tuple[LiveServer, ScriptedOpenAIServer]]:
-    extra: dict[str, Any] = {}
-    if request.param == "postgres":
-        extra["database_url"] = request.getfixturevalue("postgres_server").create_database(
-            f"image_training_{os.getpid()}_{free_port()}"
-        )
+    database_url = backend_database_url(request, "image_training")
     with ScriptedOpenAIServer() as scripted:
         root = tmp_path_factory.mktemp(request.param)
         models = root / "models.yaml"
@@ -101,7 +96,7 @@ def served(
             models_file=models,
             openai_base_url=scripted.base_url,
             chat_model="scripted-chat",
-            **extra,
+            database_url=database_url,
         )
         for server in start_live_server(settings):
             yield server, scripted

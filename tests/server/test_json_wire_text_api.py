@@ -10,11 +10,10 @@ from dataclasses import dataclass
 
 import httpx
 import pytest
-from live_support import LiveServer, free_port, ok, start_live_server
+from live_support import LiveServer, backend_database_url, free_port, ok, start_live_server
 from sqlalchemy import create_engine, text
 
 from fathom.config import Settings
-from fathom.store.pg_embedded import EmbeddedPostgres
 from fathom.testing import ScriptedOpenAIServer, text_turn
 
 MODEL = "scripted-chat"
@@ -35,10 +34,7 @@ class World:
 @pytest.fixture(scope="module", params=["sqlite", "postgres"])
 def world(request: pytest.FixtureRequest, tmp_path_factory: pytest.TempPathFactory) -> Iterator[World]:
     root = tmp_path_factory.mktemp(f"json-text-{request.param}")
-    database_url = None
-    if request.param == "postgres":
-        postgres: EmbeddedPostgres = request.getfixturevalue("postgres_server")
-        database_url = postgres.create_database(f"json_text_{free_port()}")
+    database_url = backend_database_url(request, "json_text")
     with ScriptedOpenAIServer() as scripted:
         scripted.set_script(lambda _request: text_turn(ANSWER))
         settings = Settings(

@@ -18,7 +18,7 @@ from typing import Any
 
 import httpx
 import pytest
-from live_support import LiveServer, free_port, ok, start_live_server
+from live_support import LiveServer, backend_database_url, free_port, ok, start_live_server
 
 from fathom.config import Settings
 from fathom.knowledge.model_training import QA_INSTRUCTIONS
@@ -60,11 +60,7 @@ def auto_reply(request: RecordedRequest) -> Turn:
 def served(
     request: pytest.FixtureRequest, tmp_path_factory: pytest.TempPathFactory
 ) -> Iterator[tuple[LiveServer, ScriptedOpenAIServer]]:
-    extra: dict[str, Any] = {}
-    if request.param == "postgres":
-        extra["database_url"] = request.getfixturevalue("postgres_server").create_database(
-            f"model_training_{os.getpid()}_{free_port()}"
-        )
+    database_url = backend_database_url(request, "model_training")
     with ScriptedOpenAIServer() as scripted:
         root = tmp_path_factory.mktemp(request.param)
         settings = Settings(
@@ -73,7 +69,7 @@ def served(
             workers=1,
             openai_base_url=scripted.base_url,
             chat_model="scripted-chat",
-            **extra,
+            database_url=database_url,
         )
         for server in start_live_server(settings):
             yield server, scripted

@@ -23,10 +23,9 @@ from typing import Any
 
 import httpx
 import pytest
-from live_support import free_port
+from live_support import backend_database_url
 from security_world import World, build_world, last_answer_id, scripted, serve
 
-from fathom.store.pg_embedded import EmbeddedPostgres
 from fathom.testing import ScriptedOpenAIServer
 
 __all__ = ["scripted"]
@@ -40,10 +39,7 @@ _scratch = itertools.count()
 def world(
     request: pytest.FixtureRequest, tmp_path_factory: pytest.TempPathFactory, scripted: ScriptedOpenAIServer
 ) -> Iterator[World]:
-    database_url = None
-    if request.param == "postgres":
-        postgres: EmbeddedPostgres = request.getfixturevalue("postgres_server")
-        database_url = postgres.create_database(f"matrix_{free_port()}")
+    database_url = backend_database_url(request, "matrix")
     for server in serve(tmp_path_factory.mktemp(f"matrix-{request.param}"), scripted, database_url):
         yield build_world(server, scripted)
 

@@ -5,14 +5,19 @@ no rerank model configured the search runs without rerank and says so. On SQLite
 
 from __future__ import annotations
 
-import os
 import socket
 from collections.abc import Iterator
 from pathlib import Path
-from typing import Any
 
 import pytest
-from live_support import LiveServer, create_text_dataset, free_port, ok, start_live_server
+from live_support import (
+    LiveServer,
+    backend_database_url,
+    create_text_dataset,
+    free_port,
+    ok,
+    start_live_server,
+)
 
 from fathom.config import Settings
 from fathom.testing import ScriptedOpenAIServer, text_turn
@@ -31,11 +36,7 @@ def reranking(
     tmp_path_factory: pytest.TempPathFactory, request: pytest.FixtureRequest
 ) -> Iterator[tuple[LiveServer, ScriptedOpenAIServer]]:
     """A server with a rerank model, on SQLite and on PostgreSQL (issue 30: the ``reRank`` score type)."""
-    extra: dict[str, Any] = {}
-    if request.param == "postgres":
-        extra["database_url"] = request.getfixturevalue("postgres_server").create_database(
-            f"rerank_{os.getpid()}_{free_port()}"
-        )
+    database_url = backend_database_url(request, "rerank")
     # the scripted reranker prefers the warranty chunk, which recall ranks last for this query
     with ScriptedOpenAIServer(rerank_fn=lambda q, d: 0.9 if "warranty" in d.lower() else 0.1) as scripted:
         root = tmp_path_factory.mktemp(f"rerank_{request.param}")
@@ -49,7 +50,9 @@ def reranking(
             "max_retries: 0}\n",
             encoding="utf-8",
         )
-        settings = Settings(data_dir=root / "data", port=free_port(), workers=1, models_file=models, **extra)
+        settings = Settings(
+            data_dir=root / "data", port=free_port(), workers=1, models_file=models, database_url=database_url
+        )
         for server in start_live_server(settings):
             yield server, scripted
 

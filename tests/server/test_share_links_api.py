@@ -16,12 +16,18 @@ from typing import Any
 
 import httpx
 import pytest
-from live_support import LiveServer, create_text_dataset, free_port, ok, start_live_server
+from live_support import (
+    LiveServer,
+    backend_database_url,
+    create_text_dataset,
+    free_port,
+    ok,
+    start_live_server,
+)
 from security_world import run_on
 
 from fathom.config import Settings
 from fathom.platform import Platform
-from fathom.store.pg_embedded import EmbeddedPostgres
 from fathom.testing import ScriptedOpenAIServer, text_turn
 from loopback_servers import QuietHandler, serve_on_loopback
 
@@ -56,10 +62,7 @@ def world(
     request: pytest.FixtureRequest, tmp_path_factory: pytest.TempPathFactory, scripted: ScriptedOpenAIServer
 ) -> Iterator[World]:
     root = tmp_path_factory.mktemp(f"share-{request.param}")
-    database_url = None
-    if request.param == "postgres":
-        postgres: EmbeddedPostgres = request.getfixturevalue("postgres_server")
-        database_url = postgres.create_database(f"share_links_{free_port()}")
+    database_url = backend_database_url(request, "share_links")
     models = Path(root / "models.yaml")
     models.write_text(
         f"default_chat: {MODEL}\nmodels:\n"

@@ -16,10 +16,9 @@ from pathlib import Path
 
 import httpx
 import pytest
-from live_support import LiveServer, free_port, start_live_server
+from live_support import LiveServer, backend_database_url, free_port, start_live_server
 
 from fathom.config import Settings
-from fathom.store.pg_embedded import EmbeddedPostgres
 
 PER_USER = 5
 PER_IP = 10
@@ -50,11 +49,7 @@ def servers(request: pytest.FixtureRequest, tmp_path_factory: pytest.TempPathFac
     urls: list[str] = []
     roots = [tmp_path_factory.mktemp(f"lockout-{request.param}") for _ in range(2)]
     for index, root in enumerate(roots):
-        if request.param == "postgres":
-            postgres: EmbeddedPostgres = request.getfixturevalue("postgres_server")
-            urls.append(postgres.create_database(f"lockout_{index}_{free_port()}"))
-        else:
-            urls.append(f"sqlite:///{root / 'fathom.db'}")
+        urls.append(backend_database_url(request, f"lockout_{index}") or f"sqlite:///{root / 'fathom.db'}")
     for direct in start_live_server(_settings(roots[0], urls[0], [])):
         for behind_proxy in start_live_server(_settings(roots[1], urls[1], ["127.0.0.0/8"])):
             yield Servers(direct, behind_proxy)

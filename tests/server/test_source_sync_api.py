@@ -8,7 +8,6 @@ refused by the egress guard. Sources and the embedding model are real loopback s
 from __future__ import annotations
 
 import json
-import os
 import time
 from collections.abc import Iterator
 from pathlib import Path
@@ -16,7 +15,7 @@ from typing import Any
 
 import httpx
 import pytest
-from live_support import LiveServer, free_port, ok, start_live_server
+from live_support import LiveServer, backend_database_url, free_port, ok, start_live_server
 
 from fathom.config import Settings
 from fathom.testing.fake_vectors import hash_embedding
@@ -54,11 +53,7 @@ EACH_BACKEND = pytest.mark.parametrize("world", ["sqlite", "postgres"], indirect
 def world(
     tmp_path_factory: pytest.TempPathFactory, request: pytest.FixtureRequest
 ) -> Iterator[tuple[LiveServer, ScriptedOpenAIServer]]:
-    extra: dict[str, Any] = {}
-    if request.param == "postgres":
-        extra["database_url"] = request.getfixturevalue("postgres_server").create_database(
-            f"source_sync_{os.getpid()}_{free_port()}"
-        )
+    database_url = backend_database_url(request, "source_sync")
     with ScriptedOpenAIServer(embed_fn=_embed) as scripted:
         root = tmp_path_factory.mktemp(f"sync_{request.param}")
         models = root / "models.yaml"
@@ -76,7 +71,7 @@ def world(
             models_file=models,
             egress_allow_cidrs=["127.0.0.1/32"],
             job_retry_delay_seconds=0,
-            **extra,
+            database_url=database_url,
         )
         for server in start_live_server(settings):
             yield server, scripted

@@ -11,12 +11,11 @@ from itertools import count
 
 import httpx
 import pytest
-from live_support import LiveServer, free_port, ok, start_live_server
+from live_support import LiveServer, backend_database_url, free_port, ok, start_live_server
 from security_world import run_on
 
 from fathom.config import Settings
 from fathom.platform import Platform
-from fathom.store.pg_embedded import EmbeddedPostgres
 from fathom.testing import ScriptedOpenAIServer, text_turn
 
 MODEL = "scripted-chat"
@@ -51,10 +50,7 @@ def team(
     request: pytest.FixtureRequest, tmp_path_factory: pytest.TempPathFactory, scripted: ScriptedOpenAIServer
 ) -> Iterator[Team]:
     root = tmp_path_factory.mktemp(f"team-access-{request.param}")
-    database_url = None
-    if request.param == "postgres":
-        postgres: EmbeddedPostgres = request.getfixturevalue("postgres_server")
-        database_url = postgres.create_database(f"team_access_{free_port()}")
+    database_url = backend_database_url(request, "team_access")
     settings = Settings(
         data_dir=root / "data",
         database_url=database_url,
