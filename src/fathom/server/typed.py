@@ -24,7 +24,7 @@ from __future__ import annotations
 
 import copy
 from collections.abc import Awaitable, Callable, Iterable, Iterator
-from typing import Annotated, Any, ClassVar, Generic, TypeVar
+from typing import Annotated, Any, ClassVar, Generic, TypeVar, overload
 
 from fastapi import Depends, Request
 from fastapi.routing import APIRoute
@@ -66,16 +66,26 @@ def _number_as_text(value: Any) -> Any:
 Token = Annotated[str, StringConstraints(max_length=128), BeforeValidator(_number_as_text)]
 
 
-def _as_flag(value: Any) -> Any:
+@overload
+def as_flag(value: Any, default: bool) -> bool: ...
+
+
+@overload
+def as_flag(value: Any, default: None = None) -> bool | None: ...
+
+
+def as_flag(value: Any, default: bool | None = None) -> bool | None:
+    """A boolean as FastGPT's clients send it, in a JSON body or a query string: JSON's, ``"true"``/``"1"``/
+    ``"yes"`` (any other text is false), any other value's truth; absent (None or ``""``): ``default``."""
     if value is None or value == "":
-        return None
+        return default
     if isinstance(value, str):
         return value.strip().lower() in ("true", "1", "yes")
     return bool(value)
 
 
 #: a boolean as FastGPT's clients send it: JSON, "true"/"1"/"yes", any other value's truth; "" is absent
-Flag = Annotated[bool | None, BeforeValidator(_as_flag)]
+Flag = Annotated[bool | None, BeforeValidator(as_flag)]
 
 
 class ApiModel(BaseModel):

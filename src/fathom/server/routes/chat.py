@@ -33,19 +33,10 @@ from fathom.server.routes.chat_models import (
 from fathom.server.routes.common import ANY_METHOD, params
 from fathom.server.routes.share_chat import ShareChatBody, is_share_request, start_share_chat
 from fathom.server.sse import HEARTBEAT_SECONDS, encode_frame, error_stream, sse_response, stream_frames
-from fathom.server.typed import answers, documents, parsed, validate
+from fathom.server.typed import answers, as_flag, documents, parsed, validate
 from fathom.store.protocols import NotFound
 
 router = APIRouter(tags=["chat"])
-
-
-def _flag(value: Any, default: bool = False) -> bool:
-    """A boolean from JSON or the query string (``"true"``/``"1"``)."""
-    if value is None or value == "":
-        return default
-    if isinstance(value, str):
-        return value.strip().lower() in ("true", "1", "yes")
-    return bool(value)
 
 
 def _heartbeat_of(request: Request) -> float:
@@ -101,10 +92,10 @@ async def _run_chat(request: Request, *, api_version: int, draft: bool = False) 
     no Authorization header) is a share link's visitor: see :mod:`fathom.server.routes.share_chat`."""
     values = await params(request)
     # how a refusal is sent (a frame or JSON): read as the model reads it, before the body is checked
-    stream = _flag(values.get("stream"), default=draft)
-    detail = _flag(values.get("detail"), default=draft)
+    stream = as_flag(values.get("stream"), draft)
+    detail = as_flag(values.get("detail"), draft)
     # FastGPT: the API strips [<id>](CITE) markers unless asked to keep them; the chat test keeps them
-    retain = _flag(values.get("retainDatasetCite"), default=draft)
+    retain = as_flag(values.get("retainDatasetCite"), draft)
     view: ShareView | None = None
     try:
         if not draft and is_share_request(request, values):
