@@ -1,5 +1,6 @@
 """``letters_and_digits`` (the dedupe normalisation) keeps exactly the Unicode letters and digits, on the
-ASCII fast path and on the general path alike."""
+ASCII fast path and on the general path alike; ``has_letter_or_digit`` (which tokens full-text search keeps)
+agrees with them."""
 
 from __future__ import annotations
 
@@ -8,7 +9,8 @@ import unicodedata
 from hypothesis import given
 from hypothesis import strategies as st
 
-from fathom.knowledge.text import letters_and_digits
+from fathom.knowledge.text import has_letter_or_digit, letters_and_digits
+from fathom.knowledge.tokenize import segment
 
 
 def _by_category(text: str) -> str:
@@ -30,3 +32,12 @@ def test_punctuation_and_spaces_do_not_separate_duplicates() -> None:
         "hello world 123".title().replace(" ", "")
     )
     assert letters_and_digits("知识库，检索。ok_1") == "知识库检索ok1"
+
+
+@given(st.text())
+def test_a_text_has_a_letter_or_digit_exactly_when_one_of_its_characters_is_one(text: str) -> None:
+    assert has_letter_or_digit(text) == bool(_by_category(text))
+
+
+def test_segmentation_keeps_tokens_with_a_letter_or_digit_and_drops_the_rest() -> None:
+    assert segment("Hello, 世界! ... 42 -- x_y ¿") == ["hello", "世界", "42", "x_y"]

@@ -36,6 +36,13 @@ _ASCII_NOT_ALNUM = bytes(b for b in range(128) if not chr(b).isalnum())
 # Python's \w is str.isalnum() plus "_", and str.isalnum() is true exactly for Unicode categories L* and N*
 # (checked for every code point of this interpreter's Unicode database; the property tests compare the two)
 _NOT_LETTER_OR_DIGIT = re.compile(r"[\W_]+")
+_LETTER_OR_DIGIT = re.compile(r"[^\W_]")
+
+
+def has_letter_or_digit(text: str) -> bool:
+    """Whether any character of ``text`` is a letter or a digit (``str.isalnum``; a word is decided at
+    once, other text by one search)."""
+    return text.isalnum() or _LETTER_OR_DIGIT.search(text) is not None
 
 
 def letters_and_digits(text: str) -> str:
