@@ -11,11 +11,10 @@ from typing import Any
 from urllib.parse import parse_qs, urlsplit
 
 import pytest
-from chat_support import MODEL, ChatServer, free_port, start_chat_server
-from live_support import backend_database_url
+from chat_support import MODEL, ChatServer, start_chat_server
+from live_support import backend_settings
 from test_child_app_isolation_api import _passed_history, file_lister, parent
 
-from fathom.config import Settings
 from fathom.security import PreviewUrlSigner
 from fathom.testing import ScriptedOpenAIServer
 from workflow_json import START, answer, edge
@@ -29,13 +28,10 @@ def files_server(
     request: pytest.FixtureRequest, tmp_path_factory: pytest.TempPathFactory, scripted: ScriptedOpenAIServer
 ) -> Iterator[ChatServer]:
     """A server per backend (stored files are read back from the chat's items on the next turn)."""
-    root = tmp_path_factory.mktemp("entry-files")
-    database_url = backend_database_url(request, "files")
-    settings = Settings(
-        data_dir=root / "data",
-        database_url=database_url,
-        port=free_port(),
-        workers=0,
+    settings = backend_settings(
+        request,
+        tmp_path_factory,
+        "files",
         openai_base_url=scripted.base_url,
         chat_model=MODEL,
         file_url_whitelist=["files.example"],

@@ -56,6 +56,22 @@ def backend_database_url(request: pytest.FixtureRequest, name: str) -> str | Non
     return postgres.create_database(f"{name}_{os.getpid()}_{free_port()}")
 
 
+def backend_settings(
+    request: pytest.FixtureRequest, tmp_path_factory: pytest.TempPathFactory, name: str, **fields: Any
+) -> Settings:
+    """Settings of a module's server on the backend ``request.param`` names: a fresh data folder
+    ``<name>-<backend>``, its database (``backend_database_url``), a free port, no ingestion workers;
+    ``fields`` set the rest (the scripted model's URL, ``workers`` …)."""
+    root = tmp_path_factory.mktemp(f"{name}-{request.param}")
+    values: dict[str, Any] = {
+        "data_dir": root / "data",
+        "database_url": backend_database_url(request, name),
+        "port": free_port(),
+        "workers": 0,
+    }
+    return Settings(**{**values, **fields})
+
+
 def start_live_server(
     settings: Settings, *, replica: bool = False, log_level: str = "warning"
 ) -> Iterator[LiveServer]:

@@ -15,9 +15,8 @@ from typing import Any
 
 import httpx
 import pytest
-from live_support import LiveServer, backend_database_url, free_port, ok, start_live_server
+from live_support import LiveServer, backend_settings, ok, start_live_server
 
-from fathom.config import Settings
 from fathom.testing import ScriptedOpenAIServer, text_turn
 
 MODEL = "scripted-chat"
@@ -61,15 +60,8 @@ def scripted() -> Iterator[ScriptedOpenAIServer]:
 def logs(
     request: pytest.FixtureRequest, tmp_path_factory: pytest.TempPathFactory, scripted: ScriptedOpenAIServer
 ) -> Iterator[Logs]:
-    root = tmp_path_factory.mktemp(f"chat-logs-{request.param}")
-    database_url = backend_database_url(request, "chat_logs")
-    settings = Settings(
-        data_dir=root / "data",
-        database_url=database_url,
-        port=free_port(),
-        workers=0,
-        openai_base_url=scripted.base_url,
-        chat_model=MODEL,
+    settings = backend_settings(
+        request, tmp_path_factory, "chat_logs", openai_base_url=scripted.base_url, chat_model=MODEL
     )
     for server in start_live_server(settings):
         with server.client(server.admin_key) as owner, server.client() as console:

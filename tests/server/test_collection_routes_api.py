@@ -11,18 +11,12 @@ from typing import Any
 
 import httpx
 import pytest
-from live_support import FAQ, LiveServer, backend_database_url, free_port, ok, start_live_server
-
-from fathom.config import Settings
+from live_support import FAQ, LiveServer, backend_settings, ok, start_live_server
 
 
 @pytest.fixture(scope="module", params=["sqlite", "postgres"])
 def server(request: pytest.FixtureRequest, tmp_path_factory: pytest.TempPathFactory) -> Iterator[LiveServer]:
-    database_url = backend_database_url(request, "collections")
-    root = tmp_path_factory.mktemp(request.param)
-    yield from start_live_server(
-        Settings(data_dir=root / "data", port=free_port(), workers=1, database_url=database_url)
-    )
+    yield from start_live_server(backend_settings(request, tmp_path_factory, "collections", workers=1))
 
 
 def listed(client: httpx.Client, dataset_id: str) -> dict[str, dict[str, Any]]:

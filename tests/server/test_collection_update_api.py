@@ -14,9 +14,7 @@ from typing import Any
 
 import httpx
 import pytest
-from live_support import FAQ, LiveServer, backend_database_url, free_port, ok, start_live_server
-
-from fathom.config import Settings
+from live_support import FAQ, LiveServer, backend_settings, ok, start_live_server
 
 ENVELOPE_OK = {"code": 200, "statusText": "", "message": "", "data": None}
 OBJECT_ID = re.compile(r"^[0-9a-f]{24}$")
@@ -24,11 +22,7 @@ OBJECT_ID = re.compile(r"^[0-9a-f]{24}$")
 
 @pytest.fixture(scope="module", params=["sqlite", "postgres"])
 def server(request: pytest.FixtureRequest, tmp_path_factory: pytest.TempPathFactory) -> Iterator[LiveServer]:
-    database_url = backend_database_url(request, "collection_update")
-    root = tmp_path_factory.mktemp(request.param)
-    yield from start_live_server(
-        Settings(data_dir=root / "data", port=free_port(), workers=1, database_url=database_url)
-    )
+    yield from start_live_server(backend_settings(request, tmp_path_factory, "collection_update", workers=1))
 
 
 @pytest.fixture

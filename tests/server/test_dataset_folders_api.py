@@ -13,10 +13,9 @@ from typing import Any
 
 import httpx
 import pytest
-from live_support import FAQ, LiveServer, backend_database_url, free_port, ok, start_live_server
+from live_support import FAQ, LiveServer, backend_settings, ok, start_live_server
 from security_world import run_on
 
-from fathom.config import Settings
 from fathom.platform import Platform
 
 OBJECT_ID = re.compile(r"^[0-9a-f]{24}$")
@@ -26,11 +25,7 @@ _names = count()
 
 @pytest.fixture(scope="module", params=["sqlite", "postgres"])
 def server(request: pytest.FixtureRequest, tmp_path_factory: pytest.TempPathFactory) -> Iterator[LiveServer]:
-    database_url = backend_database_url(request, "folders")
-    root = tmp_path_factory.mktemp(request.param)
-    yield from start_live_server(
-        Settings(data_dir=root / "data", port=free_port(), workers=1, database_url=database_url)
-    )
+    yield from start_live_server(backend_settings(request, tmp_path_factory, "folders", workers=1))
 
 
 @pytest.fixture

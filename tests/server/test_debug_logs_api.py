@@ -12,14 +12,12 @@ import hashlib
 import logging
 from collections.abc import Iterator
 from contextlib import closing
-from pathlib import Path
 
 import httpx
 import pytest
-from live_support import LiveServer, backend_database_url, free_port, ok, start_live_server
+from live_support import LiveServer, backend_settings, ok, start_live_server
 
 from fathom.cli import _configure_logging
-from fathom.config import Settings
 
 LOGIN = "/api/support/user/account/loginByPassword"
 
@@ -40,16 +38,7 @@ class Captured(logging.Handler):
 def logged(
     request: pytest.FixtureRequest, tmp_path_factory: pytest.TempPathFactory
 ) -> Iterator[tuple[LiveServer, Captured]]:
-    root: Path = tmp_path_factory.mktemp(f"logs-{request.param}")
-    database_url = backend_database_url(request, "logs")
-    settings = Settings(
-        data_dir=root / "data",
-        port=free_port(),
-        workers=0,
-        seed_demo=False,
-        log_level="debug",
-        database_url=database_url,
-    )
+    settings = backend_settings(request, tmp_path_factory, "logs", seed_demo=False, log_level="debug")
     logger = logging.getLogger()
     saved = (logger.handlers[:], logger.level)
     _configure_logging(settings)

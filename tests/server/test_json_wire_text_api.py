@@ -10,10 +10,9 @@ from dataclasses import dataclass
 
 import httpx
 import pytest
-from live_support import LiveServer, backend_database_url, free_port, ok, start_live_server
+from live_support import LiveServer, backend_settings, ok, start_live_server
 from sqlalchemy import create_engine, text
 
-from fathom.config import Settings
 from fathom.testing import ScriptedOpenAIServer, text_turn
 
 MODEL = "scripted-chat"
@@ -33,17 +32,10 @@ class World:
 
 @pytest.fixture(scope="module", params=["sqlite", "postgres"])
 def world(request: pytest.FixtureRequest, tmp_path_factory: pytest.TempPathFactory) -> Iterator[World]:
-    root = tmp_path_factory.mktemp(f"json-text-{request.param}")
-    database_url = backend_database_url(request, "json_text")
     with ScriptedOpenAIServer() as scripted:
         scripted.set_script(lambda _request: text_turn(ANSWER))
-        settings = Settings(
-            data_dir=root / "data",
-            database_url=database_url,
-            port=free_port(),
-            workers=0,
-            openai_base_url=scripted.base_url,
-            chat_model=MODEL,
+        settings = backend_settings(
+            request, tmp_path_factory, "json_text", openai_base_url=scripted.base_url, chat_model=MODEL
         )
         for server in start_live_server(settings):
             with server.client(server.admin_key) as owner:

@@ -11,10 +11,9 @@ from itertools import count
 
 import httpx
 import pytest
-from live_support import LiveServer, backend_database_url, free_port, ok, start_live_server
+from live_support import LiveServer, backend_settings, ok, start_live_server
 from security_world import run_on
 
-from fathom.config import Settings
 from fathom.platform import Platform
 from fathom.testing import ScriptedOpenAIServer, text_turn
 
@@ -49,15 +48,8 @@ def scripted() -> Iterator[ScriptedOpenAIServer]:
 def team(
     request: pytest.FixtureRequest, tmp_path_factory: pytest.TempPathFactory, scripted: ScriptedOpenAIServer
 ) -> Iterator[Team]:
-    root = tmp_path_factory.mktemp(f"team-access-{request.param}")
-    database_url = backend_database_url(request, "team_access")
-    settings = Settings(
-        data_dir=root / "data",
-        database_url=database_url,
-        port=free_port(),
-        workers=0,
-        openai_base_url=scripted.base_url,
-        chat_model=MODEL,
+    settings = backend_settings(
+        request, tmp_path_factory, "team_access", openai_base_url=scripted.base_url, chat_model=MODEL
     )
     for server in start_live_server(settings):
         with server.client(server.admin_key) as owner:
