@@ -77,6 +77,35 @@ def sign_in(page: Any, base_url: str, key: str, button: str = "Sign in") -> None
     page.wait_for_selector("nav.sidebar")
 
 
+class RequestsInFlight:
+    """Counts a page's requests sent and not yet answered, from the moment it is made: Playwright's
+    ``wait_for_load_state("networkidle")`` returns at once when the page was idle once already (the sign-in
+    page, before its sign-in started the next page's requests), so it cannot tell that a page has settled."""
+
+    def __init__(self, page: Any) -> None:
+        self.page = page
+        self.pending: set[Any] = set()
+        self.last_change = time.monotonic()
+        page.on("request", self._sent)
+        page.on("requestfinished", self._done)
+        page.on("requestfailed", self._done)
+
+    def _sent(self, request: Any) -> None:
+        self.pending.add(request)
+        self.last_change = time.monotonic()
+
+    def _done(self, request: Any) -> None:
+        self.pending.discard(request)
+        self.last_change = time.monotonic()
+
+    def wait_quiet(self, quiet_ms: int = 500, timeout_ms: int = 30_000) -> None:
+        """Until no request has been in flight for ``quiet_ms`` (events are taken while the page waits)."""
+        deadline = time.monotonic() + timeout_ms / 1000
+        while self.pending or time.monotonic() - self.last_change < quiet_ms / 1000:
+            assert time.monotonic() < deadline, f"requests still in flight: {[r.url for r in self.pending]}"
+            self.page.wait_for_timeout(50)
+
+
 def data(response: Any) -> Any:
     body = response.json()
     assert body["code"] == 200, body

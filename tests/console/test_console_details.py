@@ -12,7 +12,7 @@ from pathlib import Path
 from typing import Any
 
 import pytest
-from console_support import data, sign_in
+from console_support import RequestsInFlight, data, sign_in
 
 from fathom.config import Settings
 
@@ -273,6 +273,7 @@ def test_signing_out_waits_for_the_pages_requests_so_none_is_answered_401(
     late: list[Any] = []
     let_go = False
     simple_app(server, f"Follow-up {view}")  # with an app, the chat page asks for its histories
+    requests = RequestsInFlight(page)
     page.on("console", lambda message: errors.append(message.text) if message.type == "error" else None)
     page.on("response", lambda response: refused.append(response.url) if response.status == 401 else None)
     try:
@@ -281,7 +282,7 @@ def test_signing_out_waits_for_the_pages_requests_so_none_is_answered_401(
         page.fill("input[name=password]", server.boot.root_password)
         page.click(f"button:has-text('{words['sign_in']}')")
         page.wait_for_selector("nav.sidebar")
-        page.wait_for_load_state("networkidle")
+        requests.wait_quiet()  # a request of this page held below would not be the reloaded page's
 
         def hold(route: Any) -> None:  # the first of the page's own requests waits until let go below
             if "/account/" in route.request.url:
