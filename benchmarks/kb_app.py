@@ -19,7 +19,8 @@ Three contenders per round, over the same questions (SciFact claims, in the same
 - ``chat app``: the same questions to the app without a knowledge base — server CPU per request;
 - ``search``: the same search the app's dataset search node asks for (same parameters, same service:
   ``DatasetSearchService.search``, query embedding included), called in this process on a platform over the
-  same data dir, one query at a time — this process's CPU per query.
+  same data dir, one query at a time, without the cut items the node does not keep (``keep_cut=False``)
+  — this process's CPU per query.
 
 **CPU beyond search** = CPU(kb app) − CPU(chat app) − CPU(search): what a knowledge base adds to a chat
 besides embedding the question and searching (the node's parameter handling, quotes into the prompt, the
@@ -207,7 +208,7 @@ class InProcessSearch:
 
     async def share(self, questions: list[str], requests: int, clients: int) -> api.Share:
         for question in questions[:4]:  # warm
-            await self.platform.search.search(self.team_id, self.params(question))
+            await self.platform.search.search(self.team_id, self.params(question), keep_cut=False)
         took: list[float] = []
         sent = 0
 
@@ -217,7 +218,9 @@ class InProcessSearch:
                 question = questions[sent % len(questions)]
                 sent += 1
                 started = time.perf_counter()
-                response = await self.platform.search.search(self.team_id, self.params(question))
+                response = await self.platform.search.search(
+                    self.team_id, self.params(question), keep_cut=False
+                )
                 took.append(time.perf_counter() - started)
                 if not response.search_res:
                     raise RuntimeError("the search found nothing")

@@ -147,6 +147,14 @@ def test_search_budget_includes_the_crossing_item() -> None:
     assert [i.trace.cut_by for i in cut] == ["tokenBudget", "tokenBudget"]
 
 
+def test_search_budget_without_cut_items_keeps_the_same_items_and_traces_nothing_else() -> None:
+    items = [_item(str(i), _words(40)) for i in range(5)]
+    kept, cut = filter_by_max_tokens(items, 100, count, keep_cut=False)
+    full, _ = filter_by_max_tokens(items, 100, count)
+    assert cut == [] and [i.model_dump() for i in kept] == [i.model_dump() for i in full]
+    assert all(i.trace.stages == [] for i in items)  # the inputs are left as they were
+
+
 def test_search_budget_exact_total_keeps_walking() -> None:
     items = [_item(str(i), _words(50)) for i in range(3)]
     kept, _ = filter_by_max_tokens(items, 100, count)

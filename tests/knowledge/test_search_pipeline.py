@@ -61,7 +61,7 @@ class Backend:
             )
         self.store.put(rows)
 
-    async def search(self, reranker: object | None = None, **params: object):  # type: ignore[no-untyped-def]
+    async def search(self, reranker: object | None = None, keep_cut: bool = True, **params: object):  # type: ignore[no-untyped-def]
         base: dict[str, object] = {"queries": ["vitamin D and bone fractures"], "datasetIds": ["ds"]}
         base.update(params)
         return await search_dataset_data(
@@ -71,6 +71,7 @@ class Backend:
             vector_index=self.vectors,
             chunk_store=self.store,
             reranker=reranker,
+            keep_cut=keep_cut,
         )
 
 
@@ -164,6 +165,20 @@ async def test_token_budget_cuts_with_trace(backend: Backend) -> None:
     res = await backend.search(searchMode="mixedRecall", limit=20)
     assert len(res.search_res) == 1 or len(res.search_res) == 2
     assert res.cut_res and any(i.trace.cut_by == "tokenBudget" for i in res.cut_res)
+
+
+@pytest.mark.parametrize("mode", ["embedding", "fullTextRecall", "mixedRecall"])
+@pytest.mark.parametrize("limit", [20, 1500])
+async def test_a_search_that_keeps_no_cut_items_returns_the_same_results_and_traces(
+    backend: Backend, mode: str, limit: int
+) -> None:
+    """A workflow's search node shows no removed item: its search skips them (``keep_cut=False``) and
+    returns the same items, scores and traces as a search that keeps them (searchTest's)."""
+    queries = ["vitamin D and bone fractures", "blood pressure"]
+    full = await backend.search(searchMode=mode, limit=limit, queries=queries, similarity=0.2)
+    lean = await backend.search(searchMode=mode, limit=limit, queries=queries, similarity=0.2, keep_cut=False)
+    assert full.cut_res and lean.cut_res == []
+    assert lean.model_dump(exclude={"cut_res"}) == full.model_dump(exclude={"cut_res"})
 
 
 async def test_several_queries_are_fused_per_source(backend: Backend) -> None:

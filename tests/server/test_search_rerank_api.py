@@ -8,6 +8,7 @@ from __future__ import annotations
 import socket
 from collections.abc import Iterator
 from pathlib import Path
+from typing import Any
 
 import pytest
 from live_support import (
@@ -125,6 +126,31 @@ def test_without_a_rerank_model_the_search_runs_without_rerank(tmp_path: Path) -
             assert result["usingReRank"] is False and "Refunds" in result["list"][0]["q"]
 
 
+def _search_node_of_a_chat(
+    client: Any, scripted: ScriptedOpenAIServer, setting: dict[str, Any], dataset_id: str
+) -> Any:
+    """A simple app on ``dataset_id`` with the search ``setting``, published and asked ``QUERY``: the
+    response data of its dataset search node."""
+    body = {
+        "name": "Searching",
+        "type": "simple",
+        "simpleConfig": {
+            "model": "scripted-chat",
+            "datasets": [{"datasetId": dataset_id}],
+            "datasetSearchSetting": setting,
+        },
+    }
+    app_id = ok(client.post("/api/core/app/create", json=body))
+    ok(client.post("/api/core/app/version/publish", json={"appId": app_id}))
+    scripted.set_script([text_turn("Five working days.")])
+    reply = client.post(
+        "/api/v1/chat/completions",
+        json={"appId": app_id, "detail": True, "messages": [{"role": "user", "content": QUERY}]},
+        timeout=30,
+    ).json()
+    return next(r for r in reply["responseData"] if r["moduleType"] == "datasetSearchNode")
+
+
 def test_a_simple_apps_rerank_model_reorders_its_quotes(
     reranking: tuple[LiveServer, ScriptedOpenAIServer],
 ) -> None:
@@ -132,38 +158,43 @@ def test_a_simple_apps_rerank_model_reorders_its_quotes(
     with server.client(server.admin_key) as client:
         dataset_id = create_text_dataset(client)
         setting = {"searchMode": "mixedRecall", "usingReRank": True, "rerankWeight": 1}
-        body = {
-            "name": "Reranked",
-            "type": "simple",
-            "simpleConfig": {
-                "model": "scripted-chat",
-                "datasets": [{"datasetId": dataset_id}],
-                "datasetSearchSetting": {**setting, "rerankModel": "scripted-rerank"},
-            },
-        }
-        app_id = ok(client.post("/api/core/app/create", json=body))
-        ok(client.post("/api/core/app/version/publish", json={"appId": app_id}))
-        scripted.set_script([text_turn("Five working days.")])
         before = len(scripted.rerank_requests)
-        reply = client.post(
-            "/api/v1/chat/completions",
-            json={"appId": app_id, "detail": True, "messages": [{"role": "user", "content": QUERY}]},
-            timeout=30,
-        ).json()
-        search = next(r for r in reply["responseData"] if r["moduleType"] == "datasetSearchNode")
+        search = _search_node_of_a_chat(
+            client, scripted, {**setting, "rerankModel": "scripted-rerank"}, dataset_id
+        )
         assert search["searchUsingReRank"] is True
         assert "Warranty" in search["quoteList"][0]["q"]
         assert [r["model"] for r in scripted.rerank_requests[before:]] == ["scripted-rerank"]
 
         # the named model is the one used: a broken one falls back although the default works
-        body["simpleConfig"]["datasetSearchSetting"] = {**setting, "rerankModel": "broken-rerank"}
-        broken_id = ok(client.post("/api/core/app/create", json=body))
-        ok(client.post("/api/core/app/version/publish", json={"appId": broken_id}))
-        scripted.set_script([text_turn("Five working days.")])
-        reply = client.post(
-            "/api/v1/chat/completions",
-            json={"appId": broken_id, "detail": True, "messages": [{"role": "user", "content": QUERY}]},
-            timeout=30,
-        ).json()
-        search = next(r for r in reply["responseData"] if r["moduleType"] == "datasetSearchNode")
+        search = _search_node_of_a_chat(
+            client, scripted, {**setting, "rerankModel": "broken-rerank"}, dataset_id
+        )
         assert search["searchUsingReRank"] is False and "Refunds" in search["quoteList"][0]["q"]
+
+
+def test_an_apps_quotes_are_search_tests_list_and_search_test_shows_what_was_cut(
+    reranking: tuple[LiveServer, ScriptedOpenAIServer],
+) -> None:
+    """A workflow's search leaves the cut items out (nobody sees them there), searchTest shows them: the
+    same query and settings give the chat's quotes and searchTest's list alike, traces included."""
+    server, scripted = reranking
+    sections = [
+        f"## Topic {n}\n\n" + f"Refunds rule number {n} says card payments return. " * 40 for n in range(6)
+    ]
+    with server.client(server.admin_key) as client:
+        dataset_id = create_text_dataset(client, "\n\n".join(sections), name="Cut")
+        setting = {"searchMode": "mixedRecall", "limit": 100, "similarity": 0}
+        tested = ok(
+            client.post(
+                "/api/core/dataset/searchTest", json={"datasetId": dataset_id, "text": QUERY, **setting}
+            )
+        )
+        assert tested["list"] and tested["cutList"], tested
+        assert {item["trace"]["cutBy"] for item in tested["cutList"]} == {"tokenBudget"}
+        search = _search_node_of_a_chat(client, scripted, setting, dataset_id)
+
+        def shown(items: list[dict[str, Any]]) -> list[tuple[str, list[tuple[str, Any]]]]:
+            return [(i["id"], [(s["stage"], s.get("rank")) for s in i["trace"]["stages"]]) for i in items]
+
+        assert shown(search["quoteList"]) == shown(tested["list"])

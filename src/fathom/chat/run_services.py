@@ -4,7 +4,7 @@ from __future__ import annotations
 
 from collections.abc import Awaitable, Callable
 from dataclasses import dataclass, field
-from typing import Any
+from typing import Any, Protocol
 
 from fathom.chat.apps import TeamChildAppLoader
 from fathom.chat.chat_files import ChatFiles
@@ -21,7 +21,11 @@ NO_MODEL_HINT = (
     "FATHOM_OPENAI_API_KEY) or list models in the file named by FATHOM_MODELS_FILE, then restart."
 )
 
-SearchFn = Callable[[str, Any], Awaitable[Any]]
+
+class SearchFn(Protocol):
+    """A team's knowledge-base search (``DatasetSearchService.search``)."""
+
+    def __call__(self, team_id: str, params: Any, *, keep_cut: bool = ...) -> Awaitable[Any]: ...
 
 
 class LazyService:
@@ -109,7 +113,7 @@ class RunServicesFactory:
             assert search is not None
             if access is not None:
                 await check_datasets_readable(access, readers, list(params.dataset_ids))
-            return await search(team_id, params)
+            return await search(team_id, params, keep_cut=False)  # a node shows no removed item
 
         tool_resolver = (
             TeamToolResolver(self.apps, team_id, self.tool_sets, readers=readers, access=self.access)

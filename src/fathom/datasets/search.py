@@ -22,16 +22,16 @@ class ChunkStoreAdapter:
     async def get_many(self, data_ids: Sequence[str]) -> Mapping[str, SearchDataItem]:
         rows = await self.chunks.get_many(data_ids)
         return {
-            data_id: SearchDataItem(
+            data_id: SearchDataItem.trusted(  # the row's columns are the fields' types
                 id=row.id,
                 q=row.q,
                 a=row.a,
-                datasetId=row.dataset_id,
-                collectionId=row.collection_id,
-                sourceName=row.source_name,
-                sourceId=row.collection_id,
-                chunkIndex=row.chunk_index,
-                updateTime=row.updated_at,
+                dataset_id=row.dataset_id,
+                collection_id=row.collection_id,
+                source_name=row.source_name,
+                source_id=row.collection_id,
+                chunk_index=row.chunk_index,
+                update_time=row.updated_at,
                 indexes=row.indexes,
                 tokens=row.tokens,
             )
@@ -64,14 +64,17 @@ class DatasetSearchService:
         self.rerankers = rerankers
         self.count_tokens = count_tokens
 
-    async def search(self, team_id: str, params: SearchDatasetDataParams | Mapping[str, Any]) -> Any:
+    async def search(
+        self, team_id: str, params: SearchDatasetDataParams | Mapping[str, Any], *, keep_cut: bool = True
+    ) -> Any:
         """Run the pipeline over the team's datasets (another team's dataset id is NotFound), leaving out
         their forbidden collections (``collection/update`` with ``forbid: true``) and, with
         ``collectionFilterMatch``, the collections it does not let through.
 
         With ``usingReRank`` the reranker is the one given at construction, else the params' ``rerankModel``
         (a model of type ``rerank``; an unknown one raises ``UnknownRerankModel``), else the default rerank
-        model; with none configured the search runs without rerank and reports ``usingReRank: false``."""
+        model; with none configured the search runs without rerank and reports ``usingReRank: false``.
+        ``keep_cut`` False: no ``cutRes`` (a caller showing no removed item; ``search_dataset_data``)."""
         p = (
             params
             if isinstance(params, SearchDatasetDataParams)
@@ -101,6 +104,7 @@ class DatasetSearchService:
             chunk_store=self.chunk_store,
             reranker=self._reranker(p.rerank_model) if p.using_re_rank else None,
             count_tokens=self.count_tokens,
+            keep_cut=keep_cut,
         )
         # knowledge bases still ingesting: an answer from them may miss passages, and says so
         progress = await self.datasets.indexing_progress(team_id, p.dataset_ids)

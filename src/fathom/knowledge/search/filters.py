@@ -120,22 +120,25 @@ def _item_tokens(item: SearchDataItem, count_tokens: TokenCounter) -> int:
 
 
 def filter_by_max_tokens(
-    items: Sequence[SearchDataItem], max_tokens: int, count_tokens: TokenCounter
+    items: Sequence[SearchDataItem], max_tokens: int, count_tokens: TokenCounter, *, keep_cut: bool = True
 ) -> FilterResult:
     """Search budget (``filterDatasetDataByMaxTokens``): walk in order, include each item and add its
-    tokens (``q + a``); stop once the total exceeds ``max_tokens`` (the crossing item is included)."""
+    tokens (``q + a``); stop once the total exceeds ``max_tokens`` (the crossing item is included).
+    ``keep_cut`` False: the items over the budget are not traced and not returned (a caller showing none)."""
     kept: list[SearchDataItem] = []
     total = 0
     stopped_at = len(items)
     for i, item in enumerate(items):
         total += _item_tokens(item, count_tokens)
-        kept.append(item.traced(TraceEntry(stage="tokenBudget", score=float(total), rank=i)))
+        kept.append(item.traced(TraceEntry.trusted(stage="tokenBudget", score=float(total), rank=i)))
         if total > max_tokens:
             stopped_at = i + 1
             break
     if not kept and items:
         kept = [items[0]]
         stopped_at = 1
+    if not keep_cut:
+        return kept, []
     over = TraceEntry(stage="tokenBudget", passed=False, detail=f"over {max_tokens} tokens")  # one for all
     cut = [item.traced(over, cut=True) for item in items[stopped_at:]]
     return kept, cut

@@ -45,12 +45,15 @@ async def search_dataset_data(
     chunk_store: ChunkStore,
     reranker: Any | None = None,
     count_tokens: Callable[[str], int] | None = None,
+    keep_cut: bool = True,
 ) -> SearchDatasetDataResponse:
     """Search knowledge bases for ``params.queries`` and return the ranked, filtered, budgeted chunks.
 
     ``embedder`` follows ``fathom.knowledge.ports.Embedder`` (or returns ``fathom.llm.EmbeddingResult``);
     ``reranker`` follows ``ports.Reranker`` (or returns ``fathom.llm.RerankResult``). Every returned item
-    carries its score trace; items removed by a stage are in ``cutRes`` with ``trace.cutBy`` set.
+    carries its score trace; items removed by a stage are in ``cutRes`` with ``trace.cutBy`` set, unless
+    ``keep_cut`` is False (a caller that shows no removed item, e.g. a workflow's search node: ``cutRes`` is
+    then empty and the ~100 items past the recall limits and the token budget are never copied).
     """
     p = (
         params
@@ -87,12 +90,14 @@ async def search_dataset_data(
         response.embedding_tokens = reported if reported is not None else sum(counter(q) for q in queries)
         if mode == "mixedRecall":  # the model is loaded now: tokenizing the queries costs microseconds
             coverage = query_coverage(embedder, queries)
-        return await embedding_recall(queries, vectors, vector_index, chunk_store, scope, embedding_limit)
+        return await embedding_recall(
+            queries, vectors, vector_index, chunk_store, scope, embedding_limit, keep_cut
+        )
 
     # the legs run concurrently: the full-text query is handed to the database first, so it runs
     # while the query is embedded and the vectors are scanned
     full_text_leg = asyncio.ensure_future(
-        full_text_recall(queries, full_text_index, chunk_store, scope, full_text_limit)
+        full_text_recall(queries, full_text_index, chunk_store, scope, full_text_limit, keep_cut)
     )
     try:
         embedding_items, embedding_cut = await embedding_leg()
@@ -124,11 +129,11 @@ async def search_dataset_data(
     score_type = similarity_score_type(mode, using_re_rank)
     results, dropped = filter_by_similarity(results, p.similarity, score_type)
     cut += dropped
-    results, dropped = filter_by_max_tokens(results, p.limit, counter)
+    results, dropped = filter_by_max_tokens(results, p.limit, counter, keep_cut=keep_cut)
     cut += dropped
 
     response.search_res = results
-    response.cut_res = cut
+    response.cut_res = cut if keep_cut else []
     response.using_re_rank = using_re_rank
     response.using_similarity_filter = score_type is not None and p.similarity is not None
     return response

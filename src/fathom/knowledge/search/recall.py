@@ -41,19 +41,22 @@ def _to_items(
             continue
         seen.add(data_id)
         rank = len(items)
-        score = SearchScore(type=score_type, value=value, index=rank)
-        entry = TraceEntry(stage=stage, score=value, rank=rank, detail=f"query: {query}")
+        value = float(value)
+        score = SearchScore.trusted(type=score_type, value=value, index=rank)
+        entry = TraceEntry.trusted(stage=stage, score=value, rank=rank, detail=f"query: {query}")
         items.append(row.traced(entry, scores=[score]))
     return items
 
 
 def _fuse_and_cut(
-    per_query: list[list[SearchDataItem]], limit: int, stage: TraceStage
+    per_query: list[list[SearchDataItem]], limit: int, stage: TraceStage, keep_cut: bool
 ) -> tuple[list[SearchDataItem], list[SearchDataItem]]:
     fused = dataset_search_result_concat(
         [RrfInput(weight=1, items=items, name=f"query{i + 1}") for i, items in enumerate(per_query)],
         stage="rrf",
     )
+    if not keep_cut:
+        return fused[:limit], []
     beyond = TraceEntry(stage=stage, passed=False, detail=f"beyond recall limit {limit}")  # one for all
     cut = [item.traced(beyond, cut=True) for item in fused[limit:]]
     return fused[:limit], cut
@@ -71,8 +74,10 @@ async def embedding_recall(
     store: ChunkStore,
     scope: SearchScope,
     limit: int,
+    keep_cut: bool = True,
 ) -> tuple[list[SearchDataItem], list[SearchDataItem]]:
-    """Vector search per query vector, mapped to chunks, fused per query, cut to ``limit``."""
+    """Vector search per query vector, mapped to chunks, fused per query, cut to ``limit`` (the items
+    beyond it, traced, second; none with ``keep_cut`` False)."""
     if limit <= 0 or not vectors:
         return [], []
     hit_lists = [await index.search(vector, limit, scope) for vector in vectors]
@@ -81,7 +86,7 @@ async def embedding_recall(
         _to_items(hits, rows, "embedding", "embeddingRecall", query)
         for query, hits in zip(queries, hit_lists, strict=True)
     ]
-    return _fuse_and_cut(per_query, limit, "embeddingRecall")
+    return _fuse_and_cut(per_query, limit, "embeddingRecall", keep_cut)
 
 
 async def full_text_recall(
@@ -90,8 +95,10 @@ async def full_text_recall(
     store: ChunkStore,
     scope: SearchScope,
     limit: int,
+    keep_cut: bool = True,
 ) -> tuple[list[SearchDataItem], list[SearchDataItem]]:
-    """Full-text search per query, mapped to chunks, fused per query, cut to ``limit``."""
+    """Full-text search per query, mapped to chunks, fused per query, cut to ``limit`` (the items beyond
+    it, traced, second; none with ``keep_cut`` False)."""
     if limit <= 0 or not queries:
         return [], []
     hit_lists = [await index.search(query, limit, scope) for query in queries]
@@ -100,4 +107,4 @@ async def full_text_recall(
         _to_items(hits, rows, "fullText", "fullTextRecall", query)
         for query, hits in zip(queries, hit_lists, strict=True)
     ]
-    return _fuse_and_cut(per_query, limit, "fullTextRecall")
+    return _fuse_and_cut(per_query, limit, "fullTextRecall", keep_cut)

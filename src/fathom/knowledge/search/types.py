@@ -10,9 +10,9 @@ The *score trace* is Fathom's addition: every stage that looks at an item append
 
 from __future__ import annotations
 
-from collections.abc import Mapping
+from collections.abc import Callable, Mapping
 from datetime import datetime
-from typing import Any, Literal, Self
+from typing import Any, Literal, Self, TypeVar
 
 from pydantic import BaseModel, ConfigDict, Field
 
@@ -35,20 +35,62 @@ TraceStage = Literal[
 ]
 
 
+_W = TypeVar("_W", bound="_Wire")
+
+
 class _Wire(BaseModel):
     model_config = ConfigDict(populate_by_name=True, serialize_by_alias=True, extra="ignore")
 
     def copy_with(self, changes: dict[str, Any]) -> Self:
         """A shallow copy with ``changes`` (field names) applied, without validation: what
         ``model_copy(update=…)`` does, at a fraction of its cost (a search copies items many times)."""
-        new = self.__class__.__new__(self.__class__)
-        values = dict(self.__dict__)
-        values.update(changes)
-        object.__setattr__(new, "__dict__", values)
-        object.__setattr__(new, "__pydantic_fields_set__", self.__pydantic_fields_set__.union(changes))
-        object.__setattr__(new, "__pydantic_extra__", self.__pydantic_extra__)
-        object.__setattr__(new, "__pydantic_private__", self.__pydantic_private__)
-        return new
+        changed = self.__pydantic_fields_set__.union(changes)
+        return _unvalidated(self.__class__, {**self.__dict__, **changes}, changed, self.__pydantic_extra__)
+
+    @classmethod
+    def trusted(cls, **values: Any) -> Self:
+        """An instance from values already of the fields' types, by their Python names (a chunk row the
+        store read, a score a stage worked out), without a pass through validation; fields not given take
+        their defaults. Only for values the search made itself: what a request sends is validated."""
+        plain, made = _defaults_of(cls)
+        full = {**plain, **values}
+        for name, factory in made:
+            if name not in values:
+                full[name] = factory()
+        return _unvalidated(cls, full, set(values))
+
+
+_set = object.__setattr__
+_DEFAULTS: dict[type[_Wire], tuple[dict[str, Any], tuple[tuple[str, Callable[[], Any]], ...]]] = {}
+
+
+def _defaults_of(cls: type[_Wire]) -> tuple[dict[str, Any], tuple[tuple[str, Callable[[], Any]], ...]]:
+    """A model's plain defaults, and its fields made by a factory (a model's own: its ``trusted``)."""
+    known = _DEFAULTS.get(cls)
+    if known is None:
+        plain: dict[str, Any] = {}
+        made: list[tuple[str, Callable[[], Any]]] = []
+        for name, field in cls.model_fields.items():
+            factory = field.default_factory
+            if isinstance(factory, type) and issubclass(factory, _Wire):
+                made.append((name, factory.trusted))
+            elif factory is not None:
+                made.append((name, factory))  # type: ignore[arg-type]
+            elif not field.is_required():
+                plain[name] = field.default
+        known = _DEFAULTS[cls] = (plain, tuple(made))
+    return known
+
+
+def _unvalidated(cls: type[_W], values: dict[str, Any], fields_set: set[str], extra: Any = None) -> _W:
+    """An instance of ``cls`` holding ``values`` as they are: how a search's items, scores and traces are
+    made and copied without a pass through validation."""
+    new = cls.__new__(cls)
+    _set(new, "__dict__", values)
+    _set(new, "__pydantic_fields_set__", fields_set)
+    _set(new, "__pydantic_extra__", extra)
+    _set(new, "__pydantic_private__", None)
+    return new
 
 
 class SearchScore(_Wire):
@@ -112,16 +154,24 @@ class SearchDataItem(_Wire):
     ) -> SearchDataItem:
         """A copy with ``entry`` appended to the trace (and ``cutBy`` set when ``cut``); with ``scores``,
         also a new score list (one copy for both)."""
-        trace = self.trace.copy_with(
-            {"stages": [*self.trace.stages, entry], "cut_by": entry.stage if cut else self.trace.cut_by}
-        )
+        old = self.trace
+        stages = {"stages": [*old.stages, entry], "cut_by": entry.stage if cut else old.cut_by}
+        trace = _unvalidated(ScoreTrace, stages, old.__pydantic_fields_set__ | _TRACE_CHANGED)
+        values = {**self.__dict__, "trace": trace}
         if scores is None:
-            return self.copy_with({"trace": trace})
-        return self.copy_with({"trace": trace, "score": scores})
+            return _unvalidated(SearchDataItem, values, self.__pydantic_fields_set__ | _TRACED)
+        values["score"] = scores
+        return _unvalidated(SearchDataItem, values, self.__pydantic_fields_set__ | _RESCORED)
 
     def with_scores(self, scores: list[SearchScore]) -> SearchDataItem:
         """A copy with a new score list."""
         return self.copy_with({"score": scores})
+
+
+# the fields a trace step sets (``traced``)
+_TRACE_CHANGED = frozenset({"stages", "cut_by"})
+_TRACED = frozenset({"trace"})
+_RESCORED = frozenset({"trace", "score"})
 
 
 class SearchDatasetDataParams(_Wire):
