@@ -180,6 +180,20 @@ def test_workflow_budget_keeps_the_first_item_when_nothing_fits() -> None:
     assert [i.id for i in kept] == ["0"]
 
 
+@pytest.mark.parametrize(
+    "sizes",
+    [[90, 600, 5], [90, 100, 5], [900, 5], [10, 20, 30], []],
+    ids=["past-500", "crossing", "first", "all", "none"],
+)
+def test_workflow_budget_without_traces_keeps_the_same_items_untouched(sizes: list[int]) -> None:
+    """The AI chat node's budget (``trace=False``): the same items as the traced walk, as they came."""
+    items = [_item(str(i), _words(n)) for i, n in enumerate(sizes)]
+    kept, cut = filter_search_results_by_max_chars(items, 100, count, trace=False)
+    traced, _ = filter_search_results_by_max_chars(items, 100, count)
+    assert [i.id for i in kept] == [i.id for i in traced] and cut == []
+    assert all(k is items[n] for n, k in enumerate(kept))
+
+
 def test_token_budget_reads_a_stored_token_count_before_counting() -> None:
     stored = SearchDataItem(id="a", q="tiny", tokens=1000)
     counted = SearchDataItem(id="b", q="tiny")

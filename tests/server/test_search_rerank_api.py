@@ -126,11 +126,11 @@ def test_without_a_rerank_model_the_search_runs_without_rerank(tmp_path: Path) -
             assert result["usingReRank"] is False and "Refunds" in result["list"][0]["q"]
 
 
-def _search_node_of_a_chat(
+def _nodes_of_a_chat(
     client: Any, scripted: ScriptedOpenAIServer, setting: dict[str, Any], dataset_id: str
 ) -> Any:
     """A simple app on ``dataset_id`` with the search ``setting``, published and asked ``QUERY``: the
-    response data of its dataset search node."""
+    response data of its nodes by type."""
     body = {
         "name": "Searching",
         "type": "simple",
@@ -148,7 +148,7 @@ def _search_node_of_a_chat(
         json={"appId": app_id, "detail": True, "messages": [{"role": "user", "content": QUERY}]},
         timeout=30,
     ).json()
-    return next(r for r in reply["responseData"] if r["moduleType"] == "datasetSearchNode")
+    return {r["moduleType"]: r for r in reply["responseData"]}
 
 
 def test_a_simple_apps_rerank_model_reorders_its_quotes(
@@ -159,17 +159,17 @@ def test_a_simple_apps_rerank_model_reorders_its_quotes(
         dataset_id = create_text_dataset(client)
         setting = {"searchMode": "mixedRecall", "usingReRank": True, "rerankWeight": 1}
         before = len(scripted.rerank_requests)
-        search = _search_node_of_a_chat(
+        search = _nodes_of_a_chat(
             client, scripted, {**setting, "rerankModel": "scripted-rerank"}, dataset_id
-        )
+        )["datasetSearchNode"]
         assert search["searchUsingReRank"] is True
         assert "Warranty" in search["quoteList"][0]["q"]
         assert [r["model"] for r in scripted.rerank_requests[before:]] == ["scripted-rerank"]
 
         # the named model is the one used: a broken one falls back although the default works
-        search = _search_node_of_a_chat(
-            client, scripted, {**setting, "rerankModel": "broken-rerank"}, dataset_id
-        )
+        search = _nodes_of_a_chat(client, scripted, {**setting, "rerankModel": "broken-rerank"}, dataset_id)[
+            "datasetSearchNode"
+        ]
         assert search["searchUsingReRank"] is False and "Refunds" in search["quoteList"][0]["q"]
 
 
@@ -192,9 +192,15 @@ def test_an_apps_quotes_are_search_tests_list_and_search_test_shows_what_was_cut
         )
         assert tested["list"] and tested["cutList"], tested
         assert {item["trace"]["cutBy"] for item in tested["cutList"]} == {"tokenBudget"}
-        search = _search_node_of_a_chat(client, scripted, setting, dataset_id)
+        nodes = _nodes_of_a_chat(client, scripted, setting, dataset_id)
+        search, chat = nodes["datasetSearchNode"], nodes["chatNode"]
 
         def shown(items: list[dict[str, Any]]) -> list[tuple[str, list[tuple[str, Any]]]]:
             return [(i["id"], [(s["stage"], s.get("rank")) for s in i["trace"]["stages"]]) for i in items]
 
         assert shown(search["quoteList"]) == shown(tested["list"])
+        # the AI chat node's quote list: the same quotes within its budget, without their traces
+        without_trace = [{k: v for k, v in q.items() if k != "trace"} for q in search["quoteList"]]
+        assert [{k: v for k, v in q.items() if v is not None} for q in chat["quoteList"]] == without_trace
+        sent = scripted.chat_requests[-1]["messages"]
+        assert all(q["q"] in " ".join(str(m["content"]) for m in sent) for q in chat["quoteList"])

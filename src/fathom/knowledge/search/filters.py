@@ -145,11 +145,13 @@ def filter_by_max_tokens(
 
 
 def filter_search_results_by_max_chars(
-    items: Sequence[SearchDataItem], max_tokens: int, count_tokens: TokenCounter
+    items: Sequence[SearchDataItem], max_tokens: int, count_tokens: TokenCounter, *, trace: bool = True
 ) -> FilterResult:
     """Workflow budget (``filterSearchResultsByMaxChars``): an item that would push the total past
     ``max_tokens + 500`` is left out and the walk stops; otherwise the item is included and the walk
-    stops once the total exceeds ``max_tokens``. Nothing included: the first item only."""
+    stops once the total exceeds ``max_tokens``. Nothing included: the first item only. ``trace`` False:
+    the kept items as they came (no ``tokenBudget`` entry) and no cut list, for a caller that shows
+    neither (the AI chat node, whose quote list leaves the traces out)."""
     kept: list[SearchDataItem] = []
     total = 0
     stopped_at = len(items)
@@ -158,13 +160,19 @@ def filter_search_results_by_max_chars(
         if total > max_tokens + 500:
             stopped_at = i
             break
-        kept.append(item.traced(TraceEntry(stage="tokenBudget", score=float(total), rank=i)))
+        if not trace:
+            kept.append(item)
+        else:
+            kept.append(item.traced(TraceEntry(stage="tokenBudget", score=float(total), rank=i)))
         if total > max_tokens:
             stopped_at = i + 1
             break
     if not kept and items:
-        kept = [items[0].traced(TraceEntry(stage="tokenBudget", rank=0, detail="first item always kept"))]
+        first = TraceEntry(stage="tokenBudget", rank=0, detail="first item always kept")
+        kept = [items[0].traced(first) if trace else items[0]]
         stopped_at = 1
+    if not trace:
+        return kept, []
     over = TraceEntry(stage="tokenBudget", passed=False, detail=f"over {max_tokens} tokens")  # one for all
     cut = [item.traced(over, cut=True) for item in items[stopped_at:]]
     return kept, cut

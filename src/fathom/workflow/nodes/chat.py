@@ -153,7 +153,8 @@ async def dispatch_chat_completion(ctx: NodeContext) -> DispatchResponse:
     raw_quotes = _check_quote_qa_value(params.get("quoteQA"))
     use_quotes = raw_quotes is not None
     quotes = [SearchDataItem.of(item) for item in raw_quotes or []]
-    kept, _ = filter_search_results_by_max_chars(quotes, _quote_budget(model), count_tokens)
+    # the quote list shows no trace: the budget's entries would be thrown away
+    kept, _ = filter_search_results_by_max_chars(quotes, _quote_budget(model), count_tokens, trace=False)
     quote_text = _render_quotes(kept, str(params.get("quoteTemplate") or DEFAULT_QUOTE_TEMPLATE))
     custom_prompt = str(params.get("quotePrompt") or "")
     quote_role = (
