@@ -22,16 +22,16 @@ class ChunkStoreAdapter:
     async def get_many(self, data_ids: Sequence[str]) -> Mapping[str, SearchDataItem]:
         rows = await self.chunks.get_many(data_ids)
         return {
-            data_id: SearchDataItem.trusted(  # the row's columns are the fields' types
+            data_id: SearchDataItem(
                 id=row.id,
                 q=row.q,
                 a=row.a,
-                dataset_id=row.dataset_id,
-                collection_id=row.collection_id,
-                source_name=row.source_name,
-                source_id=row.collection_id,
-                chunk_index=row.chunk_index,
-                update_time=row.updated_at,
+                datasetId=row.dataset_id,
+                collectionId=row.collection_id,
+                sourceName=row.source_name,
+                sourceId=row.collection_id,
+                chunkIndex=row.chunk_index,
+                updateTime=row.updated_at,
                 indexes=row.indexes,
                 tokens=row.tokens,
             )

@@ -130,7 +130,7 @@ def filter_by_max_tokens(
     stopped_at = len(items)
     for i, item in enumerate(items):
         total += _item_tokens(item, count_tokens)
-        kept.append(item.traced(TraceEntry.trusted(stage="tokenBudget", score=float(total), rank=i)))
+        kept.append(item.traced(TraceEntry(stage="tokenBudget", score=float(total), rank=i)))
         if total > max_tokens:
             stopped_at = i + 1
             break

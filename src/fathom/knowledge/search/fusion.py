@@ -131,9 +131,9 @@ def convex_combination(
         item = fused[data_id]
         value = max(0.0, min(sums[data_id], cap))
         scores = [s for s in item.score if s.type != "rrf"]
-        scores.append(SearchScore.trusted(type="rrf", value=value, index=position))
+        scores.append(SearchScore(type="rrf", value=value, index=position))
         missing = [names[i] for i, leg_rank in enumerate(ranks[data_id]) if leg_rank == math.inf]
         detail = " + ".join(details[data_id]) + "".join(f" + {name} missing→0" for name in missing)
-        entry = TraceEntry.trusted(stage=stage, score=value, rank=position, detail=detail)
+        entry = TraceEntry(stage=stage, score=value, rank=position, detail=detail)
         result.append(item.traced(entry, scores=scores))
     return result

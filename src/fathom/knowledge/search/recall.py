@@ -41,9 +41,8 @@ def _to_items(
             continue
         seen.add(data_id)
         rank = len(items)
-        value = float(value)
-        score = SearchScore.trusted(type=score_type, value=value, index=rank)
-        entry = TraceEntry.trusted(stage=stage, score=value, rank=rank, detail=f"query: {query}")
+        score = SearchScore(type=score_type, value=value, index=rank)
+        entry = TraceEntry(stage=stage, score=value, rank=rank, detail=f"query: {query}")
         items.append(row.traced(entry, scores=[score]))
     return items
 

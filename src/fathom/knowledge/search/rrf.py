@@ -83,8 +83,8 @@ def dataset_search_result_concat(
     for position, data_id in enumerate(order):
         item = fused[data_id]
         scores = [s for s in item.score if s.type != "rrf"]
-        scores.append(SearchScore.trusted(type="rrf", value=sums[data_id], index=position))
-        entry = TraceEntry.trusted(
+        scores.append(SearchScore(type="rrf", value=sums[data_id], index=position))
+        entry = TraceEntry(
             stage=stage, score=sums[data_id], rank=position, detail=" + ".join(details[data_id])
         )
         result.append(item.traced(entry, scores=scores))

@@ -10,7 +10,7 @@ The *score trace* is Fathom's addition: every stage that looks at an item append
 
 from __future__ import annotations
 
-from collections.abc import Callable, Mapping
+from collections.abc import Mapping
 from datetime import datetime
 from typing import Any, Literal, Self, TypeVar
 
@@ -47,44 +47,13 @@ class _Wire(BaseModel):
         changed = self.__pydantic_fields_set__.union(changes)
         return _unvalidated(self.__class__, {**self.__dict__, **changes}, changed, self.__pydantic_extra__)
 
-    @classmethod
-    def trusted(cls, **values: Any) -> Self:
-        """An instance from values already of the fields' types, by their Python names (a chunk row the
-        store read, a score a stage worked out), without a pass through validation; fields not given take
-        their defaults. Only for values the search made itself: what a request sends is validated."""
-        plain, made = _defaults_of(cls)
-        full = {**plain, **values}
-        for name, factory in made:
-            if name not in values:
-                full[name] = factory()
-        return _unvalidated(cls, full, set(values))
-
 
 _set = object.__setattr__
-_DEFAULTS: dict[type[_Wire], tuple[dict[str, Any], tuple[tuple[str, Callable[[], Any]], ...]]] = {}
-
-
-def _defaults_of(cls: type[_Wire]) -> tuple[dict[str, Any], tuple[tuple[str, Callable[[], Any]], ...]]:
-    """A model's plain defaults, and its fields made by a factory (a model's own: its ``trusted``)."""
-    known = _DEFAULTS.get(cls)
-    if known is None:
-        plain: dict[str, Any] = {}
-        made: list[tuple[str, Callable[[], Any]]] = []
-        for name, field in cls.model_fields.items():
-            factory = field.default_factory
-            if isinstance(factory, type) and issubclass(factory, _Wire):
-                made.append((name, factory.trusted))
-            elif factory is not None:
-                made.append((name, factory))  # type: ignore[arg-type]
-            elif not field.is_required():
-                plain[name] = field.default
-        known = _DEFAULTS[cls] = (plain, tuple(made))
-    return known
 
 
 def _unvalidated(cls: type[_W], values: dict[str, Any], fields_set: set[str], extra: Any = None) -> _W:
-    """An instance of ``cls`` holding ``values`` as they are: how a search's items, scores and traces are
-    made and copied without a pass through validation."""
+    """An instance of ``cls`` holding ``values`` as they are: how a search's items and traces are copied
+    without a pass through validation (its values were validated when the copied item was made)."""
     new = cls.__new__(cls)
     _set(new, "__dict__", values)
     _set(new, "__pydantic_fields_set__", fields_set)
