@@ -12,6 +12,7 @@ from __future__ import annotations
 from typing import Any
 
 from fathom.knowledge.search import SearchDataItem, filter_search_results_by_max_chars
+from fathom.knowledge.search.types import items_of, items_to_wire
 from fathom.llm import ChatModel, ReasoningDelta, TextDelta, count_tokens
 from fathom.workflow.constants import FlowNodeType, NodeInputKey, NodeOutputKey
 from fathom.workflow.dispatch import DispatchResponse, NodeContext, ServiceUnavailableError, register_node
@@ -152,7 +153,7 @@ async def dispatch_chat_completion(ctx: NodeContext) -> DispatchResponse:
         return node_error("AI input is empty")
     raw_quotes = _check_quote_qa_value(params.get("quoteQA"))
     use_quotes = raw_quotes is not None
-    quotes = [SearchDataItem.of(item) for item in raw_quotes or []]
+    quotes = items_of(raw_quotes or [])
     # the quote list shows no trace: the budget's entries would be thrown away
     kept, _ = filter_search_results_by_max_chars(quotes, _quote_budget(model), count_tokens, trace=False)
     quote_text = _render_quotes(kept, str(params.get("quoteTemplate") or DEFAULT_QUOTE_TEMPLATE))
@@ -220,7 +221,7 @@ async def dispatch_chat_completion(ctx: NodeContext) -> DispatchResponse:
             "historyPreview": _history_preview([*messages, {"role": "assistant", "content": answer}]),
             "contextTotalLen": len(messages) + 1,
             "finishReason": result.finish_reason,
-            "quoteList": [item.model_dump(by_alias=True, mode="json", exclude={"trace"}) for item in kept],
+            "quoteList": items_to_wire(kept, trace=False),
         },
         node_dispatch_usages=[
             {

@@ -12,6 +12,7 @@ from fathom.knowledge.search import (
     filter_search_results_by_max_chars,
 )
 from fathom.knowledge.search.collection_filter import CollectionFilterError, parse_collection_filter
+from fathom.knowledge.search.types import items_to_wire
 from fathom.llm import count_tokens
 from fathom.workflow.constants import FlowNodeType, NodeInputKey
 from fathom.workflow.dispatch import DispatchResponse, NodeContext, ServiceUnavailableError, register_node
@@ -35,7 +36,7 @@ def selected_dataset_ids(value: Any) -> list[str]:
 
 def _quote_wire(items: list[SearchDataItem]) -> list[dict[str, Any]]:
     """Quotes as FastGPT ``SearchDataResponseItemType`` JSON (score list kept, trace included)."""
-    return [item.model_dump(by_alias=True, mode="json", exclude_none=True) for item in items]
+    return items_to_wire(items, exclude_none=True)
 
 
 @register_node(FlowNodeType.datasetSearchNode)
