@@ -112,6 +112,17 @@ def test_similarity_filter_score_type(mode: str, rerank: bool, expected: str | N
     assert similarity_score_type(mode, rerank) == expected
 
 
+def test_filters_without_cut_items_keep_the_same_items_with_the_same_traces() -> None:
+    """A search that shows no removed item (a workflow's search node) neither traces nor returns them."""
+    dups = [_item("1", "Hello, world!", "A"), _item("2", "hello world", "a"), _item("3", "Hello world", "A.")]
+    kept, cut = dedupe_results(dups, keep_cut=False)
+    assert cut == [] and kept == dedupe_results(dups)[0]
+    scored = [_item("pos", embedding=0.2), _item("none"), _item("neg", embedding=-0.05)]
+    kept, cut = filter_by_similarity(scored, 0, "embedding", keep_cut=False)
+    assert cut == [] and kept == filter_by_similarity(scored, 0, "embedding")[0]
+    assert [i.id for i in kept] == ["pos", "none"] and kept[0].trace.stages[-1].stage == "similarity"
+
+
 def test_similarity_zero_is_a_threshold() -> None:
     items = [_item("pos", embedding=0.2), _item("zero", embedding=0.0), _item("neg", embedding=-0.05)]
     kept, cut = filter_by_similarity(items, 0, "embedding")

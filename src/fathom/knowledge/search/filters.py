@@ -53,8 +53,9 @@ class _Kept:
         return self._key
 
 
-def dedupe_results(items: Sequence[SearchDataItem]) -> FilterResult:
-    """Keep the first item of each dedupe key (distinct images never collapse).
+def dedupe_results(items: Sequence[SearchDataItem], *, keep_cut: bool = True) -> FilterResult:
+    """Keep the first item of each dedupe key (distinct images never collapse); ``keep_cut`` False: the
+    duplicates are not traced and not returned.
 
     Items are grouped first by a cheap key (the ASCII letters and digits of ``q + a``, and the image id),
     which equal dedupe keys share; the full key (every Unicode letter and digit) is worked out only within
@@ -73,8 +74,9 @@ def dedupe_results(items: Sequence[SearchDataItem]) -> FilterResult:
         key = _dedupe_parts(item)
         same = next((earlier for earlier in group if earlier.key() == key), None)
         if same is not None:
-            entry = TraceEntry(stage="dedupe", passed=False, detail=f"same text as {same.item.id}")
-            cut.append(item.traced(entry, cut=True))
+            if keep_cut:
+                entry = TraceEntry(stage="dedupe", passed=False, detail=f"same text as {same.item.id}")
+                cut.append(item.traced(entry, cut=True))
             continue
         group.append(_Kept(item))
         kept.append(item)
@@ -92,10 +94,15 @@ def similarity_score_type(search_mode: str | None, using_re_rank: bool) -> Score
 
 
 def filter_by_similarity(
-    items: Sequence[SearchDataItem], similarity: float | None, score_type: ScoreType | None
+    items: Sequence[SearchDataItem],
+    similarity: float | None,
+    score_type: ScoreType | None,
+    *,
+    keep_cut: bool = True,
 ) -> FilterResult:
     """Keep items whose ``score_type`` value is >= ``similarity``; items without that score type are
-    kept. ``similarity`` 0 is a real threshold (negative scores are cut); ``None`` disables the filter."""
+    kept. ``similarity`` 0 is a real threshold (negative scores are cut); ``None`` disables the filter.
+    ``keep_cut`` False: the items below the threshold are not traced and not returned."""
     if similarity is None or score_type is None:
         return list(items), []
     kept: list[SearchDataItem] = []
@@ -106,6 +113,8 @@ def filter_by_similarity(
             kept.append(item.traced(TraceEntry(stage="similarity", detail=f"no {score_type} score")))
             continue
         passed = value >= similarity
+        if not passed and not keep_cut:
+            continue
         entry = TraceEntry(
             stage="similarity", score=value, passed=passed, detail=f"{score_type} >= {similarity:g}"
         )

@@ -53,7 +53,8 @@ async def search_dataset_data(
     ``reranker`` follows ``ports.Reranker`` (or returns ``fathom.llm.RerankResult``). Every returned item
     carries its score trace; items removed by a stage are in ``cutRes`` with ``trace.cutBy`` set, unless
     ``keep_cut`` is False (a caller that shows no removed item, e.g. a workflow's search node: ``cutRes`` is
-    then empty and the ~100 items past the recall limits and the token budget are never copied).
+    then empty: the items past the recall limits, duplicates, below the threshold or over the budget are
+    never copied).
     """
     p = (
         params
@@ -118,22 +119,22 @@ async def search_dataset_data(
 
     using_re_rank = False
     if wants_rerank and results:
-        deduped, dropped = dedupe_results(results)
+        deduped, dropped = dedupe_results(results, keep_cut=keep_cut)
         cut += dropped
         outcome = await rerank_search_results(deduped, rerank_query, reranker, p.rerank_weight, counter)
         results, using_re_rank = outcome.items, outcome.using_re_rank
         response.re_rank_input_tokens = outcome.input_tokens
 
-    results, dropped = dedupe_results(results)
+    results, dropped = dedupe_results(results, keep_cut=keep_cut)
     cut += dropped
     score_type = similarity_score_type(mode, using_re_rank)
-    results, dropped = filter_by_similarity(results, p.similarity, score_type)
+    results, dropped = filter_by_similarity(results, p.similarity, score_type, keep_cut=keep_cut)
     cut += dropped
     results, dropped = filter_by_max_tokens(results, p.limit, counter, keep_cut=keep_cut)
     cut += dropped
 
     response.search_res = results
-    response.cut_res = cut if keep_cut else []
+    response.cut_res = cut  # empty when not ``keep_cut``: no stage returned what it removed
     response.using_re_rank = using_re_rank
     response.using_similarity_filter = score_type is not None and p.similarity is not None
     return response
