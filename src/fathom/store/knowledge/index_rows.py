@@ -33,10 +33,22 @@ def pgvector_literal(array: np.ndarray) -> str:
 
 
 async def ensure_hnsw_index(session: AsyncSession, dims: int) -> None:
-    """PostgreSQL: an HNSW (cosine) index for vectors of this dimension, created on first use."""
+    """PostgreSQL: an HNSW (cosine) index for vectors of this dimension, created on first use.
+
+    ``CREATE INDEX IF NOT EXISTS`` alone is not safe between two transactions: the second does not see the
+    first's uncommitted index and fails on the catalog's unique key once the first commits (two workers
+    ingesting a new dimension at once). So a missing index is created under a transaction-scoped advisory
+    lock of its own, after a second look; an existing one (every later write) costs one catalog read."""
+    name = f"ix_data_indexes_hnsw_{dims}"
+    exists = text("SELECT to_regclass(:name) IS NOT NULL")
+    if (await session.execute(exists, {"name": name})).scalar():
+        return
+    await session.execute(text("SELECT pg_advisory_xact_lock(hashtext(:name))"), {"name": name})
+    if (await session.execute(exists, {"name": name})).scalar():
+        return  # another transaction made it while this one waited for the lock
     await session.execute(
         text(
-            f"CREATE INDEX IF NOT EXISTS ix_data_indexes_hnsw_{dims} ON data_indexes "
+            f"CREATE INDEX IF NOT EXISTS {name} ON data_indexes "
             f"USING hnsw ((embedding::vector({dims})) vector_cosine_ops) WHERE dims = {dims}"
         )
     )
