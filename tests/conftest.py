@@ -17,11 +17,19 @@ from typing import Any
 
 import pytest
 
-from fathom.store import migrate
 from fathom.store.db import Database
 from fathom.store.pg_embedded import EmbeddedPostgres, PostgresUnavailable
+from migrated_databases import migrated_postgres_database, migrated_sqlite_file
 
 _db_counter = itertools.count()
+
+# Passwords are hashed with argon2id at a test cost (256 KiB, one pass: ~2 ms a hash or check, against
+# ~0.23 s of CPU at the product's 64 MiB and 3 passes on 2 cores), set before any Settings is read so the
+# servers tests start in this process and the ``fathom`` processes they spawn use it too. The product's
+# cost and a change of cost are tested in tests/server/test_password_hash_cost_api.py; the sign-in lock-out's
+# guesses race at the product's cost (tests/server/test_sign_in_lockout_api.py).
+os.environ.setdefault("FATHOM_PASSWORD_HASH_MEMORY_KIB", "256")
+os.environ.setdefault("FATHOM_PASSWORD_HASH_PASSES", "1")
 
 
 def pytest_report_header(config: pytest.Config) -> str:
@@ -75,6 +83,29 @@ class _FileScheduling:
 
         return Scheduling(config, log)
 
+
+def _share_httpx_default_ssl_context() -> None:
+    """Every ``httpx`` client (the tests' own, the real ``openai`` client's) builds a new SSL context with
+    certifi's CA bundle loaded: ~40 ms of CPU a client on this 2-core machine, thousands of clients a run,
+    for loopback traffic that is plain HTTP. In the test processes the default context (``verify=True``,
+    no client certificate) is built once and shared; any other ``verify`` is built as httpx builds it.
+    Fathom's own outbound clients already share theirs (``fathom.security.egress.transport``)."""
+    import httpx._transports.default as transports
+
+    build = transports.create_ssl_context
+    shared: list[Any] = []
+
+    def create_ssl_context(verify: Any = True, cert: Any = None, trust_env: bool = True) -> Any:
+        if verify is not True or cert is not None:
+            return build(verify=verify, cert=cert, trust_env=trust_env)
+        if not shared:
+            shared.append(build(verify=True, cert=None, trust_env=trust_env))
+        return shared[0]
+
+    transports.create_ssl_context = create_ssl_context  # type: ignore[assignment]
+
+
+_share_httpx_default_ssl_context()
 
 _STARTED = pytest.StashKey[float]()
 
@@ -130,13 +161,13 @@ def backend(request: pytest.FixtureRequest) -> str:
 
 @pytest.fixture
 async def database(backend: str, tmp_path: Path, request: pytest.FixtureRequest) -> AsyncIterator[Database]:
-    """A migrated, empty database on each backend."""
+    """A migrated, empty database on each backend (a copy of a template migrated once per test process:
+    ``tests/migrated_databases.py``)."""
     if backend == "sqlite":
-        url = f"sqlite:///{tmp_path / 'fathom.db'}"
+        url = migrated_sqlite_file(tmp_path / "fathom.db")
     else:
         server: EmbeddedPostgres = request.getfixturevalue("postgres_server")
-        url = server.create_database(f"test_{os.getpid()}_{next(_db_counter)}")
+        url = migrated_postgres_database(server, f"test_{os.getpid()}_{next(_db_counter)}")
     db = Database(url)
-    await migrate.upgrade(db)
     yield db
     await db.close()

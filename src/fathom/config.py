@@ -71,6 +71,12 @@ class Settings(BaseSettings):
         description="The root user's password, set on first start (else one is generated and printed once).",
     )
     session_hours: float = Field(default=168.0, gt=0, description="A console session lasts this long.")
+    # argon2id's cost for every password hashed or checked (RFC 9106's second recommendation by default);
+    # a stored hash of other costs still verifies and is hashed again at its next sign-in.
+    password_hash_memory_kib: int = Field(
+        default=65536, ge=64, le=4 * 1024 * 1024, description="argon2id memory per hash, in KiB."
+    )
+    password_hash_passes: int = Field(default=3, ge=1, le=16, description="argon2id passes over it.")
     signin_max_failures_per_user: int = Field(default=5, ge=1)
     signin_max_failures_per_ip: int = Field(default=20, ge=1)
     signin_window_seconds: float = Field(default=900.0, gt=0)

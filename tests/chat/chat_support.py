@@ -18,6 +18,7 @@ from fathom.config import Settings
 from fathom.platform import Bootstrap, Platform
 from fathom.server.app import create_app
 from fathom.testing import ScriptedOpenAIServer
+from migrated_databases import sqlite_migrated_ahead
 
 MODEL = "scripted-chat"
 
@@ -95,6 +96,7 @@ def start_chat_server(
     run_workers: bool = False,
 ) -> Iterator[ChatServer]:
     """Serve ``settings`` in a thread; ``admin_key``: a replica of a database already prepared."""
+    sqlite_migrated_ahead(settings)
     platform = Platform.build(settings)
 
     async def prepare() -> Bootstrap:

@@ -19,6 +19,7 @@ from chat_support import MODEL, ChatServer, free_port, start_chat_server
 
 from fathom.config import Settings
 from fathom.testing import ScriptedOpenAIServer
+from migrated_databases import migrated_postgres_database
 
 
 def _live_support() -> Any:
@@ -50,7 +51,7 @@ def database_of(request: pytest.FixtureRequest, name: str) -> dict[str, Any]:
     if os.environ.get("FATHOM_TEST_BACKEND") != "postgres":
         return {}
     server = request.getfixturevalue("postgres_server")
-    return {"database_url": server.create_database(f"{name}_{os.getpid()}")}
+    return {"database_url": migrated_postgres_database(server, f"{name}_{os.getpid()}")}
 
 
 @pytest.fixture(scope="session")

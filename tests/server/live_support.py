@@ -18,6 +18,7 @@ import uvicorn
 from fathom.config import Settings
 from fathom.platform import Bootstrap, Platform
 from fathom.server.app import create_app, server_config
+from migrated_databases import migrated_postgres_database, sqlite_migrated_ahead
 
 if TYPE_CHECKING:
     import pytest
@@ -53,7 +54,7 @@ def backend_database_url(request: pytest.FixtureRequest, name: str) -> str | Non
     if request.param != "postgres":
         return None
     postgres: EmbeddedPostgres = request.getfixturevalue("postgres_server")
-    return postgres.create_database(f"{name}_{os.getpid()}_{free_port()}")
+    return migrated_postgres_database(postgres, f"{name}_{os.getpid()}_{free_port()}")
 
 
 def backend_settings(
@@ -77,6 +78,7 @@ def start_live_server(
 ) -> Iterator[LiveServer]:
     """A server on ``settings.port``; with ``replica``, one more server on a database another has
     already prepared (its admin key is then the empty string). ``log_level``: uvicorn's loggers'."""
+    sqlite_migrated_ahead(settings)
     platform = Platform.build(settings)
 
     async def prepare() -> Bootstrap:

@@ -5,6 +5,9 @@
 - ``X-Forwarded-For`` from a client that is not a listed proxy changes nothing: every guess counts
   against the connection's own address. From a listed proxy (``FATHOM_TRUSTED_PROXIES``) it is the
   client's address, counted on its own.
+
+The servers check passwords at the product's argon2 cost (64 MiB, 3 passes), not the suite's low one: the
+guesses race each other while checks are as slow as in production.
 """
 
 from __future__ import annotations
@@ -41,6 +44,8 @@ def _settings(root: Path, database_url: str, trusted: list[str]) -> Settings:
         signin_max_failures_per_user=PER_USER,
         signin_max_failures_per_ip=PER_IP,
         trusted_proxies=trusted,
+        password_hash_memory_kib=Settings.model_fields["password_hash_memory_kib"].default,
+        password_hash_passes=Settings.model_fields["password_hash_passes"].default,
     )
 
 

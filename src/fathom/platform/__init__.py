@@ -41,7 +41,7 @@ from fathom.platform.model_catalog import ListedModel, chat_model_ids, listed_mo
 from fathom.platform.team_admin import TeamAdmin
 from fathom.sandbox import SandboxRunner, client_factory_request_handler
 from fathom.security import EgressGuard, EgressPolicy, SecretBox
-from fathom.security.accounts import AccountError, AccountService, SignInLimits
+from fathom.security.accounts import AccountError, AccountService, SignInLimits, password_hasher
 from fathom.store import migrate
 from fathom.store.db import Database
 from fathom.store.files import LocalFileStore
@@ -140,6 +140,9 @@ class Platform:
                 per_user=self.settings.signin_max_failures_per_user,
                 per_ip=self.settings.signin_max_failures_per_ip,
                 window_seconds=self.settings.signin_window_seconds,
+            ),
+            hasher=password_hasher(
+                self.settings.password_hash_memory_kib, self.settings.password_hash_passes
             ),
         )
         self.team_admin = TeamAdmin(

@@ -143,6 +143,12 @@ def _utcnow() -> datetime:
     return datetime.now(UTC)
 
 
+def password_hasher(memory_kib: int = 65536, passes: int = 3) -> PasswordHasher:
+    """argon2id with this memory (KiB) and passes, 4 lanes (``FATHOM_PASSWORD_HASH_MEMORY_KIB`` /
+    ``_PASSES``; the defaults are argon2-cffi's, RFC 9106's second recommendation)."""
+    return PasswordHasher(time_cost=passes, memory_cost=memory_kib, parallelism=4)
+
+
 class AccountService:
     def __init__(
         self,
@@ -157,7 +163,7 @@ class AccountService:
         self.session_ttl = session_ttl
         self.limits = limits or SignInLimits()
         self.clock = clock
-        self.hasher = hasher or PasswordHasher()
+        self.hasher = hasher or password_hasher()
         self._dummy_hash: str | None = None
 
     # passwords

@@ -175,10 +175,12 @@ class EmbeddedPostgres:
             rows = cursor.fetchall() if cursor.description else []
         return "\n".join("|".join(str(v) for v in row) for row in rows)
 
-    def create_database(self, name: str) -> str:
-        """Create database ``name`` (kept if it exists: a reused ``root``) and return its URL."""
+    def create_database(self, name: str, *, template: str | None = None) -> str:
+        """Create database ``name`` (kept if it exists: a reused ``root``), a copy of database ``template``
+        when given (nobody may be connected to it), and return its URL."""
         if not self._psycopg(f"SELECT 1 FROM pg_database WHERE datname = '{name}'", "postgres"):
-            self._psycopg(f'CREATE DATABASE "{name}"', "postgres")
+            copy = f' TEMPLATE "{template}"' if template else ""
+            self._psycopg(f'CREATE DATABASE "{name}"{copy}', "postgres")
         return self.url(name)
 
     def stop(self) -> None:
