@@ -7,20 +7,19 @@ processes racing to migrate, a worker waiting for the schema) makes its own empt
 
 from __future__ import annotations
 
-import asyncio
 import atexit
 import os
 import shutil
 import sqlite3
 import tempfile
 import threading
-from concurrent.futures import ThreadPoolExecutor
 from pathlib import Path
 
 from fathom.config import Settings
 from fathom.store import migrate
 from fathom.store.db import Database
 from fathom.store.pg_embedded import EmbeddedPostgres
+from run_apart import run_apart
 
 _lock = threading.Lock()
 _sqlite_template: Path | None = None
@@ -37,8 +36,7 @@ async def _migrate(url: str) -> None:
 
 def _run(url: str) -> None:
     """Migrate ``url`` on a thread of its own (a caller may be inside a running event loop)."""
-    with ThreadPoolExecutor(1) as pool:
-        pool.submit(asyncio.run, _migrate(url)).result()
+    run_apart(_migrate(url))
 
 
 def _template_file() -> Path:

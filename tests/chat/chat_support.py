@@ -2,7 +2,6 @@
 
 from __future__ import annotations
 
-import asyncio
 import json
 import socket
 import threading
@@ -19,6 +18,7 @@ from fathom.platform import Bootstrap, Platform
 from fathom.server.app import create_app
 from fathom.testing import ScriptedOpenAIServer
 from migrated_databases import sqlite_migrated_ahead
+from run_apart import run_apart
 
 MODEL = "scripted-chat"
 
@@ -46,7 +46,7 @@ class ChatServer:
             finally:
                 await platform.db.close()
 
-        return asyncio.run(go())
+        return run_apart(go())
 
     def create_app(self, body: dict[str, Any], *, publish: bool = True, key: str | None = None) -> str:
         """Create through ``/api/core/app/create`` (which publishes the first version, as FastGPT's does).
@@ -105,7 +105,7 @@ def start_chat_server(
         finally:
             await platform.db.close()
 
-    boot = asyncio.run(prepare())
+    boot = run_apart(prepare())  # this thread may run a loop (a console test's Chromium)
     admin_key = admin_key or boot.admin_key
     assert admin_key is not None
     app = create_app(platform, run_workers=run_workers)

@@ -62,11 +62,12 @@ def pytest_sessionfinish(session: pytest.Session, exitstatus: int) -> None:
             print(f"docs/images/console/{name} updated")
 
 
-@pytest.fixture
-def browser() -> Iterator[Any]:
-    """Headless Debian Chromium. Function-scoped and listed AFTER the server fixture in each test:
-    Playwright's sync API keeps an event loop running in this thread, so the server (whose setup calls
-    ``asyncio.run``) must be started first."""
+@pytest.fixture(scope="module")
+def module_chromium() -> Iterator[Any]:
+    """Headless Debian Chromium, one per test module (a launch with its Playwright driver costs ~1.8 s of
+    CPU on this 2-core machine). Playwright's sync API keeps an event loop running in this thread while
+    it lives, so servers started beside it prepare their database on a thread of their own
+    (``live_support.run_apart``)."""
     reason = browser_unavailable()
     if reason:
         print(f"SKIP console browser tests: {reason}")
@@ -79,6 +80,19 @@ def browser() -> Iterator[Any]:
             yield instance
         finally:
             instance.close()
+
+
+@pytest.fixture
+def browser(module_chromium: Any) -> Iterator[Any]:
+    """The module's Chromium, as a fresh one to each test: every context (and so every page, cookie and
+    storage) a test opened is closed after it."""
+    before = set(module_chromium.contexts)
+    try:
+        yield module_chromium
+    finally:
+        for context in module_chromium.contexts:
+            if context not in before:
+                context.close()
 
 
 @pytest.fixture

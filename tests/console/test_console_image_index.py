@@ -10,8 +10,8 @@ from typing import Any
 
 import pytest
 from console_support import sign_in
+from live_support import free_port, start_live_server
 
-from conftest import free_port, start_live_server
 from fathom.testing import Turn
 
 # a valid 1x1 PNG

@@ -170,8 +170,13 @@ _MAKE_VARIABLES = ("MAKEFLAGS", "MFLAGS", "MAKELEVEL", "MAKEOVERRIDES", "MAKE_TE
 
 
 def _shell_env() -> dict[str, str]:
-    """This process's environment as a newcomer's shell would have it: no make variables."""
-    return {k: v for k, v in os.environ.items() if k not in _MAKE_VARIABLES}
+    """This process's environment as a newcomer's shell would have it: no make variables, and not the
+    suite's low password-hashing cost (tests/conftest.py): the walkthrough's server hashes as shipped."""
+    return {
+        k: v
+        for k, v in os.environ.items()
+        if k not in _MAKE_VARIABLES and not k.startswith("FATHOM_PASSWORD_HASH_")
+    }
 
 
 def _skip(reason: str) -> NoReturn:

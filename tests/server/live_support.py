@@ -3,7 +3,6 @@ need a server with their own settings)."""
 
 from __future__ import annotations
 
-import asyncio
 import os
 import socket
 import threading
@@ -19,6 +18,7 @@ from fathom.config import Settings
 from fathom.platform import Bootstrap, Platform
 from fathom.server.app import create_app, server_config
 from migrated_databases import migrated_postgres_database, sqlite_migrated_ahead
+from run_apart import run_apart
 
 if TYPE_CHECKING:
     import pytest
@@ -87,7 +87,7 @@ def start_live_server(
         finally:
             await platform.db.close()
 
-    boot = asyncio.run(prepare())
+    boot = run_apart(prepare())  # this thread may run a loop (a console test's Chromium)
     assert replica or boot.admin_key is not None
     config = server_config(create_app(platform), "127.0.0.1", settings.port, log_level=log_level)
     server = uvicorn.Server(config)
