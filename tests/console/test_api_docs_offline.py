@@ -46,8 +46,9 @@ VIEWS = {  # a desktop English browser and a Chinese phone: the reference is the
 
 @pytest.mark.parametrize("view", sorted(VIEWS))
 def test_swagger_ui_and_redoc_render_the_operations_with_the_network_blocked(
-    live_server: Any, browser: Any, screenshots: Path, view: str
+    module_live_server: Any, browser: Any, screenshots: Path, view: str
 ) -> None:
+    live_server = module_live_server  # the pages only read: one server (one OpenAPI document built) for both
     viewport, locale, suffix = VIEWS[view]
     phone = viewport["width"] < 500
     context = browser.new_context(viewport=viewport, locale=locale, is_mobile=phone, has_touch=phone)
