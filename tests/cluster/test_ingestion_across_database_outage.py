@@ -21,7 +21,11 @@ from fathom.store.protocols import JobRecord
 
 SECRET = "ingest-outage-secret-key-0123456789"
 COLLECTIONS = 6
-PARAGRAPHS = 30
+# ~70 chunks a collection: three embedding batches of 32 (one transaction each), so when the first chunks
+# of a collection show, its job still has batches to write and the outage meets it mid-step; with 30 (one
+# batch) the job could finish before the relay was cut and the outage meet the worker between jobs only
+# (seen in CI: "claiming again when it returns", no step run again)
+PARAGRAPHS = 70
 OUTAGE_S = 10.0
 
 
@@ -117,14 +121,19 @@ def test_ingestion_across_a_database_outage_finishes_without_a_failed_job(
                 assert time.monotonic() - up_at < 55, page  # well within the 60 s lease
                 time.sleep(0.2)
             for collection in page:
-                rows = client.post(
-                    "/api/core/dataset/data/v2/list",
-                    json={"collectionId": collection["_id"], "pageSize": 200},
-                ).json()["data"]
+                listed: list[dict[str, object]] = []
+                while True:  # the list answers at most 30 rows a page
+                    rows = client.post(
+                        "/api/core/dataset/data/v2/list",
+                        json={"collectionId": collection["_id"], "offset": len(listed), "pageSize": 30},
+                    ).json()["data"]
+                    listed += rows["list"]
+                    if not rows["list"] or len(listed) >= rows["total"]:
+                        break
                 index = int(str(collection["name"]).split("-")[1])
-                assert rows["total"] == len(rows["list"]) == collection["chunksTotal"]
-                assert sorted(r["chunkIndex"] for r in rows["list"]) == list(range(rows["total"]))
-                joined = "\n".join(r["q"] for r in rows["list"])
+                assert rows["total"] == len(listed) == collection["chunksTotal"]
+                assert sorted(int(str(r["chunkIndex"])) for r in listed) == list(range(rows["total"]))
+                joined = "\n".join(str(r["q"]) for r in listed)
                 assert all(f"Marker c{index}p{j}." in joined for j in range(PARAGRAPHS))
         jobs = asyncio.run(_ingest_jobs(direct_url, tmp_path / "check"))
         assert len(jobs) == COLLECTIONS
