@@ -34,11 +34,6 @@ async def _migrate(url: str) -> None:
         await db.close()
 
 
-def _run(url: str) -> None:
-    """Migrate ``url`` on a thread of its own (a caller may be inside a running event loop)."""
-    run_apart(_migrate(url))
-
-
 def _template_file() -> Path:
     global _sqlite_template
     with _lock:
@@ -46,7 +41,7 @@ def _template_file() -> Path:
             folder = Path(tempfile.mkdtemp(prefix=f"fathom-template-{os.getpid()}-"))
             atexit.register(shutil.rmtree, folder, ignore_errors=True)
             path = folder / "fathom.db"
-            _run(f"sqlite:///{path}")
+            run_apart(_migrate(f"sqlite:///{path}"))  # a caller may be inside a running loop
             with sqlite3.connect(path) as conn:  # everything in the main file: a copy of it is whole
                 conn.execute("PRAGMA wal_checkpoint(TRUNCATE)")
             _sqlite_template = path
@@ -68,7 +63,7 @@ def migrated_postgres_database(server: EmbeddedPostgres, name: str) -> str:
         template = _postgres_templates.get(id(server))
         if template is None:
             template = f"fathom_template_{os.getpid()}"
-            _run(server.create_database(template))
+            run_apart(_migrate(server.create_database(template)))
             _postgres_templates[id(server)] = template
     return server.create_database(name, template=template)
 

@@ -67,7 +67,7 @@ def module_chromium() -> Iterator[Any]:
     """Headless Debian Chromium, one per test module (a launch with its Playwright driver costs ~1.8 s of
     CPU on this 2-core machine). Playwright's sync API keeps an event loop running in this thread while
     it lives, so servers started beside it prepare their database on a thread of their own
-    (``live_support.run_apart``)."""
+    (``tests/run_apart.py``)."""
     reason = browser_unavailable()
     if reason:
         print(f"SKIP console browser tests: {reason}")

@@ -6,8 +6,6 @@ signs out and signs in again with the password."""
 
 from __future__ import annotations
 
-import asyncio
-from concurrent.futures import ThreadPoolExecutor
 from pathlib import Path
 from typing import Any
 
@@ -16,6 +14,7 @@ from console_support import data
 
 from fathom.platform import Platform
 from fathom.testing.scripted_turns import text_turn
+from run_apart import run_apart
 
 VIEWPORTS = {"desktop": {"width": 1440, "height": 900}, "phone": {"width": 390, "height": 844}}
 MODEL = "scripted-chat"
@@ -51,8 +50,7 @@ def grant_read(server: Any, member_id: str, app_id: str) -> None:
             await platform.db.close()
 
     # Playwright's sync API keeps an event loop running in this thread: run it in another
-    with ThreadPoolExecutor(1) as pool:
-        pool.submit(asyncio.run, go()).result()
+    run_apart(go())
 
 
 @pytest.mark.parametrize("lang", sorted(WORDS))

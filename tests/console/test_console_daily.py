@@ -8,11 +8,9 @@ whole module."""
 
 from __future__ import annotations
 
-import asyncio
 import json
 import re
 from collections.abc import Iterator
-from concurrent.futures import ThreadPoolExecutor
 from pathlib import Path
 from typing import Any
 
@@ -24,6 +22,7 @@ from fathom.config import Settings
 from fathom.demo import DEMO_APP_NAME, INTRO_TEXT, seed_demo
 from fathom.platform import Platform
 from fathom.store.protocols import UsageRecord
+from run_apart import run_apart
 
 DESKTOP = {"width": 1440, "height": 900}
 PHONE = {"width": 390, "height": 844}
@@ -47,8 +46,7 @@ def _in_thread(server: Any, work: Any) -> Any:
         finally:
             await platform.db.close()
 
-    with ThreadPoolExecutor(1) as pool:
-        return pool.submit(asyncio.run, main()).result(60)
+    return run_apart(main(), 60)
 
 
 @pytest.fixture(scope="module")

@@ -7,9 +7,7 @@ The server runs no in-process worker: the test runs the real ingestion worker on
 
 from __future__ import annotations
 
-import asyncio
 from collections.abc import Iterator
-from concurrent.futures import ThreadPoolExecutor
 from pathlib import Path
 from typing import Any
 
@@ -20,6 +18,7 @@ from live_support import free_port, start_live_server
 from fathom.config import Settings
 from fathom.platform import Platform
 from fathom.testing import text_turn
+from run_apart import run_apart
 
 MODEL = "scripted-chat"
 VIEWPORTS = {"desktop": {"width": 1440, "height": 900}, "phone": {"width": 390, "height": 844}}
@@ -56,8 +55,7 @@ def _run_one_job(server: Any) -> int:
         finally:
             await platform.db.close()
 
-    with ThreadPoolExecutor(1) as pool:
-        return pool.submit(asyncio.run, main()).result(120)
+    return run_apart(main(), 120)
 
 
 def _ask(page: Any, question: str) -> Any:

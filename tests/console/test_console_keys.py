@@ -3,8 +3,6 @@ and usage appears per app and per day."""
 
 from __future__ import annotations
 
-import asyncio
-from concurrent.futures import ThreadPoolExecutor
 from typing import Any
 
 import httpx
@@ -12,6 +10,7 @@ from console_support import sign_in
 
 from fathom.platform import Platform
 from fathom.store.protocols import UsageRecord
+from run_apart import run_apart
 
 
 def _record_usage(server: Any) -> str:
@@ -31,8 +30,7 @@ def _record_usage(server: Any) -> str:
         finally:
             await platform.db.close()
 
-    with ThreadPoolExecutor(1) as pool:
-        return pool.submit(asyncio.run, main()).result(30)
+    return run_apart(main(), 30)
 
 
 def test_keys_are_shown_once_revoked_after_confirm_and_usage_is_listed(
