@@ -52,6 +52,13 @@ class Settings(BaseSettings):
         description="A running chat answer whose replica has not refreshed it for this long (the replica "
         "died) reads as interrupted; the replica refreshes it every third of this.",
     )
+    job_poll_seconds: float = Field(
+        default=1.0,
+        gt=0,
+        le=3600,
+        description="How often an idle worker looks for jobs queued by another process or due later (a "
+        "job queued by this process wakes its in-process workers at once).",
+    )
     job_max_attempts: int = Field(default=3, ge=1)
     job_retry_delay_seconds: float = Field(
         default=5.0, ge=0, description="Wait before a failed job that may succeed later runs again."

@@ -22,6 +22,7 @@ from collections.abc import Callable, Coroutine, Mapping
 from typing import Any
 
 from fathom.store.errors import database_unavailable
+from fathom.store.job_doorbell import JobDoorbell
 from fathom.store.protocols import JobQueue, JobRecord, PermanentJobFailure
 
 JobHandler = Callable[[JobRecord], Coroutine[Any, Any, dict[str, Any] | None]]
@@ -64,6 +65,7 @@ class JobWorker:
         lease_seconds: float = 60.0,
         poll_interval: float = 1.0,
         retry_delay_seconds: float = 5.0,
+        doorbell: JobDoorbell | None = None,
     ) -> None:
         self.queue = queue
         self.handlers = dict(handlers)
@@ -71,6 +73,9 @@ class JobWorker:
         self.lease_seconds = lease_seconds
         self.poll_interval = poll_interval
         self.retry_delay_seconds = retry_delay_seconds
+        # rung by this process's writers of jobs: an idle worker starts a job queued here at once, not at
+        # its next poll (jobs of other processes, and ones due later, wait for the poll)
+        self.doorbell = doorbell or JobDoorbell()
         self.jobs_run = 0
 
     async def _keep_lease(self, job: JobRecord, lost: asyncio.Event) -> None:
@@ -200,6 +205,7 @@ class JobWorker:
     async def run_forever(self, stop: asyncio.Event) -> None:
         outage = False
         while not stop.is_set():
+            rung = self.doorbell.rung
             try:
                 ran = await self.run_once()
                 outage = False
@@ -213,5 +219,4 @@ class JobWorker:
                 outage = outage or database_unavailable(exc)
                 ran = False
             if not ran:
-                with contextlib.suppress(TimeoutError):
-                    await asyncio.wait_for(stop.wait(), timeout=self.poll_interval)
+                await self.doorbell.wait(rung, stop, self.poll_interval)

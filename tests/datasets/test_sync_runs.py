@@ -19,6 +19,7 @@ from fathom.config import Settings
 from fathom.datasets.sync import SYNC_JOB_KIND, SyncScheduler, WebsiteConfig
 from fathom.platform import Bootstrap, Platform
 from fathom.store.db import Database
+from fathom.store.job_doorbell import JobDoorbell
 from fathom.store.knowledge import SqlChunkRepository
 from fathom.store.knowledge.sources import SqlSourceRepository, SyncJob
 from fathom.store.models import utcnow
@@ -149,7 +150,9 @@ async def test_a_scheduler_that_loses_the_database_logs_one_line_per_tick_and_go
         port = sock.getsockname()[1]
     db = Database(f"postgresql+psycopg://fathom@127.0.0.1:{port}/fathom")
     scheduler = SyncScheduler(
-        SqlSourceRepository(db, SqlChunkRepository(db)), SyncJob(SYNC_JOB_KIND), tick_seconds=0.05
+        SqlSourceRepository(db, SqlChunkRepository(db), JobDoorbell()),
+        SyncJob(SYNC_JOB_KIND),
+        tick_seconds=0.05,
     )
     stop = asyncio.Event()
     caplog.set_level(logging.INFO, logger="fathom.sync")

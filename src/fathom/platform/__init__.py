@@ -330,7 +330,7 @@ class Platform:
         return SourceSyncService(
             self.datasets,
             self.chunks,
-            SqlSourceRepository(self.db, self.chunks),
+            SqlSourceRepository(self.db, self.chunks, self.jobs.doorbell),
             self.ingestion,
             self.secrets,
             self.egress.client,
@@ -391,8 +391,13 @@ class Platform:
 
     def new_worker(self, **kwargs: Any) -> JobWorker:
         kwargs.setdefault("retry_delay_seconds", self.settings.job_retry_delay_seconds)
+        kwargs.setdefault("poll_interval", self.settings.job_poll_seconds)
         return JobWorker(
-            self.jobs, self.job_handlers(), lease_seconds=self.settings.job_lease_seconds, **kwargs
+            self.jobs,
+            self.job_handlers(),
+            lease_seconds=self.settings.job_lease_seconds,
+            doorbell=self.jobs.doorbell,
+            **kwargs,
         )
 
     def start_workers(self, count: int | None = None) -> None:

@@ -17,6 +17,7 @@ from typing import Any
 from sqlalchemy import delete, select, update
 
 from fathom.store.db import Database
+from fathom.store.job_doorbell import JobDoorbell
 from fathom.store.knowledge.chunks import ChunkRows, SqlChunkRepository
 from fathom.store.knowledge.datasets import bump_index_version, purge_collection_rows
 from fathom.store.models import (
@@ -136,9 +137,10 @@ def _sync(row: SourceSync) -> SyncRecord:
 
 
 class SqlSourceRepository:
-    def __init__(self, db: Database, chunks: SqlChunkRepository) -> None:
+    def __init__(self, db: Database, chunks: SqlChunkRepository, doorbell: JobDoorbell) -> None:
         self.db = db
         self.chunks = chunks
+        self.doorbell = doorbell  # the job queue's: rung once a sync's job is committed
 
     # -- the knowledge base's source ------------------------------------------------------------------
 
@@ -222,6 +224,8 @@ class SqlSourceRepository:
                 )
                 await _queue_sync(session, sync, job)
                 claimed.append(_sync(sync))
+        if claimed:
+            self.doorbell.ring()
         return claimed
 
     # -- collections' sources ---------------------------------------------------------------------------
@@ -352,7 +356,9 @@ class SqlSourceRepository:
                 attempts=0,
             )
             await _queue_sync(session, row, job)
-            return _sync(row)
+            record = _sync(row)
+        self.doorbell.ring()
+        return record
 
     async def start_sync(self, sync_id: str) -> SyncRecord:
         """Mark the run started (again, after a worker died: its counts start over)."""

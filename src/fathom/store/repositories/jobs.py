@@ -31,6 +31,7 @@ from sqlalchemy import and_, case, func, or_, select, update
 from sqlalchemy.orm import aliased
 
 from fathom.store.db import Database
+from fathom.store.job_doorbell import JobDoorbell
 from fathom.store.models import Job, utcnow
 from fathom.store.protocols import JobRecord, JobStatus, NotFound
 
@@ -64,6 +65,7 @@ class SqlJobQueue:
     def __init__(self, db: Database, *, max_lease_expiries: int = MAX_LEASE_EXPIRIES) -> None:
         self.db = db
         self.max_lease_expiries = max_lease_expiries
+        self.doorbell = JobDoorbell()  # rung once a job written here is committed: idle workers wake
 
     async def enqueue(
         self,
@@ -95,7 +97,9 @@ class SqlJobQueue:
             )
             session.add(row)
             await session.flush()
-            return _job_record(row)
+            record = _job_record(row)
+        self.doorbell.ring()  # one that runs later is found by the workers' poll then
+        return record
 
     async def claim(
         self, worker_id: str, *, lease_seconds: float, kinds: list[str] | None = None
@@ -250,7 +254,9 @@ class SqlJobQueue:
             row.lease_expiries = 0
             row.run_after = utcnow()
             await session.flush()
-            return _job_record(row)
+            record = _job_record(row)
+        self.doorbell.ring()
+        return record
 
     async def get(self, job_id: str) -> JobRecord:
         async with self.db.sessions() as session:
