@@ -1,6 +1,7 @@
 """Time from a text import to its collection being ready, on ``fathom serve``'s own in-process workers.
 
     PYTHONPATH=src .venv/bin/python benchmarks/import_ready.py [--before CHECKOUT] [--rounds 3] [--imports 20]
+        [--dedicated-worker]
 
 What a user waits for after ``collection/create/text`` (or an upload in the console) before the text is
 searchable: the job's wait to be claimed, then its chunking and embedding. One ``fathom serve`` per code
@@ -10,6 +11,9 @@ imports ``--imports`` short texts one after another into one knowledge base per 
 ``collection/detail`` every 10 ms until each is ``ready``; with ``--before`` (another checkout, e.g. a
 ``git worktree``) its server takes its turn in every round, the order alternating. Reported: each round's
 median and max of the import → ready wall time per code, and the medians' ratio after / before.
+
+``--dedicated-worker``: the deployment guide's layout instead, on PostgreSQL (embedded, one database per
+code): ``fathom serve`` with ``FATHOM_WORKERS=0`` and one ``fathom worker`` process that claims the jobs.
 """
 
 from __future__ import annotations
@@ -31,7 +35,7 @@ TEXT = "## Refunds\n\nRefunds are paid back to the original card within five wor
 
 
 class Server:
-    def __init__(self, name: str, source: Path | None, model_url: str) -> None:
+    def __init__(self, name: str, source: Path | None, model_url: str, database_url: str | None) -> None:
         self.name = name
         self.data_dir = Path(tempfile.mkdtemp(prefix=f"fathom-import-{name}-"))
         models = self.data_dir / "models.yaml"
@@ -54,8 +58,18 @@ class Server:
         )
         if source is not None:
             env["PYTHONPATH"] = str(source / "src")
+        self.worker: Process | None = None
+        if database_url is not None:  # the jobs go to a dedicated `fathom worker`
+            env.update(
+                FATHOM_DATABASE_URL=database_url,
+                FATHOM_SECRET_KEY="import-ready-benchmark-secret-0123456789",
+                FATHOM_WORKERS="0",
+            )
         self.process = Process([sys.executable, "-m", "fathom", "serve"], env=env)
         self.process.read_until("Fathom ")
+        if database_url is not None:
+            self.worker = Process([sys.executable, "-m", "fathom", "worker"], env=env)
+            self.worker.read_until("worker ")
         key = next(word for line in self.process.lines for word in line.split() if word.startswith("fathom-"))
         self.url = f"http://127.0.0.1:{port}"
         wait_http(f"{self.url}/api/health")
@@ -80,6 +94,8 @@ class Server:
     def stop(self) -> None:
         self.client.close()
         self.process.stop()
+        if self.worker is not None:
+            self.worker.stop()
 
 
 def main() -> None:
@@ -87,15 +103,29 @@ def main() -> None:
     parser.add_argument("--before", type=Path, help="another checkout, measured alternately")
     parser.add_argument("--rounds", type=int, default=3)
     parser.add_argument("--imports", type=int, default=20, help="imports per server and round")
+    parser.add_argument(
+        "--dedicated-worker",
+        action="store_true",
+        help="PostgreSQL, FATHOM_WORKERS=0 on the server and a `fathom worker` process",
+    )
     args = parser.parse_args()
 
+    from fathom.store.pg_embedded import EmbeddedPostgres
     from fathom.testing import ScriptedOpenAIServer
 
+    postgres = EmbeddedPostgres() if args.dedicated_worker else None
+    if postgres is not None:
+        postgres.start()
+
+    def database(name: str) -> str | None:
+        return postgres.create_database(f"import_ready_{name}") if postgres is not None else None
+
+    servers: list[Server] = []
     with ScriptedOpenAIServer() as model:
-        servers = [Server("this", None, model.base_url)]
-        if args.before is not None:
-            servers.append(Server("before", args.before.resolve(), model.base_url))
         try:
+            servers.append(Server("this", None, model.base_url, database("this")))
+            if args.before is not None:
+                servers.append(Server("before", args.before.resolve(), model.base_url, database("before")))
             for server in servers:
                 server.import_once(-1)  # warm: the first import loads the tokenizer and prepares statements
             medians: dict[str, list[float]] = {server.name: [] for server in servers}
@@ -115,6 +145,8 @@ def main() -> None:
         finally:
             for server in servers:
                 server.stop()
+            if postgres is not None:
+                postgres.stop()
     for name, values in medians.items():
         print(f"{name:6} medians of rounds (ms): {' / '.join(f'{v * 1000:.1f}' for v in values)}")
     if "before" in medians:

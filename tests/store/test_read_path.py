@@ -9,7 +9,7 @@ import pytest
 
 from fathom.store.db import Database
 from fathom.store.pg_embedded import EmbeddedPostgres
-from fathom.store.pg_reads import PostgresReader, _libpq_conninfo
+from fathom.store.pg_reads import PostgresReader, libpq_conninfo
 from fathom.store.repositories import SqlTeamRepository
 
 
@@ -60,7 +60,7 @@ async def test_postgres_reuses_its_connection_and_survives_a_dropped_one(databas
 
 def test_libpq_url_keeps_the_options_and_drops_the_driver_name() -> None:
     url = "postgresql+psycopg://user:p%40ss@db.example:5433/fathom?sslmode=require"
-    assert _libpq_conninfo(url) == "postgresql://user:p%40ss@db.example:5433/fathom?sslmode=require"
+    assert libpq_conninfo(url) == "postgresql://user:p%40ss@db.example:5433/fathom?sslmode=require"
 
 
 def test_postgres_connections_stay_with_their_event_loop(postgres_server: EmbeddedPostgres) -> None:

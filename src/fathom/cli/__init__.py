@@ -222,8 +222,11 @@ def worker(
                 loop.add_signal_handler(sig, stop.set)
             workers = [platform.new_worker() for _ in range(concurrency)]
             out.print(f"worker {workers[0].worker_id}: waiting for jobs (Ctrl+C to stop)", highlight=False)
+            listener = platform.job_notice_listener()  # PostgreSQL: woken by other processes' jobs
             await asyncio.gather(
-                *(w.run_forever(stop) for w in workers), platform.sync_scheduler().run_forever(stop)
+                *(w.run_forever(stop) for w in workers),
+                platform.sync_scheduler().run_forever(stop),
+                *([listener.run(stop)] if listener is not None else []),
             )
             return sum(w.jobs_run for w in workers)
         finally:

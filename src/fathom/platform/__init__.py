@@ -8,7 +8,7 @@ import functools
 import logging
 from dataclasses import dataclass, field
 from datetime import timedelta
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 from fathom.chat import ChatApplication
 from fathom.chat.application import ChatStores
@@ -70,6 +70,9 @@ from fathom.store.repositories.chat_turns import SqlChatTurnRepository
 from fathom.store.repositories.rate_hits import SqlUploadHits
 from fathom.store.repositories.share_links import SqlShareLinkRepository
 from fathom.worker import JobHandler, JobWorker
+
+if TYPE_CHECKING:
+    from fathom.store.pg_job_notices import JobNoticeListener
 
 log = logging.getLogger("fathom")
 
@@ -407,6 +410,18 @@ class Platform:
             self._worker_tasks.append(asyncio.create_task(self.new_worker().run_forever(self._stop)))
         if self._worker_tasks:
             self._worker_tasks.append(asyncio.create_task(self.sync_scheduler().run_forever(self._stop)))
+            listener = self.job_notice_listener()
+            if listener is not None:
+                self._worker_tasks.append(asyncio.create_task(listener.run(self._stop)))
+
+    def job_notice_listener(self) -> JobNoticeListener | None:
+        """On PostgreSQL, what wakes this process's idle workers when another process queues a job (a
+        replica without workers, ``fathom jobs retry``); None on SQLite."""
+        if not self.db.is_postgres:
+            return None
+        from fathom.store.pg_job_notices import JobNoticeListener
+
+        return JobNoticeListener(self.db.url, self.jobs.doorbell)
 
     async def stop_workers(self) -> None:
         self._stop.set()

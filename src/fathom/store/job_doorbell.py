@@ -4,14 +4,29 @@ Every writer of a claimable job row in this process (``SqlJobQueue.enqueue`` and
 queued with its run) rings the queue's doorbell after its transaction committed; an idle worker waits on
 the doorbell and on its stop event, up to its poll interval. A job queued by another process (another
 replica, ``fathom jobs retry``) or one that becomes due later (a retry's delay, a lapsed lease) is still
-found by the poll. No lost wake-up: a worker notes :attr:`JobDoorbell.rung` before it looks for a job and
-:meth:`JobDoorbell.wait` returns at once when a ring came in between.
+found by the poll (on PostgreSQL, another process's job also rings here: :func:`announce_job` and
+:mod:`fathom.store.pg_job_notices`). No lost wake-up: a worker notes :attr:`JobDoorbell.rung` before it
+looks for a job and :meth:`JobDoorbell.wait` returns at once when a ring came in between.
 """
 
 from __future__ import annotations
 
 import asyncio
 import contextlib
+
+from sqlalchemy import text
+from sqlalchemy.ext.asyncio import AsyncSession
+
+JOBS_CHANNEL = "fathom_jobs"  # PostgreSQL's channel for other processes (fathom.store.pg_job_notices)
+_NOTIFY = text(f"NOTIFY {JOBS_CHANNEL}")
+
+
+async def announce_job(session: AsyncSession) -> None:
+    """Tell every other process listening (:mod:`fathom.store.pg_job_notices`), when this transaction
+    commits, that a job is claimable: PostgreSQL's ``NOTIFY``, which folds a transaction's notices into
+    one; nothing on SQLite."""
+    if session.bind is not None and session.bind.dialect.name == "postgresql":
+        await session.execute(_NOTIFY)
 
 
 class JobDoorbell:

@@ -36,7 +36,7 @@ _CONVERTED_MAX = 2048  # distinct statements remembered (IN lists of other lengt
 IDLE_MAX = 8  # connections kept open between reads (per event loop)
 
 
-def _libpq_conninfo(url: str) -> str:
+def libpq_conninfo(url: str) -> str:
     """The libpq URL of a SQLAlchemy ``postgresql+psycopg://`` URL (query options such as sslmode kept)."""
     return make_url(url).set(drivername="postgresql").render_as_string(hide_password=False)
 
@@ -45,7 +45,7 @@ class PostgresReader:
     """A small pool of autocommit psycopg connections running read-only statements."""
 
     def __init__(self, url: str, *, connect_timeout: int = 5) -> None:
-        self.conninfo = _libpq_conninfo(url)
+        self.conninfo = libpq_conninfo(url)
         self.connect_timeout = connect_timeout
         # idle connections per event loop (a connection belongs to the loop that opened it)
         self._idle: dict[asyncio.AbstractEventLoop, list[psycopg.AsyncConnection[Any]]] = {}

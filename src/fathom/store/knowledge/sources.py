@@ -17,7 +17,7 @@ from typing import Any
 from sqlalchemy import delete, select, update
 
 from fathom.store.db import Database
-from fathom.store.job_doorbell import JobDoorbell
+from fathom.store.job_doorbell import JobDoorbell, announce_job
 from fathom.store.knowledge.chunks import ChunkRows, SqlChunkRepository
 from fathom.store.knowledge.datasets import bump_index_version, purge_collection_rows
 from fathom.store.models import (
@@ -57,6 +57,7 @@ async def _queue_sync(session: Any, row: SourceSync, job: SyncJob) -> None:
         )
     )
     await session.flush()
+    await announce_job(session)
 
 
 @dataclass(frozen=True)

@@ -31,7 +31,7 @@ from sqlalchemy import and_, case, func, or_, select, update
 from sqlalchemy.orm import aliased
 
 from fathom.store.db import Database
-from fathom.store.job_doorbell import JobDoorbell
+from fathom.store.job_doorbell import JobDoorbell, announce_job
 from fathom.store.models import Job, utcnow
 from fathom.store.protocols import JobRecord, JobStatus, NotFound
 
@@ -97,6 +97,7 @@ class SqlJobQueue:
             )
             session.add(row)
             await session.flush()
+            await announce_job(session)
             record = _job_record(row)
         self.doorbell.ring()  # one that runs later is found by the workers' poll then
         return record
@@ -254,6 +255,7 @@ class SqlJobQueue:
             row.lease_expiries = 0
             row.run_after = utcnow()
             await session.flush()
+            await announce_job(session)
             record = _job_record(row)
         self.doorbell.ring()
         return record
