@@ -2,15 +2,18 @@
 
     .venv/bin/python benchmarks/api_ab.py --before /path/to/other/checkout [--mode json|sse]
         [--target no-model|chat|continued|chat-id] [--requests 600] [--rounds 4] [--ttfe 200]
+        [--backend sqlite|postgres]
 
 Both servers (and their scripted model servers) start together, as in ``benchmarks/api.py``; the
 ``--before`` one runs with ``PYTHONPATH=<checkout>/src`` (a ``git worktree`` of the older commit, no
-install needed). Each round sends the same closed loop (8 clients, ``--requests`` chats, each under a
-new chat id; ``continued``: each client continuing its own chat of 20 prior turns, as in
-``benchmarks/api.py``; ``chat-id``: the chat app, each request a new chat under a ``chatId`` the client
-chose, as the console's first turn sends it) to one and then the other, the order alternating by
-round; what counts is each server's CPU time over its share (utime + stime from ``/proc``). Prints
-requests per server CPU-second per round and min / median / max of the after / before ratios.
+install needed). ``--backend postgres``: each server on a database of its own on one embedded PostgreSQL
+started for the run (the database's own CPU is in neither figure). Each round sends the same closed loop
+(8 clients, ``--requests`` chats, each under a new chat id; ``continued``: each client continuing its own
+chat of 20 prior turns, as in ``benchmarks/api.py``; ``chat-id``: the chat app, each request a new chat
+under a ``chatId`` the client chose, as the console's first turn sends it) to one and then the other, the
+order alternating by round; what counts is each server's CPU time over its share (utime + stime from
+``/proc``). Prints requests per server CPU-second per round and min / median / max of the after / before
+ratios.
 
 With ``--ttfe N`` each round measures time to first event instead (issue 33's measure: request sent
 → first complete SSE frame, one stream at a time): ``N`` times, one stream to each of the bare FastAPI
@@ -28,6 +31,7 @@ import asyncio
 import statistics
 import sys
 from pathlib import Path
+from typing import Any
 
 import httpx
 
@@ -44,14 +48,25 @@ def main() -> None:
     parser.add_argument("--rounds", type=int, default=4)
     parser.add_argument("--model-delay-ms", type=float, default=0.0, help="slept before each model chunk")
     parser.add_argument("--ttfe", type=int, help="measure time to first event: sequential streams per round")
+    parser.add_argument("--backend", choices=("sqlite", "postgres"), default="sqlite")
     args = parser.parse_args()
     source = args.before.resolve() / "src"
     if not (source / "fathom").is_dir():
         parser.error(f"--before: {args.before} has no src/fathom (give a checkout of this repository)")
     delay = args.model_delay_ms
+    postgres: Any = None
+    if args.backend == "postgres":
+        from fathom.store.pg_embedded import EmbeddedPostgres
+
+        postgres = EmbeddedPostgres()
+        postgres.start()
+
+    def database(name: str) -> str | None:
+        return postgres.create_database(f"api_ab_{name}") if postgres is not None else None
+
     servers = [
-        api.start_servers_with({"PYTHONPATH": str(source)}, model_delay_ms=delay),
-        api.start_servers_with({}, model_delay_ms=delay),
+        api.start_servers_with({"PYTHONPATH": str(source)}, database("before"), model_delay_ms=delay),
+        api.start_servers_with({}, database("after"), model_delay_ms=delay),
     ]
     try:
         index = {"no-model": 1, "chat": 2, "continued": 3, "chat-id": 4}[args.target]
@@ -82,6 +97,8 @@ def main() -> None:
     finally:
         for s in servers:
             s.stop()
+        if postgres is not None:
+            postgres.stop()
 
 
 def ttfe_rounds(servers: list[api.Servers], targets: list[api.Target], count: int, rounds: int) -> None:

@@ -85,8 +85,7 @@ class Database:
         kwargs.update(json_serializer=json_text.dumps, json_deserializer=json_text.loads)
         if self.dialect == "sqlite":
             kwargs["connect_args"] = {"timeout": 30}
-        else:
-            kwargs["pool_pre_ping"] = True
+        else:  # a dead pooled connection is found without pool_pre_ping's round trip (pg_checkout)
             kwargs["connect_args"] = {"connect_timeout": 5}
         try:
             self.engine: AsyncEngine = create_async_engine(self.url, **kwargs)
@@ -98,6 +97,10 @@ class Database:
         if self.dialect == "sqlite":
             event.listen(self.engine.sync_engine, "connect", apply_sqlite_pragmas)
             _quiet_driver_debug()
+        elif self.is_postgres:
+            from fathom.store.pg_checkout import discard_dead_connection
+
+            event.listen(self.engine.sync_engine.pool, "checkout", discard_dead_connection)
         self.sessions = async_sessionmaker(self.engine, expire_on_commit=False)
         # the access paths (module doc); None where the async engine serves the call instead
         self._pg_reader: PostgresReader | None = None
@@ -128,15 +131,30 @@ class Database:
         if self.sqlite_batches is not None:
             return await self.sqlite_batches.run(work, SNAPSHOT if snapshot else None)
         async with self.engine.connect() as conn:
-            return await conn.run_sync(work)
+            if not snapshot and self.is_postgres:
+                # autocommit: the statement alone, one round trip instead of BEGIN, it and COMMIT. Never
+                # a transaction ended by the ROLLBACK of closing: psycopg forgets every statement it
+                # prepared on that connection at a ROLLBACK (and sends DEALLOCATE ALL), so one such read
+                # a chat kept the hot path's statements from ever staying prepared.
+                await conn.execution_options(isolation_level="AUTOCOMMIT")
+                return await conn.run_sync(work)
+            result = await conn.run_sync(work)
+            await conn.commit()  # not that ROLLBACK either
+            return result
 
-    async def run_write(self, work: Callable[[Connection], T]) -> T:
+    async def run_write(self, work: Callable[[Connection], T], *, one_statement: bool = False) -> T:
         """``work(connection)`` as one transaction, committed when it returns, rolled back if it raises:
         the hot path's small batches (a chat turn, usage counters), one round trip per statement batch.
         On a SQLite file ``BEGIN IMMEDIATE`` … ``COMMIT`` (module doc); elsewhere ``BEGIN`` … ``COMMIT``
-        on one connection of the async engine."""
+        on one connection of the async engine. ``one_statement``: the caller knows ``work`` sends exactly
+        one statement, atomic on its own, so PostgreSQL runs it in autocommit: one round trip instead of
+        three (``BEGIN``, it, ``COMMIT``)."""
         if self.sqlite_batches is not None:
             return await self.sqlite_batches.run(work, WRITE)
+        if one_statement and self.is_postgres:
+            async with self.engine.connect() as conn:
+                await conn.execution_options(isolation_level="AUTOCOMMIT")
+                return await conn.run_sync(work)
         async with self.engine.begin() as conn:
             return await conn.run_sync(work)
 

@@ -362,7 +362,10 @@ class SqlChatTurnRepository:
         variables when the run changed them, ``answer`` replacing the running AI item (status cleared)
         and the usage records; a run without usage or new variables is one statement. False when the
         item is gone (its chat deleted while the run went on): the usage is stored all the same."""
-        return await self.db.run_write(lambda conn: self._finish(conn, turn, answer, variables_changed))
+        alone = not variables_changed and not turn.usages and turn.share_link_id is None  # see _finish
+        return await self.db.run_write(
+            lambda conn: self._finish(conn, turn, answer, variables_changed), one_statement=alone
+        )
 
     def _finish(
         self, conn: Connection, turn: ChatTurn, answer: ChatItemRecord, variables_changed: bool
@@ -397,7 +400,7 @@ class SqlChatTurnRepository:
             )
             .values(heartbeat_at=utcnow())
         )
-        await self.db.run_write(lambda conn: conn.execute(statement).rowcount)
+        await self.db.run_write(lambda conn: conn.execute(statement).rowcount, one_statement=True)
 
     def _save_chat(self, conn: Connection, turn: ChatTurn, now: Any) -> None:
         if turn.new_chat:
