@@ -18,6 +18,7 @@ from __future__ import annotations
 
 import asyncio
 import logging
+import select
 from collections.abc import AsyncIterator, Callable, Mapping, Sequence
 from contextlib import asynccontextmanager
 from typing import TYPE_CHECKING, Any, TypeVar
@@ -87,6 +88,7 @@ class Database:
             kwargs["connect_args"] = {"timeout": 30}
         else:  # a dead pooled connection is found without pool_pre_ping's round trip (pg_checkout)
             kwargs["connect_args"] = {"connect_timeout": 5}
+            kwargs["pool_pre_ping"] = not hasattr(select, "poll")  # no poll(): the round trip it is
         try:
             self.engine: AsyncEngine = create_async_engine(self.url, **kwargs)
         except ModuleNotFoundError as exc:  # an install without the driver (it is a default dependency)
@@ -100,7 +102,8 @@ class Database:
         elif self.is_postgres:
             from fathom.store.pg_checkout import discard_dead_connection
 
-            event.listen(self.engine.sync_engine.pool, "checkout", discard_dead_connection)
+            if hasattr(select, "poll"):
+                event.listen(self.engine.sync_engine.pool, "checkout", discard_dead_connection)
         self.sessions = async_sessionmaker(self.engine, expire_on_commit=False)
         # the access paths (module doc); None where the async engine serves the call instead
         self._pg_reader: PostgresReader | None = None
