@@ -176,6 +176,43 @@ async def test_a_chat_without_items_has_an_empty_history(database: Database) -> 
     assert history.items == []
 
 
+async def test_a_first_turn_without_a_chat_id_stores_its_chat_and_items_and_the_next_turn_appends(
+    database: Database,
+) -> None:
+    """The usual API first turn (a chat id made for it, no usage yet): the chat row as sent, the items
+    numbered from 1 with the running AI item's heartbeat set, and the next turn numbered after them."""
+    team, member, app = await _team_app(database)
+    turns = SqlChatTurnRepository(database)
+    first = ChatTurn(
+        team,
+        app,
+        "gen1",
+        new_chat=True,
+        variables={"lang": "en"},
+        title="hello",
+        metadata={"a": 1},
+        member_id=member,
+        chat_id_generated=True,
+        items=(
+            _item("h1", "Human", "hello", app, "gen1"),
+            _item("a1", "AI", "", app, "gen1", status="running"),
+        ),
+    )
+    await turns.save_turn(first)
+    chat = await SqlChatRepository(database).get_chat(team, app, "gen1")
+    assert chat is not None
+    assert (chat.title, chat.variables, chat.metadata) == ("hello", {"lang": "en"}, {"a": 1})
+    assert chat.member_id == member
+    stored = await _stored_items(database, team, app, "gen1")
+    assert [(i.data_id, i.obj, i.status) for i in stored] == [("h1", "Human", None), ("a1", "AI", "running")]
+    assert stored[1].heartbeat_at is not None
+    follow = (_item("h2", "Human", "again", app, "gen1"), _item("a2", "AI", "ok", app, "gen1"))
+    await turns.save_turn(ChatTurn(team, app, "gen1", new_chat=False, variables={"lang": "fr"}, items=follow))
+    history = await turns.load_history(team, app, "gen1", limit=10)
+    assert [i.data_id for i in history.items] == ["h1", "a1", "h2", "a2"]  # numbered after the first two
+    assert history.chat is not None and history.chat.variables == {"lang": "fr"}
+
+
 async def test_a_failing_turn_stores_nothing(database: Database) -> None:
     team, _, app = await _team_app(database)
     turns = SqlChatTurnRepository(database)
