@@ -18,7 +18,6 @@ from __future__ import annotations
 
 import asyncio
 import logging
-import select
 from collections.abc import AsyncIterator, Callable, Mapping, Sequence
 from contextlib import asynccontextmanager
 from typing import TYPE_CHECKING, Any, TypeVar
@@ -32,6 +31,7 @@ from sqlalchemy.ext.asyncio import AsyncEngine, AsyncSession, async_sessionmaker
 from fathom import json_text
 from fathom.config import ConfigError
 from fathom.store.errors import register_engine_errors, sqlite_busy
+from fathom.store.pg_checkout import CHECKS_SOCKETS, discard_dead_connection
 from fathom.store.sqlite_batches import SNAPSHOT, WRITE, SqliteFileBatches, apply_sqlite_pragmas
 from fathom.store.sqlite_reads import SqliteReader
 
@@ -86,9 +86,9 @@ class Database:
         kwargs.update(json_serializer=json_text.dumps, json_deserializer=json_text.loads)
         if self.dialect == "sqlite":
             kwargs["connect_args"] = {"timeout": 30}
-        else:  # a dead pooled connection is found without pool_pre_ping's round trip (pg_checkout)
+        else:  # a dead pooled connection is found without pool_pre_ping's round trip where it can be
             kwargs["connect_args"] = {"connect_timeout": 5}
-            kwargs["pool_pre_ping"] = not hasattr(select, "poll")  # no poll(): the round trip it is
+            kwargs["pool_pre_ping"] = not CHECKS_SOCKETS
         try:
             self.engine: AsyncEngine = create_async_engine(self.url, **kwargs)
         except ModuleNotFoundError as exc:  # an install without the driver (it is a default dependency)
@@ -99,11 +99,8 @@ class Database:
         if self.dialect == "sqlite":
             event.listen(self.engine.sync_engine, "connect", apply_sqlite_pragmas)
             _quiet_driver_debug()
-        elif self.is_postgres:
-            from fathom.store.pg_checkout import discard_dead_connection
-
-            if hasattr(select, "poll"):
-                event.listen(self.engine.sync_engine.pool, "checkout", discard_dead_connection)
+        elif CHECKS_SOCKETS:
+            event.listen(self.engine.sync_engine.pool, "checkout", discard_dead_connection)
         self.sessions = async_sessionmaker(self.engine, expire_on_commit=False)
         # the access paths (module doc); None where the async engine serves the call instead
         self._pg_reader: PostgresReader | None = None
@@ -133,16 +130,11 @@ class Database:
         than one statement), on the hot path (module doc)."""
         if self.sqlite_batches is not None:
             return await self.sqlite_batches.run(work, SNAPSHOT if snapshot else None)
+        if not snapshot and self.is_postgres:
+            return await self._autocommit(work)
         async with self.engine.connect() as conn:
-            if not snapshot and self.is_postgres:
-                # autocommit: the statement alone, one round trip instead of BEGIN, it and COMMIT. Never
-                # a transaction ended by the ROLLBACK of closing: psycopg forgets every statement it
-                # prepared on that connection at a ROLLBACK (and sends DEALLOCATE ALL), so one such read
-                # a chat kept the hot path's statements from ever staying prepared.
-                await conn.execution_options(isolation_level="AUTOCOMMIT")
-                return await conn.run_sync(work)
             result = await conn.run_sync(work)
-            await conn.commit()  # not that ROLLBACK either
+            await conn.commit()  # not the ROLLBACK of closing (see _autocommit)
             return result
 
     async def run_write(self, work: Callable[[Connection], T], *, one_statement: bool = False) -> T:
@@ -155,10 +147,17 @@ class Database:
         if self.sqlite_batches is not None:
             return await self.sqlite_batches.run(work, WRITE)
         if one_statement and self.is_postgres:
-            async with self.engine.connect() as conn:
-                await conn.execution_options(isolation_level="AUTOCOMMIT")
-                return await conn.run_sync(work)
+            return await self._autocommit(work)
         async with self.engine.begin() as conn:
+            return await conn.run_sync(work)
+
+    async def _autocommit(self, work: Callable[[Connection], T]) -> T:
+        """``work``'s one statement alone (PostgreSQL): one round trip instead of ``BEGIN``, it and
+        ``COMMIT``, and never a transaction ended by the ``ROLLBACK`` of closing, at which psycopg forgets
+        every statement it prepared on that connection (and sends ``DEALLOCATE ALL``): one such read a
+        chat kept the hot path's statements from ever staying prepared."""
+        async with self.engine.connect() as conn:
+            await conn.execution_options(isolation_level="AUTOCOMMIT")
             return await conn.run_sync(work)
 
     async def ping(self) -> None:

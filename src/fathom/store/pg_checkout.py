@@ -20,6 +20,9 @@ from typing import Any
 
 from sqlalchemy.exc import DisconnectionError
 
+# where select.poll is missing (not Linux or macOS) the pool keeps pool_pre_ping's round trip instead
+CHECKS_SOCKETS = hasattr(select, "poll")
+
 
 def discard_dead_connection(dbapi_connection: Any, _record: Any, _proxy: Any) -> None:
     """The pool's ``checkout`` event: raise ``DisconnectionError`` for a connection the server closed."""
