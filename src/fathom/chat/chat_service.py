@@ -261,7 +261,7 @@ class ChatService:
         task.add_done_callback(self._tasks.discard)
         if start is not None:
             await start.write(task, lambda: self._begin(prepared))
-            if not task.done():
+            if not task.done() and not start.taken_over:  # a running answer is stored: keep it alive
                 beat = (request.app_id, prepared.chat_id, prepared.response_chat_item_id)
                 self.heartbeat.add(beat)
                 task.add_done_callback(lambda _: self.heartbeat.discard(beat))
@@ -340,9 +340,17 @@ class ChatService:
             )
             outcome.result = result
             outcome.text = "".join(texts)
-            if start is not None:
-                await start.stored()  # the turn's start is stored before its end
-            await self._persist_patiently(prepared, outcome)
+            if start is not None and start.take_over():  # ended before its first write: one write
+                try:
+                    await self._persist(prepared, outcome)
+                except Exception as exc:
+                    start.whole_stored(exc)  # raised to the client as a failed first write: nothing sent
+                    return
+                start.whole_stored()
+            else:
+                if start is not None:
+                    await start.stored()  # the turn's start is stored before its end
+                await self._persist_patiently(prepared, outcome)
             if request.stream and result.error == NO_MODEL_HINT:
                 outcome.error = result.error  # a setup problem: stream clients get an error event too
         except ChatError as exc:

@@ -10,6 +10,12 @@ The write also starts when the run waits for it (to store its end), when the run
 (an HTTP node, a tool) has its turn stored after a few turns, as before. Frames the run pushes
 meanwhile wait in its channel. A crash before the write leaves nothing, as a crash before the run
 did: the client has received nothing then, not even the response's status.
+
+A run that ends before its first write has begun (a workflow without a model or anything else to wait
+on) takes the write over: it stores the whole turn, question and finished answer, in one transaction
+(:meth:`TurnStart.take_over`), instead of the running answer and then its end in two. Nothing was ever
+visible in between, so a reader sees the same as a run that took no time; a failure of that write is
+raised to the client as the first write's failure was (nothing stored, nothing sent).
 """
 
 from __future__ import annotations
@@ -32,6 +38,8 @@ class TurnStart:
         self._ready = self._loop.create_future()
         self._stored = self._loop.create_future()
         self._turns = turns
+        self._writing = False  # write() has begun the first write
+        self.taken_over = False  # the run stores the whole turn instead (take_over)
         self.context: contextvars.Context = context_notifying(self._open)
 
     async def write(self, run: asyncio.Task[None], write: Callable[[], Awaitable[None]]) -> None:
@@ -41,6 +49,10 @@ class TurnStart:
         self._loop.call_soon(self._tick, self._turns)
         try:
             await self._ready
+            if self.taken_over:
+                await self._stored  # the run's own write of the whole turn (its error raised here)
+                return
+            self._writing = True
             await write()
         except BaseException:
             self._stored.cancel()
@@ -52,6 +64,25 @@ class TurnStart:
         """For the run: wait until the turn's first write is committed (it starts now, if not yet)."""
         self._open()
         await self._stored
+
+    def take_over(self) -> bool:
+        """For a run that has ended: True when the first write has not begun, which it now never will:
+        the run stores the whole turn and reports it with :meth:`whole_stored`. False: call
+        :meth:`stored` and store the turn's end as usual."""
+        if self._writing or self._stored.done():
+            return False
+        self.taken_over = True
+        self._open()
+        return True
+
+    def whole_stored(self, error: BaseException | None = None) -> None:
+        """For a run that took the write over: the whole turn is committed (or ``error``: it is not)."""
+        if self._stored.done():  # write() was cancelled meanwhile
+            return
+        if error is None:
+            self._stored.set_result(None)
+        else:
+            self._stored.set_exception(error)
 
     def _open(self, *_: object) -> None:
         if not self._ready.done():
