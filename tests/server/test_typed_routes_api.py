@@ -60,6 +60,38 @@ def test_the_document_shows_a_post_body_and_get_query_parameters(module_live_ser
     assert "400" in listing["responses"]
 
 
+def test_the_error_answers_are_written_once_and_referred_to(module_live_server: Any) -> None:
+    with module_live_server.client(module_live_server.admin_key) as client:
+        document = client.get("/openapi.json").json()
+    shared = document["components"]["responses"]
+    assert set(shared) == {"BadRequest", "Unauthorized", "Forbidden", "NotFound"}
+    for name, answer in shared.items():
+        reference = answer["content"]["application/json"]["schema"]["$ref"]
+        assert reference == "#/components/schemas/ErrorEnvelope", name
+    assert shared["Unauthorized"]["description"] == "No or an unknown API key / session"
+    listing = document["paths"]["/api/support/openapi/list"]["get"]["responses"]
+    assert {status: listing[status] for status in ("400", "401", "403", "404")} == {
+        "400": {"$ref": "#/components/responses/BadRequest"},
+        "401": {"$ref": "#/components/responses/Unauthorized"},
+        "403": {"$ref": "#/components/responses/Forbidden"},
+        "404": {"$ref": "#/components/responses/NotFound"},
+    }
+    # every reference resolves; an error answer with its own recorded example stays in its operation
+    references = 0
+    for operations in document["paths"].values():
+        for operation in operations.values():
+            for status, answer in operation.get("responses", {}).items():
+                if "$ref" in answer:
+                    references += 1
+                    assert answer["$ref"].rsplit("/", 1)[-1] in shared, answer
+                elif status in ("400", "401", "403", "404"):
+                    assert "example" in answer["content"]["application/json"], (
+                        status,
+                        operation["operationId"],
+                    )
+    assert references > 1000
+
+
 def test_a_wrong_type_is_a_400_naming_the_field(module_live_server: Any) -> None:
     with module_live_server.client(module_live_server.admin_key) as client:
         response = client.post("/api/support/openapi/create", json={"name": ["not", "text"]})
