@@ -50,7 +50,7 @@ def install_unique_operation_ids(app: FastAPI) -> None:
                         operation["operationId"] = f"{operation['operationId']}_{method}"
             document_typed_routes(app.routes, schema)
             attach_examples(schema, load_examples())
-            share_error_responses(schema)
+            _share_error_responses(schema)
             app.openapi_schema = schema
         return app.openapi_schema
 
@@ -58,10 +58,10 @@ def install_unique_operation_ids(app: FastAPI) -> None:
 
 
 #: the shared error answers' names under ``components/responses``, by status
-SHARED_ERRORS = {"400": "BadRequest", "401": "Unauthorized", "403": "Forbidden", "404": "NotFound"}
+_SHARED_ERRORS = {"400": "BadRequest", "401": "Unauthorized", "403": "Forbidden", "404": "NotFound"}
 
 
-def share_error_responses(document: dict[str, Any]) -> None:
+def _share_error_responses(document: dict[str, Any]) -> None:
     """Replace each operation's 400/401/403/404 answer by a reference to one shared copy, where it is
     the answer most operations give for that status (the typed routes' error envelope)."""
     answers = [
@@ -71,7 +71,7 @@ def share_error_responses(document: dict[str, Any]) -> None:
         if isinstance(operation, dict) and isinstance(responses := operation.get("responses"), dict)
     ]
     components = document.setdefault("components", {}).setdefault("responses", {})
-    for status, name in SHARED_ERRORS.items():
+    for status, name in _SHARED_ERRORS.items():
         given = [responses[status] for responses in answers if status in responses]
         if not given:
             continue
