@@ -134,6 +134,35 @@ def simple_app_body(name: str = "Helper", **config: Any) -> dict[str, Any]:
     }
 
 
+def echo_app_body(name: str = "Echo") -> dict[str, Any]:
+    """An advanced app without a model: workflowStart → answerNode replying ``You said: <question>``."""
+
+    def io(key: str, value: Any) -> dict[str, Any]:
+        return {"key": key, "value": value, "valueType": "any", "renderTypeList": ["input"], "label": key}
+
+    start = {
+        "nodeId": "start",
+        "name": "start",
+        "flowNodeType": "workflowStart",
+        "inputs": [io("userChatInput", "")],
+        "outputs": [{"id": "userChatInput", "key": "userChatInput", "type": "static", "valueType": "string"}],
+    }
+    reply = {
+        "nodeId": "reply",
+        "name": "reply",
+        "flowNodeType": "answerNode",
+        "inputs": [io("text", "You said: {{$start.userChatInput$}}")],
+        "outputs": [],
+    }
+    edge = {"source": "start", "target": "reply", "sourceHandle": "start-source-right"}
+    return {
+        "name": name,
+        "type": "advanced",
+        "nodes": [start, reply],
+        "edges": [{**edge, "targetHandle": "reply-target-left"}],
+    }
+
+
 @dataclass
 class SseFrame:
     id: int | None

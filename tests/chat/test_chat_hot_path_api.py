@@ -11,7 +11,7 @@ import time
 from typing import Any
 
 import pytest
-from chat_support import ChatServer, answer_text, parse_sse, simple_app_body
+from chat_support import ChatServer, answer_text, echo_app_body, parse_sse, simple_app_body
 
 from fathom.testing import ScriptedOpenAIServer, text_turn
 from fathom.testing.scripted_openai import RecordedRequest
@@ -181,57 +181,7 @@ def test_a_client_that_drops_mid_stream_still_leaves_the_turn_stored(
 
 
 def test_a_no_model_app_streams_and_stores_its_turn(chat_server: ChatServer) -> None:
-    app = chat_server.create_app(
-        {
-            "name": "hot-answer",
-            "type": "advanced",
-            "nodes": [
-                {
-                    "nodeId": "start",
-                    "name": "start",
-                    "flowNodeType": "workflowStart",
-                    "inputs": [
-                        {
-                            "key": "userChatInput",
-                            "value": "",
-                            "valueType": "string",
-                            "renderTypeList": ["input"],
-                        }
-                    ],
-                    "outputs": [
-                        {
-                            "id": "userChatInput",
-                            "key": "userChatInput",
-                            "type": "static",
-                            "valueType": "string",
-                        }
-                    ],
-                },
-                {
-                    "nodeId": "reply",
-                    "name": "reply",
-                    "flowNodeType": "answerNode",
-                    "inputs": [
-                        {
-                            "key": "text",
-                            "value": "You said: {{$start.userChatInput$}}",
-                            "valueType": "any",
-                            "renderTypeList": ["input"],
-                        }
-                    ],
-                    "outputs": [],
-                },
-            ],
-            "edges": [
-                {
-                    "source": "start",
-                    "target": "reply",
-                    "sourceHandle": "start-source-right",
-                    "targetHandle": "reply-target-left",
-                }
-            ],
-        }
-    )
+    app = chat_server.create_app(echo_app_body("hot-answer"))
     with chat_server.client() as client:
         for turn in ("one", "two"):
             body = {"appId": app, "chatId": "hot-answer", "stream": True, "messages": [user(turn)]}

@@ -9,7 +9,7 @@ from __future__ import annotations
 from typing import Any
 
 import pytest
-from chat_support import ChatServer, answer_text, parse_sse, simple_app_body
+from chat_support import ChatServer, answer_text, echo_app_body, parse_sse, simple_app_body
 from sqlalchemy import text
 
 from fathom.platform import Platform
@@ -62,33 +62,6 @@ def writes(server: ChatServer, chat_id: str) -> list[tuple[str, str, str | None]
     return list(server.run(read))
 
 
-def no_model_app() -> dict[str, Any]:
-    def io(key: str, value: Any) -> dict[str, Any]:
-        return {"key": key, "value": value, "valueType": "any", "renderTypeList": ["input"], "label": key}
-
-    start = {
-        "nodeId": "start",
-        "name": "start",
-        "flowNodeType": "workflowStart",
-        "inputs": [io("userChatInput", "")],
-        "outputs": [{"id": "userChatInput", "key": "userChatInput", "type": "static", "valueType": "string"}],
-    }
-    reply = {
-        "nodeId": "reply",
-        "name": "reply",
-        "flowNodeType": "answerNode",
-        "inputs": [io("text", "You said: {{$start.userChatInput$}}")],
-        "outputs": [],
-    }
-    edge = {"source": "start", "target": "reply", "sourceHandle": "start-source-right"}
-    return {
-        "name": "No model",
-        "type": "advanced",
-        "nodes": [start, reply],
-        "edges": [{**edge, "targetHandle": "reply-target-left"}],
-    }
-
-
 def stored(server: ChatServer, app_id: str, chat_id: str) -> list[tuple[str, str | None, str]]:
     with server.client() as client:
         reply = client.post(
@@ -111,7 +84,7 @@ def stored(server: ChatServer, app_id: str, chat_id: str) -> list[tuple[str, str
 def test_a_run_without_a_model_stores_its_turn_finished_in_one_write(
     watched: ChatServer, stream: bool
 ) -> None:
-    app_id = watched.create_app(no_model_app())
+    app_id = watched.create_app(echo_app_body())
     chat_id = f"one-write-{'sse' if stream else 'json'}"
     for turn in ("one", "two"):  # a new chat, then a continued one
         body = {
@@ -160,7 +133,7 @@ def test_a_run_that_waits_on_its_model_is_stored_running_then_finished(
 def test_a_one_write_turn_the_database_refuses_stores_nothing_and_answers_an_error(
     watched: ChatServer, stream: bool
 ) -> None:
-    app_id = watched.create_app(no_model_app())
+    app_id = watched.create_app(echo_app_body())
     body = {
         "appId": app_id,
         "chatId": REFUSED_CHAT,
