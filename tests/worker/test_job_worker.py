@@ -60,13 +60,14 @@ async def test_heartbeats_keep_a_long_job_from_being_taken_over(database: Databa
     queue = SqlJobQueue(database)
 
     async def slow(job: JobRecord) -> dict[str, Any]:
-        await asyncio.sleep(0.6)
+        await asyncio.sleep(2.0)
         return {"ok": True}
 
     job = await queue.enqueue("slow", {})
-    worker = JobWorker(queue, {"slow": slow}, lease_seconds=0.3, worker_id="w1")
+    # a lease long enough for a loaded 2-core machine to send its heartbeats in time (one a third of it)
+    worker = JobWorker(queue, {"slow": slow}, lease_seconds=1.0, worker_id="w1")
     running = asyncio.create_task(worker.run_once())
-    await asyncio.sleep(0.45)  # past the first lease: only heartbeats keep it
+    await asyncio.sleep(1.5)  # past the first lease: only heartbeats keep it
     assert await queue.claim("w2", lease_seconds=10) is None
     await running
     done = await queue.get(job.id)
