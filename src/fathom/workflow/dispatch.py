@@ -5,7 +5,7 @@ maps ``flowNodeType`` to an async handler.
 
 from __future__ import annotations
 
-from collections.abc import Awaitable, Callable, Iterator, Mapping
+from collections.abc import Awaitable, Callable, Iterable, Iterator, Mapping
 from dataclasses import dataclass, field
 from typing import TYPE_CHECKING, Any, Protocol
 
@@ -187,15 +187,23 @@ NodeHandler = Callable[[NodeContext], Awaitable[DispatchResponse | Mapping[str, 
 class NodeRegistry:
     """``flowNodeType`` → handler. Copy the default registry to add or override nodes per run."""
 
-    def __init__(self, handlers: Mapping[str, NodeHandler] | None = None) -> None:
+    def __init__(self, handlers: Mapping[str, NodeHandler] | None = None, quick: Iterable[str] = ()) -> None:
         self._handlers: dict[str, NodeHandler] = dict(handlers or {})
+        self._quick: set[str] = set(quick)  # types whose handler never awaits
 
-    def register(self, *flow_node_types: str) -> Callable[[NodeHandler], NodeHandler]:
-        """Decorator registering a handler for one or more node types."""
+    def register(self, *flow_node_types: str, waits: bool = True) -> Callable[[NodeHandler], NodeHandler]:
+        """Decorator registering a handler for one or more node types. ``waits=False`` says the handler
+        never awaits (it answers from the run's own state: no model, tool, child run or I/O), so a run
+        that can be stopped may still call it in its own task rather than a task of its own: a stop
+        cannot find it half way (``tests/workflow/test_quick_nodes.py`` holds every such handler to it)."""
 
         def decorate(handler: NodeHandler) -> NodeHandler:
             for flow_node_type in flow_node_types:
                 self._handlers[flow_node_type] = handler
+                if waits:
+                    self._quick.discard(flow_node_type)
+                else:
+                    self._quick.add(flow_node_type)
             return handler
 
         return decorate
@@ -204,9 +212,14 @@ class NodeRegistry:
         """The handler for a node type, if registered."""
         return self._handlers.get(flow_node_type)
 
+    def waits(self, flow_node_type: str) -> bool:
+        """Whether the type's handler may wait on something outside the run (registered without
+        ``waits=False``, or not registered)."""
+        return flow_node_type not in self._quick
+
     def copy(self) -> NodeRegistry:
         """An independent copy."""
-        return NodeRegistry(self._handlers)
+        return NodeRegistry(self._handlers, self._quick)
 
     def __contains__(self, flow_node_type: object) -> bool:
         return flow_node_type in self._handlers

@@ -190,11 +190,13 @@ class WorkflowRun:
         return self.result
 
     async def _drive(self) -> None:
+        """Check the active nodes, at most ``max_concurrency`` at a time. A node alone in the queue runs
+        in the run's own task when nothing could interrupt it half way: the run has no stop event, or
+        the node's handler never awaits (``NodeRegistry.waits``); any other node runs in a task of its
+        own beside a waiter on the stop event, so a stop cancels it where it waits."""
         running: set[asyncio.Task[None]] = set()
+        stop_event = self.stop if isinstance(self.stop, asyncio.Event) else None
         stop_waiter: asyncio.Task[Any] | None = None
-        if isinstance(self.stop, asyncio.Event):
-            stop_waiter = asyncio.ensure_future(self.stop.wait())
-        inline = self.stop is None
         try:
             while True:
                 if self.is_stopped():
@@ -206,9 +208,15 @@ class WorkflowRun:
                     node = self.nodes.get(node_id)
                     if node is None:
                         continue
-                    if inline and not running and not self._active:
+                    if (
+                        not running
+                        and not self._active
+                        and (stop_event is None or not self.registry.waits(node.flow_node_type))
+                    ):
                         await self._check(node, None)
                         break
+                    if stop_event is not None and stop_waiter is None:
+                        stop_waiter = asyncio.ensure_future(stop_event.wait())
                     running.add(asyncio.ensure_future(self._check(node, None)))
                 if self._active and len(running) < self.max_concurrency:
                     continue

@@ -60,7 +60,7 @@ def _format(text: Any, value_type: str | None) -> str:
     return json.dumps(text, ensure_ascii=False, indent=2)
 
 
-@register_node(FlowNodeType.answerNode)
+@register_node(FlowNodeType.answerNode, waits=False)
 async def dispatch_answer(ctx: NodeContext) -> DispatchResponse:
     """Streams ``"\\n" + text`` as ``fastAnswer`` and records it as answer text."""
     text = ctx.params.get(NodeInputKey.answerText)

@@ -7,7 +7,7 @@ from fathom.workflow.dispatch import DispatchResponse, NodeContext, register_nod
 from fathom.workflow.events import FastAnswerEvent
 
 
-@register_node(FlowNodeType.customFeedback)
+@register_node(FlowNodeType.customFeedback, waits=False)
 async def dispatch_custom_feedback(ctx: NodeContext) -> DispatchResponse:
     """Records ``customFeedbacks`` in the node response (the chat layer stores them on the item);
     without a chat id (debug) the text is shown as a ``fastAnswer`` instead."""

@@ -102,7 +102,7 @@ async def dispatch_dataset_search(ctx: NodeContext) -> DispatchResponse:
     )
 
 
-@register_node(FlowNodeType.datasetConcatNode)
+@register_node(FlowNodeType.datasetConcatNode, waits=False)
 async def dispatch_dataset_concat(ctx: NodeContext) -> DispatchResponse:
     """Output ``quoteQA``: every list input fused by RRF (k = 60), then cut to ``limit`` tokens."""
     limit = int(ctx.params.get("limit") or 1500)

@@ -9,7 +9,7 @@ from fathom.workflow.constants import FlowNodeType, NodeInputKey, NodeOutputKey
 from fathom.workflow.dispatch import DispatchResponse, NodeContext, register_node
 
 
-@register_node(FlowNodeType.formInput)
+@register_node(FlowNodeType.formInput, waits=False)
 async def dispatch_form_input(ctx: NodeContext) -> DispatchResponse:
     """First visit: interactive ``userInput{description, inputForm}``. Resume: the query text is
     parsed as JSON (raw text when it is not JSON); each field becomes an output plus

@@ -115,7 +115,7 @@ def _evaluate_group(ctx: NodeContext, group: dict[str, Any]) -> bool:
     return any(results) if group.get("condition") == "OR" else all(results)
 
 
-@register_node(FlowNodeType.ifElseNode)
+@register_node(FlowNodeType.ifElseNode, waits=False)
 async def dispatch_if_else(ctx: NodeContext) -> DispatchResponse:
     """Output ``ifElseResult`` (the branch label); skips all other branch handles."""
     groups = ctx.params.get(NodeInputKey.ifElseList) or []

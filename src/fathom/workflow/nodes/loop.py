@@ -129,7 +129,7 @@ async def dispatch_loop(ctx: NodeContext) -> DispatchResponse:
     )
 
 
-@register_node(FlowNodeType.loopStart)
+@register_node(FlowNodeType.loopStart, waits=False)
 async def dispatch_loop_start(ctx: NodeContext) -> DispatchResponse:
     """Outputs the current item and its index."""
     return DispatchResponse(
@@ -141,7 +141,7 @@ async def dispatch_loop_start(ctx: NodeContext) -> DispatchResponse:
     )
 
 
-@register_node(FlowNodeType.loopEnd)
+@register_node(FlowNodeType.loopEnd, waits=False)
 async def dispatch_loop_end(ctx: NodeContext) -> DispatchResponse:
     """Reports the iteration's value (``loopOutputValue``) for the loop node to collect."""
     return DispatchResponse(response_data={"loopOutputValue": ctx.params.get(NodeInputKey.loopEndInput)})

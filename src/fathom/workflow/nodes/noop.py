@@ -12,6 +12,7 @@ from fathom.workflow.dispatch import DispatchResponse, NodeContext, register_nod
     FlowNodeType.pluginConfig,
     FlowNodeType.comment,
     FlowNodeType.emptyNode,
+    waits=False,
 )
 async def dispatch_noop(ctx: NodeContext) -> DispatchResponse:
     """No outputs, no response data; outgoing edges become active."""

@@ -12,7 +12,7 @@ def file_urls(files: list[dict[str, object]]) -> list[str]:
     return [str(item["url"]) for item in files if item.get("url")]
 
 
-@register_node(FlowNodeType.workflowStart)
+@register_node(FlowNodeType.workflowStart, waits=False)
 async def dispatch_workflow_start(ctx: NodeContext) -> DispatchResponse:
     """Outputs ``userChatInput`` (query text, else the input's own value) and ``userFiles``."""
     text, files = chat_value_to_text(ctx.query)

@@ -19,7 +19,7 @@ def _as_text(value: Any) -> Any:
     return value
 
 
-@register_node(FlowNodeType.textEditor)
+@register_node(FlowNodeType.textEditor, waits=False)
 async def dispatch_text_editor(ctx: NodeContext) -> DispatchResponse:
     """Output ``system_text``: the template with ``{{key}}`` from dynamic inputs, then variables."""
     text = ctx.params.get(NodeInputKey.textareaInput) or ""

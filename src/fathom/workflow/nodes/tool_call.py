@@ -23,13 +23,13 @@ async def dispatch_tool_call(ctx: NodeContext) -> DispatchResponse:
     )
 
 
-@register_node(FlowNodeType.stopTool)
+@register_node(FlowNodeType.stopTool, waits=False)
 async def dispatch_stop_tool(ctx: NodeContext) -> DispatchResponse:
     """Marks the tool run as stopping (the Tool Call node sees it ran and ends its loop)."""
     return DispatchResponse(response_data={"toolStop": True})
 
 
-@register_node(FlowNodeType.toolParams)
+@register_node(FlowNodeType.toolParams, waits=False)
 async def dispatch_tool_params(ctx: NodeContext) -> DispatchResponse:
     """Each declared parameter (an input filled from the tool call) becomes an output."""
     values = {item.key: ctx.params.get(item.key) for item in ctx.node.inputs}

@@ -15,7 +15,7 @@ def _resuming(ctx: NodeContext, kind: str) -> bool:
     return bool(ctx.node.is_entry and last and last.get("type") == kind)
 
 
-@register_node(FlowNodeType.userSelect)
+@register_node(FlowNodeType.userSelect, waits=False)
 async def dispatch_user_select(ctx: NodeContext) -> DispatchResponse:
     """First visit: interactive ``userSelect{description, userSelectOptions}``. Resume: the query
     text is the selected option value; all other option handles are skipped."""

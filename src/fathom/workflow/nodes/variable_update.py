@@ -35,7 +35,7 @@ def _new_value(ctx: NodeContext, item: dict[str, Any]) -> Any:
     return get_reference_variable_value(value, ctx.nodes, ctx.variables)
 
 
-@register_node(FlowNodeType.variableUpdate)
+@register_node(FlowNodeType.variableUpdate, waits=False)
 async def dispatch_update_variable(ctx: NodeContext) -> DispatchResponse:
     """Apply each ``updateList`` item; invalid targets are reported as ``null`` in the result list."""
     results: list[Any] = []
