@@ -8,13 +8,15 @@ back to the same JSON (unknown fields are kept).
 from __future__ import annotations
 
 import json
-from typing import Any
+from collections.abc import Callable
+from typing import Any, TypeVar
 
-from pydantic import BaseModel, ConfigDict, Field, ValidationError
+from pydantic import BaseModel, ConfigDict, Field, PrivateAttr, ValidationError
 
 from fathom.workflow.constants import ENTRY_NODE_TYPES, KNOWN_NODE_TYPES, FlowNodeType
 
 _MODEL_CONFIG = ConfigDict(extra="allow", populate_by_name=True)
+T = TypeVar("T")
 
 
 class WorkflowGraphError(ValueError):
@@ -96,6 +98,17 @@ class WorkflowGraph(BaseModel):
     nodes: list[WorkflowNode] = Field(default_factory=list)
     edges: list[WorkflowEdge] = Field(default_factory=list)
     chat_config: dict[str, Any] | None = Field(default=None, alias="chatConfig")
+
+    _derived: dict[str, Any] = PrivateAttr(default_factory=dict)
+
+    def derived(self, name: str, build: Callable[[], T]) -> T:
+        """What ``build`` derives from this graph alone (no run's state), built on the first call and kept
+        with the graph: a published version's loaded graph is shared by every chat of its app, and a
+        graph is not changed once loaded (a run changes its own runtime copies)."""
+        found = self._derived.get(name)
+        if found is None:
+            found = self._derived[name] = build()
+        return found
 
     def node(self, node_id: str) -> WorkflowNode:
         """The node with this id (KeyError when absent)."""

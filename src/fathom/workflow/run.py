@@ -23,6 +23,8 @@ from fathom.workflow.graph import WorkflowGraph, load_workflow
 from fathom.workflow.interactive import get_last_interactive_value, parse_interactive
 from fathom.workflow.result import WorkflowRunResult
 from fathom.workflow.runtime import (
+    RuntimeEdge,
+    RuntimeNode,
     build_runtime_edges,
     build_runtime_nodes,
     default_entry_node_ids,
@@ -30,6 +32,7 @@ from fathom.workflow.runtime import (
     rewrite_node_output_by_histories,
     store_edges_to_runtime_edges,
 )
+from fathom.workflow.status import EdgeClassifier
 from fathom.workflow.values import value_type_format
 from fathom.workflow.variables import text_query
 
@@ -155,6 +158,7 @@ async def run_workflow(
                     output.value = values[output.key]
     services = services or WorkflowServices()
     skip_queue = default_skip_node_queue
+    classifier: EdgeClassifier | None = None  # built for this run's edges alone
     if last_interactive is not None:
         record = parse_interactive(last_interactive)
         entries = get_workflow_entry_node_ids(loaded, record)
@@ -169,6 +173,8 @@ async def run_workflow(
             edges = build_runtime_edges(runtime_edges)
         else:
             edges = store_edges_to_runtime_edges(loaded.edges)
+            # the edges' groups, back edges and loops depend on the graph alone: analysed by its first run
+            classifier = loaded.derived("edge_classifier", lambda: _classifier(nodes, edges))
     system = {
         "userId": user_id,
         "appId": app_id,
@@ -207,6 +213,7 @@ async def run_workflow(
         external_variable_keys=tuple(external_variables or ()),
         default_skip_node_queue=skip_queue,
         run_info={"appId": app_id, "chatId": chat_id, "responseChatItemId": response_chat_item_id},
+        classifier=classifier,
     )
     token = (
         set_workflow_files(file_store)
@@ -235,3 +242,7 @@ async def resume_workflow(
 ) -> WorkflowRunResult:
     """Resume a paused run with the user's answer (a selected option value, or form values)."""
     return await run_workflow(graph, query=_answer_to_text(answer), last_interactive=interactive, **options)
+
+
+def _classifier(nodes: dict[str, RuntimeNode], edges: list[RuntimeEdge]) -> EdgeClassifier:
+    return EdgeClassifier({node_id: node.flow_node_type for node_id, node in nodes.items()}, edges)
