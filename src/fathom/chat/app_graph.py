@@ -4,8 +4,8 @@
 A published version is shared by every chat of its app: its JSON is kept as text and its graph loaded
 once. A chat reads the chat settings and the history length from it; the workflow JSON itself (a copy of
 its own, decoded from the text) only where something needs the document (a plugin's inputs, a graph that
-did not load, the question guide, the chat's opening data) — a FastGPT app's is 6–85 KB, 30–380 µs to
-decode, which every chat request used to pay.
+did not load, the question guide when it is on, the chat's opening data) — a FastGPT app's is 6–85 KB,
+30–380 µs to decode, which every chat request used to pay.
 """
 
 from __future__ import annotations

@@ -166,13 +166,18 @@ async def _create_question_guide(
 
 
 async def _guide_after_answer(
-    models: Any, workflow: Mapping[str, Any], histories: Sequence[Any], query: Any, answer: str
+    models: Any,
+    chat_config: Mapping[str, Any],
+    workflow: Callable[[], Mapping[str, Any]],
+    histories: Sequence[Any],
+    query: Any,
+    answer: str,
 ) -> QuestionGuide | None:
     """The next questions after a run's answer when the app's ``chatConfig.questionGuide`` is on (None
-    when it is off). ``models.chat_model(id)`` gives the model: the guide's own, else the app's chat model,
-    else the default. The answer is given already: a failing model is logged and gives None, never an
-    error for the answer."""
-    config = _question_guide_config((workflow.get("chatConfig") or {}).get("questionGuide"))
+    when it is off). ``models.chat_model(id)`` gives the model: the guide's own, else the app's chat model
+    (``workflow()``'s, read only then), else the default. The answer is given already: a failing model is
+    logged and gives None, never an error for the answer."""
+    config = _question_guide_config(chat_config.get("questionGuide"))
     if not config.open:
         return None
     items = [
@@ -182,7 +187,7 @@ async def _guide_after_answer(
     ]
     messages = _history_messages(items[-HISTORY_ITEMS:])
     try:
-        model = models.chat_model(config.model or _app_chat_model(workflow))
+        model = models.chat_model(config.model or _app_chat_model(workflow()))
         return await _create_question_guide(model, messages, custom_prompt=config.custom_prompt)
     except Exception as exc:  # noqa: BLE001 - whatever the model did, the answer stands without questions
         log.warning("question guide after the answer left out: %s", exc)
@@ -197,8 +202,9 @@ async def guide_after_run(models: Any, usage: UsageRepository, outcome: ChatOutc
     request = prepared.request
     if outcome.interactive is not None or (request.stream and not prepared.detail):
         return None
+    graph = prepared.graph  # its chat settings only: a chat without the guide decodes no workflow
     guide = await _guide_after_answer(
-        models, prepared.graph.workflow, prepared.histories, prepared.query, outcome.text
+        models, graph.chat_config, lambda: graph.workflow, prepared.histories, prepared.query, outcome.text
     )
     if guide is None:
         return None
