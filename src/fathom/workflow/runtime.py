@@ -122,48 +122,96 @@ def is_control_edge(edge: RuntimeEdge) -> bool:
     )
 
 
+_SCALARS = frozenset({str, int, float, bool, type(None)})
+
+
+def _changeable(value: Any) -> bool:
+    """Whether a run could change the value in place (a run gets its own copy of such a value)."""
+    return type(value) not in _SCALARS
+
+
+@dataclass(frozen=True, slots=True)
+class _NodeTemplate:
+    """A stored node as its runs copy it: the fields read once, each value marked for copying when a run
+    could change it in place. Made once per loaded graph (``WorkflowGraph.derived``)."""
+
+    node: WorkflowNode
+    # (key, value, copy it, value type, render types, can edit)
+    inputs: tuple[tuple[str, Any, bool, str | None, tuple[str, ...], bool], ...]
+    # (id, key, value type, required, default value, copy it, value, copy it)
+    outputs: tuple[tuple[str, str, str | None, bool, Any, bool, Any, bool], ...]
+
+    @classmethod
+    def of(cls, node: WorkflowNode) -> _NodeTemplate:
+        return cls(
+            node,
+            tuple(
+                (
+                    item.key,
+                    item.value,
+                    _changeable(item.value),
+                    item.value_type,
+                    tuple(item.render_type_list),
+                    bool(item.can_edit),
+                )
+                for item in node.inputs
+            ),
+            tuple(
+                (
+                    item.ref_id,
+                    item.key,
+                    item.value_type,
+                    bool(item.required),
+                    item.default_value,
+                    _changeable(item.default_value),
+                    item.value,
+                    _changeable(item.value),
+                )
+                for item in node.outputs
+            ),
+        )
+
+    def build(self) -> RuntimeNode:
+        node = self.node
+        return RuntimeNode(
+            node.node_id,
+            node.name,
+            node.flow_node_type,
+            [
+                RuntimeInput(key, copy_json(value) if copied else value, value_type, list(render), can_edit)
+                for key, value, copied, value_type, render, can_edit in self.inputs
+            ],
+            [
+                RuntimeOutput(
+                    ref_id,
+                    key,
+                    value_type,
+                    required,
+                    copy_json(default) if default_copied else default,
+                    copy_json(value) if copied else value,
+                )
+                for ref_id, key, value_type, required, default, default_copied, value, copied in self.outputs
+            ],
+            bool(node.show_status),
+            bool(node.catch_error),
+            node.plugin_id,
+            node.version,
+            node.parent_node_id,
+            node,
+        )
+
+
 def build_runtime_node(node: WorkflowNode) -> RuntimeNode:
     """A fresh runtime copy of a stored node: its values are copies, so a run that changes one in
     place leaves the graph (shared by every run of a published version) as it was."""
-    inputs = [
-        RuntimeInput(
-            key=item.key,
-            value=copy_json(item.value),
-            value_type=item.value_type,
-            render_type_list=list(item.render_type_list),
-            can_edit=bool(item.can_edit),
-        )
-        for item in node.inputs
-    ]
-    outputs = [
-        RuntimeOutput(
-            id=item.ref_id,
-            key=item.key,
-            value_type=item.value_type,
-            required=bool(item.required),
-            default_value=copy_json(item.default_value),
-            value=copy_json(item.value),
-        )
-        for item in node.outputs
-    ]
-    return RuntimeNode(
-        node_id=node.node_id,
-        name=node.name,
-        flow_node_type=node.flow_node_type,
-        inputs=inputs,
-        outputs=outputs,
-        show_status=bool(node.show_status),
-        catch_error=bool(node.catch_error),
-        plugin_id=node.plugin_id,
-        version=node.version,
-        parent_node_id=node.parent_node_id,
-        source=node,
-    )
+    return _NodeTemplate.of(node).build()
 
 
 def build_runtime_nodes(graph: WorkflowGraph) -> dict[str, RuntimeNode]:
-    """Runtime nodes of a graph, by id, in graph order."""
-    return {node.node_id: build_runtime_node(node) for node in graph.nodes}
+    """Runtime nodes of a graph, by id, in graph order, each as :func:`build_runtime_node` makes it, from
+    templates the graph's first run makes (what a run never changes is read from the graph once)."""
+    templates = graph.derived("runtime_node_templates", lambda: [_NodeTemplate.of(n) for n in graph.nodes])
+    return {template.node.node_id: template.build() for template in templates}
 
 
 def build_runtime_edges(edges: Iterable[Any]) -> list[RuntimeEdge]:
