@@ -44,6 +44,11 @@ def test_storable_json_is_taken(raw: bytes, value: object) -> None:
         (b'{"a": [NaN]}', "body: NaN is not a JSON number"),
         (b'{"a": -Infinity}', "body: -Infinity is not a JSON number"),
         (b'{"a": 1e999}', "body: the number 1e999 is too large for a 64-bit float"),
+        (
+            b'\xef\xbb\xbf{"a": 1}',
+            "body: not valid JSON (Unexpected UTF-8 BOM (decode using utf-8-sig) at position 0)",
+        ),
+        (b'{"a": 1} {"b": 2}', "body: not valid JSON (Extra data at position 9)"),
     ],
     ids=[
         "latin-1 byte",
@@ -57,6 +62,8 @@ def test_storable_json_is_taken(raw: bytes, value: object) -> None:
         "NaN",
         "infinity",
         "float overflow",
+        "byte order mark",
+        "two documents",
     ],
 )
 def test_unstorable_json_is_refused_naming_where(raw: bytes, message: str) -> None:

@@ -47,11 +47,17 @@ class _NotJson(ValueError):
     """A value JSON's grammar admits but Fathom cannot take (said as the message)."""
 
 
+# made once: ``json.loads`` with hooks builds a decoder and its scanner per call (1.5 µs of a 3 µs body)
+_DECODER = json.JSONDecoder(parse_float=_finite, parse_constant=_no_constant)
+
+
 def parse_json(raw: bytes | str, where: str = "body") -> Any:
     """The JSON value of ``raw``, or a 400 saying why it cannot be taken."""
     text = _decode_utf8(raw, where) if isinstance(raw, bytes) else raw
     try:
-        value = json.loads(text, parse_float=_finite, parse_constant=_no_constant)
+        if text.startswith("\ufeff"):  # as json.loads says it
+            raise json.JSONDecodeError("Unexpected UTF-8 BOM (decode using utf-8-sig)", text, 0)
+        value = _DECODER.decode(text)
     except json.JSONDecodeError as exc:
         raise _invalid(f"{where}: not valid JSON ({exc.msg} at position {exc.pos})") from None
     except RecursionError:
