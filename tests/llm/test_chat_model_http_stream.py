@@ -4,6 +4,7 @@ behind a proxy from the environment reached through it (by the SDK)."""
 
 from __future__ import annotations
 
+import asyncio
 import json
 import urllib.request
 from collections.abc import Iterator
@@ -147,3 +148,64 @@ async def test_an_endpoint_behind_a_proxy_is_reached_through_the_proxy(
         await model.aclose()
     assert result.content == "through the proxy"
     assert proxied == ["http://model.invalid/v1/chat/completions"]
+
+
+class BigHandler(QuietHandler):
+    """Answers with a large SSE body (chunked or length-framed) at once, and records what it was sent."""
+
+    protocol_version = "HTTP/1.1"
+    framing: ClassVar[str] = "chunked"
+    words: ClassVar[list[str]] = [f"{n:06d}" + "x" * 200 + " " for n in range(3_000)]  # ~620 KB of SSE
+    ports: ClassVar[list[int]] = []
+    received: ClassVar[list[int]] = []
+
+    def do_POST(self) -> None:
+        body_in = self.rfile.read(int(self.headers["Content-Length"]))
+        type(self).received.append(len(json.loads(body_in)["messages"][0]["content"]))
+        type(self).ports.append(self.client_address[1])
+        body = sse_body(*self.words)
+        self.send_response(200)
+        self.send_header("Content-Type", "text/event-stream")
+        if self.framing == "chunked":
+            self.send_header("Transfer-Encoding", "chunked")
+            self.end_headers()
+            for start in range(0, len(body), 50_000):
+                piece = body[start : start + 50_000]
+                self.wfile.write(f"{len(piece):x}\r\n".encode() + piece + b"\r\n")
+            self.wfile.write(b"0\r\n\r\n")
+        else:
+            self.send_header("Content-Length", str(len(body)))
+            self.end_headers()
+            self.wfile.write(body)
+
+
+@pytest.mark.parametrize("framing", ["chunked", "length"])
+async def test_a_large_answer_read_slower_than_it_arrives_comes_whole_and_the_connection_serves_again(
+    framing: str,
+) -> None:
+    served = type("Big", (BigHandler,), {"framing": framing, "ports": [], "received": []})
+    with serve_on_loopback(served) as url:
+        model = model_at(f"{url}/v1")
+        for _ in range(2):
+            parts: list[str] = []
+            async with model.stream(USER) as stream:
+                async for event in stream:
+                    if not parts:
+                        await asyncio.sleep(0.3)  # the whole answer arrives meanwhile: the socket is paused
+                    text = getattr(event, "text", None)
+                    if isinstance(text, str):
+                        parts.append(text)
+            assert stream.result is not None and stream.result.content == "".join(BigHandler.words)
+        await model.aclose()
+    assert len(served.ports) == 2 and len(set(served.ports)) == 1
+
+
+async def test_a_request_larger_than_the_socket_buffers_goes_out_whole() -> None:
+    served = type("Big", (BigHandler,), {"framing": "length", "ports": [], "received": []})
+    prompt = "y" * 8_000_000
+    with serve_on_loopback(served) as url:
+        model = model_at(f"{url}/v1")
+        result = await model.stream([{"role": "user", "content": prompt}]).collect()
+        await model.aclose()
+    assert served.received == [len(prompt)]
+    assert result.content == "".join(BigHandler.words)

@@ -27,6 +27,7 @@ from urllib.parse import urlsplit
 from urllib.request import getproxies_environment
 
 from fathom import json_text
+from fathom.llm.byte_pipe import BytePipe
 from fathom.llm.errors import EndpointError, EndpointStatusError, EndpointTimeout, EndpointUnreachable
 from fathom.llm.wire import SSEDecoder, error_message
 
@@ -34,7 +35,6 @@ MAX_HEAD = 64 * 1024
 MAX_ERROR_BODY = 1024 * 1024
 MAX_IDLE_SECONDS = 30.0
 MAX_IDLE_CONNECTIONS = 128
-READ_SIZE = 64 * 1024
 
 
 def _uses_proxy(base_url: str) -> bool:
@@ -58,22 +58,17 @@ def streamable(base_url: str) -> bool:
 
 
 class _Connection:
-    __slots__ = ("reader", "writer", "idle_since")
+    __slots__ = ("pipe", "idle_since")
 
-    def __init__(self, reader: asyncio.StreamReader, writer: asyncio.StreamWriter) -> None:
-        self.reader = reader
-        self.writer = writer
+    def __init__(self, pipe: BytePipe) -> None:
+        self.pipe = pipe
         self.idle_since = 0.0
 
     def usable(self, now: float) -> bool:
-        return (
-            not self.reader.at_eof()
-            and not self.writer.is_closing()
-            and now - self.idle_since < MAX_IDLE_SECONDS
-        )
+        return self.pipe.usable() and now - self.idle_since < MAX_IDLE_SECONDS
 
     def close(self) -> None:
-        self.writer.close()
+        self.pipe.close()
 
 
 class StreamingEndpoint:
@@ -122,7 +117,7 @@ class StreamingEndpoint:
             connection, reused = await self._connection()
             response = SSEResponse(self, connection)
             try:
-                connection.writer.write(request)
+                connection.pipe.write(request)
                 await response.read_head()
             except EndpointUnreachable:
                 connection.close()
@@ -146,21 +141,20 @@ class StreamingEndpoint:
             connection.close()
         try:
             async with asyncio.timeout(self._connect_timeout):
-                reader, writer = await asyncio.open_connection(
+                pipe = await BytePipe.open(
                     self._host,
                     self._port,
-                    ssl=self._ssl_context() if self._tls else None,
+                    tls=self._ssl_context() if self._tls else None,
                     server_hostname=self._host if self._tls else None,
-                    limit=MAX_HEAD,
                 )
         except TimeoutError as exc:
             raise EndpointTimeout(f"connecting to {self._authority} timed out") from exc
         except OSError as exc:
             raise EndpointUnreachable(str(exc) or type(exc).__name__) from exc
-        return _Connection(reader, writer), False
+        return _Connection(pipe), False
 
     def _release(self, connection: _Connection) -> None:
-        if len(self._idle) < MAX_IDLE_CONNECTIONS and not connection.writer.is_closing():
+        if len(self._idle) < MAX_IDLE_CONNECTIONS and connection.pipe.usable():
             connection.idle_since = time.monotonic()
             self._idle.append(connection)
         else:
@@ -185,8 +179,7 @@ class SSEResponse:
     async def _read(self) -> bytes:
         assert self._connection is not None
         try:
-            async with asyncio.timeout(self._endpoint._read_timeout):
-                data = await self._connection.reader.read(READ_SIZE)
+            data = await self._connection.pipe.read(self._endpoint._read_timeout)
         except TimeoutError as exc:
             raise EndpointTimeout("no data from the endpoint within the read timeout") from exc
         except OSError as exc:
@@ -199,7 +192,7 @@ class SSEResponse:
         """Read the status line and headers."""
         assert self._connection is not None
         try:
-            await self._connection.writer.drain()
+            await self._connection.pipe.drain()
         except OSError as exc:
             raise EndpointUnreachable(str(exc) or type(exc).__name__) from exc
         buffer = b""
