@@ -18,6 +18,7 @@ from wf_builders import (
     start,
     variable_update,
     workflow,
+    yes_no_join,
 )
 
 from fathom.workflow import (
@@ -229,24 +230,7 @@ async def test_node_usages_reach_the_sink_once_per_node() -> None:
 
 
 async def test_skips_cost_a_tenth_of_a_run() -> None:
-    graph = workflow(
-        [
-            start(),
-            if_else("check", [group(cond(["start", "userChatInput"], "equalTo", "yes"))]),
-            answer("a", "A"),
-            answer("b", "B"),
-            answer("c", "C"),
-            answer("j", "J"),
-        ],
-        [
-            edge("start", "check"),
-            edge("check", "a", "IF"),
-            edge("check", "b", "ELSE"),
-            edge("a", "j"),
-            edge("b", "c"),
-            edge("c", "j"),
-        ],
-    )
+    graph = yes_no_join()
     result = await run_workflow(graph, query="yes", max_run_times=3.15)
     assert result.run_node_ids == ["start", "check", "a"]
     assert result.skipped_node_ids == ["b", "c"]

@@ -11,7 +11,7 @@ from typing import Any
 import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
-from wf_builders import answer, cond, edge, group, if_else, node_input, start, workflow
+from wf_builders import answer, edge, node_input, start, yes_no_join
 
 from fathom.workflow import NodeContext, default_registry
 from fathom.workflow.graph import load_workflow
@@ -80,29 +80,8 @@ async def test_two_runs_of_one_loaded_graph_answer_alike() -> None:
     assert results[0].assistant_responses == results[1].assistant_responses
 
 
-def _branching_graph() -> dict[str, Any]:
-    return workflow(
-        [
-            start(),
-            if_else("check", [group(cond(["start", "userChatInput"], "equalTo", "yes"))]),
-            answer("a", "A"),
-            answer("b", "B"),
-            answer("c", "C"),
-            answer("j", "J"),
-        ],
-        [
-            edge("start", "check"),
-            edge("check", "a", "IF"),
-            edge("check", "b", "ELSE"),
-            edge("a", "j"),
-            edge("b", "c"),
-            edge("c", "j"),
-        ],
-    )
-
-
 async def test_runs_of_one_loaded_graph_share_its_edge_analysis_and_branch_as_fresh_graphs_do() -> None:
-    shared = load_workflow(_branching_graph())
+    shared = load_workflow(yes_no_join())
     classifiers: list[Any] = []
     registry = default_registry.copy()
 
@@ -116,7 +95,7 @@ async def test_runs_of_one_loaded_graph_share_its_edge_analysis_and_branch_as_fr
     registry.register("workflowStart")(seen)
     for query in ("yes", "no", "yes", "no"):
         on_shared = await run_workflow(shared, query=query, registry=registry)
-        on_fresh = await run_workflow(_branching_graph(), query=query)
+        on_fresh = await run_workflow(yes_no_join(), query=query)
         assert on_shared.run_node_ids == on_fresh.run_node_ids
         assert on_shared.skipped_node_ids == on_fresh.skipped_node_ids
         assert on_shared.answer_text == on_fresh.answer_text

@@ -94,3 +94,25 @@ def edge(source: str, target: str, handle: str = "right", kind: str = "source") 
 
 def workflow(nodes: list[dict[str, Any]], edges: list[dict[str, Any]], **extra: Any) -> dict[str, Any]:
     return {"nodes": nodes, "edges": edges, **extra}
+
+
+def yes_no_join() -> dict[str, Any]:
+    """start → if/else on the question being "yes": A on IF, B → C on ELSE, both into J (skips propagate)."""
+    return workflow(
+        [
+            start(),
+            if_else("check", [group(cond(["start", "userChatInput"], "equalTo", "yes"))]),
+            answer("a", "A"),
+            answer("b", "B"),
+            answer("c", "C"),
+            answer("j", "J"),
+        ],
+        [
+            edge("start", "check"),
+            edge("check", "a", "IF"),
+            edge("check", "b", "ELSE"),
+            edge("a", "j"),
+            edge("b", "c"),
+            edge("c", "j"),
+        ],
+    )
