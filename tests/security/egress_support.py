@@ -2,15 +2,21 @@
 
 from __future__ import annotations
 
+import datetime
 import ssl
 import threading
 from collections.abc import Callable, Iterable, Iterator
 from contextlib import contextmanager
 from dataclasses import dataclass, field
 from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
+from pathlib import Path
 from typing import Any
 
 import httpcore
+from cryptography import x509
+from cryptography.hazmat.primitives import hashes, serialization
+from cryptography.hazmat.primitives.asymmetric import ec
+from cryptography.x509.oid import NameOID
 
 
 @dataclass
@@ -43,6 +49,7 @@ class LoopbackServer:
         self, route: Route, host: str = "127.0.0.1", port: int = 0, tls: ssl.SSLContext | None = None
     ) -> None:
         self.received: list[Received] = []
+        self.client_ports: list[int] = []  # the client's port of each request: one per connection used
         owner = self
 
         class Handler(BaseHTTPRequestHandler):
@@ -61,6 +68,7 @@ class LoopbackServer:
                     body=body,
                 )
                 owner.received.append(seen)
+                owner.client_ports.append(self.client_address[1])
                 reply = route(seen)
                 self.send_response(reply.status)
                 for key, value in reply.headers.items():
@@ -145,3 +153,52 @@ class SequenceResolver:
         index = min(len(self.calls), len(self._answers) - 1)
         self.calls.append(host)
         return list(self._answers[index])
+
+
+def _name(common: str) -> x509.Name:
+    return x509.Name([x509.NameAttribute(NameOID.COMMON_NAME, common)])
+
+
+def make_certificates(tmp: Path, dns_name: str) -> tuple[Path, Path, Path]:
+    """A throw-away CA and a server certificate for ``dns_name`` signed by it (PEM files)."""
+    now = datetime.datetime.now(datetime.UTC)
+    ca_key = ec.generate_private_key(ec.SECP256R1())
+    ca = (
+        x509.CertificateBuilder()
+        .subject_name(_name("fathom test CA"))
+        .issuer_name(_name("fathom test CA"))
+        .public_key(ca_key.public_key())
+        .serial_number(x509.random_serial_number())
+        .not_valid_before(now - datetime.timedelta(minutes=5))
+        .not_valid_after(now + datetime.timedelta(hours=1))
+        .add_extension(x509.BasicConstraints(ca=True, path_length=None), critical=True)
+        .add_extension(
+            x509.KeyUsage(False, False, False, False, False, True, True, False, False), critical=True
+        )
+        .add_extension(x509.SubjectKeyIdentifier.from_public_key(ca_key.public_key()), critical=False)
+        .sign(ca_key, hashes.SHA256())
+    )
+    key = ec.generate_private_key(ec.SECP256R1())
+    leaf = (
+        x509.CertificateBuilder()
+        .subject_name(_name(dns_name))
+        .issuer_name(ca.subject)
+        .public_key(key.public_key())
+        .serial_number(x509.random_serial_number())
+        .not_valid_before(now - datetime.timedelta(minutes=5))
+        .not_valid_after(now + datetime.timedelta(hours=1))
+        .add_extension(x509.SubjectAlternativeName([x509.DNSName(dns_name)]), critical=False)
+        .add_extension(
+            x509.AuthorityKeyIdentifier.from_issuer_public_key(ca_key.public_key()), critical=False
+        )
+        .sign(ca_key, hashes.SHA256())
+    )
+    ca_file, cert_file, key_file = tmp / "ca.pem", tmp / "cert.pem", tmp / "key.pem"
+    ca_file.write_bytes(ca.public_bytes(serialization.Encoding.PEM))
+    cert_file.write_bytes(leaf.public_bytes(serialization.Encoding.PEM))
+    key_file.write_bytes(
+        key.private_bytes(
+            serialization.Encoding.PEM, serialization.PrivateFormat.PKCS8, serialization.NoEncryption()
+        )
+    )
+    return ca_file, cert_file, key_file
