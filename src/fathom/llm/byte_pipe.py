@@ -1,7 +1,8 @@
 """One TCP (or TLS) connection's bytes for one reader at a time, as :mod:`fathom.llm.http_stream` reads them.
 
 asyncio's ``StreamReader`` / ``StreamWriter`` pair, with an ``asyncio.timeout`` around every read, cost a
-streamed completion's client ~56 µs more CPU than this (``docs/benchmarks.md``): a read that finds bytes
+one-chunk streamed completion's client ~23 µs more CPU than this on uvloop, ~65 µs on asyncio's loop
+(``docs/benchmarks.md``): a read that finds bytes
 already received takes them all at once, with no future and no timer; a read that must wait has one
 timer, set on its own future. Bytes held past :data:`MAX_BUFFERED` pause the socket's reading until the
 reader catches up, as the stream reader's limit did; a write buffer above the transport's high-water mark

@@ -104,7 +104,7 @@ class WorkflowRun:
         self.usage_sink = usage_sink
         self.external_variable_keys = external_variable_keys
         self.run_info = dict(run_info or {})
-        self.classifier = classifier or EdgeClassifier({k: n.flow_node_type for k, n in nodes.items()}, edges)
+        self.classifier = classifier or EdgeClassifier.of_nodes(nodes, edges)
         self._position = {node_id: i for i, node_id in enumerate(nodes)}
         self._incoming_all: dict[str, list[RuntimeEdge]] = {}
         self._outgoing_all: dict[str, list[RuntimeEdge]] = {}

@@ -23,8 +23,6 @@ from fathom.workflow.graph import WorkflowGraph, load_workflow
 from fathom.workflow.interactive import get_last_interactive_value, parse_interactive
 from fathom.workflow.result import WorkflowRunResult
 from fathom.workflow.runtime import (
-    RuntimeEdge,
-    RuntimeNode,
     build_runtime_edges,
     build_runtime_nodes,
     default_entry_node_ids,
@@ -174,7 +172,7 @@ async def run_workflow(
         else:
             edges = store_edges_to_runtime_edges(loaded.edges)
             # the edges' groups, back edges and loops depend on the graph alone: analysed by its first run
-            classifier = loaded.derived("edge_classifier", lambda: _classifier(nodes, edges))
+            classifier = loaded.derived("edge_classifier", lambda: EdgeClassifier.of_nodes(nodes, edges))
     system = {
         "userId": user_id,
         "appId": app_id,
@@ -242,7 +240,3 @@ async def resume_workflow(
 ) -> WorkflowRunResult:
     """Resume a paused run with the user's answer (a selected option value, or form values)."""
     return await run_workflow(graph, query=_answer_to_text(answer), last_interactive=interactive, **options)
-
-
-def _classifier(nodes: dict[str, RuntimeNode], edges: list[RuntimeEdge]) -> EdgeClassifier:
-    return EdgeClassifier({node_id: node.flow_node_type for node_id, node in nodes.items()}, edges)

@@ -26,7 +26,7 @@ from collections.abc import Mapping, Sequence
 from typing import Literal
 
 from fathom.workflow.constants import FlowNodeType
-from fathom.workflow.runtime import RuntimeEdge, is_control_edge
+from fathom.workflow.runtime import RuntimeEdge, RuntimeNode, is_control_edge
 
 RunStatus = Literal["run", "skip", "wait"]
 EdgeGroups = tuple[tuple[int, ...], ...]
@@ -54,6 +54,11 @@ class EdgeClassifier:
         self._on_loop = self._nodes_on_loops()
         self._branch_cache: dict[tuple[str, str], str] = {}
         self._cache: dict[str, EdgeGroups] = {}
+
+    @classmethod
+    def of_nodes(cls, nodes: Mapping[str, RuntimeNode], edges: Sequence[RuntimeEdge]) -> EdgeClassifier:
+        """The classifier of a run's runtime nodes (their types, by id) and edges."""
+        return cls({node_id: node.flow_node_type for node_id, node in nodes.items()}, edges)
 
     def incoming(self, node_id: str) -> list[int]:
         """Indices of the control edges into a node."""
