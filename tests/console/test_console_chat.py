@@ -215,3 +215,39 @@ def test_an_answer_whose_server_died_shows_as_interrupted_under_its_question(
         assert page.locator("text=The app sent no answer.").count() == 0
     finally:
         page.close()
+
+
+def test_a_message_sent_while_an_opened_chat_loads_goes_after_its_records(
+    chat_live_server: Any, browser: Any, scripted_model: Any
+) -> None:
+    """The chat's records answering after the user pressed Send (a loaded server) must neither wipe
+    the new question and its streaming answer nor land after them."""
+    server = chat_live_server
+    scripted_model.set_script(lambda request: text_turn("First answer."))
+    with server.client(server.admin_key) as client:
+        app_id = data(client.post("/api/core/app/create", json={"name": "Desk", "simpleConfig": {}}))
+        data(client.post("/api/core/app/version/publish", json={"appId": app_id}))
+        body = {"appId": app_id, "chatId": "c-open", "messages": [{"role": "user", "content": "first?"}]}
+        assert client.post("/api/v2/chat/completions", json=body).status_code == 200
+    scripted_model.set_script(lambda request: text_turn("Second answer."))
+    page = browser.new_page(viewport={"width": 1200, "height": 800})
+    held: list[Any] = []
+    try:
+        sign_in(page, server.base_url, server.admin_key)
+        page.route("**/api/core/chat/getPaginationRecords", lambda route: held.append(route))
+        page.goto(f"{server.base_url}/chat/{app_id}/c-open")
+        page.wait_for_selector("textarea[name=message]")
+        while not held:
+            page.wait_for_timeout(20)
+        records = held[0].fetch()  # the server's answer now (one turn), handed to the page later
+        page.fill("textarea[name=message]", "second?")
+        page.keyboard.press("Enter")
+        with page.expect_response("**/api/core/chat/getPaginationRecords"):
+            held.pop().fulfill(response=records)
+        page.wait_for_selector(".msg.ai[data-done='1']:has-text('Second answer.')")
+        page.wait_for_timeout(300)  # let anything still in flight land on the page
+        bubbles = page.locator("[data-role] > .bubble").all_inner_texts()
+        firsts = [(text.strip().splitlines() or [""])[0] for text in bubbles]
+        assert firsts == ["first?", "First answer.", "second?", "Second answer."]
+    finally:
+        page.close()

@@ -78,3 +78,38 @@ def test_a_visitor_chats_through_a_share_link_on_a_phone_until_its_qpm_limit(
         desktop.screenshot(path=str(screenshots / "32-share-page-desktop.png"))
     finally:
         desktop.close()
+
+
+def test_a_question_sent_before_the_visitors_history_arrives_keeps_its_answer(
+    chat_live_server: Any, browser: Any, scripted_model: Any
+) -> None:
+    """On a loaded server the page's history answer can come after the visitor pressed Send; it must
+    not replace the question and the answer (it did: the chat then never showed one)."""
+    scripted_model.set_script(lambda request: text_turn(ANSWER))
+    server = chat_live_server
+    with server.client(server.admin_key) as client:
+        body = {"name": "Help desk", "type": "simple", "simpleConfig": {"model": "scripted-chat"}}
+        app_id = data(client.post("/api/core/app/create", json=body))
+        data(client.post("/api/core/app/version/publish", json={"appId": app_id}))
+        link = {"appId": app_id, "type": "share", "name": "Website", "limit": {"QPM": 0}}
+        share_id = data(client.post("/api/support/outLink/create", json=link))
+
+    page = browser.new_page(viewport={"width": 390, "height": 844})
+    held: list[Any] = []
+    page.route("**/api/core/chat/getPaginationRecords", lambda route: held.append(route))  # answers late
+    try:
+        page.goto(f"{server.base_url}/chat/share?shareId={share_id}")
+        page.wait_for_selector("[data-testid=share-app-name]:has-text('Help desk')")
+        while not held:
+            page.wait_for_timeout(20)
+        records = held[0].fetch()  # the server's answer now (no chat yet), handed to the page later
+        page.fill("textarea[name=message]", "How long do refunds take?")
+        page.click("button:has-text('Send')")
+        with page.expect_response("**/api/core/chat/getPaginationRecords"):
+            held.pop().fulfill(response=records)
+        page.wait_for_selector(f"[data-testid=share-answer]:has-text('{ANSWER}')")
+        page.wait_for_timeout(300)  # let anything still in flight land on the page
+        assert page.locator("[data-testid=share-question]").all_inner_texts() == ["How long do refunds take?"]
+        assert page.locator("[data-testid=share-answer]").all_inner_texts() == [ANSWER]
+    finally:
+        page.close()

@@ -170,6 +170,8 @@ function ChatWithApp({ apps, appId, chatId, appKey }: { apps: AppSummary[]; appI
   const abort = useRef<AbortController | null>(null);
   const bottom = useRef<HTMLDivElement>(null);
   const currentChat = useRef(chatId ?? newChatId());
+  // the opened chat's records, once shown (a message sent before they arrive waits for them)
+  const recordsShown = useRef<Promise<void>>(Promise.resolve());
 
   const loadHistories = useCallback(() => {
     api<any>("POST", "/api/core/chat/history/getHistories", { appId, offset: 0, pageSize: 50 })
@@ -187,21 +189,28 @@ function ChatWithApp({ apps, appId, chatId, appKey }: { apps: AppSummary[]; appI
   useEffect(() => {
     currentChat.current = chatId ?? newChatId();
     setTurns([]);
+    recordsShown.current = Promise.resolve();
     if (!chatId) return;
-    api<any>("POST", "/api/core/chat/getPaginationRecords", { appId, chatId, offset: 0, pageSize: 100, loadCustomFeedbacks: false })
-      .then(async (d) => {
+    let current = true; // this chat's records only: an earlier chat's, arriving late, are dropped
+    // Records carry no node responses; an answer with no text may have failed: ask for its nodes' errors.
+    const explainSilent = async (loaded: Turn[]) => {
+      const silent = loaded.filter((t) => t.role === "ai" && !t.text && !t.interactive && t.dataId);
+      if (!silent.length) return;
+      const errors = await Promise.all(silent.map((t) => api<any[]>("POST", "/api/core/chat/getResData", { appId, chatId, dataId: t.dataId })
+        .then((nodes) => (Array.isArray(nodes) ? nodes.map(nodeError).filter((x): x is string => !!x) : []))
+        .catch(() => [] as string[])));
+      const byId = new Map(silent.map((t, i) => [t.id, errors[i]]));
+      if (current) setTurns((prev) => prev.map((t) => (byId.get(t.id)?.length ? { ...t, nodeErrors: byId.get(t.id)! } : t)));
+    };
+    recordsShown.current = api<any>("POST", "/api/core/chat/getPaginationRecords", { appId, chatId, offset: 0, pageSize: 100, loadCustomFeedbacks: false })
+      .then((d) => {
+        if (!current) return;
         const loaded = turnsFromRecords(Array.isArray(d) ? d : d?.list ?? []);
         setTurns(loaded);
-        // Records carry no node responses; an answer with no text may have failed: ask for its nodes' errors.
-        const silent = loaded.filter((t) => t.role === "ai" && !t.text && !t.interactive && t.dataId);
-        if (!silent.length) return;
-        const errors = await Promise.all(silent.map((t) => api<any[]>("POST", "/api/core/chat/getResData", { appId, chatId, dataId: t.dataId })
-          .then((nodes) => (Array.isArray(nodes) ? nodes.map(nodeError).filter((x): x is string => !!x) : []))
-          .catch(() => [] as string[])));
-        const byId = new Map(silent.map((t, i) => [t.id, errors[i]]));
-        setTurns((prev) => prev.map((t) => (byId.get(t.id)?.length ? { ...t, nodeErrors: byId.get(t.id)! } : t)));
+        void explainSilent(loaded);
       })
-      .catch(() => setTurns([]));
+      .catch(() => { if (current) setTurns([]); });
+    return () => { current = false; };
   }, [appId, chatId]);
 
   useEffect(() => { bottom.current?.scrollIntoView({ block: "end" }); }, [turns]);
@@ -216,6 +225,7 @@ function ChatWithApp({ apps, appId, chatId, appKey }: { apps: AppSummary[]; appI
     const controller = new AbortController();
     abort.current = controller;
     setStreaming(true);
+    await recordsShown.current; // a message sent while the chat's records load goes after them
     // the answer's record id, chosen here (FastGPT's responseChatItemId) so the answer can be rated at once
     const answerId = newChatId();
     setTurns((prev) => [...prev.map((t) => (t.interactive ? { ...t, interactive: { ...t.interactive, answered: true } } : t)), emptyTurn("user", content), { ...emptyTurn("ai"), dataId: answerId }]);

@@ -47,18 +47,23 @@ export function SharePage() {
   const [input, setInput] = useState("");
   const [busy, setBusy] = useState(false);
   const bottom = useRef<HTMLDivElement>(null);
+  // The chat's stored records, once shown: a message sent before they arrive waits for them, so they
+  // never replace the question and its answer (a slow history answer did, on a loaded server).
+  const recordsShown = useRef<Promise<void>>(Promise.resolve());
 
   useEffect(() => {
     if (!shareId) { setFatal(t("This address has no shareId.")); return; }
+    let current = true; // this chat's answers only: another chat's (New chat) arriving late are dropped
     api<Init>("GET", "/api/core/chat/outLink/init", undefined, { shareId, outLinkUid: uid, chatId }, true)
-      .then((data) => { setInit(data); document.title = data.app.name; })
-      .catch((e) => setFatal((e as Error).message));
-    api<{ list: any[] }>("POST", "/api/core/chat/getPaginationRecords", { shareId, outLinkUid: uid, chatId, pageSize: 30 }, undefined, true)
-      .then((page) => setLines(page.list.map((r) => ({
+      .then((data) => { if (current) { setInit(data); document.title = data.app.name; } })
+      .catch((e) => { if (current) setFatal((e as Error).message); });
+    recordsShown.current = api<{ list: any[] }>("POST", "/api/core/chat/getPaginationRecords", { shareId, outLinkUid: uid, chatId, pageSize: 30 }, undefined, true)
+      .then((page) => { if (current) setLines(page.list.map((r) => ({
         role: r.obj === "Human" ? "user" : "ai", text: (r.value ?? []).map((v: any) => v?.text?.content ?? "").join(""), dataId: r.dataId, done: true,
         good: typeof r.userGoodFeedback === "string" ? r.userGoodFeedback : undefined, bad: typeof r.userBadFeedback === "string" ? r.userBadFeedback : undefined,
-      }))))
+      }))); })
       .catch(() => undefined);
+    return () => { current = false; };
   }, [shareId, uid, chatId]);
 
   useEffect(() => { bottom.current?.scrollIntoView({ block: "end" }); }, [lines]);
@@ -77,6 +82,7 @@ export function SharePage() {
     setInput("");
     setBusy(true);
     localStorage.setItem(chatKey(shareId), chatId);
+    await recordsShown.current;
     const answerId = randomId(); // the answer's record id (FastGPT's responseChatItemId): rated at once
     setLines((old) => [...old, { role: "user", text }, { role: "ai", text: "", dataId: answerId }]);
     const update = (change: (line: Line) => Line) => setLines((old) => [...old.slice(0, -1), change(old[old.length - 1])]);
