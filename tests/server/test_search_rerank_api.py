@@ -199,8 +199,35 @@ def test_an_apps_quotes_are_search_tests_list_and_search_test_shows_what_was_cut
             return [(i["id"], [(s["stage"], s.get("rank")) for s in i["trace"]["stages"]]) for i in items]
 
         assert shown(search["quoteList"]) == shown(tested["list"])
-        # the AI chat node's quote list: the same quotes within its budget, without their traces
-        without_trace = [{k: v for k, v in q.items() if k != "trace"} for q in search["quoteList"]]
-        assert [{k: v for k, v in q.items() if v is not None} for q in chat["quoteList"]] == without_trace
-        sent = scripted.chat_requests[-1]["messages"]
-        assert all(q["q"] in " ".join(str(m["content"]) for m in sent) for q in chat["quoteList"])
+        # every quote is within the AI chat node's budget: all reach the model (its response shows none)
+        assert "quoteList" not in chat
+        sent = " ".join(str(m["content"]) for m in scripted.chat_requests[-1]["messages"])
+        assert all(q["q"] in sent for q in search["quoteList"])
+
+
+def test_newest_fastgpt_drift_a_knowledge_base_answer_lists_its_quotes_once(
+    reranking: tuple[LiveServer, ScriptedOpenAIServer],
+) -> None:
+    """FastGPT up to 4.6 also put the kept quotes on the AI chat node; its newest reports them on the
+    search node only, and the history's ``totalQuoteList`` is those: each quote once, as stored."""
+    server, scripted = reranking
+    with server.client(server.admin_key) as client:
+        dataset_id = create_text_dataset(client)
+        body = {
+            "name": "Quoting",
+            "type": "simple",
+            "simpleConfig": {"model": "scripted-chat", "datasets": [{"datasetId": dataset_id}]},
+        }
+        app_id = ok(client.post("/api/core/app/create", json=body))
+        ok(client.post("/api/core/app/version/publish", json={"appId": app_id}))
+        scripted.set_script([text_turn("Five working days.")])
+        question = {"role": "user", "content": QUERY}
+        chat = {"appId": app_id, "chatId": "quoted-once", "detail": True, "messages": [question]}
+        nodes = client.post("/api/v1/chat/completions", json=chat, timeout=30).json()["responseData"]
+        assert [n["moduleType"] for n in nodes if "quoteList" in n] == ["datasetSearchNode"]
+        quotes = [q["id"] for q in nodes[1]["quoteList"]]
+        assert quotes and len(set(quotes)) == len(quotes)
+        page = {"appId": app_id, "chatId": "quoted-once", "offset": 0, "pageSize": 10}
+        records = ok(client.post("/api/core/chat/getPaginationRecords", json=page))["list"]
+        answer = next(r for r in records if r["obj"] == "AI")
+        assert [q["id"] for q in answer["totalQuoteList"]] == quotes

@@ -5,6 +5,10 @@ Quotes are cut to the model's quote budget with the workflow budget rule
 (``filterSearchResultsByMaxChars``), rendered with the quote template and placed in the system prompt
 (or, for the ``user`` quote role or a prompt containing ``{{question}}``, in the user message).
 Text and reasoning deltas stream as ``answer`` events.
+
+The node's response has no ``quoteList`` (DRIFT: FastGPT's AI chat node reported the quotes it kept up
+to 4.6; its newest reports them only on the knowledge-base search node, whose list the history's
+``totalQuoteList`` is made of): a knowledge-base turn stores its quotes once.
 """
 
 from __future__ import annotations
@@ -12,7 +16,7 @@ from __future__ import annotations
 from typing import Any
 
 from fathom.knowledge.search import SearchDataItem, filter_search_results_by_max_chars
-from fathom.knowledge.search.types import items_of, items_to_wire
+from fathom.knowledge.search.types import items_of
 from fathom.llm import ChatModel, ReasoningDelta, TextDelta, count_tokens
 from fathom.workflow.constants import FlowNodeType, NodeInputKey, NodeOutputKey
 from fathom.workflow.dispatch import DispatchResponse, NodeContext, ServiceUnavailableError, register_node
@@ -154,7 +158,7 @@ async def dispatch_chat_completion(ctx: NodeContext) -> DispatchResponse:
     raw_quotes = _check_quote_qa_value(params.get("quoteQA"))
     use_quotes = raw_quotes is not None
     quotes = items_of(raw_quotes or [])
-    # the quote list shows no trace: the budget's entries would be thrown away
+    # no trace: the budget's entries would be thrown away
     kept, _ = filter_search_results_by_max_chars(quotes, _quote_budget(model), count_tokens, trace=False)
     quote_text = _render_quotes(kept, str(params.get("quoteTemplate") or DEFAULT_QUOTE_TEMPLATE))
     custom_prompt = str(params.get("quotePrompt") or "")
@@ -221,7 +225,6 @@ async def dispatch_chat_completion(ctx: NodeContext) -> DispatchResponse:
             "historyPreview": _history_preview([*messages, {"role": "assistant", "content": answer}]),
             "contextTotalLen": len(messages) + 1,
             "finishReason": result.finish_reason,
-            "quoteList": items_to_wire(kept, trace=False),
         },
         node_dispatch_usages=[
             {
