@@ -27,6 +27,7 @@ from collections.abc import Iterator
 from pathlib import Path
 from typing import Any
 
+import httpx
 import pytest
 from chat_support import ChatServer, free_port, parse_sse, start_chat_server
 
@@ -493,3 +494,85 @@ def test_fastgpt_app_passes_the_workflow_checks_and_publishes(fg_server: ChatSer
     assert published.status_code == 200, published.text
     for reply in (saved, published):
         assert all(p["level"] == "warning" for p in reply.json()["data"]["problems"]), reply.text
+
+
+def loop_of_searches(dataset_id: str) -> dict[str, Any]:
+    """FastGPT's ``fgtest-loopTest`` with the answer node in its loop replaced by the knowledge-base
+    search of ``fg-simpleDatasetChat`` (``dataset_id`` picked), searching for each item of ``list``."""
+    document = create_body(APPS_DIR / "fgtest-loopTest.json")
+    simple = with_dataset(json.loads((APPS_DIR / "fg-simpleDatasetChat.json").read_text()), dataset_id)
+    nodes = document["nodes"]
+    start = next(n for n in nodes if n["flowNodeType"] == "loopStart")
+    answer = next(n for n in nodes if n["flowNodeType"] == "answerNode")
+    search = next(n for n in simple["workflow"]["nodes"] if n["flowNodeType"] == "datasetSearchNode")
+    search = {**search, "parentNodeId": answer["parentNodeId"]}
+    for item in search["inputs"]:
+        if item["key"] == "userChatInput":
+            item["value"] = [start["nodeId"], "loopStartInput"]
+        elif item["key"] == "datasetSearchUsingExtensionQuery":
+            item["value"] = False
+    document["nodes"] = [search if n is answer else n for n in nodes]
+    for edge in document["edges"]:
+        if edge["target"] == answer["nodeId"]:
+            edge.update(target=search["nodeId"], targetHandle=f"{search['nodeId']}-target-left")
+    return document
+
+
+def test_an_answers_quote_list_holds_the_searches_inside_a_loop(
+    fg_server: ChatServer, faq_dataset: str
+) -> None:
+    """FastGPT's ``totalQuoteList`` flattens the runs inside nodes (a loop's ``loopDetail``, a child
+    app's ``pluginDetail``, a tool call's ``toolDetail``) for their search nodes' quotes."""
+    with fg_server.client() as client:
+        reply = client.post("/api/core/app/create", json=loop_of_searches(faq_dataset)).json()
+        assert reply["code"] == 200, reply
+        body = {
+            "appId": reply["data"],
+            "chatId": "loop-of-searches",
+            "detail": True,
+            "variables": {"list": ["How are refunds paid?", "When do refunds arrive?"]},
+            "messages": [{"role": "user", "content": "hello"}],
+        }
+        nodes = client.post("/api/v1/chat/completions", json=body, timeout=60).json()["responseData"]
+        assert [n["moduleType"] for n in nodes] == ["workflowStart", "loop"]
+        searches = [n for n in nodes[1]["loopDetail"] if n["moduleType"] == "datasetSearchNode"]
+        assert len(searches) == 2 and all(s["quoteList"] for s in searches), searches
+        page = {"appId": reply["data"], "chatId": "loop-of-searches", "offset": 0, "pageSize": 10}
+        records = client.post("/api/core/chat/getPaginationRecords", json=page).json()["data"]["list"]
+    answer = next(r for r in records if r["obj"] == "AI")
+    assert [q["id"] for q in answer["totalQuoteList"]] == [q["id"] for s in searches for q in s["quoteList"]]
+    assert "Refunds" in answer["totalQuoteList"][0]["q"]
+
+
+def test_a_share_link_hiding_raw_sources_hides_them_inside_a_loop_too(
+    fg_server: ChatServer, faq_dataset: str
+) -> None:
+    """``showRawSource`` false: a visitor's quotes lose ``sourceId`` / ``collectionId`` / ``datasetId``
+    in the searches a loop ran as well, in the answer's node responses and in its stored record."""
+    with fg_server.client() as client:
+        app_id = client.post("/api/core/app/create", json=loop_of_searches(faq_dataset)).json()["data"]
+        link = {
+            "appId": app_id,
+            "type": "share",
+            "name": "Site",
+            "responseDetail": True,
+            "showRawSource": False,
+        }
+        share_id = client.post("/api/support/outLink/create", json=link).json()["data"]
+    body = {
+        "shareId": share_id,
+        "outLinkUid": "visitor-loop",
+        "chatId": "visitor-loop-chat",
+        "detail": True,
+        "variables": {"list": ["How are refunds paid?"]},
+        "messages": [{"role": "user", "content": "hello"}],
+    }
+    with httpx.Client(base_url=fg_server.base_url, timeout=60) as visitor:
+        nodes = visitor.post("/api/v1/chat/completions", json=body).json()["responseData"]
+        page = {"shareId": share_id, "outLinkUid": "visitor-loop", "chatId": "visitor-loop-chat"}
+        records = visitor.post("/api/core/chat/getPaginationRecords", json=page).json()["data"]["list"]
+    (search,) = [n for n in nodes[1]["loopDetail"] if n["moduleType"] == "datasetSearchNode"]
+    (quote,) = next(r for r in records if r["obj"] == "AI")["totalQuoteList"]
+    for shown in (search["quoteList"][0], quote):
+        assert "Refunds" in shown["q"] and shown["sourceName"]
+        assert not {"sourceId", "collectionId", "datasetId"} & set(shown), shown

@@ -12,6 +12,7 @@ from fathom.chat.ownership import ChatAction, ChatCaller
 from fathom.chat.projection import still_indexing
 from fathom.chat.turn_lease import DEFAULT_LEASE_S, chat_item_state
 from fathom.store.protocols import ChatItemRecord, ChatRecord, ChatRepository, NotFound
+from fathom.workflow.result import cited_quotes
 
 VISITOR_HISTORY = timedelta(days=30)  # FastGPT: share-link visitors see their last 30 days
 # the editor's debug runs (``chatTest``): the builder's, not users' chats; a listing without a source
@@ -22,7 +23,7 @@ DEBUG_SOURCE = "test"
 def record_preview(item: ChatItemRecord) -> dict[str, Any]:
     """An AI item's node data replaced by FastGPT's preview fields (and Fathom's ``datasetIndexing``)."""
     responses = [r for r in item.response_data if isinstance(r, dict)]
-    quotes = [q for r in responses for q in r.get("quoteList") or []]
+    quotes = cited_quotes(responses)
     models = [
         {"moduleName": r.get("moduleName"), "model": r.get("model")} for r in responses if r.get("model")
     ]

@@ -5,7 +5,7 @@
   record's ``totalQuoteList`` is empty; the answer's citation markers are removed.
 - ``showNodeStatus`` false: no ``flowNodeStatus`` frames (which node is running).
 - ``showRawSource`` false: quotes keep their text and source name but lose what opens the raw source
-  (``sourceId``, ``collectionId``, ``datasetId``).
+  (``sourceId``, ``collectionId``, ``datasetId``), in the runs inside a node's response too.
 """
 
 from __future__ import annotations
@@ -15,6 +15,7 @@ from typing import Any
 
 from fathom.chat.channel import Frame
 from fathom.store.protocols import ShareLinkRecord
+from fathom.workflow.result import NESTED_RESPONSES
 
 RESPONSE_EVENTS = frozenset({"flowResponses", "flowNodeResponse"})
 RAW_SOURCE_FIELDS = ("sourceId", "collectionId", "datasetId")
@@ -55,9 +56,17 @@ class ShareView:
         return [self._quote(q) for q in quotes]
 
     def _response(self, response: dict[str, Any]) -> dict[str, Any]:
-        if self.show_raw_source or not isinstance(response.get("quoteList"), list):
+        """The response's quotes, and those of the runs inside it (a loop's, a child app's, a tool
+        call's), without what opens their raw source."""
+        if self.show_raw_source:
             return response
-        return {**response, "quoteList": [self._quote(q) for q in response["quoteList"]]}
+        shown = dict(response)
+        if isinstance(response.get("quoteList"), list):
+            shown["quoteList"] = [self._quote(q) for q in response["quoteList"]]
+        for key in NESTED_RESPONSES:
+            if isinstance(inner := response.get(key), list):
+                shown[key] = [self._response(r) if isinstance(r, dict) else r for r in inner]
+        return shown
 
     def _quote(self, quote: Any) -> Any:
         if self.show_raw_source or not isinstance(quote, dict):

@@ -27,6 +27,27 @@ def merge_assistant_text(values: list[dict[str, Any]]) -> list[dict[str, Any]]:
     return merged
 
 
+#: where a node's response holds the responses of the runs inside it (a child app's, a loop's, a tool call's)
+NESTED_RESPONSES = ("pluginDetail", "loopDetail", "toolDetail")
+
+
+def cited_quotes(responses: list[Any]) -> list[Any]:
+    """FastGPT's ``totalQuoteList``: the quotes of every knowledge-base search, those of the runs inside
+    a node too (its nested responses, flattened). A child app whose runs are hidden from the caller
+    (no ``pluginDetail``) shows the quotes it rolled up into its own ``quoteList`` instead."""
+    quotes: list[Any] = []
+    for response in responses:
+        if not isinstance(response, dict):
+            continue
+        nested = [r for key in NESTED_RESPONSES if isinstance(r := response.get(key), list)]
+        if nested:
+            for inner in nested:
+                quotes.extend(cited_quotes(inner))
+        elif isinstance(response.get("quoteList"), list):
+            quotes.extend(q for q in response["quoteList"] if q)
+    return quotes
+
+
 @dataclass
 class WorkflowRunResult:
     """The outcome of one run."""

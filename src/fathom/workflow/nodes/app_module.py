@@ -23,7 +23,7 @@ from fathom.workflow.constants import FlowNodeType, NodeInputKey, NodeOutputKey
 from fathom.workflow.dispatch import DispatchResponse, NodeContext, ServiceUnavailableError, register_node
 from fathom.workflow.events import AnswerEvent
 from fathom.workflow.nodes.chat import node_error
-from fathom.workflow.result import WorkflowRunResult
+from fathom.workflow.result import WorkflowRunResult, cited_quotes
 from fathom.workflow.run import run_workflow
 from fathom.workflow.variables import chat_value_to_text, get_histories, text_query
 
@@ -54,11 +54,6 @@ def child_usage(name: str, result: WorkflowRunResult) -> dict[str, Any]:
     for key in ("inputTokens", "outputTokens"):
         line[key] = sum(int(u.get(key) or 0) for u in result.flow_usages)
     return line
-
-
-def _child_quotes(result: WorkflowRunResult) -> list[Any]:
-    """The knowledge-base quotes the child's nodes cited, so the parent's answer can show them."""
-    return [q for r in result.flow_responses for q in r.get("quoteList") or []]
 
 
 def _user_item(text: str, files: list[str]) -> dict[str, Any]:
@@ -145,7 +140,7 @@ async def dispatch_run_app_node(ctx: NodeContext) -> DispatchResponse:
     history = [*kept] if resuming else [*kept, _user_item(text, child_files)]
     history.append({"obj": "AI", "value": responses})
     total = result.total_points
-    quotes = _child_quotes(result)
+    quotes = cited_quotes(result.flow_responses)  # the child's, so the parent's answer can show them
     return DispatchResponse(
         data={NodeOutputKey.answerText: answer, NodeOutputKey.history: history},
         assistant_responses=[] if forbid_stream else responses,
