@@ -576,3 +576,26 @@ def test_a_share_link_hiding_raw_sources_hides_them_inside_a_loop_too(
     for shown in (search["quoteList"][0], quote):
         assert "Refunds" in shown["q"] and shown["sourceName"]
         assert not {"sourceId", "collectionId", "datasetId"} & set(shown), shown
+
+
+@pytest.mark.parametrize(("name", "llm_modules"), [("fg-CQ", 0), ("fg-Chinese", 1)])
+def test_a_records_llm_module_count_is_fastgpts(fg_server: ChatServer, name: str, llm_modules: int) -> None:
+    """FastGPT counts the AI chat and tool-call nodes (``isLLMNode``), not every node naming a model: a
+    question classifier is not one; ``historyPreviewLength`` is the first one's preview length."""
+    with fg_server.client() as client:
+        app_id = client.post("/api/core/app/create", json=create_body(APPS_DIR / f"{name}.json")).json()[
+            "data"
+        ]
+        body = {
+            "appId": app_id,
+            "chatId": f"count-{name}",
+            "detail": True,
+            "messages": [{"role": "user", "content": "hi"}],
+        }
+        nodes = client.post("/api/v1/chat/completions", json=body, timeout=60).json()["responseData"]
+        page = {"appId": app_id, "chatId": f"count-{name}", "offset": 0, "pageSize": 10}
+        records = client.post("/api/core/chat/getPaginationRecords", json=page).json()["data"]["list"]
+    answer = next(r for r in records if r["obj"] == "AI")
+    chat_nodes = [n for n in nodes if n["moduleType"] == "chatNode"]
+    assert answer["llmModuleAccount"] == llm_modules == len(chat_nodes)
+    assert answer["historyPreviewLength"] == (len(chat_nodes[0]["historyPreview"]) if chat_nodes else 0)

@@ -7,7 +7,7 @@ from typing import Any
 
 import pytest
 
-from fathom.workflow.result import cited_quotes
+from fathom.workflow.result import cited_quotes, flat_responses
 
 A, B, C = {"id": "a"}, {"id": "b"}, {"id": "c"}
 
@@ -46,3 +46,10 @@ def test_an_answers_quotes_are_its_searches_flattened(
     name: str, responses: list[Any], expected: list[dict[str, str]]
 ) -> None:
     assert cited_quotes(responses) == expected
+
+
+def test_flat_responses_put_the_runs_inside_a_node_after_it() -> None:
+    chat, search_node = {"moduleType": "chatNode"}, search(A)
+    loop = {"moduleType": "loop", "loopDetail": [chat, "x"]}
+    child = {"moduleType": "appModule", "pluginDetail": [loop], "toolDetail": None}
+    assert flat_responses([child, search_node, None]) == [child, loop, chat, search_node]

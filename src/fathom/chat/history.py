@@ -12,7 +12,7 @@ from fathom.chat.ownership import ChatAction, ChatCaller
 from fathom.chat.projection import still_indexing
 from fathom.chat.turn_lease import DEFAULT_LEASE_S, chat_item_state
 from fathom.store.protocols import ChatItemRecord, ChatRecord, ChatRepository, NotFound
-from fathom.workflow.result import cited_quotes
+from fathom.workflow.result import cited_quotes, flat_responses
 
 VISITOR_HISTORY = timedelta(days=30)  # FastGPT: share-link visitors see their last 30 days
 # the editor's debug runs (``chatTest``): the builder's, not users' chats; a listing without a source
@@ -20,21 +20,24 @@ VISITOR_HISTORY = timedelta(days=30)  # FastGPT: share-link visitors see their l
 DEBUG_SOURCE = "test"
 
 
+#: the nodes FastGPT counts as an answer's LLM modules (``isLLMNode``: the AI chat and the tool-call agent)
+LLM_NODE_TYPES = frozenset({"chatNode", "tools", "agent"})
+
+
 def record_preview(item: ChatItemRecord) -> dict[str, Any]:
-    """An AI item's node data replaced by FastGPT's preview fields (and Fathom's ``datasetIndexing``)."""
+    """An AI item's node data replaced by FastGPT's preview fields (``addStatisticalDataToHistoryItem``:
+    the LLM modules among all node responses, nested runs' too, and the first one's history preview
+    length), and Fathom's ``datasetIndexing``."""
     responses = [r for r in item.response_data if isinstance(r, dict)]
-    quotes = cited_quotes(responses)
-    models = [
-        {"moduleName": r.get("moduleName"), "model": r.get("model")} for r in responses if r.get("model")
-    ]
+    llm_nodes = [r for r in flat_responses(responses) if r.get("moduleType") in LLM_NODE_TYPES]
     indexing = still_indexing(responses)
     return {
         # Fathom's: the knowledge bases still indexing when this answer searched them (absent when none)
         **({"datasetIndexing": indexing} if indexing else {}),
-        "llmModuleAccount": len(models),
-        "totalQuoteList": quotes,
+        "llmModuleAccount": len(llm_nodes),
+        "totalQuoteList": cited_quotes(responses),
         "totalRunningTime": round(sum(float(r.get("runningTime") or 0) for r in responses), 2),
-        "historyPreviewLength": max((len(r.get("historyPreview") or []) for r in responses), default=0),
+        "historyPreviewLength": len(llm_nodes[0].get("historyPreview") or []) if llm_nodes else 0,
     }
 
 

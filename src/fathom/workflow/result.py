@@ -31,6 +31,18 @@ def merge_assistant_text(values: list[dict[str, Any]]) -> list[dict[str, Any]]:
 NESTED_RESPONSES = ("pluginDetail", "loopDetail", "toolDetail")
 
 
+def flat_responses(responses: list[Any]) -> list[dict[str, Any]]:
+    """Every node response, those of the runs inside a node after it (FastGPT ``getFlatAppResponses``)."""
+    flat: list[dict[str, Any]] = []
+    for response in responses:
+        if isinstance(response, dict):
+            flat.append(response)
+            for key in NESTED_RESPONSES:
+                if isinstance(inner := response.get(key), list):
+                    flat.extend(flat_responses(inner))
+    return flat
+
+
 def cited_quotes(responses: list[Any]) -> list[Any]:
     """FastGPT's ``totalQuoteList``: the quotes of every knowledge-base search, those of the runs inside
     a node too (its nested responses, flattened). A child app whose runs are hidden from the caller
