@@ -4,7 +4,13 @@ tests that post workflow apps to the HTTP API. Importable from any test folder: 
 
 from __future__ import annotations
 
+import copy
+import json
+from pathlib import Path
 from typing import Any
+
+#: copies of FastGPT's own apps (shared/datasets/fastgpt-apps; provenance and licence in SOURCES.txt)
+FASTGPT_APPS = Path(__file__).resolve().parent / "chat" / "fastgpt_apps"
 
 
 def field(
@@ -105,3 +111,32 @@ def tool_edge(source: str, target: str) -> dict[str, Any]:
     """The edge that makes ``target`` one of the tools of the caller ``source``."""
     handles = {"sourceHandle": "selectedTools", "targetHandle": "selectedTools"}
     return {"source": source, "target": target, **handles}
+
+
+def loop_of_searches(dataset_id: str) -> dict[str, Any]:
+    """An app body: FastGPT's ``fgtest-loopTest`` with the answer node in its loop replaced by the
+    knowledge-base search of ``fg-simpleDatasetChat`` (``dataset_id`` picked, no query extension),
+    searching for each item of the variable ``list``, which holds texts."""
+    document: dict[str, Any] = json.loads((FASTGPT_APPS / "fgtest-loopTest.json").read_text(encoding="utf-8"))
+    simple = json.loads((FASTGPT_APPS / "fg-simpleDatasetChat.json").read_text(encoding="utf-8"))
+    nodes = document["nodes"]
+    start = next(n for n in nodes if n["flowNodeType"] == "loopStart")
+    answer = next(n for n in nodes if n["flowNodeType"] == "answerNode")
+    searches = [n for n in simple["workflow"]["nodes"] if n["flowNodeType"] == "datasetSearchNode"]
+    search = copy.deepcopy(searches[0])
+    search["parentNodeId"] = answer["parentNodeId"]
+    settings = {
+        "datasets": [{"datasetId": dataset_id}],
+        "userChatInput": [start["nodeId"], "loopStartInput"],
+        "datasetSearchUsingExtensionQuery": False,
+    }
+    for item in search["inputs"]:
+        item["value"] = settings.get(item["key"], item.get("value"))
+    document["nodes"] = [search if n is answer else n for n in nodes]
+    for edge in document["edges"]:
+        if edge["target"] == answer["nodeId"]:
+            edge.update(target=search["nodeId"], targetHandle=f"{search['nodeId']}-target-left")
+    for variable in document["chatConfig"]["variables"]:
+        if variable["key"] == "list":
+            variable.update(valueType="arrayString", defaultValue='["How are refunds paid?"]')
+    return {"name": "fgtest-loopTest", "type": "advanced", **document}

@@ -34,6 +34,7 @@ from chat_support import ChatServer, free_port, parse_sse, start_chat_server
 from fathom.config import Settings
 from fathom.security.egress.resolver import StaticResolver
 from fathom.testing import ScriptedOpenAIServer
+from workflow_json import loop_of_searches
 
 # copies of shared/datasets/fastgpt-apps (provenance and licence in SOURCES.txt), so a fresh clone runs them
 APPS_DIR = Path(__file__).resolve().parent / "fastgpt_apps"
@@ -494,28 +495,6 @@ def test_fastgpt_app_passes_the_workflow_checks_and_publishes(fg_server: ChatSer
     assert published.status_code == 200, published.text
     for reply in (saved, published):
         assert all(p["level"] == "warning" for p in reply.json()["data"]["problems"]), reply.text
-
-
-def loop_of_searches(dataset_id: str) -> dict[str, Any]:
-    """FastGPT's ``fgtest-loopTest`` with the answer node in its loop replaced by the knowledge-base
-    search of ``fg-simpleDatasetChat`` (``dataset_id`` picked), searching for each item of ``list``."""
-    document = create_body(APPS_DIR / "fgtest-loopTest.json")
-    simple = with_dataset(json.loads((APPS_DIR / "fg-simpleDatasetChat.json").read_text()), dataset_id)
-    nodes = document["nodes"]
-    start = next(n for n in nodes if n["flowNodeType"] == "loopStart")
-    answer = next(n for n in nodes if n["flowNodeType"] == "answerNode")
-    search = next(n for n in simple["workflow"]["nodes"] if n["flowNodeType"] == "datasetSearchNode")
-    search = {**search, "parentNodeId": answer["parentNodeId"]}
-    for item in search["inputs"]:
-        if item["key"] == "userChatInput":
-            item["value"] = [start["nodeId"], "loopStartInput"]
-        elif item["key"] == "datasetSearchUsingExtensionQuery":
-            item["value"] = False
-    document["nodes"] = [search if n is answer else n for n in nodes]
-    for edge in document["edges"]:
-        if edge["target"] == answer["nodeId"]:
-            edge.update(target=search["nodeId"], targetHandle=f"{search['nodeId']}-target-left")
-    return document
 
 
 def test_an_answers_quote_list_holds_the_searches_inside_a_loop(

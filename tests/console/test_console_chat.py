@@ -251,3 +251,36 @@ def test_a_message_sent_while_an_opened_chat_loads_goes_after_its_records(
         assert firsts == ["first?", "First answer.", "second?", "Second answer."]
     finally:
         page.close()
+
+
+def test_a_loops_knowledge_base_searches_show_as_the_answers_sources_live_and_after_a_reload(
+    chat_live_server: Any, browser: Any
+) -> None:
+    """FastGPT's loop test app searching a knowledge base inside its loop: the quotes are in the loop
+    node's ``loopDetail``; the chat shows them as sources while it streams and, reopened, from the
+    record's ``totalQuoteList``."""
+    from workflow_json import loop_of_searches
+
+    server = chat_live_server
+    with server.client(server.admin_key) as client:
+        kb = data(client.post("/api/core/dataset/create", json={"name": "Refunds"}))
+        text = "Refunds are paid back to the original card within five working days."
+        body = {"datasetId": kb, "name": "refunds.md", "text": text}
+        data(client.post("/api/core/dataset/collection/create/text", json=body))
+        wait_ready(client, kb)
+        app_id = data(client.post("/api/core/app/create", json=loop_of_searches(kb)))
+        data(client.post("/api/core/app/version/publish", json={"appId": app_id}))
+    page = browser.new_page(viewport={"width": 1200, "height": 800})
+    try:
+        sign_in(page, server.base_url, server.admin_key)
+        page.goto(f"{server.base_url}/chat/{app_id}")
+        page.fill("textarea[name=message]", "search the list")
+        page.keyboard.press("Enter")
+        page.wait_for_selector(".msg.ai[data-done='1']")
+        live = page.locator(".quote-chip").all_inner_texts()
+        assert live and all("refunds.md" in chip for chip in live), live
+        page.click(".hist-item")  # the chat reopened from its records
+        page.wait_for_selector(".msg.ai[data-done='1'] .quote-chip")
+        assert page.locator(".quote-chip").all_inner_texts() == live
+    finally:
+        page.close()

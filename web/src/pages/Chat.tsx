@@ -71,13 +71,13 @@ export function applyEvent(turn: Turn, event: string, data: any): Turn {
       t.nodes = [...t.nodes, data];
       t.indexing = withIndexing(t.indexing, data?.datasetIndexing);
       if (nodeError(data)) t.nodeErrors = [...t.nodeErrors, nodeError(data)!];
-      if (Array.isArray(data?.quoteList)) t.quotes = uniqueQuotes([...t.quotes, ...data.quoteList]);
+      t.quotes = uniqueQuotes([...t.quotes, ...quotesOf(data)]);
       break;
     case "flowResponses":
       if (Array.isArray(data)) {
         if (!t.nodes.length) { t.nodes = data; t.nodeErrors = data.map(nodeError).filter((x): x is string => !!x); }
         for (const n of data) t.indexing = withIndexing(t.indexing, n?.datasetIndexing);
-        if (!t.quotes.length) t.quotes = uniqueQuotes(data.flatMap((n: any) => (Array.isArray(n?.quoteList) ? n.quoteList : [])));
+        if (!t.quotes.length) t.quotes = uniqueQuotes(data.flatMap(quotesOf));
       }
       break;
     case "interactive":
@@ -97,6 +97,15 @@ export function nodeError(data: any): string | null {
   const text = typeof error === "string" ? error : error.message ?? JSON.stringify(error);
   const name = nodeName(data?.moduleName ?? data?.name);
   return name ? `${name}: ${english(text)}` : english(text);
+}
+
+/** A node response's quotes, and those of the runs inside it (a loop's, a child app's, a tool call's), as the
+ * record's totalQuoteList counts them; a child app whose runs are hidden gives the quotes it rolled up. */
+function quotesOf(node: any): Quote[] {
+  if (!node || typeof node !== "object") return [];
+  const nested = ["pluginDetail", "loopDetail", "toolDetail"].filter((key) => Array.isArray(node[key]));
+  if (nested.length) return nested.flatMap((key) => node[key].flatMap(quotesOf));
+  return Array.isArray(node.quoteList) ? node.quoteList.filter(Boolean) : [];
 }
 
 function uniqueQuotes(quotes: Quote[]): Quote[] {
@@ -121,7 +130,7 @@ function turnsFromRecords(list: any[]): Turn[] {
     if (Array.isArray(item.totalQuoteList)) turn.quotes.push(...item.totalQuoteList);
     turn.indexing = withIndexing(turn.indexing, item.datasetIndexing);
     for (const n of item.responseData ?? []) {
-      if (Array.isArray(n?.quoteList)) turn.quotes.push(...n.quoteList);
+      turn.quotes.push(...quotesOf(n));
       turn.indexing = withIndexing(turn.indexing, n?.datasetIndexing);
       const failed = nodeError(n);
       if (failed) turn.nodeErrors.push(failed);
