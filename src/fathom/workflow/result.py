@@ -45,19 +45,17 @@ def flat_responses(responses: list[Any]) -> list[dict[str, Any]]:
 
 def cited_quotes(responses: list[Any]) -> list[Any]:
     """FastGPT's ``totalQuoteList``: the quotes of every knowledge-base search, those of the runs inside
-    a node too (its nested responses, flattened). A child app whose runs are hidden from the caller
-    (no ``pluginDetail``) shows the quotes it rolled up into its own ``quoteList`` instead."""
-    quotes: list[Any] = []
-    for response in responses:
-        if not isinstance(response, dict):
-            continue
-        nested = [r for key in NESTED_RESPONSES if isinstance(r := response.get(key), list)]
-        if nested:
-            for inner in nested:
-                quotes.extend(cited_quotes(inner))
-        elif isinstance(response.get("quoteList"), list):
-            quotes.extend(q for q in response["quoteList"] if q)
-    return quotes
+    a node too (:func:`flat_responses`). A node whose inner runs are shown counts through them; a child
+    app whose runs are hidden from the caller (no ``pluginDetail``) shows the quotes it rolled up into its
+    own ``quoteList`` instead."""
+    return [
+        quote
+        for response in flat_responses(responses)
+        if isinstance(response.get("quoteList"), list)
+        and not any(isinstance(response.get(key), list) for key in NESTED_RESPONSES)
+        for quote in response["quoteList"]
+        if quote
+    ]
 
 
 @dataclass
