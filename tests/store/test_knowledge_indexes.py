@@ -17,7 +17,7 @@ from fathom.store.db import Database
 from fathom.store.knowledge import SqlChunkRepository, SqlDatasetRepository, SqlFullTextIndex, SqlVectorIndex
 from fathom.store.knowledge.fulltext import STOP_WORDS
 from fathom.store.knowledge.vectors import VectorDimensionMismatch
-from fathom.store.protocols import ChunkToWrite
+from fathom.store.protocols import ChunkToWrite, NotFound
 from fathom.store.repositories import SqlTeamRepository
 
 DIMS = 16
@@ -243,9 +243,35 @@ async def test_indexing_progress_counts_collections_not_yet_searchable_and_leave
     database: Database,
 ) -> None:
     c = await _corpus(database)
-    assert await c.datasets.indexing_progress(c.team_id, [c.dataset_id]) == [(c.dataset_id, "KB", 2, 2)]
+    assert (await c.datasets.search_facts(c.team_id, [c.dataset_id])).indexing == [(c.dataset_id, "KB", 2, 2)]
     await c.datasets.update_collection(c.team_id, c.collections[0], forbid=True)
-    assert await c.datasets.indexing_progress(c.team_id, [c.dataset_id]) == [(c.dataset_id, "KB", 1, 1)]
+    assert (await c.datasets.search_facts(c.team_id, [c.dataset_id])).indexing == [(c.dataset_id, "KB", 1, 1)]
     other = await SqlTeamRepository(database).create_team("Other")
-    assert await c.datasets.indexing_progress(other.id, [c.dataset_id]) == []
-    assert await c.datasets.indexing_progress(c.team_id, []) == []
+    with pytest.raises(NotFound):  # another team's dataset
+        await c.datasets.search_facts(other.id, [c.dataset_id])
+    assert (await c.datasets.search_facts(c.team_id, [])).indexing == []
+
+
+async def test_search_facts_read_the_models_forbidden_collections_and_indexing_state_in_one_read(
+    database: Database,
+) -> None:
+    c = await _corpus(database)
+    await c.datasets.update_collection(c.team_id, c.collections[0], forbid=True)
+    calls: list[int] = []
+    read_many = database.read_many
+
+    async def counted(statements):  # type: ignore[no-untyped-def]
+        calls.append(len(statements))
+        return await read_many(statements)
+
+    database.read_many = counted  # type: ignore[method-assign]
+    facts = await c.datasets.search_facts(c.team_id, [c.dataset_id, c.dataset_id])
+    assert calls == [3]
+    assert facts.models == {c.dataset_id: "test-model"}
+    assert facts.forbidden == [c.collections[0]]
+    assert facts.indexing == [(c.dataset_id, "KB", 1, 1)]
+    other = await SqlTeamRepository(database).create_team("Other")
+    with pytest.raises(NotFound, match=f"dataset {c.dataset_id} not found"):
+        await c.datasets.search_facts(other.id, [c.dataset_id])
+    empty = await c.datasets.search_facts(c.team_id, [])
+    assert (empty.models, empty.forbidden, empty.indexing) == ({}, [], [])

@@ -109,9 +109,9 @@ async def test_the_read_path_sees_committed_writes_at_once(tmp_path: Path) -> No
         team = await SqlTeamRepository(db).create_team("T")
         datasets = SqlDatasetRepository(db)
         dataset = await datasets.create_dataset(team.id, "KB", vector_model="m")
-        assert await datasets.vector_models(team.id, [dataset.id]) == {dataset.id: "m"}
+        assert (await datasets.search_facts(team.id, [dataset.id])).models == {dataset.id: "m"}
         await datasets.update_dataset(team.id, dataset.id, vector_model="m2")
-        assert await datasets.vector_models(team.id, [dataset.id]) == {dataset.id: "m2"}
+        assert (await datasets.search_facts(team.id, [dataset.id])).models == {dataset.id: "m2"}
         rows = await db.read("SELECT count(*) FROM datasets WHERE team_id = :t", {"t": team.id})
         assert rows[0][0] == 1
         with pytest.raises(Exception, match="readonly|read-only"):

@@ -80,7 +80,10 @@ class DatasetSearchService:
             if isinstance(params, SearchDatasetDataParams)
             else SearchDatasetDataParams.model_validate(params)
         )
-        models = set((await self.datasets.vector_models(team_id, p.dataset_ids)).values())
+        # the knowledge bases' models, forbidden collections and indexing state: one read (NotFound: not
+        # the team's); the indexing state as the search starts, when an answer could miss passages
+        facts = await self.datasets.search_facts(team_id, p.dataset_ids)
+        models = set(facts.models.values())
         if len(models) > 1:
             raise SearchModelMismatch(
                 "datasetIds: these knowledge bases use different embedding models "
@@ -93,7 +96,7 @@ class DatasetSearchService:
             if p.collection_ids is not None:
                 allowed = sorted(set(allowed) & set(p.collection_ids))
             p = p.copy_with({"collection_ids": allowed})
-        forbidden = await self.datasets.forbidden_collection_ids(team_id, p.dataset_ids)
+        forbidden = facts.forbidden
         if forbidden:  # FastGPT leaves forbidden collections out of every search
             p = p.copy_with({"forbid_collection_ids": sorted({*p.forbid_collection_ids, *forbidden})})
         response = await search_dataset_data(
@@ -107,10 +110,9 @@ class DatasetSearchService:
             keep_cut=keep_cut,
         )
         # knowledge bases still ingesting: an answer from them may miss passages, and says so
-        progress = await self.datasets.indexing_progress(team_id, p.dataset_ids)
         response.indexing = [
             IndexingDataset(datasetId=dataset_id, name=name, pending=pending, total=total)
-            for dataset_id, name, pending, total in progress
+            for dataset_id, name, pending, total in facts.indexing
         ]
         return response
 

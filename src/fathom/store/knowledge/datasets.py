@@ -10,7 +10,8 @@ from sqlalchemy import delete, func, select, update
 from sqlalchemy.ext.asyncio import AsyncSession
 
 from fathom.store.db import Database
-from fathom.store.knowledge.scope import CollectionFacts, in_list
+from fathom.store.knowledge.scope import CollectionFacts
+from fathom.store.knowledge.search_facts import SearchFacts, read_search_facts
 from fathom.store.knowledge.tags import delete_tags_of, ensure_tags
 from fathom.store.knowledge.tree import collection_subtree, dataset_lineage, dataset_subtree
 from fathom.store.models import Collection, Dataset, utcnow
@@ -150,22 +151,10 @@ class SqlDatasetRepository:
         async with self.db.sessions() as session:
             return _dataset_record(await self._dataset(session, team_id, dataset_id))
 
-    async def vector_models(self, team_id: str, dataset_ids: Sequence[str]) -> dict[str, str]:
-        """Each dataset's embedding model (one plain read: a search asks on every query); a dataset of
-        another team or none at all is NotFound."""
-        wanted = list(dict.fromkeys(dataset_ids))
-        if not wanted:
-            return {}
-        params: dict[str, Any] = {"team": team_id}
-        marks = in_list("d", wanted, params)
-        rows = await self.db.read(
-            f"SELECT id, vector_model FROM datasets WHERE team_id = :team AND id IN ({marks})", params
-        )
-        models = {str(row[0]): str(row[1]) for row in rows}
-        for dataset_id in wanted:
-            if dataset_id not in models:
-                raise NotFound(f"dataset {dataset_id} not found")
-        return models
+    async def search_facts(self, team_id: str, dataset_ids: Sequence[str]) -> SearchFacts:
+        """What a search reads before its legs (models, forbidden collections, datasets indexing), in
+        one read; NotFound when a dataset is not the team's."""
+        return await read_search_facts(self.db, team_id, dataset_ids)
 
     async def list_datasets(
         self, team_id: str, *, parent_id: str | None = None, every_level: bool = True
@@ -374,40 +363,6 @@ class SqlDatasetRepository:
             row.updated_at = utcnow()
             await session.flush()
             return _collection_record(row)
-
-    async def forbidden_collection_ids(self, team_id: str, dataset_ids: Sequence[str]) -> list[str]:
-        """The forbidden collections of these datasets (a search leaves them out)."""
-        wanted = list(dict.fromkeys(dataset_ids))
-        if not wanted:
-            return []
-        params: dict[str, Any] = {"team": team_id}
-        marks = in_list("d", wanted, params)
-        rows = await self.db.read(
-            f"SELECT id FROM collections WHERE team_id = :team AND forbid = :yes AND dataset_id IN ({marks})",
-            {**params, "yes": True},
-        )
-        return [str(row[0]) for row in rows]
-
-    async def indexing_progress(
-        self, team_id: str, dataset_ids: Sequence[str]
-    ) -> list[tuple[str, str, int, int]]:
-        """``(dataset id, name, pending, total)`` for each of these datasets with collections not yet
-        searchable (``waiting``, ``parsing`` or ``indexing``; forbidden ones left out, as search does)."""
-        wanted = list(dict.fromkeys(dataset_ids))
-        if not wanted:
-            return []
-        # one plain read (the search's hot path asks on every query; an ORM session cost ~1 ms of CPU)
-        params: dict[str, Any] = {"team": team_id, "no": False}
-        marks = in_list("d", wanted, params)
-        rows = await self.db.read(
-            "SELECT d.id, d.name, SUM(CASE WHEN c.status IN ('waiting', 'parsing', 'indexing') THEN 1 ELSE 0 "
-            "END), COUNT(c.id) FROM datasets d JOIN collections c ON c.dataset_id = d.id "
-            f"WHERE d.team_id = :team AND d.id IN ({marks}) AND c.forbid = :no GROUP BY d.id, d.name",
-            params,
-        )
-        order = {dataset_id: i for i, dataset_id in enumerate(wanted)}
-        found = [(str(r[0]), str(r[1]), int(r[2] or 0), int(r[3])) for r in rows if int(r[2] or 0) > 0]
-        return sorted(found, key=lambda row: order[row[0]])
 
     async def get_collection_source(self, collection_id: str) -> tuple[str | None, str | None, str | None]:
         """(raw_text, raw_link, file_id) for the ingestion job."""
