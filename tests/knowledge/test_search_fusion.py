@@ -3,13 +3,20 @@
 from __future__ import annotations
 
 import math
+from typing import Any
 
 import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
-from fathom.knowledge.search.fusion import ConvexInput, _normalize_scores, convex_combination
+from fathom.knowledge.search.fusion import ConvexInput, _normalize_scores
+from fathom.knowledge.search.fusion import convex_combination as fused_items
 from fathom.knowledge.search.types import SearchDataItem
+
+
+def convex_combination(*args: Any, **kwargs: Any) -> list[SearchDataItem]:
+    """The fused items as a list (``fusion.convex_combination`` makes them one at a time)."""
+    return list(fused_items(*args, **kwargs))
 
 
 def _item(data_id: str, score_type: str, value: float, rank: int = 0) -> SearchDataItem:

@@ -4,22 +4,37 @@ weights, and their properties."""
 from __future__ import annotations
 
 import math
+from typing import Any
 
 from hypothesis import given
 from hypothesis import strategies as st
 
-from fathom.knowledge.search.fusion import ConvexInput, convex_combination
+from fathom.knowledge.search.fusion import ConvexInput
+from fathom.knowledge.search.fusion import convex_combination as fused_items
 from fathom.knowledge.search.hybrid import (
     COVERAGE_EXPONENT,
     DEFAULT_FUSION,
     FusionPlan,
     _leg_weights,
     _resolve_fusion,
-    fuse_legs,
     query_coverage,
+)
+from fathom.knowledge.search.hybrid import (
+    fuse_legs as fused_legs,
 )
 from fathom.knowledge.search.rrf import RrfInput, dataset_search_result_concat
 from fathom.knowledge.search.types import SearchDataItem, SearchScore
+
+
+def convex_combination(*args: Any, **kwargs: Any) -> list[SearchDataItem]:
+    """The fused items as a list (``fusion.convex_combination`` makes them one at a time)."""
+    return list(fused_items(*args, **kwargs))
+
+
+def fuse_legs(*args: Any, **kwargs: Any) -> list[SearchDataItem]:
+    """The fused items as a list (``hybrid.fuse_legs`` makes them one at a time)."""
+    return list(fused_legs(*args, **kwargs))
+
 
 weights = st.floats(min_value=0.0, max_value=1.0, allow_nan=False)
 coverages = st.floats(min_value=0.0, max_value=1.0, allow_nan=False)

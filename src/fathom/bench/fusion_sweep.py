@@ -142,7 +142,7 @@ async def run_fusion_sweep(
                         coverage=leg.coverage,
                         exponent=exponent,
                         plan=plan,
-                    )
+                    )  # an iterator: dedupe below takes every fused item
                     kept, _ = dedupe_results(fused)
                     ranked = list(dict.fromkeys(data_to_doc[item.id] for item in kept))
                     scores.append(ndcg_at_10(ranked, leg.relevant))

@@ -28,7 +28,7 @@ from __future__ import annotations
 
 import math
 import statistics
-from collections.abc import Sequence
+from collections.abc import Iterable, Iterator, Sequence
 from dataclasses import dataclass
 from typing import Any, Literal
 
@@ -99,10 +99,12 @@ def fuse_legs(
     coverage: float | None = None,
     exponent: float = COVERAGE_EXPONENT,
     plan: FusionPlan | None = None,
-) -> list[SearchDataItem]:
+) -> Iterator[SearchDataItem]:
     """The mixedRecall fusion of the two recalled legs (see the module docstring); legs whose weight is
     <= 0 are dropped. With scaled weights, each fused item's trace entry says why. ``plan`` overrides what
-    ``fusion`` resolves to (the tuning sweep measures coverage-aware RRF with it)."""
+    ``fusion`` resolves to (the tuning sweep measures coverage-aware RRF with it). The fused items come one
+    at a time, in fused order (a convex fusion makes each only when it is taken: see
+    ``fusion.convex_combination``)."""
     plan = plan or _resolve_fusion(fusion)
     embedding_weight, full_text_weight = (
         _leg_weights(weight, coverage, exponent) if plan.coverage_aware else (weight, 1 - weight)
@@ -114,7 +116,8 @@ def fuse_legs(
     ]
     if len(active) < 2 and not (fusion == "convex" and plan.fusion == "convex"):
         # one leg (a single-leg mode, an empty leg, a weight of 0 or 1) is returned unchanged, as RRF does
-        return [SearchDataItem.of(item) for item in active[0]] if active else []
+        return (SearchDataItem.of(item) for item in active[0]) if active else iter(())
+    results: Iterable[SearchDataItem]
     if plan.fusion == "convex":
         norm: Normalization = "tmm" if normalization == "tmm" else "minmax"
         inputs = [
@@ -134,12 +137,12 @@ def fuse_legs(
             ]
         )
     if embedding_weight == weight or coverage is None or len(active) < 2:
-        return results
+        return iter(results)
     note = (
         f"embeddingWeight {weight:g}→{embedding_weight:.4g}: the embedding model reads "
         f"{coverage:.0%} of the query"
     )
-    return [_noted(item, note) for item in results]
+    return (_noted(item, note) for item in results)
 
 
 def _noted(item: SearchDataItem, note: str) -> SearchDataItem:

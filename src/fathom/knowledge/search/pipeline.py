@@ -18,9 +18,11 @@ from fathom.knowledge.ports import ChunkStore, FullTextIndex, SearchScope, Vecto
 from fathom.knowledge.search.filters import (
     count_recall_limit,
     dedupe_results,
+    deduped,
     filter_by_max_tokens,
     filter_by_similarity,
     normalize_search_mode,
+    similar_enough,
     similarity_score_type,
 )
 from fathom.knowledge.search.hybrid import fuse_legs, query_coverage
@@ -108,7 +110,7 @@ async def search_dataset_data(
     full_text_items, full_text_cut = await full_text_leg
     cut: list[SearchDataItem] = [*embedding_cut, *full_text_cut]
 
-    results = fuse_legs(
+    fused = fuse_legs(
         embedding_items,
         full_text_items,
         weight=p.embedding_weight,
@@ -116,22 +118,30 @@ async def search_dataset_data(
         normalization=p.convex_normalization,
         coverage=coverage,
     )
-
     using_re_rank = False
-    if wants_rerank and results:
-        deduped, dropped = dedupe_results(results, keep_cut=keep_cut)
+    score_type = similarity_score_type(mode, False)
+    if not keep_cut and not wants_rerank:
+        # nothing removed is shown: the fused items pass dedupe and the threshold one at a time, and the
+        # budget stops taking them at its limit (the fused items beyond it are never made)
+        kept = similar_enough(deduped(fused), p.similarity, score_type)
+        results, _ = filter_by_max_tokens(kept, p.limit, counter, keep_cut=False)
+    else:
+        results = list(fused)
+        if wants_rerank and results:
+            deduped_items, dropped = dedupe_results(results, keep_cut=keep_cut)
+            cut += dropped
+            outcome = await rerank_search_results(
+                deduped_items, rerank_query, reranker, p.rerank_weight, counter
+            )
+            results, using_re_rank = outcome.items, outcome.using_re_rank
+            response.re_rank_input_tokens = outcome.input_tokens
+        results, dropped = dedupe_results(results, keep_cut=keep_cut)
         cut += dropped
-        outcome = await rerank_search_results(deduped, rerank_query, reranker, p.rerank_weight, counter)
-        results, using_re_rank = outcome.items, outcome.using_re_rank
-        response.re_rank_input_tokens = outcome.input_tokens
-
-    results, dropped = dedupe_results(results, keep_cut=keep_cut)
-    cut += dropped
-    score_type = similarity_score_type(mode, using_re_rank)
-    results, dropped = filter_by_similarity(results, p.similarity, score_type, keep_cut=keep_cut)
-    cut += dropped
-    results, dropped = filter_by_max_tokens(results, p.limit, counter, keep_cut=keep_cut)
-    cut += dropped
+        score_type = similarity_score_type(mode, using_re_rank)
+        results, dropped = filter_by_similarity(results, p.similarity, score_type, keep_cut=keep_cut)
+        cut += dropped
+        results, dropped = filter_by_max_tokens(results, p.limit, counter, keep_cut=keep_cut)
+        cut += dropped
 
     response.search_res = results
     response.cut_res = cut  # empty when not ``keep_cut``: no stage returned what it removed
