@@ -275,16 +275,18 @@ async def _measure_modes(
     limit: int = 5000,
     repeats: int = 3,
     server_pid: int | None = None,
+    search_test: bool = False,
 ) -> list[ModeLatency]:
     """p50/p95 of ``DatasetSearchService.search`` per mode over ``repeats`` rounds (the modes rotated
     round by round; one warm-up query per mode, not counted). ``server_pid``: the PostgreSQL server,
-    whose backends' CPU time per search is reported too."""
+    whose backends' CPU time per search is reported too. The search timed is the one a chat's search node
+    runs (no removed item kept); ``search_test``: the console's search test's (every removed item traced)."""
     service = _search_service(db, queries)
     texts = list(queries)
     samples: dict[str, dict[str, list[float]]] = {m: {} for m in modes}
     for mode in modes:
         params = {"queries": [texts[0]], "datasetIds": [dataset_id], "searchMode": mode, "limit": limit}
-        await service.search(team_id, params)  # warm-up: loads the in-memory matrix on SQLite
+        await service.search(team_id, params, keep_cut=search_test)  # warm-up: SQLite's in-memory matrix
     for round_ in range(repeats):
         for mode in [*modes[round_ % len(modes) :], *modes[: round_ % len(modes)]]:
             params = {"datasetIds": [dataset_id], "searchMode": mode, "limit": limit}
@@ -297,7 +299,7 @@ async def _measure_modes(
             for text in texts:
                 params["queries"] = [text]
                 begun, begun_cpu = time.perf_counter(), time.process_time()
-                result = await service.search(team_id, params)
+                result = await service.search(team_id, params, keep_cut=search_test)
                 round_latencies.append((time.perf_counter() - begun) * 1000)
                 got.setdefault("cpu", []).append((time.process_time() - begun_cpu) * 1000)
                 got.setdefault("found", []).append(len(result.search_res))
@@ -352,10 +354,12 @@ async def run_search_latency(
     keep: Path | None = None,
     repeats: int = 3,
     recall_queries: int = 50,
+    search_test: bool = False,
 ) -> LatencyResult:
     """Load ``chunks`` synthetic chunks into a fresh database (``sqlite`` or ``postgres``, embedded) and time
     ``queries`` searches per mode. ``keep``: a folder for the database, kept after the run; a later run with
-    the same folder searches the corpus it holds instead of loading it again. On PostgreSQL the recall of
+    the same folder searches the corpus it holds instead of loading it again; ``search_test``: time the
+    search test's search instead of a chat's (see ``_measure_modes``). On PostgreSQL the recall of
     the fast search paths against exact ones is measured on the first ``recall_queries`` queries."""
     corpus = SyntheticCorpus(seed)
     with tempfile.TemporaryDirectory(prefix="fathom-latency-") as tmp:
@@ -395,6 +399,7 @@ async def run_search_latency(
                     modes,
                     repeats=repeats,
                     server_pid=server.pid if server is not None else None,
+                    search_test=search_test,
                 )
             finally:
                 gc.set_threshold(*thresholds)

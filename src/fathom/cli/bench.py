@@ -187,6 +187,12 @@ def bench_search_latency(
     keep: Path | None = typer.Option(
         None, help="Keep the databases in this folder; a later run with it reuses the loaded corpus."
     ),
+    search_test: bool = typer.Option(
+        False,
+        "--search-test",
+        help="Time the search test's search (every removed item traced) instead of the one a chat's "
+        "knowledge-base search node runs.",
+    ),
     as_json: bool = typer.Option(False, "--json", help="Print the results as JSON."),
 ) -> None:
     """Search latency p50/p95 per mode over a large synthetic knowledge base (query embedding excluded)."""
@@ -208,6 +214,7 @@ def bench_search_latency(
                 keep=keep / name if keep else None,
                 repeats=repeats,
                 recall_queries=recall_queries,
+                search_test=search_test,
             )
         )
         results.append(result.as_dict())
