@@ -578,3 +578,86 @@ def test_a_records_llm_module_count_is_fastgpts(fg_server: ChatServer, name: str
     chat_nodes = [n for n in nodes if n["moduleType"] == "chatNode"]
     assert answer["llmModuleAccount"] == llm_modules == len(chat_nodes)
     assert answer["historyPreviewLength"] == (len(chat_nodes[0]["historyPreview"]) if chat_nodes else 0)
+
+
+HANDBOOK = [
+    "Refunds are paid back to the original card within five working days.",
+    "Refunds for gift cards are paid as store credit.",
+    "A refund is paid only after the returned item arrives at the warehouse.",
+    "Shipping within the country takes two to four working days.",
+    "Express shipping is paid at checkout and arrives the next working day.",
+    "Refunds of shipping costs are paid when the item arrived damaged.",
+    "The warranty covers manufacturing faults for two years.",
+    "Paid subscriptions renew every month until they are cancelled.",
+    "Invoices are sent by email once the order is paid.",
+    "Refunds cannot be paid in cash at the store.",
+    "Customer service answers calls on working days from nine to five.",
+    "Returned items must be unused and in their original packaging.",
+    "Refunds are paid back to the original card, within five working days!",  # the first one's text again
+]
+
+
+def _search_wire(items: list[dict[str, Any]]) -> list[tuple[Any, ...]]:
+    """What a quote's ranking is: id, text, scores, and each trace stage with its score and rank."""
+    return [
+        (
+            item["id"],
+            item["q"],
+            [(s["type"], s["value"], s["index"]) for s in item["score"]],
+            [(e["stage"], e.get("score"), e.get("rank"), e.get("detail")) for e in item["trace"]["stages"]],
+        )
+        for item in items
+    ]
+
+
+def test_a_chats_search_node_quotes_what_the_search_test_keeps_when_the_budget_cuts(
+    fg_server: ChatServer,
+) -> None:
+    """The search a chat's search node runs stops at its token budget (it makes no fused item past the one
+    crossing it); the search test's keeps every removed item. Through the product both must keep the same
+    quotes with the same scores and traces, and the model must be sent those quotes."""
+    import time
+
+    with fg_server.client() as client:
+        dataset_id = str(client.post("/api/core/dataset/create", json={"name": "Handbook"}).json()["data"])
+        for index, paragraph in enumerate(HANDBOOK):
+            reply = client.post(
+                "/api/core/dataset/collection/create/text",
+                json={"datasetId": dataset_id, "name": f"page-{index}", "text": paragraph},
+            ).json()
+            assert reply["code"] == 200, reply
+        deadline = time.monotonic() + 90
+        while True:
+            listing = client.post(
+                "/api/core/dataset/collection/listV2", json={"datasetId": dataset_id, "pageSize": 50}
+            ).json()["data"]["list"]
+            if len(listing) == len(HANDBOOK) and all(c["trainingAmount"] == 0 for c in listing):
+                break
+            assert time.monotonic() < deadline and not any(c["hasError"] for c in listing), listing
+            time.sleep(0.1)
+        question, limit = "How are refunds paid?", 60
+        tested = client.post(
+            "/api/core/dataset/searchTest",
+            json={"datasetId": dataset_id, "text": question, "searchMode": "mixedRecall", "limit": limit},
+        ).json()["data"]
+        # the copy of the first paragraph is a duplicate, and the budget cut
+        assert {item["trace"]["cutBy"] for item in tested["cutList"]} == {"dedupe", "tokenBudget"}
+
+        document = with_dataset(json.loads((APPS_DIR / "fg-simpleDatasetChat.json").read_text()), dataset_id)
+        settings = {"searchMode": "mixedRecall", "limit": limit, "similarity": 0}
+        settings["datasetSearchUsingExtensionQuery"] = False
+        for node in document["workflow"]["nodes"]:
+            if node["flowNodeType"] == "datasetSearchNode":
+                for item in node["inputs"]:
+                    item["value"] = settings.get(item["key"], item.get("value"))
+        app_id = client.post("/api/core/app/create", json=document).json()["data"]
+    body = {"appId": app_id, "detail": True, "messages": [{"role": "user", "content": question}]}
+    with fg_server.client() as client:
+        reply = client.post("/api/v1/chat/completions", json=body, timeout=60).json()
+    search = next(n for n in reply["responseData"] if n["moduleType"] == "datasetSearchNode")
+    assert search["searchMode"] == "mixedRecall" and search["limit"] == limit
+    assert _search_wire(search["quoteList"]) == _search_wire(tested["list"])
+    assert 1 < len(search["quoteList"]) < len(HANDBOOK)
+    assert len({quote["q"] for quote in search["quoteList"]}) == len(search["quoteList"])  # deduplicated
+    sent = str(fg_server.model.chat_requests[-1]["messages"])  # type: ignore[union-attr]
+    assert all(quote["q"] in sent for quote in search["quoteList"])
