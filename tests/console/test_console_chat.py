@@ -19,6 +19,21 @@ ANSWER = (
 )
 
 
+def _published_app(client: Any, body: dict[str, Any]) -> str:
+    """An app created from ``body`` and published: its id."""
+    app_id = str(data(client.post("/api/core/app/create", json=body)))
+    data(client.post("/api/core/app/version/publish", json={"appId": app_id}))
+    return app_id
+
+
+def _ask_in_chat(page: Any, server: Any, app_id: str, message: str) -> None:
+    """Sign in as root, open the app's chat and send ``message``."""
+    sign_in(page, server.base_url, server.admin_key)
+    page.goto(f"{server.base_url}/chat/{app_id}")
+    page.fill("textarea[name=message]", message)
+    page.keyboard.press("Enter")
+
+
 def test_simple_app_on_a_knowledge_base_streams_an_answer_with_sources(
     chat_live_server: Any, browser: Any, scripted_model: Any, screenshots: Path
 ) -> None:
@@ -89,14 +104,10 @@ def test_user_select_pause_is_answered_in_place(
 ) -> None:
     server = chat_live_server
     with server.client(server.admin_key) as client:
-        app_id = data(client.post("/api/core/app/create", json=USER_SELECT_APP))
-        data(client.post("/api/core/app/version/publish", json={"appId": app_id}))
+        app_id = _published_app(client, USER_SELECT_APP)
     page = browser.new_page(viewport={"width": 1360, "height": 860})
     try:
-        sign_in(page, server.base_url, server.admin_key)
-        page.goto(f"{server.base_url}/chat/{app_id}")
-        page.fill("textarea[name=message]", "start")
-        page.keyboard.press("Enter")
+        _ask_in_chat(page, server, app_id, "start")
         page.wait_for_selector("[data-testid=interactive] button:has-text('Red')")
         assert "Which colour?" in page.locator(".msg.ai").first.inner_text()
         page.click("[data-testid=interactive] button:has-text('Red')")
@@ -114,8 +125,7 @@ def test_reasoning_tool_cards_and_forms_render_from_fastgpt_sse_events(
     agent nodes cannot yet be scripted end to end); the page must fold every event into the answer."""
     server = chat_live_server
     with server.client(server.admin_key) as client:
-        app_id = data(client.post("/api/core/app/create", json=USER_SELECT_APP))
-        data(client.post("/api/core/app/version/publish", json={"appId": app_id}))
+        app_id = _published_app(client, USER_SELECT_APP)
     first = TOOL_CALL_ASKING_A_FORM
     second = sse(("answer", delta("Booked Lyon.")), ("answer", "[DONE]"))
     bodies: list[str] = []
@@ -128,10 +138,7 @@ def test_reasoning_tool_cards_and_forms_render_from_fastgpt_sse_events(
     page = browser.new_page(viewport={"width": 1360, "height": 860})
     page.route("**/api/v2/chat/completions", fulfil)
     try:
-        sign_in(page, server.base_url, server.admin_key)
-        page.goto(f"{server.base_url}/chat/{app_id}")
-        page.fill("textarea[name=message]", "weather?")
-        page.keyboard.press("Enter")
+        _ask_in_chat(page, server, app_id, "weather?")
         page.wait_for_selector("form[data-testid=interactive] input")
         ai = page.locator(".msg.ai").last
         reasoning = ai.locator("details.reasoning")
@@ -158,16 +165,12 @@ def test_stop_button_ends_a_streaming_answer(
 ) -> None:
     server = chat_live_server
     with server.client(server.admin_key) as client:
-        app_id = data(client.post("/api/core/app/create", json={"name": "Talker", "simpleConfig": {}}))
-        data(client.post("/api/core/app/version/publish", json={"appId": app_id}))
+        app_id = _published_app(client, {"name": "Talker", "simpleConfig": {}})
     full = " ".join(f"word{i}" for i in range(300))
     scripted_model.set_script(lambda request: text_turn(full, delay=0.03, text_chunk_chars=6))
     page = browser.new_page(viewport={"width": 1200, "height": 800})
     try:
-        sign_in(page, server.base_url, server.admin_key)
-        page.goto(f"{server.base_url}/chat/{app_id}")
-        page.fill("textarea[name=message]", "talk")
-        page.keyboard.press("Enter")
+        _ask_in_chat(page, server, app_id, "talk")
         page.wait_for_selector(".msg.ai .answer:has-text('word3')")
         with page.expect_request("**/api/v2/chat/stop") as stop:
             page.click("button:has-text('Stop')")
@@ -190,8 +193,7 @@ def test_an_answer_whose_server_died_shows_as_interrupted_under_its_question(
 
     server = chat_live_server
     with server.client(server.admin_key) as client:
-        app_id = data(client.post("/api/core/app/create", json={"name": "Crashy", "simpleConfig": {}}))
-        data(client.post("/api/core/app/version/publish", json={"appId": app_id}))
+        app_id = _published_app(client, {"name": "Crashy", "simpleConfig": {}})
         scripted_model.set_script(lambda request: text_turn("never shown"))
         body = {
             "appId": app_id,
@@ -225,8 +227,7 @@ def test_a_message_sent_while_an_opened_chat_loads_goes_after_its_records(
     server = chat_live_server
     scripted_model.set_script(lambda request: text_turn("First answer."))
     with server.client(server.admin_key) as client:
-        app_id = data(client.post("/api/core/app/create", json={"name": "Desk", "simpleConfig": {}}))
-        data(client.post("/api/core/app/version/publish", json={"appId": app_id}))
+        app_id = _published_app(client, {"name": "Desk", "simpleConfig": {}})
         body = {"appId": app_id, "chatId": "c-open", "messages": [{"role": "user", "content": "first?"}]}
         assert client.post("/api/v2/chat/completions", json=body).status_code == 200
     scripted_model.set_script(lambda request: text_turn("Second answer."))
@@ -268,14 +269,10 @@ def test_a_loops_knowledge_base_searches_show_as_the_answers_sources_live_and_af
         body = {"datasetId": kb, "name": "refunds.md", "text": text}
         data(client.post("/api/core/dataset/collection/create/text", json=body))
         wait_ready(client, kb)
-        app_id = data(client.post("/api/core/app/create", json=loop_of_searches(kb)))
-        data(client.post("/api/core/app/version/publish", json={"appId": app_id}))
+        app_id = _published_app(client, loop_of_searches(kb))
     page = browser.new_page(viewport={"width": 1200, "height": 800})
     try:
-        sign_in(page, server.base_url, server.admin_key)
-        page.goto(f"{server.base_url}/chat/{app_id}")
-        page.fill("textarea[name=message]", "search the list")
-        page.keyboard.press("Enter")
+        _ask_in_chat(page, server, app_id, "search the list")
         page.wait_for_selector(".msg.ai[data-done='1']")
         live = page.locator(".quote-chip").all_inner_texts()
         assert live and all("refunds.md" in chip for chip in live), live
